@@ -1,0 +1,36 @@
+package io.ringkv.store;
+
+import java.util.Optional;
+
+/**
+ * Durable storage of one {@link Record} per key, keys ordered by unsigned byte comparison.
+ *
+ * <p>Threading: every method is safe to call from many threads at once. Every method may block
+ * on disk I/O: call it from a bounded executor or a virtual thread, never from an event loop.
+ *
+ * <p>Errors: {@link StoreException} for storage failures (the caller answers 5xx); arguments are
+ * never null.
+ */
+public interface StorageEngine extends AutoCloseable {
+
+    Optional<Record> get(byte[] key) throws StoreException;
+
+    /**
+     * Stores {@code record} unless the stored record for the key is newer or equal
+     * ({@link Record#compareTo}), so replicas converge whatever order writes arrive in.
+     * Durable when this returns, per the engine's {@link Durability}.
+     *
+     * @return true when {@code record} is now the stored one
+     */
+    boolean apply(byte[] key, Record record) throws StoreException;
+
+    /**
+     * Records with {@code startInclusive <= key < endExclusive} in key order, tombstones included
+     * (callers that serve clients skip them). {@code endExclusive == null} means to the last key.
+     * The cursor reads lazily: memory use does not depend on the size of the range. Close it.
+     */
+    RangeCursor range(byte[] startInclusive, byte[] endExclusive) throws StoreException;
+
+    @Override
+    void close();
+}

@@ -1,0 +1,12 @@
+package io.ringkv.store;
+
+/** The storage engine could not complete an operation; the caller should answer 5xx. */
+public class StoreException extends Exception {
+    public StoreException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    public StoreException(String message) {
+        super(message);
+    }
+}
