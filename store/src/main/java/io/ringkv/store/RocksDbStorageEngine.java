@@ -1,0 +1,312 @@
+package io.ringkv.store;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link StorageEngine} on one RocksDB database (default column family, bytewise comparator,
+ * so keys order by unsigned bytes). Values are {@link RecordCodec}-encoded records.
+ *
+ * <h2>Durability</h2>
+ * The write-ahead log is always on. {@link Durability#PROCESS_CRASH} writes with
+ * {@code sync=false}: the WAL record is handed to the kernel (page cache) before {@link #apply}
+ * returns, so a SIGKILLed or crashed process loses nothing acknowledged; a power loss or kernel
+ * panic may lose the last moments of writes. {@link Durability#POWER_LOSS} writes with
+ * {@code sync=true}: the WAL is fsynced before {@code apply} returns (RocksDB group-commits
+ * concurrent writers into one fsync). An orderly {@link #close()} syncs the WAL in both modes.
+ *
+ * <h2>Last write wins</h2>
+ * {@link #apply} reads the stored record, compares, and writes, under a per-key stripe of
+ * {@link StripedLocks}. A RocksDB merge operator would avoid the read, but rocksdbjni only offers
+ * merge operators written in C++ (ours would have to ship native code), and a merge cannot tell
+ * the caller whether its record won, which {@link StorageEngine#apply} returns.
+ *
+ * <h2>Threading</h2>
+ * All methods are thread-safe and block on disk I/O. Every native call runs under the read side
+ * of a lifecycle lock; {@link #close()} takes the write side, so it waits for running operations
+ * and no native handle is used after it is freed: later calls throw {@link StoreClosedException}
+ * rather than crash the JVM. Range cursors still open at close are closed with the engine.
+ */
+public final class RocksDbStorageEngine implements StorageEngine {
+
+    private static final Logger log = LoggerFactory.getLogger(RocksDbStorageEngine.class);
+
+    /** RocksDB info-log files kept in the data directory (it rotates them on restart). */
+    static final int INFO_LOG_FILES_KEPT = 5;
+    /** Bloom filter bits per key: about 1% false positives, so gets of absent keys skip SSTs. */
+    static final double BLOOM_BITS_PER_KEY = 10;
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final Path dir;
+    private final RocksDB db;
+    private final WriteOptions writeOptions;
+    /** Native objects other than {@link #db}, in creation order; freed in reverse after it. */
+    private final List<AutoCloseable> natives;
+    private final StripedLocks keyLocks;
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private final Set<RocksDbRangeCursor> openCursors = ConcurrentHashMap.newKeySet();
+    /** Guarded by {@link #lifecycle}: read under its read lock, set under its write lock. */
+    private boolean closed;
+
+    private RocksDbStorageEngine(Path dir, RocksDB db, WriteOptions writeOptions, List<AutoCloseable> natives,
+                                 StripedLocks keyLocks) {
+        this.dir = dir;
+        this.db = db;
+        this.writeOptions = writeOptions;
+        this.natives = natives;
+        this.keyLocks = keyLocks;
+    }
+
+    /** Opens (creating if needed) the database in {@code dir} with {@link StoreConfig#defaults()}. */
+    public static RocksDbStorageEngine open(Path dir) throws StoreException {
+        return open(dir, StoreConfig.defaults());
+    }
+
+    /**
+     * Opens (creating if needed) the database in {@code dir}.
+     *
+     * @throws StoreException if the directory cannot be created or opened, or another process
+     *                        (or another engine in this one) holds it
+     */
+    public static RocksDbStorageEngine open(Path dir, StoreConfig config) throws StoreException {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(config, "config");
+        createDirectory(dir);
+        List<AutoCloseable> natives = new ArrayList<>();
+        try {
+            Options options = newOptions(config, natives);
+            WriteOptions writeOptions = track(natives, new WriteOptions()
+                    .setDisableWAL(false)
+                    .setSync(config.durability() == Durability.POWER_LOSS));
+            RocksDB db = RocksDB.open(options, dir.toString());
+            log.info("opened store {} (durability {}, block cache {} bytes)", dir, config.durability(),
+                    config.blockCacheBytes());
+            return new RocksDbStorageEngine(dir, db, writeOptions, natives, new StripedLocks(config.lockStripes()));
+        } catch (RocksDBException e) {
+            closeAll(natives);
+            throw openFailure(dir, e);
+        }
+    }
+
+    @Override
+    public Optional<Record> get(byte[] key) throws StoreException {
+        Objects.requireNonNull(key, "key");
+        return guarded("get", key, () -> {
+            byte[] stored = db.get(key);
+            return stored == null ? Optional.empty() : Optional.of(decode(key, stored));
+        });
+    }
+
+    @Override
+    public boolean apply(byte[] key, Record record) throws StoreException {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(record, "record");
+        return guarded("apply", key, () -> {
+            Lock keyLock = keyLocks.forKey(key);
+            keyLock.lock();
+            try {
+                byte[] stored = db.get(key);
+                if (stored != null && !record.isNewerThan(decode(key, stored))) {
+                    return false;
+                }
+                db.put(writeOptions, key, RecordCodec.encode(record));
+                return true;
+            } finally {
+                keyLock.unlock();
+            }
+        });
+    }
+
+    @Override
+    public RangeCursor range(byte[] startInclusive, byte[] endExclusive) throws StoreException {
+        Objects.requireNonNull(startInclusive, "startInclusive");
+        return guarded("range", startInclusive, () -> {
+            if (endExclusive != null && Arrays.compareUnsigned(startInclusive, endExclusive) >= 0) {
+                return RangeCursors.empty();
+            }
+            RocksDbRangeCursor cursor = RocksDbRangeCursor.open(this, db, startInclusive, endExclusive);
+            openCursors.add(cursor);
+            return cursor;
+        });
+    }
+
+    /**
+     * Closes the database and frees every native handle, after running operations finish.
+     * Idempotent. Open range cursors are closed too.
+     */
+    @Override
+    public void close() {
+        Lock write = lifecycle.writeLock();
+        write.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            closeCursors();
+            closeDatabase();
+            closeAll(natives);
+            log.info("closed store {}", dir);
+        } finally {
+            write.unlock();
+        }
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    @Override
+    public String toString() {
+        return "RocksDbStorageEngine{" + dir + '}';
+    }
+
+    // ---- used by RocksDbRangeCursor
+
+    @FunctionalInterface
+    interface NativeCall<T> {
+        T call() throws RocksDBException, StoreException;
+    }
+
+    /**
+     * Runs {@code call} while the database is guaranteed open, translating RocksDB failures into
+     * a {@link StoreException} that names the operation, key and directory.
+     */
+    <T> T guarded(String operation, byte[] key, NativeCall<T> call) throws StoreException {
+        Lock read = lifecycle.readLock();
+        read.lock();
+        try {
+            if (closed) {
+                throw new StoreClosedException(operation + " on closed store " + dir);
+            }
+            return call.call();
+        } catch (RocksDBException e) {
+            throw new StoreException(operation + " failed for key " + Keys.describe(key) + " in " + dir + ": "
+                    + e.getMessage(), e);
+        } finally {
+            read.unlock();
+        }
+    }
+
+    /** Closes a cursor's natives without racing {@link #close()}. */
+    void closeCursor(RocksDbRangeCursor cursor) {
+        Lock read = lifecycle.readLock();
+        read.lock();
+        try {
+            openCursors.remove(cursor);
+            cursor.releaseNatives();
+        } finally {
+            read.unlock();
+        }
+    }
+
+    void forgetCursor(RocksDbRangeCursor cursor) {
+        openCursors.remove(cursor);
+    }
+
+    // ---- internals
+
+    private static Options newOptions(StoreConfig config, List<AutoCloseable> natives) {
+        LRUCache blockCache = track(natives, new LRUCache(config.blockCacheBytes()));
+        BloomFilter bloomFilter = track(natives, new BloomFilter(BLOOM_BITS_PER_KEY));
+        BlockBasedTableConfig tableConfig = new BlockBasedTableConfig()
+                .setBlockCache(blockCache)
+                .setFilterPolicy(bloomFilter);
+        return track(natives, new Options()
+                .setCreateIfMissing(true)
+                .setWriteBufferSize(config.writeBufferBytes())
+                .setMaxBackgroundJobs(config.backgroundJobsMax())
+                .setKeepLogFileNum(INFO_LOG_FILES_KEPT)
+                .setTableFormatConfig(tableConfig));
+    }
+
+    private static <T extends AutoCloseable> T track(List<AutoCloseable> natives, T resource) {
+        natives.add(resource);
+        return resource;
+    }
+
+    private static void createDirectory(Path dir) throws StoreException {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            throw new StoreException("cannot create data directory " + dir + ": " + e, e);
+        }
+        if (!Files.isWritable(dir)) {
+            throw new StoreException("data directory " + dir + " is not writable");
+        }
+    }
+
+    private static StoreException openFailure(Path dir, RocksDBException e) {
+        String message = String.valueOf(e.getMessage());
+        if (message.toLowerCase(Locale.ROOT).contains("lock")) {
+            return new StoreException("data directory " + dir
+                    + " is locked: another ringkv process (or another engine in this one) has it open ("
+                    + message + ")", e);
+        }
+        return new StoreException("cannot open RocksDB in " + dir + ": " + message, e);
+    }
+
+    static Record decode(byte[] key, byte[] stored) throws CorruptRecordException {
+        try {
+            return RecordCodec.decode(stored);
+        } catch (CorruptRecordException e) {
+            throw new CorruptRecordException("key " + Keys.describe(key) + ": " + e.getMessage());
+        }
+    }
+
+    private void closeCursors() {
+        for (RocksDbRangeCursor cursor : openCursors) {
+            log.debug("closing range cursor left open on {}", dir);
+            cursor.releaseNatives();
+        }
+        openCursors.clear();
+    }
+
+    private void closeDatabase() {
+        try {
+            // PROCESS_CRASH writes sit in the page cache; a clean shutdown makes them power-safe.
+            db.syncWal();
+        } catch (RocksDBException e) {
+            log.warn("could not sync the WAL of {} on close", dir, e);
+        }
+        try {
+            db.closeE();
+        } catch (RocksDBException e) {
+            log.warn("closing RocksDB in {} reported an error", dir, e);
+        }
+    }
+
+    private static void closeAll(List<AutoCloseable> natives) {
+        for (int i = natives.size() - 1; i >= 0; i--) {
+            try {
+                natives.get(i).close();
+            } catch (Exception e) {
+                log.warn("could not free native RocksDB object {}", natives.get(i), e);
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.ringkv.store;
+
+import java.util.Arrays;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A fixed set of locks, one chosen per key by hash: two writers of the same key always take the
+ * same lock, writers of different keys rarely contend. Memory is bounded by the stripe count,
+ * not by the number of keys. {@link ReentrantLock} rather than {@code synchronized} because
+ * callers may be virtual threads and hold the lock across a RocksDB write (disk I/O).
+ *
+ * <p>Thread-safe; immutable after construction.
+ */
+final class StripedLocks {
+
+    private final Lock[] locks;
+
+    StripedLocks(int stripes) {
+        if (stripes < 1 || Integer.bitCount(stripes) != 1) {
+            throw new IllegalArgumentException("stripes must be a power of two: " + stripes);
+        }
+        locks = new Lock[stripes];
+        for (int i = 0; i < stripes; i++) {
+            locks[i] = new ReentrantLock();
+        }
+    }
+
+    Lock forKey(byte[] key) {
+        int hash = Arrays.hashCode(key);
+        // Spread the high bits down: Arrays.hashCode of short keys differs mostly in low bits,
+        // but keys sharing a suffix would otherwise collide on small stripe counts.
+        hash ^= hash >>> 16;
+        return locks[hash & (locks.length - 1)];
+    }
+
+    int stripes() {
+        return locks.length;
+    }
+}

@@ -1,0 +1,185 @@
+package io.ringkv.store;
+
+import static io.ringkv.store.HybridLogicalClock.counterOf;
+import static io.ringkv.store.HybridLogicalClock.millisOf;
+import static io.ringkv.store.HybridLogicalClock.timestampOf;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(60)
+class HybridLogicalClockTest {
+
+    private static final long T0 = 1_700_000_000_000L;
+
+    private final AtomicLong wall = new AtomicLong(T0);
+    private final HybridLogicalClock clock = new HybridLogicalClock(wall::get);
+
+    @Test
+    void firstTimestampIsTheWallClockWithCounterZero() {
+        long timestamp = clock.now();
+        assertThat(millisOf(timestamp), is(T0));
+        assertThat(counterOf(timestamp), is(0));
+    }
+
+    @Test
+    void callsWithinOneMillisecondAdvanceTheCounter() {
+        long first = clock.now();
+        long second = clock.now();
+        long third = clock.now();
+        assertThat(second, greaterThan(first));
+        assertThat(third, greaterThan(second));
+        assertThat(millisOf(third), is(T0));
+        assertThat(counterOf(third), is(2));
+    }
+
+    @Test
+    void aWallClockMovingForwardResetsTheCounter() {
+        clock.now();
+        clock.now();
+        wall.set(T0 + 5);
+        long timestamp = clock.now();
+        assertThat(timestamp, is(timestampOf(T0 + 5, 0)));
+    }
+
+    @Test
+    void aWallClockSteppingBackwardsNeverMakesTimestampsGoBackwards() {
+        long beforeStep = clock.now();
+        wall.set(T0 - 10_000);
+        long afterStep = clock.now();
+        assertThat(afterStep, greaterThan(beforeStep));
+        assertThat(millisOf(afterStep), is(T0));
+        assertThat(counterOf(afterStep), is(1));
+    }
+
+    @Test
+    void afterTheWallClockCatchesUpItIsFollowedAgain() {
+        clock.now();
+        wall.set(T0 - 10);
+        clock.now();
+        wall.set(T0 + 1);
+        assertThat(clock.now(), is(timestampOf(T0 + 1, 0)));
+    }
+
+    @Test
+    void counterOverflowBorrowsTheNextMillisecond() {
+        clock.observe(timestampOf(T0, HybridLogicalClock.COUNTER_MAX - 1));
+        long last = clock.now();
+        assertThat(last, is(timestampOf(T0, HybridLogicalClock.COUNTER_MAX)));
+        long borrowed = clock.now();
+        assertThat(borrowed, is(timestampOf(T0 + 1, 0)));
+        assertThat(borrowed, greaterThan(last));
+    }
+
+    @Test
+    void aFullMillisecondOfCallsRunsAheadOfAStuckWallClockStrictlyIncreasing() {
+        long previous = clock.now();
+        for (int i = 0; i < 3 * (HybridLogicalClock.COUNTER_MAX + 1); i++) {
+            long next = clock.now();
+            assertThat(next, greaterThan(previous));
+            previous = next;
+        }
+        assertThat(millisOf(previous), is(T0 + 3));
+    }
+
+    @Test
+    void observingANewerRemoteTimestampMakesLaterTimestampsNewer() {
+        long remote = timestampOf(T0 + 60_000, 7);
+        clock.observe(remote);
+        long local = clock.now();
+        assertThat(local, greaterThan(remote));
+        assertThat(local, is(remote + 1));
+    }
+
+    @Test
+    void observingAnOlderRemoteTimestampChangesNothing() {
+        wall.set(T0 + 100);
+        long before = clock.now();
+        clock.observe(timestampOf(T0, 3));
+        assertThat(clock.lastTimestamp(), is(before));
+        assertThat(clock.now(), is(before + 1));
+    }
+
+    @Test
+    void observingANegativeTimestampIsRejected() {
+        assertThrows(IllegalArgumentException.class, () -> clock.observe(-1));
+    }
+
+    @Test
+    void aWallClockOutOfRangeIsReported() {
+        wall.set(-1);
+        assertThrows(IllegalStateException.class, clock::now);
+    }
+
+    @Test
+    void aClockPushedToTheLargestTimestampRefusesToWrap() {
+        clock.observe(Long.MAX_VALUE);
+        assertThrows(IllegalStateException.class, clock::now);
+    }
+
+    @Test
+    void partsAndFormattingAreReadable() {
+        long timestamp = timestampOf(T0, 3);
+        assertThat(HybridLogicalClock.instantOf(timestamp), is(Instant.ofEpochMilli(T0)));
+        assertThat(HybridLogicalClock.format(timestamp), is(Instant.ofEpochMilli(T0) + "#3"));
+        assertThrows(IllegalArgumentException.class, () -> timestampOf(T0, HybridLogicalClock.COUNTER_MAX + 1));
+        assertThrows(IllegalArgumentException.class, () -> timestampOf(-1, 0));
+    }
+
+    @Test
+    void timestampsOrderAsLongsAcrossTheCounterBoundary() {
+        assertThat(timestampOf(T0 + 1, 0), greaterThan(timestampOf(T0, HybridLogicalClock.COUNTER_MAX)));
+    }
+
+    @Test
+    void manyThreadsNeverReceiveTheSameTimestamp() throws Exception {
+        int threads = 8;
+        int callsPerThread = 20_000;
+        // The wall clock advances now and then and also steps back, while the threads race.
+        AtomicLong ticks = new AtomicLong();
+        HybridLogicalClock shared = new HybridLogicalClock(() -> T0 + (ticks.incrementAndGet() / 1000) % 7);
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<long[]>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                results.add(executor.submit(() -> {
+                    start.await();
+                    long[] stamps = new long[callsPerThread];
+                    for (int i = 0; i < callsPerThread; i++) {
+                        stamps[i] = shared.now();
+                    }
+                    return stamps;
+                }));
+            }
+            start.countDown();
+            Set<Long> all = new HashSet<>();
+            for (Future<long[]> result : results) {
+                long[] stamps = result.get(60, TimeUnit.SECONDS);
+                for (int i = 0; i < stamps.length; i++) {
+                    assertThat("per-thread order", i == 0 || stamps[i] > stamps[i - 1], is(true));
+                    all.add(stamps[i]);
+                }
+            }
+            assertThat(all.size(), is(threads * callsPerThread));
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+}

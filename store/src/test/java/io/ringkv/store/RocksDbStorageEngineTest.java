@@ -1,0 +1,138 @@
+package io.ringkv.store;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+
+/** The contract on RocksDB, plus what only a disk-backed engine can show. */
+class RocksDbStorageEngineTest extends StorageEngineContractTest {
+
+    private static final int LARGE_RANGE_RECORDS = 100_000;
+
+    @Override
+    StorageEngine openEngine(Path dir) throws StoreException {
+        return RocksDbStorageEngine.open(dir, StoreConfig.defaults());
+    }
+
+    @Test
+    void reopenAfterCloseKeepsValuesTombstonesAndEmptyValues() throws StoreException {
+        engine.apply(bytes("value"), Record.value(7, bytes("v")));
+        engine.apply(bytes("empty"), Record.value(8, new byte[0]));
+        engine.apply(bytes("deleted"), Record.value(1, bytes("gone")));
+        engine.apply(bytes("deleted"), Record.tombstone(9));
+        engine.close();
+
+        engine = RocksDbStorageEngine.open(dir.resolve("db"));
+        assertThat(engine.get(bytes("value")), is(Optional.of(Record.value(7, bytes("v")))));
+        assertThat(engine.get(bytes("empty")), is(Optional.of(Record.value(8, new byte[0]))));
+        assertThat(engine.get(bytes("deleted")), is(Optional.of(Record.tombstone(9))));
+        assertThat(engine.apply(bytes("value"), Record.value(6, bytes("older"))), is(false));
+    }
+
+    @Test
+    void powerLossDurabilityStoresAndReopens() throws StoreException {
+        Path powerSafe = dir.resolve("power-safe");
+        try (RocksDbStorageEngine synced = RocksDbStorageEngine.open(powerSafe,
+                StoreConfig.defaults().withDurability(Durability.POWER_LOSS))) {
+            synced.apply(bytes("k"), Record.value(1, bytes("v")));
+        }
+        try (RocksDbStorageEngine reopened = RocksDbStorageEngine.open(powerSafe)) {
+            assertThat(reopened.get(bytes("k")), is(Optional.of(Record.value(1, bytes("v")))));
+        }
+    }
+
+    @Test
+    void openingADirectoryHeldByAnotherEngineFailsWithStoreException() {
+        StoreException failure = assertThrows(StoreException.class, () -> RocksDbStorageEngine.open(dir.resolve("db")));
+        assertThat(failure.getMessage(), containsString("locked"));
+    }
+
+    @Test
+    void aDirectoryCanBeOpenedAgainOnceTheHolderClosed() throws StoreException {
+        engine.close();
+        engine = RocksDbStorageEngine.open(dir.resolve("db"));
+        assertThat(engine.get(bytes("k")), is(Optional.empty()));
+    }
+
+    @Test
+    void openingAPathBelowARegularFileFailsWithStoreException() throws IOException {
+        // A file where a parent directory should be: fails even for root, unlike a permission test.
+        Path file = Files.writeString(dir.resolve("not-a-directory"), "x");
+        StoreException failure = assertThrows(StoreException.class,
+                () -> RocksDbStorageEngine.open(file.resolve("db")));
+        assertThat(failure.getMessage(), containsString("cannot create data directory"));
+    }
+
+    @Test
+    void openingARegularFileAsTheDirectoryFailsWithStoreException() throws IOException {
+        Path file = Files.writeString(dir.resolve("a-file"), "x");
+        assertThrows(StoreException.class, () -> RocksDbStorageEngine.open(file));
+    }
+
+    @Test
+    void corruptStoredBytesSurfaceAsCorruptRecordExceptionNamingTheKey() throws Exception {
+        engine.close();
+        writeRaw(dir.resolve("db"), bytes("bad"), new byte[] {42, 0, 0});
+        engine = RocksDbStorageEngine.open(dir.resolve("db"));
+        CorruptRecordException failure = assertThrows(CorruptRecordException.class, () -> engine.get(bytes("bad")));
+        assertThat(failure.getMessage(), containsString(Keys.describe(bytes("bad"))));
+        assertThrows(CorruptRecordException.class, () -> engine.apply(bytes("bad"), Record.value(1, bytes("v"))));
+    }
+
+    @Test
+    void rangeOverAHundredThousandRecordsStreamsInOrderWithoutCollecting() throws StoreException {
+        for (int i = 0; i < LARGE_RANGE_RECORDS; i++) {
+            engine.apply(key(i), Record.value(i, ByteBuffer.allocate(Integer.BYTES).putInt(i).array()));
+        }
+        int seen = 0;
+        byte[] previous = null;
+        // Only the current and the previous entry are held: the cursor must not materialise the range.
+        try (RangeCursor cursor = engine.range(key(0), null)) {
+            while (cursor.next()) {
+                byte[] current = cursor.key();
+                assertThat(Arrays.equals(current, key(seen)), is(true));
+                assertThat(ByteBuffer.wrap(cursor.record().value()).getInt(), is(seen));
+                assertThat(previous == null || Arrays.compareUnsigned(previous, current) < 0, is(true));
+                previous = current;
+                seen++;
+            }
+        }
+        assertThat(seen, is(LARGE_RANGE_RECORDS));
+    }
+
+    @Test
+    void rangeSeesTheDatabaseAsOfItsCreation() throws StoreException {
+        applyValues("a", "c");
+        try (RangeCursor cursor = engine.range(bytes("a"), null)) {
+            engine.apply(bytes("b"), Record.value(1, bytes("b")));
+            int count = 0;
+            while (cursor.next()) {
+                count++;
+            }
+            assertThat(count, is(2));
+        }
+    }
+
+    private static byte[] key(int i) {
+        return ByteBuffer.allocate(Integer.BYTES).putInt(i).array();
+    }
+
+    private static void writeRaw(Path dbDir, byte[] key, byte[] value) throws RocksDBException {
+        try (Options options = new Options(); RocksDB db = RocksDB.open(options, dbDir.toString())) {
+            db.put(key, value);
+        }
+    }
+}

@@ -1,0 +1,348 @@
+package io.ringkv.store;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The {@link StorageEngine} contract; each engine runs it through a subclass. */
+@Timeout(60)
+abstract class StorageEngineContractTest {
+
+    @TempDir
+    Path dir;
+
+    StorageEngine engine;
+
+    /** A fresh, empty engine; {@code dir} is an empty directory it may use. */
+    abstract StorageEngine openEngine(Path dir) throws StoreException;
+
+    @BeforeEach
+    void openEngine() throws StoreException {
+        engine = openEngine(dir.resolve("db"));
+    }
+
+    @AfterEach
+    void closeEngine() {
+        engine.close();
+    }
+
+    @Test
+    void getOfAbsentKeyIsEmpty() throws StoreException {
+        assertThat(engine.get(bytes("absent")), is(Optional.empty()));
+    }
+
+    @Test
+    void appliedRecordIsReturnedByGet() throws StoreException {
+        Record record = Record.value(10, bytes("v1"));
+        assertThat(engine.apply(bytes("k"), record), is(true));
+        assertThat(engine.get(bytes("k")), is(Optional.of(record)));
+    }
+
+    @Test
+    void newerRecordReplacesOlder() throws StoreException {
+        engine.apply(bytes("k"), Record.value(10, bytes("old")));
+        assertThat(engine.apply(bytes("k"), Record.value(11, bytes("new"))), is(true));
+        assertThat(engine.get(bytes("k")).orElseThrow().value(), equalTo(bytes("new")));
+    }
+
+    @Test
+    void olderRecordArrivingLateIsIgnored() throws StoreException {
+        engine.apply(bytes("k"), Record.value(20, bytes("new")));
+        assertThat(engine.apply(bytes("k"), Record.value(10, bytes("old"))), is(false));
+        assertThat(engine.get(bytes("k")), is(Optional.of(Record.value(20, bytes("new")))));
+    }
+
+    @Test
+    void equalRecordAppliedTwiceIsNotNewer() throws StoreException {
+        assertThat(engine.apply(bytes("k"), Record.value(10, bytes("v"))), is(true));
+        assertThat(engine.apply(bytes("k"), Record.value(10, bytes("v"))), is(false));
+    }
+
+    @Test
+    void tieOnTimestampIsWonByGreaterValueWhicheverArrivesFirst() throws StoreException {
+        engine.apply(bytes("a"), Record.value(10, bytes("x")));
+        engine.apply(bytes("a"), Record.value(10, bytes("y")));
+        engine.apply(bytes("b"), Record.value(10, bytes("y")));
+        engine.apply(bytes("b"), Record.value(10, bytes("x")));
+        assertThat(engine.get(bytes("a")).orElseThrow().value(), equalTo(bytes("y")));
+        assertThat(engine.get(bytes("b")).orElseThrow().value(), equalTo(bytes("y")));
+    }
+
+    @Test
+    void tieOnTimestampIsWonByTombstone() throws StoreException {
+        engine.apply(bytes("a"), Record.tombstone(10));
+        assertThat(engine.apply(bytes("a"), Record.value(10, bytes("v"))), is(false));
+        engine.apply(bytes("b"), Record.value(10, bytes("v")));
+        assertThat(engine.apply(bytes("b"), Record.tombstone(10)), is(true));
+        assertThat(engine.get(bytes("a")), is(Optional.of(Record.tombstone(10))));
+        assertThat(engine.get(bytes("b")), is(Optional.of(Record.tombstone(10))));
+    }
+
+    @Test
+    void outOfOrderArrivalConvergesToNewest() throws StoreException {
+        long[] arrival = {5, 1, 9, 3, 7, 2, 8};
+        for (long timestamp : arrival) {
+            engine.apply(bytes("k"), Record.value(timestamp, bytes("v" + timestamp)));
+        }
+        assertThat(engine.get(bytes("k")), is(Optional.of(Record.value(9, bytes("v9")))));
+    }
+
+    @Test
+    void tombstoneIsStoredAndReturned() throws StoreException {
+        engine.apply(bytes("k"), Record.value(1, bytes("v")));
+        assertThat(engine.apply(bytes("k"), Record.tombstone(2)), is(true));
+        assertThat(engine.get(bytes("k")), is(Optional.of(Record.tombstone(2))));
+    }
+
+    @Test
+    void olderValueDoesNotResurrectDeletedKey() throws StoreException {
+        engine.apply(bytes("k"), Record.tombstone(5));
+        assertThat(engine.apply(bytes("k"), Record.value(4, bytes("zombie"))), is(false));
+        assertThat(engine.get(bytes("k")), is(Optional.of(Record.tombstone(5))));
+    }
+
+    @Test
+    void tombstoneOfAbsentKeyIsStored() throws StoreException {
+        assertThat(engine.apply(bytes("never-written"), Record.tombstone(3)), is(true));
+        assertThat(engine.get(bytes("never-written")), is(Optional.of(Record.tombstone(3))));
+    }
+
+    @Test
+    void emptyValueIsStoredAndDistinctFromAbsent() throws StoreException {
+        engine.apply(bytes("k"), Record.value(1, new byte[0]));
+        Record stored = engine.get(bytes("k")).orElseThrow();
+        assertThat(stored.tombstone(), is(false));
+        assertThat(stored.value().length, is(0));
+    }
+
+    @Test
+    void binaryKeysWithZeroAndFfBytesAreDistinct() throws StoreException {
+        byte[][] keys = {{}, {0}, {0, 0}, {(byte) 0xFF}, {(byte) 0xFF, 0}, {0, (byte) 0xFF}};
+        for (int i = 0; i < keys.length; i++) {
+            engine.apply(keys[i], Record.value(1, new byte[] {(byte) i}));
+        }
+        for (int i = 0; i < keys.length; i++) {
+            assertThat(engine.get(keys[i]).orElseThrow().value(), equalTo(new byte[] {(byte) i}));
+        }
+    }
+
+    @Test
+    void binaryValuesRoundTripExactly() throws StoreException {
+        byte[] value = new byte[256];
+        for (int i = 0; i < value.length; i++) {
+            value[i] = (byte) i;
+        }
+        engine.apply(bytes("k"), Record.value(1, value));
+        assertThat(engine.get(bytes("k")).orElseThrow().value(), equalTo(value));
+    }
+
+    @Test
+    void callerMutatingTheKeyAfterApplyDoesNotChangeTheStoredKey() throws StoreException {
+        byte[] key = bytes("k1");
+        engine.apply(key, Record.value(1, bytes("v")));
+        key[1] = '2';
+        assertThat(engine.get(bytes("k1")).isPresent(), is(true));
+        assertThat(engine.get(bytes("k2")).isPresent(), is(false));
+    }
+
+    @Test
+    void rangeWithEndIsStartInclusiveEndExclusive() throws StoreException {
+        applyValues("a", "b", "c", "d");
+        assertThat(keysIn(bytes("b"), bytes("d")), contains("b", "c"));
+    }
+
+    @Test
+    void rangeWithoutEndRunsToTheLastKey() throws StoreException {
+        applyValues("a", "b", "c", "d");
+        assertThat(keysIn(bytes("b"), null), contains("b", "c", "d"));
+    }
+
+    @Test
+    void rangeStartBetweenKeysBeginsAtTheNextKey() throws StoreException {
+        applyValues("a", "c");
+        assertThat(keysIn(bytes("b"), null), contains("c"));
+    }
+
+    @Test
+    void rangeFromEmptyStartCoversEverything() throws StoreException {
+        applyValues("", "a", "b");
+        assertThat(keysIn(new byte[0], null), contains("", "a", "b"));
+    }
+
+    @Test
+    void rangeIncludesTombstonesWithTheirFlag() throws StoreException {
+        applyValues("a", "c");
+        engine.apply(bytes("b"), Record.tombstone(2));
+        List<Record> records = new ArrayList<>();
+        try (RangeCursor cursor = engine.range(bytes("a"), null)) {
+            while (cursor.next()) {
+                records.add(cursor.record());
+            }
+        }
+        assertThat(records, contains(Record.value(1, bytes("a")), Record.tombstone(2), Record.value(1, bytes("c"))));
+    }
+
+    @Test
+    void emptyStoreGivesEmptyRange() throws StoreException {
+        assertThat(keysIn(new byte[0], null), is(empty()));
+    }
+
+    @Test
+    void rangeWithNoKeysInsideIsEmpty() throws StoreException {
+        applyValues("a", "z");
+        assertThat(keysIn(bytes("b"), bytes("y")), is(empty()));
+    }
+
+    @Test
+    void rangeWithStartEqualToEndIsEmpty() throws StoreException {
+        applyValues("a", "b");
+        assertThat(keysIn(bytes("a"), bytes("a")), is(empty()));
+    }
+
+    @Test
+    void rangeWithStartAfterEndIsEmpty() throws StoreException {
+        applyValues("a", "b", "c");
+        assertThat(keysIn(bytes("c"), bytes("a")), is(empty()));
+    }
+
+    @Test
+    void rangeOrdersKeysAsUnsignedBytes() throws StoreException {
+        byte[][] inserted = {{(byte) 0xFF}, {0x7F}, {(byte) 0x80}, {0}, {0, 0}, {(byte) 0xFF, (byte) 0xFF}, {1}};
+        for (byte[] key : inserted) {
+            engine.apply(key, Record.value(1, key));
+        }
+        List<byte[]> seen = rawKeysIn(new byte[0], null);
+        List<String> hex = seen.stream().map(Keys::describe).toList();
+        assertThat(hex, contains("0x00", "0x0000", "0x01", "0x7f", "0x80", "0xff", "0xffff"));
+    }
+
+    @Test
+    void rangeEndWithFfByteExcludesOnlyKeysFromThatBound() throws StoreException {
+        byte[][] inserted = {{(byte) 0xFE}, {(byte) 0xFE, (byte) 0xFF}, {(byte) 0xFF}, {(byte) 0xFF, 0}};
+        for (byte[] key : inserted) {
+            engine.apply(key, Record.value(1, key));
+        }
+        List<String> hex = rawKeysIn(new byte[] {(byte) 0xFE}, new byte[] {(byte) 0xFF}).stream()
+                .map(Keys::describe).toList();
+        assertThat(hex, contains("0xfe", "0xfeff"));
+    }
+
+    @Test
+    void operationsAfterCloseThrowStoreClosedException() {
+        engine.close();
+        assertThrows(StoreClosedException.class, () -> engine.get(bytes("k")));
+        assertThrows(StoreClosedException.class, () -> engine.apply(bytes("k"), Record.value(1, bytes("v"))));
+        assertThrows(StoreClosedException.class, () -> engine.range(bytes("a"), null));
+    }
+
+    @Test
+    void closeIsIdempotent() {
+        engine.close();
+        engine.close();
+    }
+
+    @Test
+    void cursorAfterEngineCloseThrowsStoreExceptionInsteadOfCrashing() throws StoreException {
+        applyValues("a", "b", "c");
+        RangeCursor cursor = engine.range(bytes("a"), null);
+        assertThat(cursor.next(), is(true));
+        engine.close();
+        assertThrows(StoreClosedException.class, cursor::next);
+        cursor.close();
+    }
+
+    @Test
+    void closedCursorThrowsOnNext() throws StoreException {
+        applyValues("a");
+        RangeCursor cursor = engine.range(new byte[0], null);
+        cursor.close();
+        assertThrows(StoreClosedException.class, cursor::next);
+    }
+
+    @Test
+    void concurrentAppliesOnOneKeyConvergeToTheMaximumRecord() throws Exception {
+        int threads = 8;
+        int writesPerThread = 500;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> wins = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                wins.add(executor.submit(writer(t, threads, writesPerThread, start)));
+            }
+            start.countDown();
+            int totalWins = 0;
+            for (Future<Integer> win : wins) {
+                totalWins += win.get(60, TimeUnit.SECONDS);
+            }
+            long maxTimestamp = (long) threads * writesPerThread - 1;
+            assertThat(engine.get(bytes("hot")), is(Optional.of(Record.value(maxTimestamp, bytes("ts" + maxTimestamp)))));
+            assertThat("wins never exceed writes", totalWins <= threads * writesPerThread, is(true));
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /** Thread t writes timestamps t, t+threads, ... interleaved with the others, in a shuffled order. */
+    private Callable<Integer> writer(int t, int threads, int writes, CountDownLatch start) {
+        return () -> {
+            start.await();
+            int won = 0;
+            for (int i = 0; i < writes; i++) {
+                // A fixed permutation (i * 7 mod writes, writes being coprime to 7) so arrivals are out of order.
+                long timestamp = (long) ((i * 7) % writes) * threads + t;
+                if (engine.apply(bytes("hot"), Record.value(timestamp, bytes("ts" + timestamp)))) {
+                    won++;
+                }
+            }
+            return won;
+        };
+    }
+
+    // ---- helpers
+
+    static byte[] bytes(String s) {
+        return s.getBytes(UTF_8);
+    }
+
+    void applyValues(String... keys) throws StoreException {
+        for (String key : keys) {
+            engine.apply(bytes(key), Record.value(1, bytes(key)));
+        }
+    }
+
+    List<String> keysIn(byte[] start, byte[] end) throws StoreException {
+        return rawKeysIn(start, end).stream().map(k -> new String(k, UTF_8)).toList();
+    }
+
+    List<byte[]> rawKeysIn(byte[] start, byte[] end) throws StoreException {
+        List<byte[]> keys = new ArrayList<>();
+        try (RangeCursor cursor = engine.range(start, end)) {
+            while (cursor.next()) {
+                keys.add(cursor.key());
+            }
+        }
+        return keys;
+    }
+}
