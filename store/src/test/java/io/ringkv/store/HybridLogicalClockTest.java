@@ -148,6 +148,38 @@ class HybridLogicalClockTest {
     }
 
     @Test
+    void timestampsIssuedAfterAnObserveOnAnotherThreadAreNewerThanTheObservedOne() throws Exception {
+        int threads = 4;
+        int rounds = 5_000;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Boolean>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                results.add(executor.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < rounds; i++) {
+                        // Remote timestamps race ahead of the stuck wall clock, from every thread.
+                        long remote = timestampOf(T0 + 1 + i, id);
+                        clock.observe(remote);
+                        if (clock.now() <= remote) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }));
+            }
+            start.countDown();
+            for (Future<Boolean> result : results) {
+                assertThat(result.get(60, TimeUnit.SECONDS), is(true));
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    @Test
     void manyThreadsNeverReceiveTheSameTimestamp() throws Exception {
         int threads = 8;
         int callsPerThread = 20_000;

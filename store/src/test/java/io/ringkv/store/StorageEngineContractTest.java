@@ -304,6 +304,79 @@ abstract class StorageEngineContractTest {
         }
     }
 
+    @Test
+    void concurrentTiesConvergeToTheSameWinnerAsSequentialApplies() throws Exception {
+        int threads = 8;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                Record record = t == 3 ? Record.tombstone(42) : Record.value(42, new byte[] {(byte) (t * 37)});
+                done.add(executor.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 200; i++) {
+                        engine.apply(bytes("tie-" + i), record);
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> future : done) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+            for (int i = 0; i < 200; i++) {
+                assertThat(engine.get(bytes("tie-" + i)), is(Optional.of(Record.tombstone(42))));
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    @Test
+    void closeWhileOtherThreadsWorkEndsThemWithStoreClosedExceptionOnly() throws Exception {
+        applyValues("a", "b", "c");
+        int threads = 4;
+        int opsBeforeClose = 200;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch warmedUp = new CountDownLatch(threads);
+            List<Future<Throwable>> endings = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                endings.add(executor.submit(() -> workUntilFailure(id, opsBeforeClose, warmedUp)));
+            }
+            assertThat("workers warmed up", warmedUp.await(60, TimeUnit.SECONDS), is(true));
+            engine.close();
+            for (Future<Throwable> ending : endings) {
+                Throwable failure = ending.get(60, TimeUnit.SECONDS);
+                assertThat(String.valueOf(failure), failure instanceof StoreClosedException, is(true));
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /** Mixes applies, gets and range scans until one throws; returns what it threw. */
+    private Throwable workUntilFailure(int id, int opsBeforeSignal, CountDownLatch warmedUp) {
+        try {
+            for (long i = 0; i < Long.MAX_VALUE; i++) {
+                if (i == opsBeforeSignal) {
+                    warmedUp.countDown();
+                }
+                engine.apply(bytes("w" + id + "-" + (i % 100)), Record.value(i, bytes("v")));
+                engine.get(bytes("a"));
+                try (RangeCursor cursor = engine.range(bytes("a"), null)) {
+                    cursor.next();
+                    cursor.next();
+                }
+            }
+            return null;
+        } catch (Throwable failure) {
+            return failure;
+        }
+    }
+
     /** Thread t writes timestamps t, t+threads, ... interleaved with the others, in a shuffled order. */
     private Callable<Integer> writer(int t, int threads, int writes, CountDownLatch start) {
         return () -> {
