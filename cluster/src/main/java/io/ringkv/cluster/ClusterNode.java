@@ -1,0 +1,79 @@
+package io.ringkv.cluster;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
+
+/**
+ * One node of the cluster, identified by its normalised base URL {@code http://host:port}.
+ *
+ * <p>The id is what placement hashes, so every process must derive the same id from the same
+ * node: {@link #parse} lowercases scheme and host, makes the default port explicit and drops a
+ * trailing {@code /}. {@code http://Node-1:80/} and {@code http://node-1} are the same node.
+ *
+ * @param id   the normalised URL, e.g. {@code http://10.0.0.5:8080}
+ * @param host the host as it appears in the id (IPv6 literals keep their brackets)
+ * @param port the TCP port, 1..65535
+ */
+public record ClusterNode(String id, String host, int port) {
+
+    private static final int DEFAULT_HTTP_PORT = 80;
+    private static final int MAX_PORT = 65_535;
+
+    /**
+     * Parses and normalises a node URL.
+     *
+     * @throws IllegalArgumentException naming the offending URL when it is not
+     *         {@code http://host[:port][/]} (no user info, path, query or fragment)
+     */
+    public static ClusterNode parse(String url) {
+        URI uri = toUri(url);
+        if (!"http".equalsIgnoreCase(uri.getScheme())) {
+            throw invalid(url, "the scheme must be http");
+        }
+        if (uri.getHost() == null || uri.getHost().isEmpty()) {
+            throw invalid(url, "a host is required");
+        }
+        if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null
+                || !(uri.getRawPath().isEmpty() || uri.getRawPath().equals("/"))) {
+            throw invalid(url, "only scheme, host and port are allowed");
+        }
+        int port = uri.getPort() == -1 ? DEFAULT_HTTP_PORT : uri.getPort();
+        if (port < 1 || port > MAX_PORT) {
+            throw invalid(url, "the port must be in 1.." + MAX_PORT);
+        }
+        String host = uri.getHost().toLowerCase(Locale.ROOT);
+        return new ClusterNode("http://" + host + ":" + port, host, port);
+    }
+
+    /** The base URI for requests to this node, e.g. {@code http://10.0.0.5:8080}. */
+    public URI uri() {
+        return URI.create(id);
+    }
+
+    @Override
+    public String toString() {
+        return id;
+    }
+
+    private static URI toUri(String url) {
+        if (url == null || url.isBlank()) {
+            throw new IllegalArgumentException("a node URL is required, got an empty one");
+        }
+        try {
+            URI uri = new URI(url.strip());
+            if (uri.isOpaque()) {
+                throw invalid(url, "expected http://host:port");
+            }
+            // A "host" URI.getHost() could not parse (e.g. an underscore) leaves only the authority.
+            return uri.getHost() == null && uri.getRawAuthority() != null
+                    ? uri.parseServerAuthority() : uri;
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("invalid node URL '" + url + "': " + e.getMessage(), e);
+        }
+    }
+
+    private static IllegalArgumentException invalid(String url, String reason) {
+        return new IllegalArgumentException("invalid node URL '" + url + "': " + reason);
+    }
+}

@@ -1,0 +1,123 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.Record;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Coordinates replicated operations for the public API: this node accepts a request for any key
+ * and runs it against the key's replicas ({@link RendezvousPlacement}).
+ *
+ * <ul>
+ *   <li>Writes are stamped once, here, with the node's {@link HybridLogicalClock}; every replica
+ *       stores the same record, so replicas converge by timestamp whatever order writes arrive.
+ *   <li>Every one of the {@code from} replicas is asked in parallel; the answer comes as soon as
+ *       {@code ack} succeeded, or as soon as more than {@code from - ack} failed, or at the
+ *       deadline, whichever is first. Slow replicas are not waited for.
+ *   <li>A GET answers with the freshest record among the first {@code ack} successful answers;
+ *       a tombstone reads as not found. Timestamps seen are observed into the clock. Replicas
+ *       found stale are repaired in the background once every replica has answered.
+ *   <li>Failures of replicas (timeouts, refused connections, 5xx, storage errors) are counted,
+ *       never thrown: the returned futures complete normally, with {@link NotEnoughReplicas}
+ *       when fewer than {@code ack} succeeded.
+ * </ul>
+ *
+ * <p>Threading: thread-safe and stateless between operations. Call from the node's handler
+ * executor: the local replica's storage call runs on the calling thread. The returned future may
+ * already be complete (e.g. {@code ack=1} answered by the local replica) or complete later on the
+ * inter-node client's executor or the settings' executor.
+ */
+public final class Coordinator {
+
+    private final ClusterNodes topology;
+    private final RendezvousPlacement placement;
+    private final Map<ClusterNode, Replica> replicas;
+    private final HybridLogicalClock clock;
+    private final CoordinatorSettings settings;
+
+    /**
+     * @param replicas one replica per node of {@code topology}: a {@link LocalReplica} for self,
+     *                 a {@link RemoteReplica} for every other node ({@link #replicasFor} builds them)
+     */
+    public Coordinator(ClusterNodes topology, Map<ClusterNode, Replica> replicas, HybridLogicalClock clock,
+                       CoordinatorSettings settings) {
+        for (ClusterNode node : topology.all()) {
+            if (!replicas.containsKey(node)) {
+                throw new IllegalArgumentException("no replica given for node " + node);
+            }
+        }
+        this.topology = topology;
+        this.placement = new RendezvousPlacement(topology);
+        this.replicas = Map.copyOf(replicas);
+        this.clock = clock;
+        this.settings = settings;
+    }
+
+    /** The usual replicas: the local engine for self, the inter-node client for the others. */
+    public static Map<ClusterNode, Replica> replicasFor(ClusterNodes topology, Replica local, ReplicaClient client) {
+        Map<ClusterNode, Replica> replicas = new java.util.HashMap<>();
+        for (ClusterNode node : topology.all()) {
+            replicas.put(node, topology.isSelf(node) ? local : new RemoteReplica(node, client));
+        }
+        return replicas;
+    }
+
+    public CompletableFuture<WriteOutcome> put(byte[] key, byte[] value, ReplicationParams params) {
+        return write(key, Record.value(clock.now(), value), params);
+    }
+
+    public CompletableFuture<WriteOutcome> delete(byte[] key, ReplicationParams params) {
+        return write(key, Record.tombstone(clock.now()), params);
+    }
+
+    public CompletableFuture<ReadOutcome> get(byte[] key, ReplicationParams params) {
+        return startRead(key, params).result().thenApply(ReadOutcome.class::cast);
+    }
+
+    /** The cluster this coordinator routes over. */
+    public ClusterNodes topology() {
+        return topology;
+    }
+
+    /** Visible for tests that wait for read repair ({@link ReplicatedOperation#done()}). */
+    ReplicatedOperation startRead(byte[] key, ReplicationParams params) {
+        return start(key, null, params);
+    }
+
+    ReplicatedOperation startWrite(byte[] key, Record record, ReplicationParams params) {
+        return start(key, record, params);
+    }
+
+    private CompletableFuture<WriteOutcome> write(byte[] key, Record record, ReplicationParams params) {
+        return startWrite(key, record, params).result().thenApply(WriteOutcome.class::cast);
+    }
+
+    private ReplicatedOperation start(byte[] key, Record record, ReplicationParams params) {
+        if (params.from() > placement.clusterSize()) {
+            throw new IllegalArgumentException("from=" + params.from() + " exceeds the cluster size " + placement.clusterSize());
+        }
+        List<Replica> chosen = localLast(placement.replicas(key, params.from()));
+        return new ReplicatedOperation(key, record, chosen, params.ack(), clock)
+                .start(settings.deadline(), settings.executor());
+    }
+
+    /** Remote requests go out first so that their network time overlaps the local disk write. */
+    private List<Replica> localLast(List<ClusterNode> nodes) {
+        List<Replica> ordered = new ArrayList<>(nodes.size());
+        Replica local = null;
+        for (ClusterNode node : nodes) {
+            if (topology.isSelf(node)) {
+                local = replicas.get(node);
+            } else {
+                ordered.add(replicas.get(node));
+            }
+        }
+        if (local != null) {
+            ordered.add(local);
+        }
+        return ordered;
+    }
+}

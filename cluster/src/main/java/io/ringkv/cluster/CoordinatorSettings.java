@@ -1,0 +1,31 @@
+package io.ringkv.cluster;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+
+/**
+ * Settings of a {@link Coordinator}.
+ *
+ * @param deadline longest time an operation waits for {@code ack} replies before answering
+ *                 {@code 504}. Remote replicas time out on their own (see {@link ReplicaClient});
+ *                 this bound also covers a replica that never completes.
+ * @param executor where the deadline's expiry is handled (so it does not run on the JDK's shared
+ *                 timer thread), e.g. the node's handler executor; bounded, never an event loop
+ */
+public record CoordinatorSettings(Duration deadline, Executor executor) {
+
+    /** Remote replicas default to a 1 s timeout; the deadline leaves room for that to fire first. */
+    public static final Duration DEFAULT_DEADLINE = Duration.ofMillis(1500);
+
+    public CoordinatorSettings {
+        Objects.requireNonNull(executor, "executor");
+        if (deadline.isNegative() || deadline.isZero()) {
+            throw new IllegalArgumentException("the coordinator deadline must be positive, got " + deadline);
+        }
+    }
+
+    public static CoordinatorSettings withDefaults(Executor executor) {
+        return new CoordinatorSettings(DEFAULT_DEADLINE, executor);
+    }
+}

@@ -1,0 +1,69 @@
+package io.ringkv.cluster;
+
+import java.util.Base64;
+
+/**
+ * Names and encodings of the node-to-node protocol (see docs/cluster.md). Both sides use these
+ * constants, so a name is spelled once.
+ *
+ * <p>Keys travel base64url-encoded (RFC 4648 §5, no padding) in the query, so binary keys are
+ * unambiguous and no percent-decoding rule (e.g. {@code +} as space) can alter them.
+ */
+public final class InternalProtocol {
+
+    /** Every internal endpoint lives under this prefix; it must be firewalled from clients. */
+    public static final String PREFIX = "/internal/";
+    public static final String RECORD_PATH = "/internal/v0/record";
+    public static final String RANGE_PATH = "/internal/v0/range";
+
+    public static final String KEY_PARAM = "key";
+    public static final String START_PARAM = "start";
+    public static final String END_PARAM = "end";
+
+    /** The record's HLC timestamp, a non-negative decimal {@code long}. */
+    public static final String TIMESTAMP_HEADER = "X-Ringkv-Timestamp";
+    /** {@code true} when the record is a tombstone (the body is then empty), else {@code false}. */
+    public static final String TOMBSTONE_HEADER = "X-Ringkv-Tombstone";
+    /** On a PUT response: whether the record replaced the stored one (informational). */
+    public static final String APPLIED_HEADER = "X-Ringkv-Applied";
+    /** The shared cluster secret, when one is configured. */
+    public static final String TOKEN_HEADER = "X-Ringkv-Cluster-Token";
+
+    private static final Base64.Encoder KEY_ENCODER = Base64.getUrlEncoder().withoutPadding();
+    private static final Base64.Decoder KEY_DECODER = Base64.getUrlDecoder();
+
+    private InternalProtocol() {
+    }
+
+    public static String encodeKey(byte[] key) {
+        return KEY_ENCODER.encodeToString(key);
+    }
+
+    /** @throws IllegalArgumentException when {@code encoded} is not base64url */
+    public static byte[] decodeKey(String encoded) {
+        return KEY_DECODER.decode(encoded);
+    }
+
+    /** @throws IllegalArgumentException unless {@code text} is a non-negative decimal long */
+    public static long parseTimestamp(String text) {
+        long timestamp;
+        try {
+            timestamp = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("malformed " + TIMESTAMP_HEADER + ": " + text, e);
+        }
+        if (timestamp < 0 || text.charAt(0) == '+') {
+            throw new IllegalArgumentException("malformed " + TIMESTAMP_HEADER + ": " + text);
+        }
+        return timestamp;
+    }
+
+    /** @throws IllegalArgumentException unless {@code text} is {@code true} or {@code false} */
+    public static boolean parseTombstone(String text) {
+        return switch (text) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("malformed " + TOMBSTONE_HEADER + ": " + text);
+        };
+    }
+}

@@ -1,0 +1,28 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.Record;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One copy of the data as the coordinator sees it: the local storage engine or a remote node.
+ *
+ * <p>Contract for implementations: never throw; report every failure (storage error, timeout,
+ * refused connection, 5xx) by completing the future exceptionally, and complete every future
+ * within a bounded time (a remote replica's request timeout). A replica that is local may
+ * complete before returning; the coordinator relies on neither behaviour.
+ */
+public interface Replica {
+
+    ClusterNode node();
+
+    /** The stored record for {@code key}, tombstones included, or empty when there is none. */
+    CompletableFuture<Optional<Record>> read(byte[] key);
+
+    /**
+     * Stores {@code record} unless the replica holds a fresher one for {@code key}; completes
+     * normally in both cases, because either way the replica now holds something at least as
+     * fresh, which is what an acknowledgement promises.
+     */
+    CompletableFuture<Void> write(byte[] key, Record record);
+}

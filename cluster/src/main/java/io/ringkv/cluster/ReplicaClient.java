@@ -1,0 +1,137 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.Record;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The client side of the node-to-node protocol ({@link InternalProtocol}, docs/cluster.md): reads,
+ * writes and range streams against other nodes, over a shared {@link HttpClient}.
+ *
+ * <p>Asynchronous: every call returns at once with a future completed by the HttpClient's
+ * executor; no thread waits for a reply. Every request carries {@link #requestTimeout}, so a dead
+ * or partitioned node fails the future after at most that long (as an
+ * {@link java.net.http.HttpTimeoutException}). Failures, including unexpected statuses
+ * ({@link ReplicaException}), complete the future exceptionally; nothing is thrown.
+ *
+ * <p>Threading: immutable, thread-safe; one instance per node process.
+ */
+public final class ReplicaClient {
+
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(1);
+
+    private final HttpClient http;
+    private final Duration requestTimeout;
+    private final String clusterToken;
+
+    /**
+     * @param http           from {@link InterNodeHttpClients#create}
+     * @param requestTimeout per request, until the response head arrives
+     * @param clusterToken   sent as {@link InternalProtocol#TOKEN_HEADER}; null to send none
+     */
+    public ReplicaClient(HttpClient http, Duration requestTimeout, String clusterToken) {
+        this.http = http;
+        this.requestTimeout = requestTimeout;
+        this.clusterToken = clusterToken;
+    }
+
+    public CompletableFuture<Optional<Record>> read(ClusterNode node, byte[] key) {
+        HttpRequest request = request(node, InternalProtocol.RECORD_PATH, keyQuery(key)).GET().build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+                .thenApply(response -> toRecord(node, response));
+    }
+
+    public CompletableFuture<Void> write(ClusterNode node, byte[] key, Record record) {
+        HttpRequest request = request(node, InternalProtocol.RECORD_PATH, keyQuery(key))
+                .header(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()))
+                .header(InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(record.value()))
+                .build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+                .thenApply(response -> {
+                    expectStatus(node, response, 204);
+                    return null;
+                });
+    }
+
+    /**
+     * Opens {@code node}'s share of {@code [start, end)}, tombstones included. The future
+     * completes once the response head arrived; the body is then read as the caller pulls
+     * entries (blocking reads: pull on an executor thread, never an event loop).
+     *
+     * @param end exclusive upper bound, or null for "to the last key"
+     */
+    public CompletableFuture<RecordStream> openRange(ClusterNode node, byte[] start, byte[] end) {
+        String query = InternalProtocol.START_PARAM + "=" + InternalProtocol.encodeKey(start)
+                + (end == null ? "" : "&" + InternalProtocol.END_PARAM + "=" + InternalProtocol.encodeKey(end));
+        HttpRequest request = request(node, InternalProtocol.RANGE_PATH, query).GET().build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream())
+                .thenApply(response -> toStream(node, response));
+    }
+
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    private HttpRequest.Builder request(ClusterNode node, String path, String query) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.id() + path + "?" + query))
+                .timeout(requestTimeout);
+        if (clusterToken != null) {
+            builder.header(InternalProtocol.TOKEN_HEADER, clusterToken);
+        }
+        return builder;
+    }
+
+    private static String keyQuery(byte[] key) {
+        return InternalProtocol.KEY_PARAM + "=" + InternalProtocol.encodeKey(key);
+    }
+
+    private static Optional<Record> toRecord(ClusterNode node, HttpResponse<byte[]> response) {
+        if (response.statusCode() == 404) {
+            return Optional.empty();
+        }
+        expectStatus(node, response, 200);
+        try {
+            long timestamp = InternalProtocol.parseTimestamp(header(node, response, InternalProtocol.TIMESTAMP_HEADER));
+            boolean tombstone = InternalProtocol.parseTombstone(header(node, response, InternalProtocol.TOMBSTONE_HEADER));
+            return Optional.of(new Record(timestamp, tombstone, response.body()));
+        } catch (IllegalArgumentException e) {
+            throw new java.util.concurrent.CompletionException(new ReplicaException(node, "malformed record: " + e.getMessage(), e));
+        }
+    }
+
+    private static RecordStream toStream(ClusterNode node, HttpResponse<InputStream> response) {
+        if (response.statusCode() != 200) {
+            closeQuietly(response.body());
+            expectStatus(node, response, 200);
+        }
+        return new RecordFrameReader(response.body(), node.id());
+    }
+
+    private static String header(ClusterNode node, HttpResponse<?> response, String name) {
+        return response.headers().firstValue(name)
+                .orElseThrow(() -> new IllegalArgumentException("missing " + name));
+    }
+
+    private static void expectStatus(ClusterNode node, HttpResponse<?> response, int expected) {
+        if (response.statusCode() != expected) {
+            throw new java.util.concurrent.CompletionException(
+                    new ReplicaException(node, "status " + response.statusCode() + " for " + response.request().method()
+                            + " " + response.uri().getPath()));
+        }
+    }
+
+    private static void closeQuietly(InputStream body) {
+        try {
+            body.close();
+        } catch (java.io.IOException e) {
+            // The response is rejected already; a failure to discard its body changes nothing.
+        }
+    }
+}

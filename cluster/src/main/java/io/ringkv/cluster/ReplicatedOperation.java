@@ -1,0 +1,234 @@
+package io.ringkv.cluster;
+
+import io.ringkv.cluster.CoordinatorPhase.Event;
+import io.ringkv.cluster.CoordinatorPhase.Tally;
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.Record;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One replicated PUT, DELETE or GET: fans out to its replicas, decides the client's answer as
+ * soon as {@code ack} replies succeeded or success became impossible, and afterwards repairs
+ * stale replicas a GET saw. The phases and their transitions are {@link CoordinatorPhase}.
+ *
+ * <p>Threading: replies arrive on whatever thread completes a replica's future (the inter-node
+ * client's executor, or the caller's thread for the local replica). The phase, the tally and the
+ * freshest counted answer live in one immutable {@link Progress} swapped by compare-and-set, so
+ * exactly one thread sees the transition that decides, and completes {@link #result()} once.
+ * Per-replica answers are written by the replying thread before its future completes and read
+ * only after all of them completed ({@code allOf} gives the happens-before edge).
+ */
+final class ReplicatedOperation {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicatedOperation.class);
+
+    private final byte[] key;
+    private final Record written;
+    private final List<Replica> replicas;
+    private final HybridLogicalClock clock;
+    private final AtomicReference<Progress> progress;
+    private final List<Optional<Record>> answers;
+    private final CompletableFuture<Object> result = new CompletableFuture<>();
+    private final CompletableFuture<Void> deadline = new CompletableFuture<>();
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+    /** @param written the record to store, or null for a read */
+    ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int ack, HybridLogicalClock clock) {
+        this.key = key;
+        this.written = written;
+        this.replicas = replicas;
+        this.clock = clock;
+        this.progress = new AtomicReference<>(new Progress(CoordinatorPhase.STARTED, Tally.start(ack, replicas.size()), null));
+        this.answers = new ArrayList<>(replicas.size());
+        for (int i = 0; i < replicas.size(); i++) {
+            answers.add(null);
+        }
+    }
+
+    /** Starts the requests, in list order; put the local replica last so remote I/O overlaps it. */
+    ReplicatedOperation start(Duration timeout, Executor executor) {
+        advance(Event.REPLICAS_CHOSEN);
+        deadline.completeOnTimeout(null, timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .thenRunAsync(this::onDeadline, executor);
+        List<CompletableFuture<Void>> replies = new ArrayList<>(replicas.size());
+        for (int i = 0; i < replicas.size(); i++) {
+            replies.add(send(i));
+        }
+        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).whenComplete((ignored, error) -> settle(error));
+        return this;
+    }
+
+    /** Completes with a {@link WriteOutcome} or a {@link ReadOutcome}, once. */
+    CompletableFuture<Object> result() {
+        return result;
+    }
+
+    /** Completes when the operation reached DONE: every reply and repair has settled. */
+    CompletableFuture<Void> done() {
+        return done;
+    }
+
+    CoordinatorPhase phase() {
+        return progress.get().phase;
+    }
+
+    private CompletableFuture<Void> send(int index) {
+        Replica replica = replicas.get(index);
+        CompletableFuture<Optional<Record>> reply;
+        try {
+            reply = written == null ? replica.read(key) : replica.write(key, written).thenApply(ignored -> Optional.empty());
+        } catch (RuntimeException e) {
+            // Replicas must not throw (see Replica); if one does, it is a failed reply, not our crash.
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((answer, error) -> {
+            onReply(index, answer, error);
+            return null;
+        });
+    }
+
+    private void onReply(int index, Optional<Record> answer, Throwable error) {
+        if (error != null) {
+            LOG.debug("{} failed for key of {} bytes: {}", replicas.get(index).node(), key.length, error.toString());
+        } else {
+            answers.set(index, answer);
+            answer.ifPresent(record -> clock.observe(record.timestamp()));
+        }
+        Event event = error == null ? Event.REPLY_SUCCEEDED : Event.REPLY_FAILED;
+        while (true) {
+            Progress current = progress.get();
+            if (current.phase != CoordinatorPhase.PLANNED) {
+                CoordinatorPhase.next(current.phase, event, current.tally); // late: validated, ignored
+                return;
+            }
+            Tally tally = current.tally.plus(event);
+            Record freshest = error == null ? fresher(current.freshest, answer.orElse(null)) : current.freshest;
+            Progress next = new Progress(CoordinatorPhase.next(current.phase, event, tally), tally, freshest);
+            if (progress.compareAndSet(current, next)) {
+                if (next.phase.isDecided()) {
+                    decide(next);
+                }
+                return;
+            }
+        }
+    }
+
+    private void onDeadline() {
+        Progress decided = advance(Event.DEADLINE_PASSED);
+        if (decided.phase == CoordinatorPhase.TIMED_OUT) {
+            decide(decided);
+        }
+    }
+
+    private void decide(Progress decided) {
+        deadline.cancel(false); // also unschedules the timer, so finished operations leave no task behind
+        result.complete(outcome(decided));
+    }
+
+    private Object outcome(Progress decided) {
+        Tally tally = decided.tally;
+        if (decided.phase != CoordinatorPhase.QUORUM_MET) {
+            return new NotEnoughReplicas(tally.successes(), tally.failures(), tally.ack(), tally.from(),
+                    decided.phase == CoordinatorPhase.TIMED_OUT);
+        }
+        if (written != null) {
+            return new WriteOutcome.Acknowledged(written.timestamp());
+        }
+        Record freshest = decided.freshest;
+        return freshest == null || freshest.tombstone() ? new ReadOutcome.NotFound() : new ReadOutcome.Found(freshest);
+    }
+
+    /** Runs once, after every reply was handled. */
+    private void settle(Throwable error) {
+        if (error != null) {
+            LOG.error("reply handling failed; finishing the operation anyway", error);
+        }
+        Record newest = newestAnswer();
+        List<Integer> stale = written == null && newest != null ? staleReplicas(newest) : List.of();
+        if (progress.get().phase == CoordinatorPhase.QUORUM_MET && !stale.isEmpty()) {
+            advance(Event.STALE_REPLICAS_SEEN);
+            repair(newest, stale).whenComplete((ignored, repairError) -> finish(Event.REPAIRS_SETTLED));
+        } else {
+            finish(Event.ALL_SETTLED);
+        }
+    }
+
+    /** Read repair: writes the newest record seen to each replica that answered with an older one. */
+    private CompletableFuture<Void> repair(Record newest, List<Integer> stale) {
+        CompletableFuture<?>[] writes = new CompletableFuture<?>[stale.size()];
+        for (int i = 0; i < stale.size(); i++) {
+            Replica replica = replicas.get(stale.get(i));
+            LOG.debug("read repair of {} to {}", replica.node(), newest);
+            try {
+                writes[i] = replica.write(key, newest).exceptionally(e -> {
+                    LOG.debug("read repair of {} failed: {}", replica.node(), e.toString());
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                writes[i] = CompletableFuture.failedFuture(e);
+            }
+        }
+        return CompletableFuture.allOf(writes);
+    }
+
+    private void finish(Event event) {
+        advance(event);
+        done.complete(null);
+    }
+
+    private Record newestAnswer() {
+        Record newest = null;
+        for (Optional<Record> answer : answers) {
+            if (answer != null) {
+                newest = fresher(newest, answer.orElse(null));
+            }
+        }
+        return newest;
+    }
+
+    private List<Integer> staleReplicas(Record newest) {
+        List<Integer> stale = new ArrayList<>(answers.size());
+        for (int i = 0; i < answers.size(); i++) {
+            Optional<Record> answer = answers.get(i);
+            if (answer != null && (answer.isEmpty() || newest.isNewerThan(answer.get()))) {
+                stale.add(i);
+            }
+        }
+        return stale;
+    }
+
+    private Progress advance(Event event) {
+        while (true) {
+            Progress current = progress.get();
+            Progress next = new Progress(CoordinatorPhase.next(current.phase, event, current.tally), current.tally, current.freshest);
+            if (progress.compareAndSet(current, next)) {
+                return next;
+            }
+        }
+    }
+
+    private static Record fresher(Record a, Record b) {
+        if (a == null) {
+            return b;
+        }
+        return b != null && b.isNewerThan(a) ? b : a;
+    }
+
+    @Override
+    public String toString() {
+        Progress current = progress.get();
+        return "ReplicatedOperation{" + (written == null ? "read" : "write") + ", " + current.phase + ", " + current.tally + '}';
+    }
+
+    private record Progress(CoordinatorPhase phase, Tally tally, Record freshest) {
+    }
+}

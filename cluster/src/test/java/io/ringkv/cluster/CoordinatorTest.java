@@ -1,0 +1,302 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The coordinator against real replicas: a {@link LocalReplica} over a real engine per node,
+ * with faults from decorators (failing, gated, flaky), never mocks.
+ */
+class CoordinatorTest {
+
+    private static final long WALL_MILLIS = 1_700_000_000_000L;
+    private static final long WAIT_SECONDS = 10;
+
+    private final List<String> urls = List.of("http://n1:1", "http://n2:2", "http://n3:3");
+    private final ClusterNodes topology = ClusterNodes.of(urls, urls.get(0));
+    private final RendezvousPlacement placement = new RendezvousPlacement(topology);
+    private final Map<ClusterNode, StorageEngine> engines = new HashMap<>();
+    private final HybridLogicalClock clock = new HybridLogicalClock(() -> WALL_MILLIS);
+    private final ExecutorService executor = Executors.newSingleThreadExecutor();
+
+    CoordinatorTest() {
+        topology.all().forEach(node -> engines.put(node, new InMemoryStorageEngine()));
+    }
+
+    @AfterEach
+    void stopExecutor() throws InterruptedException {
+        executor.shutdownNow();
+        assertThat(executor.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), is(true));
+    }
+
+    @Test
+    void putIsAcknowledgedAndEveryReplicaStoresTheSameStampedRecord() throws Exception {
+        byte[] key = utf8("k1");
+        WriteOutcome outcome = await(coordinator(Map.of()).put(key, utf8("v1"), new ReplicationParams(2, 3)));
+        assertThat(outcome, instanceOf(WriteOutcome.Acknowledged.class));
+        long timestamp = ((WriteOutcome.Acknowledged) outcome).timestamp();
+        for (ClusterNode node : topology.all()) {
+            assertThat(stored(node, key), equalTo(Optional.of(Record.value(timestamp, utf8("v1")))));
+        }
+    }
+
+    @Test
+    void writeWithFromTwoLeavesTheThirdNodeWithoutACopy() throws Exception {
+        byte[] key = utf8("k2");
+        await(coordinator(Map.of()).put(key, utf8("v"), new ReplicationParams(2, 2)));
+        List<ClusterNode> order = placement.order(key);
+        assertThat(stored(order.get(0), key).isPresent() && stored(order.get(1), key).isPresent(), is(true));
+        assertThat(stored(order.get(2), key), equalTo(Optional.empty()));
+    }
+
+    @Test
+    void answersOnceAckRepliesArrivedWithoutWaitingForTheSlowestReplica() throws Exception {
+        byte[] key = utf8("k3");
+        ClusterNode slow = placement.order(key).get(2);
+        GatedReplica[] gated = new GatedReplica[1];
+        Coordinator coordinator = coordinator(Map.of(slow, replica -> gated[0] = new GatedReplica(replica)));
+        CompletableFuture<WriteOutcome> put = coordinator.put(key, utf8("v"), new ReplicationParams(2, 3));
+        assertThat(put.isDone(), is(true));
+        assertThat(await(put), instanceOf(WriteOutcome.Acknowledged.class));
+        assertThat(gated[0].pendingCalls(), is(1));
+        assertThat(stored(slow, key), equalTo(Optional.empty()));
+        gated[0].open();
+        assertThat(stored(slow, key).isPresent(), is(true));
+    }
+
+    @Test
+    void answersNotEnoughReplicasAsSoonAsSuccessIsImpossible() throws Exception {
+        byte[] key = utf8("k4");
+        List<ClusterNode> order = placement.order(key);
+        GatedReplica[] gated = new GatedReplica[1];
+        Coordinator coordinator = coordinator(Map.of(
+                order.get(0), replica -> new FailingReplica(replica.node()),
+                order.get(1), replica -> new FailingReplica(replica.node()),
+                order.get(2), replica -> gated[0] = new GatedReplica(replica)));
+        CompletableFuture<WriteOutcome> put = coordinator.put(key, utf8("v"), new ReplicationParams(2, 3));
+        assertThat(put.isDone(), is(true));
+        assertThat(await(put), equalTo(new NotEnoughReplicas(0, 2, 2, 3, false)));
+        assertThat(gated[0].pendingCalls(), is(1));
+        gated[0].open();
+    }
+
+    @Test
+    void answersNotEnoughReplicasAtTheDeadlineWhenRepliesNeverCome() throws Exception {
+        byte[] key = utf8("k5");
+        Map<ClusterNode, GatedReplica> gated = new HashMap<>();
+        Map<ClusterNode, UnaryOperator<Replica>> decorators = new HashMap<>();
+        topology.all().forEach(node -> decorators.put(node, replica -> {
+            GatedReplica gate = new GatedReplica(replica);
+            gated.put(node, gate);
+            return gate;
+        }));
+        Coordinator coordinator = coordinator(decorators, Duration.ofMillis(50));
+        ReplicatedOperation operation = coordinator.startRead(key, new ReplicationParams(1, 3));
+        assertThat(await(operation.result()), equalTo(new NotEnoughReplicas(0, 0, 1, 3, true)));
+        assertThat(operation.phase(), is(CoordinatorPhase.TIMED_OUT));
+        gated.values().forEach(GatedReplica::open);
+        operation.done().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(operation.phase(), is(CoordinatorPhase.DONE));
+    }
+
+    @Test
+    void getReturnsTheFreshestOfTheAckAnswersAndRepairsTheStaleReplica() throws Exception {
+        byte[] key = utf8("k6");
+        List<ClusterNode> order = placement.order(key);
+        Record older = Record.value(100, utf8("old"));
+        Record newer = Record.value(200, utf8("new"));
+        engines.get(order.get(0)).apply(key, older);
+        engines.get(order.get(1)).apply(key, newer);
+        ReplicatedOperation read = coordinator(Map.of()).startRead(key, new ReplicationParams(2, 2));
+        assertThat(await(read.result()), equalTo(new ReadOutcome.Found(newer)));
+        read.done().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(read.phase(), is(CoordinatorPhase.DONE));
+        assertThat(stored(order.get(0), key), equalTo(Optional.of(newer)));
+    }
+
+    @Test
+    void aFresherTombstoneReadsAsNotFound() throws Exception {
+        byte[] key = utf8("k7");
+        List<ClusterNode> order = placement.order(key);
+        engines.get(order.get(0)).apply(key, Record.value(100, utf8("v")));
+        engines.get(order.get(1)).apply(key, Record.tombstone(150));
+        assertThat(await(coordinator(Map.of()).get(key, new ReplicationParams(2, 2))), instanceOf(ReadOutcome.NotFound.class));
+    }
+
+    @Test
+    void aKeyNoReplicaHasReadsAsNotFound() throws Exception {
+        assertThat(await(coordinator(Map.of()).get(utf8("absent"), new ReplicationParams(3, 3))),
+                instanceOf(ReadOutcome.NotFound.class));
+    }
+
+    @Test
+    void getOneOfTwoSeesPutTwoOfTwoWithEitherReplicaDown() throws Exception {
+        byte[] key = utf8("k8");
+        await(coordinator(Map.of()).put(key, utf8("v"), new ReplicationParams(2, 2)));
+        for (ClusterNode down : placement.replicas(key, 2)) {
+            Coordinator degraded = coordinator(Map.of(down, replica -> new FailingReplica(down)));
+            ReadOutcome outcome = await(degraded.get(key, new ReplicationParams(1, 2)));
+            assertThat(outcome, instanceOf(ReadOutcome.Found.class));
+            assertThat(((ReadOutcome.Found) outcome).value(), equalTo(utf8("v")));
+        }
+    }
+
+    @Test
+    void getOneOfTwoSeesDeleteTwoOfTwoWithEitherReplicaDown() throws Exception {
+        byte[] key = utf8("k9");
+        Coordinator healthy = coordinator(Map.of());
+        await(healthy.put(key, utf8("v"), new ReplicationParams(2, 2)));
+        assertThat(await(healthy.delete(key, new ReplicationParams(2, 2))), instanceOf(WriteOutcome.Acknowledged.class));
+        for (ClusterNode down : placement.replicas(key, 2)) {
+            Coordinator degraded = coordinator(Map.of(down, replica -> new FailingReplica(down)));
+            assertThat(await(degraded.get(key, new ReplicationParams(1, 2))), instanceOf(ReadOutcome.NotFound.class));
+        }
+    }
+
+    @Test
+    void getTwoOfThreeSeesPutAndDeleteTwoOfThreeMadeWithOneReplicaDown() throws Exception {
+        byte[] key = utf8("k10");
+        for (ClusterNode downAtWrite : topology.all()) {
+            Coordinator writer = coordinator(Map.of(downAtWrite, replica -> new FailingReplica(downAtWrite)));
+            assertThat(await(writer.put(key, utf8("v-" + downAtWrite), ReplicationParams.defaultFor(3))),
+                    instanceOf(WriteOutcome.Acknowledged.class));
+            for (ClusterNode downAtRead : topology.all()) {
+                Coordinator reader = coordinator(Map.of(downAtRead, replica -> new FailingReplica(downAtRead)));
+                ReadOutcome outcome = await(reader.get(key, ReplicationParams.defaultFor(3)));
+                assertThat(((ReadOutcome.Found) outcome).value(), equalTo(utf8("v-" + downAtWrite)));
+            }
+            assertThat(await(writer.delete(key, ReplicationParams.defaultFor(3))), instanceOf(WriteOutcome.Acknowledged.class));
+            for (ClusterNode downAtRead : topology.all()) {
+                Coordinator reader = coordinator(Map.of(downAtRead, replica -> new FailingReplica(downAtRead)));
+                assertThat(await(reader.get(key, ReplicationParams.defaultFor(3))), instanceOf(ReadOutcome.NotFound.class));
+            }
+        }
+    }
+
+    @Test
+    void quorumWritesSurviveTheLossOfAnyOneOfThreeReplicasUnderSeededFlakiness() throws Exception {
+        Map<ClusterNode, UnaryOperator<Replica>> flaky = new HashMap<>();
+        int seed = 0;
+        for (ClusterNode node : topology.all()) {
+            long nodeSeed = 42 + seed++;
+            flaky.put(node, replica -> new FlakyReplica(replica, nodeSeed, 0.3));
+        }
+        Coordinator writer = coordinator(flaky);
+        Map<String, Boolean> acknowledged = new HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            WriteOutcome outcome = await(writer.put(utf8("key" + i), utf8("value" + i), ReplicationParams.defaultFor(3)));
+            acknowledged.put("key" + i, outcome instanceof WriteOutcome.Acknowledged);
+        }
+        assertThat(acknowledged.containsValue(false) && acknowledged.containsValue(true), is(true));
+        for (ClusterNode down : topology.all()) {
+            Coordinator reader = coordinator(Map.of(down, replica -> new FailingReplica(down)));
+            for (var entry : acknowledged.entrySet()) {
+                if (entry.getValue()) {
+                    ReadOutcome outcome = await(reader.get(utf8(entry.getKey()), ReplicationParams.defaultFor(3)));
+                    assertThat(entry.getKey(), ((ReadOutcome.Found) outcome).value(),
+                            equalTo(utf8(entry.getKey().replace("key", "value"))));
+                }
+            }
+        }
+    }
+
+    @Test
+    void observesTimestampsSeenOnReplicasIntoTheClock() throws Exception {
+        byte[] key = utf8("k11");
+        long ahead = HybridLogicalClock.timestampOf(WALL_MILLIS + 60_000, 5);
+        for (ClusterNode node : topology.all()) {
+            engines.get(node).apply(key, Record.value(ahead, utf8("from the future")));
+        }
+        await(coordinator(Map.of()).get(key, new ReplicationParams(1, 1)));
+        assertThat(clock.now(), greaterThan(ahead));
+    }
+
+    @Test
+    void aReplicaThatThrowsCountsAsAFailedReply() throws Exception {
+        byte[] key = utf8("k12");
+        ClusterNode broken = placement.order(key).get(0);
+        Coordinator coordinator = coordinator(Map.of(broken, replica -> new ThrowingReplica(broken)));
+        assertThat(await(coordinator.put(key, utf8("v"), new ReplicationParams(3, 3))),
+                equalTo(new NotEnoughReplicas(0, 1, 3, 3, false)));
+    }
+
+    @Test
+    void aOneNodeClusterBehavesLikeASingleNode() throws Exception {
+        ClusterNodes single = ClusterNodes.single("http://only:1");
+        StorageEngine engine = new InMemoryStorageEngine();
+        Coordinator coordinator = new Coordinator(single, Map.of(single.self(), new LocalReplica(single.self(), engine)),
+                clock, new CoordinatorSettings(Duration.ofSeconds(1), executor));
+        ReplicationParams params = ReplicationParams.parse(null, 1);
+        assertThat(await(coordinator.get(utf8("a"), params)), instanceOf(ReadOutcome.NotFound.class));
+        assertThat(await(coordinator.put(utf8("a"), new byte[0], params)), instanceOf(WriteOutcome.Acknowledged.class));
+        assertThat(((ReadOutcome.Found) await(coordinator.get(utf8("a"), params))).value(), equalTo(new byte[0]));
+        assertThat(await(coordinator.delete(utf8("a"), params)), instanceOf(WriteOutcome.Acknowledged.class));
+        assertThat(await(coordinator.get(utf8("a"), params)), instanceOf(ReadOutcome.NotFound.class));
+    }
+
+    @Test
+    void rejectsFromLargerThanTheCluster() {
+        assertThrows(IllegalArgumentException.class,
+                () -> coordinator(Map.of()).get(utf8("k"), new ReplicationParams(1, 4)));
+    }
+
+    private Coordinator coordinator(Map<ClusterNode, UnaryOperator<Replica>> decorators) {
+        return coordinator(decorators, Duration.ofSeconds(WAIT_SECONDS));
+    }
+
+    private Coordinator coordinator(Map<ClusterNode, UnaryOperator<Replica>> decorators, Duration deadline) {
+        Map<ClusterNode, Replica> replicas = new HashMap<>();
+        for (ClusterNode node : topology.all()) {
+            Replica local = new LocalReplica(node, engines.get(node));
+            replicas.put(node, decorators.getOrDefault(node, UnaryOperator.identity()).apply(local));
+        }
+        return new Coordinator(topology, replicas, clock, new CoordinatorSettings(deadline, executor));
+    }
+
+    private Optional<Record> stored(ClusterNode node, byte[] key) throws Exception {
+        return engines.get(node).get(key);
+    }
+
+    private static <T> T await(CompletableFuture<T> future) throws Exception {
+        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Breaks the Replica contract by throwing instead of failing its future. */
+    private record ThrowingReplica(ClusterNode node) implements Replica {
+        @Override
+        public CompletableFuture<Optional<Record>> read(byte[] key) {
+            throw new IllegalStateException("injected: throws instead of failing the future");
+        }
+
+        @Override
+        public CompletableFuture<Void> write(byte[] key, Record record) {
+            throw new IllegalStateException("injected: throws instead of failing the future");
+        }
+    }
+}
