@@ -1,0 +1,55 @@
+package io.ringkv.http.h1;
+
+import io.ringkv.http.Headers;
+import java.nio.ByteBuffer;
+
+/**
+ * Reads a field section (header or trailer section) up to and including its empty line,
+ * resumable at any byte. Limits on total bytes and field count are checked before buffering.
+ *
+ * <p>Threading: confined to the owning parser.
+ */
+final class FieldSectionReader {
+    private final LineReader lines = new LineReader();
+    private final int bytesMax;
+    private final int countMax;
+    private final H1ParseException tooLarge;
+    private final H1ParseException tooMany;
+
+    private int bytesUsed;
+    private Headers fields = new Headers();
+
+    /**
+     * @param section "header" or "trailer": names the reasons ({@code header_section_too_large},
+     *                {@code too_many_header_fields}, ...)
+     */
+    FieldSectionReader(int bytesMax, int countMax, int overLimitStatus, String section) {
+        this.bytesMax = bytesMax;
+        this.countMax = countMax;
+        this.tooLarge = new H1ParseException(overLimitStatus, section + "_section_too_large");
+        this.tooMany = new H1ParseException(overLimitStatus, "too_many_" + section + "_fields");
+    }
+
+    /** @return the finished section, or null when more bytes are needed */
+    Headers read(ByteBuffer in) throws H1ParseException {
+        // Bounded: every iteration consumes at least one byte.
+        while (lines.read(in, bytesMax - bytesUsed, false, tooLarge)) {
+            bytesUsed += lines.consumed();
+            if (lines.length() == 0) {
+                return finish();
+            }
+            if (fields.size() == countMax) {
+                throw tooMany;
+            }
+            FieldLine.parse(lines.bytes(), lines.length(), fields);
+        }
+        return null;
+    }
+
+    private Headers finish() {
+        Headers done = fields;
+        fields = new Headers();
+        bytesUsed = 0;
+        return done;
+    }
+}
