@@ -3,6 +3,7 @@ package io.ringkv.cluster;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.Record;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -58,7 +59,7 @@ public final class Coordinator {
 
     /** The usual replicas: the local engine for self, the inter-node client for the others. */
     public static Map<ClusterNode, Replica> replicasFor(ClusterNodes topology, Replica local, ReplicaClient client) {
-        Map<ClusterNode, Replica> replicas = new java.util.HashMap<>();
+        Map<ClusterNode, Replica> replicas = new HashMap<>();
         for (ClusterNode node : topology.all()) {
             replicas.put(node, topology.isSelf(node) ? local : new RemoteReplica(node, client));
         }

@@ -6,6 +6,8 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
 
 /**
  * Reads a {@link RecordFrames} stream incrementally: memory is one buffer plus the current
@@ -41,7 +43,7 @@ public final class RecordFrameReader implements RecordStream {
             }
             byte[] nextKey = readBytes(keyLength, RecordFrames.KEY_BYTES_MAX, "key");
             Record nextRecord = readRecord();
-            if (key != null && java.util.Arrays.compareUnsigned(key, nextKey) >= 0) {
+            if (key != null && Arrays.compareUnsigned(key, nextKey) >= 0) {
                 throw new IOException("range stream from " + source + " is not in ascending key order");
             }
             key = nextKey;
@@ -68,7 +70,7 @@ public final class RecordFrameReader implements RecordStream {
             in.close();
         } catch (IOException e) {
             // Closing abandons the stream; nothing more can be learnt from it.
-            throw new java.io.UncheckedIOException("closing the range stream from " + source, e);
+            throw new UncheckedIOException("closing the range stream from " + source, e);
         }
     }
 

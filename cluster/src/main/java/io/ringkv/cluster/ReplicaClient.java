@@ -1,6 +1,7 @@
 package io.ringkv.cluster;
 
 import io.ringkv.store.Record;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -9,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The client side of the node-to-node protocol ({@link InternalProtocol}, docs/cluster.md): reads,
@@ -98,11 +100,11 @@ public final class ReplicaClient {
         }
         expectStatus(node, response, 200);
         try {
-            long timestamp = InternalProtocol.parseTimestamp(header(node, response, InternalProtocol.TIMESTAMP_HEADER));
-            boolean tombstone = InternalProtocol.parseTombstone(header(node, response, InternalProtocol.TOMBSTONE_HEADER));
+            long timestamp = InternalProtocol.parseTimestamp(header(response, InternalProtocol.TIMESTAMP_HEADER));
+            boolean tombstone = InternalProtocol.parseTombstone(header(response, InternalProtocol.TOMBSTONE_HEADER));
             return Optional.of(new Record(timestamp, tombstone, response.body()));
         } catch (IllegalArgumentException e) {
-            throw new java.util.concurrent.CompletionException(new ReplicaException(node, "malformed record: " + e.getMessage(), e));
+            throw new CompletionException(new ReplicaException(node, "malformed record: " + e.getMessage(), e));
         }
     }
 
@@ -114,14 +116,14 @@ public final class ReplicaClient {
         return new RecordFrameReader(response.body(), node.id());
     }
 
-    private static String header(ClusterNode node, HttpResponse<?> response, String name) {
+    private static String header(HttpResponse<?> response, String name) {
         return response.headers().firstValue(name)
                 .orElseThrow(() -> new IllegalArgumentException("missing " + name));
     }
 
     private static void expectStatus(ClusterNode node, HttpResponse<?> response, int expected) {
         if (response.statusCode() != expected) {
-            throw new java.util.concurrent.CompletionException(
+            throw new CompletionException(
                     new ReplicaException(node, "status " + response.statusCode() + " for " + response.request().method()
                             + " " + response.uri().getPath()));
         }
@@ -130,7 +132,7 @@ public final class ReplicaClient {
     private static void closeQuietly(InputStream body) {
         try {
             body.close();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // The response is rejected already; a failure to discard its body changes nothing.
         }
     }

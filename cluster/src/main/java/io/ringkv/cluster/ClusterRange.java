@@ -1,0 +1,73 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.RangeCursor;
+import io.ringkv.store.StorageEngine;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Opens a cluster-wide range for the public {@code GET /v0/entities}: this node's cursor plus
+ * every other node's internal range stream, merged by {@link ClusterRangeMerge}.
+ *
+ * <p>Every node is asked (not only a key's replicas: a range spans all keys, and each node holds
+ * a different subset). If any node cannot be reached, the range is refused rather than served
+ * incomplete: the future fails with a {@link ReplicaException} (the node answers {@code 504}).
+ *
+ * <p>Threading: immutable, thread-safe. {@link #open} reads nothing but the response heads; the
+ * bodies are pulled by the returned source on the server's handler executor.
+ */
+public final class ClusterRange {
+
+    private final ClusterNodes topology;
+    private final StorageEngine local;
+    private final ReplicaClient client;
+
+    public ClusterRange(ClusterNodes topology, StorageEngine local, ReplicaClient client) {
+        this.topology = topology;
+        this.local = local;
+        this.client = client;
+    }
+
+    /**
+     * @param start inclusive lower bound
+     * @param end   exclusive upper bound, or null for "to the last key"
+     * @return completes with the merge once every node answered with its response head; the
+     *         caller owns the merge and must close it (the server closes a streamed body)
+     */
+    public CompletableFuture<ClusterRangeMerge> open(byte[] start, byte[] end) {
+        List<CompletableFuture<RecordStream>> opening = new ArrayList<>(topology.size());
+        for (ClusterNode node : topology.others()) {
+            opening.add(client.openRange(node, start, end).exceptionallyCompose(
+                    e -> CompletableFuture.failedFuture(new ReplicaException(node, "range unavailable", e))));
+        }
+        opening.add(openLocal(start, end));
+        return CompletableFuture.allOf(opening.toArray(CompletableFuture[]::new))
+                .handle((ignored, error) -> {
+                    if (error != null) {
+                        closeOpened(opening);
+                        throw error instanceof CompletionException ce
+                                ? ce : new CompletionException(error);
+                    }
+                    return new ClusterRangeMerge(opening.stream().map(CompletableFuture::join).toList());
+                });
+    }
+
+    private CompletableFuture<RecordStream> openLocal(byte[] start, byte[] end) {
+        try {
+            RangeCursor cursor = local.range(start, end);
+            return CompletableFuture.completedFuture(new LocalRecordStream(cursor));
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static void closeOpened(List<CompletableFuture<RecordStream>> opening) {
+        for (CompletableFuture<RecordStream> stream : opening) {
+            if (stream.isDone() && !stream.isCompletedExceptionally()) {
+                stream.join().close();
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package io.ringkv.cluster;
+
+import io.ringkv.http.server.ChunkSource;
+import io.ringkv.store.Record;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.PriorityQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The public range response of a cluster: a k-way merge of every node's share (this node's
+ * cursor and the other nodes' internal range streams) into one stream in unsigned key order,
+ * with the freshest version of each key ({@link Record#compareTo}) and tombstones dropped.
+ * One chunk per live record, {@code key '\n' value}, as the single-node API sends.
+ *
+ * <p>Worked example: node A streams {@code a@5, c@7(tombstone)}, node B streams
+ * {@code a@9, b@1, c@3}. The heap holds one head per stream: {@code a@5 (A), a@9 (B)}. Both heads
+ * with key {@code a} are taken, {@code a@9} wins and is sent, A and B advance. Next {@code b@1}
+ * is sent. Then {@code c@7(tombstone)} beats {@code c@3}: nothing is sent for {@code c}.
+ *
+ * <p>Memory: one head entry per stream plus the streams' read buffers, whatever the size of the
+ * range. Threading: as {@link ChunkSource}; {@link #next()} blocks while a remote stream's next
+ * bytes are in flight, which is allowed because the server calls it on its handler executor.
+ */
+public final class ClusterRangeMerge implements ChunkSource {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterRangeMerge.class);
+    private static final byte SEPARATOR = '\n';
+
+    private final List<RecordStream> streams;
+    private final PriorityQueue<Head> heads;
+    private boolean primed;
+
+    /** Takes ownership of {@code streams}: {@link #close()} closes them all. */
+    public ClusterRangeMerge(List<RecordStream> streams) {
+        this.streams = List.copyOf(streams);
+        this.heads = new PriorityQueue<>(Math.max(1, streams.size()), (a, b) -> Arrays.compareUnsigned(a.key, b.key));
+    }
+
+    @Override
+    public ByteBuffer next() throws IOException {
+        prime();
+        while (!heads.isEmpty()) {
+            ByteBuffer chunk = takeSmallestKey();
+            if (chunk != null) {
+                return chunk;
+            }
+        }
+        return null;
+    }
+
+    /** Closes every stream, even when some fail to close. */
+    @Override
+    public void close() {
+        heads.clear();
+        for (RecordStream stream : streams) {
+            try {
+                stream.close();
+            } catch (RuntimeException e) {
+                LOG.warn("closing a range stream failed", e);
+            }
+        }
+    }
+
+    private void prime() throws IOException {
+        if (!primed) {
+            primed = true;
+            for (RecordStream stream : streams) {
+                advance(stream);
+            }
+        }
+    }
+
+    /**
+     * Removes every head with the smallest key and advances their streams, returning the chunk
+     * for the freshest version, or null when that is a tombstone. The chunk is built before the
+     * streams advance, so a stream may reuse its key and value arrays from entry to entry.
+     */
+    private ByteBuffer takeSmallestKey() throws IOException {
+        List<Head> taken = new ArrayList<>(streams.size());
+        taken.add(heads.poll());
+        while (!heads.isEmpty() && Arrays.equals(heads.peek().key, taken.get(0).key)) {
+            taken.add(heads.poll());
+        }
+        Head winner = taken.get(0);
+        for (Head head : taken) {
+            winner = head.record.isNewerThan(winner.record) ? head : winner;
+        }
+        ByteBuffer chunk = winner.record.tombstone() ? null : chunk(winner.key, winner.record.value());
+        for (Head head : taken) {
+            advance(head.stream);
+        }
+        return chunk;
+    }
+
+    private void advance(RecordStream stream) throws IOException {
+        if (stream.next()) {
+            heads.add(new Head(stream, stream.key(), stream.record()));
+        }
+    }
+
+    private static ByteBuffer chunk(byte[] key, byte[] value) {
+        ByteBuffer chunk = ByteBuffer.allocate(key.length + 1 + value.length);
+        return chunk.put(key).put(SEPARATOR).put(value).flip();
+    }
+
+    private record Head(RecordStream stream, byte[] key, Record record) {
+    }
+}

@@ -1,0 +1,129 @@
+package io.ringkv.cluster;
+
+import io.ringkv.http.server.HttpHandler;
+import io.ringkv.http.server.Request;
+import io.ringkv.http.server.Response;
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.RangeCursor;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The server side of the node-to-node protocol: mount it for every path under
+ * {@link InternalProtocol#PREFIX}. Endpoints (docs/cluster.md has the full description):
+ * <pre>
+ *   GET /internal/v0/record?key=B64   200 value + X-Ringkv-Timestamp + X-Ringkv-Tombstone | 404
+ *   PUT /internal/v0/record?key=B64   body = value, same two headers; applied by timestamp -> 204
+ *   GET /internal/v0/range?start=B64[&amp;end=B64]  200, streamed RecordFrames, tombstones included
+ * </pre>
+ * These endpoints take timestamps from the request: they must not be reachable by clients
+ * (firewall the prefix; set a cluster token). The public handlers never read these headers, so
+ * the public API cannot be used to forge a timestamp.
+ *
+ * <p>Threading: stateless apart from the shared engine and clock; runs on the server's handler
+ * executor and blocks there briefly on storage, as {@link HttpHandler} allows.
+ */
+public final class InternalApiHandler implements HttpHandler {
+
+    private final StorageEngine engine;
+    private final HybridLogicalClock clock;
+    private final byte[] clusterToken;
+
+    /**
+     * @param clock        observes the timestamps of replicated writes, so this node never stamps
+     *                     a later write older than one it already stored
+     * @param clusterToken when non-null, requests without this exact {@link InternalProtocol#TOKEN_HEADER}
+     *                     are refused with {@code 403}
+     */
+    public InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, String clusterToken) {
+        this.engine = engine;
+        this.clock = clock;
+        this.clusterToken = clusterToken == null ? null : clusterToken.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public CompletionStage<Response> handle(Request request) throws StoreException {
+        return CompletableFuture.completedFuture(respond(request));
+    }
+
+    private Response respond(Request request) throws StoreException {
+        if (!authorised(request)) {
+            return Response.text(403, "missing or wrong " + InternalProtocol.TOKEN_HEADER);
+        }
+        try {
+            return switch (request.path()) {
+                case InternalProtocol.RECORD_PATH -> switch (request.method()) {
+                    case "GET" -> getRecord(request);
+                    case "PUT" -> putRecord(request);
+                    default -> Response.text(405, "use GET or PUT").withHeader("Allow", "GET, PUT");
+                };
+                case InternalProtocol.RANGE_PATH -> request.method().equals("GET")
+                        ? range(request) : Response.text(405, "use GET").withHeader("Allow", "GET");
+                default -> Response.text(404, "no internal endpoint " + request.path());
+            };
+        } catch (IllegalArgumentException e) {
+            return Response.text(400, e.getMessage());
+        }
+    }
+
+    private Response getRecord(Request request) throws StoreException {
+        Optional<Record> stored = engine.get(key(request, InternalProtocol.KEY_PARAM));
+        if (stored.isEmpty()) {
+            return Response.of(404);
+        }
+        Record record = stored.get();
+        return Response.of(200, record.value())
+                .withHeader(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()))
+                .withHeader(InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
+    }
+
+    private Response putRecord(Request request) throws StoreException {
+        byte[] key = key(request, InternalProtocol.KEY_PARAM);
+        long timestamp = InternalProtocol.parseTimestamp(header(request, InternalProtocol.TIMESTAMP_HEADER));
+        boolean tombstone = InternalProtocol.parseTombstone(header(request, InternalProtocol.TOMBSTONE_HEADER));
+        if (tombstone && request.body().length != 0) {
+            throw new IllegalArgumentException("a tombstone carries no body");
+        }
+        clock.observe(timestamp);
+        boolean applied = engine.apply(key, new Record(timestamp, tombstone, request.body()));
+        return Response.of(204).withHeader(InternalProtocol.APPLIED_HEADER, Boolean.toString(applied));
+    }
+
+    private Response range(Request request) throws StoreException {
+        byte[] start = InternalProtocol.decodeKey(param(request, InternalProtocol.START_PARAM));
+        Optional<String> end = request.queryParam(InternalProtocol.END_PARAM);
+        RangeCursor cursor = engine.range(start, end.isPresent() ? InternalProtocol.decodeKey(end.get()) : null);
+        return Response.streamed(200, new RecordFrameSource(new LocalRecordStream(cursor)))
+                .withHeader("Content-Type", "application/octet-stream");
+    }
+
+    private boolean authorised(Request request) {
+        if (clusterToken == null) {
+            return true;
+        }
+        byte[] given = request.headers().first(InternalProtocol.TOKEN_HEADER).orElse("").getBytes(StandardCharsets.UTF_8);
+        return MessageDigest.isEqual(given, clusterToken); // constant time: no timing oracle on the token
+    }
+
+    private static byte[] key(Request request, String name) {
+        byte[] key = InternalProtocol.decodeKey(param(request, name));
+        if (key.length == 0) {
+            throw new IllegalArgumentException("empty " + name);
+        }
+        return key;
+    }
+
+    private static String param(Request request, String name) {
+        return request.queryParam(name).orElseThrow(() -> new IllegalArgumentException("missing " + name));
+    }
+
+    private static String header(Request request, String name) {
+        return request.headers().first(name).orElseThrow(() -> new IllegalArgumentException("missing " + name));
+    }
+}

@@ -1,0 +1,150 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+
+import io.ringkv.http.Headers;
+import io.ringkv.http.server.Request;
+import io.ringkv.http.server.Response;
+import io.ringkv.http.server.ResponseBody;
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.Record;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The handler alone, request in, response out; {@link RemoteReplicaTest} covers it over sockets. */
+class InternalApiHandlerTest {
+
+    private static final long WALL_MILLIS = 1_700_000_000_000L;
+    private static final byte[] KEY = {0, (byte) 0xFF, '+', ' ', '/'};
+
+    private final InMemoryStorageEngine engine = new InMemoryStorageEngine();
+    private final HybridLogicalClock clock = new HybridLogicalClock(() -> WALL_MILLIS);
+    private final InternalApiHandler handler = new InternalApiHandler(engine, clock, null);
+
+    @Test
+    void storesARecordWithTheGivenTimestampAndReturnsItWithItsHeaders() throws Exception {
+        Response put = handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(77, false), utf8("v"));
+        assertThat(put.status(), is(204));
+        assertThat(put.headers().first(InternalProtocol.APPLIED_HEADER), is(Optional.of("true")));
+        assertThat(engine.get(KEY), is(Optional.of(Record.value(77, utf8("v")))));
+
+        Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        assertThat(get.status(), is(200));
+        assertThat(get.headers().first(InternalProtocol.TIMESTAMP_HEADER), is(Optional.of("77")));
+        assertThat(get.headers().first(InternalProtocol.TOMBSTONE_HEADER), is(Optional.of("false")));
+        assertThat(((ResponseBody.Fixed) get.body()).bytes(), equalTo(utf8("v")));
+    }
+
+    @Test
+    void returnsTombstonesAsRecordsAnd404OnlyForAbsentKeys() throws Exception {
+        handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(5, true), new byte[0]);
+        Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        assertThat(get.status(), is(200));
+        assertThat(get.headers().first(InternalProtocol.TOMBSTONE_HEADER), is(Optional.of("true")));
+        Response absent = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(utf8("nope")), Headers.of(), new byte[0]);
+        assertThat(absent.status(), is(404));
+    }
+
+    @Test
+    void anOlderRecordIsAcknowledgedButNotApplied() throws Exception {
+        engine.apply(KEY, Record.value(100, utf8("newer")));
+        Response put = handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(50, false), utf8("older"));
+        assertThat(put.status(), is(204));
+        assertThat(put.headers().first(InternalProtocol.APPLIED_HEADER), is(Optional.of("false")));
+        assertThat(engine.get(KEY), is(Optional.of(Record.value(100, utf8("newer")))));
+    }
+
+    @Test
+    void observesReplicatedTimestampsIntoTheClock() throws Exception {
+        long ahead = HybridLogicalClock.timestampOf(WALL_MILLIS + 10_000, 0);
+        handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(ahead, false), utf8("v"));
+        assertThat(clock.now(), greaterThan(ahead));
+    }
+
+    @Test
+    void rejectsMalformedRequestsWith400() throws Exception {
+        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), utf8("v")).status(), is(400));
+        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(-1, false), utf8("v")).status(), is(400));
+        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY),
+                Headers.of(InternalProtocol.TIMESTAMP_HEADER, "1", InternalProtocol.TOMBSTONE_HEADER, "yes"), utf8("v")).status(), is(400));
+        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(1, true), utf8("v")).status(), is(400));
+        assertThat(handle(handler, "GET", InternalProtocol.RECORD_PATH, "", Headers.of(), new byte[0]).status(), is(400));
+        assertThat(handle(handler, "GET", InternalProtocol.RECORD_PATH, "key=", Headers.of(), new byte[0]).status(), is(400));
+        assertThat(handle(handler, "GET", InternalProtocol.RECORD_PATH, "key=!!", Headers.of(), new byte[0]).status(), is(400));
+        assertThat(handle(handler, "GET", InternalProtocol.RANGE_PATH, "", Headers.of(), new byte[0]).status(), is(400));
+    }
+
+    @Test
+    void answers405WithAllowAnd404ForUnknownInternalPaths() throws Exception {
+        Response post = handle(handler, "POST", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        assertThat(post.status(), is(405));
+        assertThat(post.headers().first("Allow"), is(Optional.of("GET, PUT")));
+        Response rangePut = handle(handler, "PUT", InternalProtocol.RANGE_PATH, "start=", Headers.of(), new byte[0]);
+        assertThat(rangePut.status(), is(405));
+        assertThat(rangePut.headers().first("Allow"), is(Optional.of("GET")));
+        assertThat(handle(handler, "GET", "/internal/v9/record", keyQuery(KEY), Headers.of(), new byte[0]).status(), is(404));
+    }
+
+    @Test
+    void refusesRequestsWithoutTheClusterTokenWhenOneIsConfigured() throws Exception {
+        InternalApiHandler guarded = new InternalApiHandler(engine, clock, "s3cret");
+        assertThat(handle(guarded, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]).status(), is(403));
+        assertThat(handle(guarded, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY),
+                Headers.of(InternalProtocol.TOKEN_HEADER, "s3cre"), new byte[0]).status(), is(403));
+        Headers withToken = record(9, false).add(InternalProtocol.TOKEN_HEADER, "s3cret");
+        assertThat(handle(guarded, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), withToken, utf8("v")).status(), is(204));
+        assertThat(engine.get(KEY).isPresent(), is(true));
+    }
+
+    @Test
+    void streamsTheRangeWithTimestampsAndTombstones() throws Exception {
+        engine.apply(utf8("a"), Record.value(1, utf8("1")));
+        engine.apply(utf8("b"), Record.tombstone(2));
+        engine.apply(utf8("c"), Record.value(3, utf8("3")));
+        engine.apply(utf8("d"), Record.value(4, utf8("4")));
+        String query = "start=" + InternalProtocol.encodeKey(utf8("b")) + "&end=" + InternalProtocol.encodeKey(utf8("d"));
+        Response range = handle(handler, "GET", InternalProtocol.RANGE_PATH, query, Headers.of(), new byte[0]);
+        assertThat(range.status(), is(200));
+        assertThat(range.body(), instanceOf(ResponseBody.Streamed.class));
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        try (var source = ((ResponseBody.Streamed) range.body()).source()) {
+            for (ByteBuffer chunk = source.next(); chunk != null; chunk = source.next()) {
+                wire.write(chunk.array(), chunk.arrayOffset() + chunk.position(), chunk.remaining());
+            }
+        }
+        List<Map.Entry<byte[], Record>> entries = RecordFramesTest.decodeAll(new ByteArrayInputStream(wire.toByteArray()));
+        assertThat(entries.stream().map(Map.Entry::getValue).toList(), contains(Record.tombstone(2), Record.value(3, utf8("3"))));
+    }
+
+    private static Headers record(long timestamp, boolean tombstone) {
+        return Headers.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(timestamp),
+                InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(tombstone));
+    }
+
+    private static String keyQuery(byte[] key) {
+        return InternalProtocol.KEY_PARAM + "=" + InternalProtocol.encodeKey(key);
+    }
+
+    private static Response handle(InternalApiHandler handler, String method, String path, String query,
+                                   Headers headers, byte[] body) throws Exception {
+        Request request = new Request(method, path, query, headers, body, new InetSocketAddress("127.0.0.1", 40000));
+        return handler.handle(request).toCompletableFuture().join();
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,200 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The node-to-node protocol over real sockets on 127.0.0.1: {@link ReplicaClient} on the JDK
+ * {@link HttpClient} from {@link InterNodeHttpClients}, against {@link InternalApiHandler}s served
+ * by real HTTP servers.
+ */
+class RemoteReplicaTest {
+
+    private static final long WAIT_SECONDS = 10;
+    private static final String TOKEN = "cluster-secret";
+    private static final HybridLogicalClock CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
+
+    private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
+    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
+    private final ReplicaClient client = new ReplicaClient(http, Duration.ofSeconds(2), TOKEN);
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        for (AutoCloseable resource : resources.reversed()) {
+            resource.close();
+        }
+        http.close();
+        clientExecutor.shutdownNow();
+        assertThat(clientExecutor.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), is(true));
+    }
+
+    @Test
+    void writesAndReadsRecordsWithTimestampsAndTombstones() throws Exception {
+        StorageEngine engine = new InMemoryStorageEngine();
+        ClusterNode node = serve(engine);
+        byte[] key = {0, (byte) 0xFE, '+', '%', '\n'};
+        await(client.write(node, key, Record.value(42, new byte[] {(byte) 0xFF, 0, '\r'})));
+        assertThat(engine.get(key), is(Optional.of(Record.value(42, new byte[] {(byte) 0xFF, 0, '\r'}))));
+        assertThat(await(client.read(node, key)), is(Optional.of(Record.value(42, new byte[] {(byte) 0xFF, 0, '\r'}))));
+        await(client.write(node, key, Record.tombstone(43)));
+        assertThat(await(client.read(node, key)), is(Optional.of(Record.tombstone(43))));
+        assertThat(await(client.read(node, utf8("absent"))), is(Optional.empty()));
+    }
+
+    @Test
+    void aWrongClusterTokenIsAFailedReplyNotAnAnswer() throws Exception {
+        ClusterNode node = serve(new InMemoryStorageEngine());
+        ReplicaClient impostor = new ReplicaClient(http, Duration.ofSeconds(2), "guess");
+        Throwable cause = failure(impostor.read(node, utf8("k")));
+        assertThat(cause, instanceOf(ReplicaException.class));
+        assertThat(cause.getMessage(), containsString("status 403"));
+    }
+
+    @Test
+    void aStoppedNodeFailsTheRequestWithAConnectionError() throws Exception {
+        ClusterNode stopped;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            stopped = ClusterNode.parse("http://127.0.0.1:" + socket.getLocalPort());
+        }
+        assertThat(causes(failure(client.read(stopped, utf8("k")))), hasItem(instanceOf(ConnectException.class)));
+    }
+
+    @Test
+    void aSilentNodeCostsTheRequestTimeoutAndNoMore() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            // The kernel completes the handshake; nobody ever answers.
+            ClusterNode node = ClusterNode.parse("http://127.0.0.1:" + silent.getLocalPort());
+            ReplicaClient impatient = new ReplicaClient(http, Duration.ofMillis(200), TOKEN);
+            assertThat(failure(impatient.write(node, utf8("k"), Record.value(1, utf8("v")))),
+                    instanceOf(HttpTimeoutException.class));
+        }
+    }
+
+    @Test
+    void coordinatesAcrossALocalAndTwoRemoteReplicas() throws Exception {
+        StorageEngine local = new InMemoryStorageEngine();
+        StorageEngine remoteA = new InMemoryStorageEngine();
+        StorageEngine remoteB = new InMemoryStorageEngine();
+        JdkServerHarness serverB = JdkServerHarness.start(new InternalApiHandler(remoteB, CLOCK, TOKEN));
+        ClusterNode a = serve(remoteA);
+        String self = "http://127.0.0.1:1"; // never contacted: the local replica is called directly
+        ClusterNodes topology = ClusterNodes.of(List.of(self, a.id(), serverB.url()), self);
+        Coordinator coordinator = new Coordinator(topology,
+                Coordinator.replicasFor(topology, new LocalReplica(topology.self(), local), client),
+                CLOCK, CoordinatorSettings.withDefaults(clientExecutor));
+
+        byte[] key = utf8("shared");
+        WriteOutcome put = await(coordinator.put(key, utf8("v1"), new ReplicationParams(3, 3)));
+        long timestamp = ((WriteOutcome.Acknowledged) put).timestamp();
+        for (StorageEngine engine : List.of(local, remoteA, remoteB)) {
+            assertThat(engine.get(key), is(Optional.of(Record.value(timestamp, utf8("v1")))));
+        }
+
+        serverB.close();
+        assertThat(((ReadOutcome.Found) await(coordinator.get(key, ReplicationParams.defaultFor(3)))).value(), equalTo(utf8("v1")));
+        assertThat(await(coordinator.delete(key, ReplicationParams.defaultFor(3))), instanceOf(WriteOutcome.Acknowledged.class));
+        assertThat(await(coordinator.get(key, ReplicationParams.defaultFor(3))), instanceOf(ReadOutcome.NotFound.class));
+        assertThat(await(coordinator.put(key, utf8("v2"), new ReplicationParams(3, 3))), instanceOf(NotEnoughReplicas.class));
+    }
+
+    @Test
+    void mergesARangeAcrossTheLocalEngineAndRemoteStreams() throws Exception {
+        StorageEngine local = new InMemoryStorageEngine();
+        StorageEngine remote = new InMemoryStorageEngine();
+        local.apply(utf8("a"), Record.value(1, utf8("a-old")));
+        remote.apply(utf8("a"), Record.value(2, utf8("a-new")));
+        local.apply(utf8("b"), Record.value(5, utf8("b")));
+        remote.apply(utf8("b"), Record.tombstone(6));
+        remote.apply(utf8("c"), Record.value(1, utf8("c")));
+        local.apply(utf8("z"), Record.value(1, utf8("beyond the end")));
+        for (int i = 0; i < 5_000; i++) { // more than one chunk of the internal stream
+            remote.apply(utf8(String.format("d%05d", i)), Record.value(1, new byte[20]));
+        }
+        ClusterNode remoteNode = serve(remote);
+        String self = "http://127.0.0.1:1";
+        ClusterRange range = new ClusterRange(ClusterNodes.of(List.of(self, remoteNode.id()), self), local, client);
+
+        List<String> keys = new ArrayList<>();
+        try (ClusterRangeMerge merge = await(range.open(utf8("a"), utf8("z")))) {
+            for (ByteBuffer chunk = merge.next(); chunk != null; chunk = merge.next()) {
+                String text = StandardCharsets.UTF_8.decode(chunk).toString();
+                keys.add(text.length() > 12 ? text.substring(0, 6) : text);
+            }
+        }
+        assertThat(keys.subList(0, 3), contains("a\na-new", "c\nc", "d00000"));
+        assertThat(keys.size(), is(2 + 5_000));
+    }
+
+    @Test
+    void refusesARangeWhenANodeIsUnreachable() throws Exception {
+        ClusterNode stopped;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            stopped = ClusterNode.parse("http://127.0.0.1:" + socket.getLocalPort());
+        }
+        ClusterNode alive = serve(new InMemoryStorageEngine());
+        String self = "http://127.0.0.1:1";
+        ClusterRange range = new ClusterRange(ClusterNodes.of(List.of(self, alive.id(), stopped.id()), self),
+                new InMemoryStorageEngine(), client);
+        Throwable cause = failure(range.open(utf8("a"), null));
+        assertThat(cause, instanceOf(ReplicaException.class));
+        assertThat(cause.getMessage(), containsString(stopped.id()));
+    }
+
+    private ClusterNode serve(StorageEngine engine) throws IOException {
+        JdkServerHarness server = JdkServerHarness.start(new InternalApiHandler(engine, CLOCK, TOKEN));
+        resources.add(server);
+        return ClusterNode.parse(server.url());
+    }
+
+    private static <T> T await(CompletableFuture<T> future) throws Exception {
+        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private static Throwable failure(CompletableFuture<?> future) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> future.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        return e.getCause();
+    }
+
+    private static List<Throwable> causes(Throwable t) {
+        List<Throwable> chain = new ArrayList<>();
+        for (Throwable cause = t; cause != null; cause = cause.getCause()) {
+            chain.add(cause);
+        }
+        return chain;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
