@@ -1,6 +1,7 @@
 package io.ringkv.cluster;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.instanceOf;
@@ -257,6 +258,16 @@ class CoordinatorTest {
     }
 
     @Test
+    void callsTheLocalReplicaOnTheCallersThread() throws Exception {
+        List<Thread> callers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Coordinator coordinator = coordinator(Map.of(topology.self(), replica -> new ThreadRecordingReplica(replica, callers)));
+        byte[] key = utf8("k13");
+        await(coordinator.put(key, utf8("v"), new ReplicationParams(3, 3)));
+        await(coordinator.get(key, new ReplicationParams(3, 3)));
+        assertThat(callers, contains(Thread.currentThread(), Thread.currentThread()));
+    }
+
+    @Test
     void rejectsFromLargerThanTheCluster() {
         assertThrows(IllegalArgumentException.class,
                 () -> coordinator(Map.of()).get(utf8("k"), new ReplicationParams(1, 4)));
@@ -285,6 +296,25 @@ class CoordinatorTest {
 
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private record ThreadRecordingReplica(Replica delegate, List<Thread> callers) implements Replica {
+        @Override
+        public ClusterNode node() {
+            return delegate.node();
+        }
+
+        @Override
+        public CompletableFuture<Optional<Record>> read(byte[] key) {
+            callers.add(Thread.currentThread());
+            return delegate.read(key);
+        }
+
+        @Override
+        public CompletableFuture<Void> write(byte[] key, Record record) {
+            callers.add(Thread.currentThread());
+            return delegate.write(key, record);
+        }
     }
 
     /** Breaks the Replica contract by throwing instead of failing its future. */

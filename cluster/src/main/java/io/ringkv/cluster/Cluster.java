@@ -1,0 +1,90 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.StorageEngine;
+import java.net.http.HttpClient;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster side of one node, wired: the topology, the coordinator for the public API, the
+ * handler for the internal endpoints and the cluster-wide range. Owns the inter-node client and
+ * its executor; {@link #close()} releases them. The storage engine and clock stay the caller's.
+ *
+ * <pre>{@code
+ * Cluster cluster = Cluster.start(ClusterSettings.of(urls, selfUrl), engine, clock, handlerExecutor);
+ * router.mount(InternalProtocol.PREFIX, cluster.internalHandler());
+ * cluster.coordinator().put(key, value, ReplicationParams.parse(param, cluster.topology().size()));
+ * cluster.range().open(start, end)   // -> ClusterRangeMerge, a ChunkSource for /v0/entities
+ * }</pre>
+ *
+ * <p>Threading: immutable after {@link #start}; every component is thread-safe.
+ */
+public final class Cluster implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Cluster.class);
+    private static final long CLOSE_WAIT_SECONDS = 5;
+
+    private final ClusterNodes topology;
+    private final ExecutorService clientExecutor;
+    private final HttpClient http;
+    private final Coordinator coordinator;
+    private final InternalApiHandler internalHandler;
+    private final ClusterRange range;
+
+    private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor) {
+        this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
+        this.clientExecutor = InterNodeHttpClients.newExecutor(settings.clientThreads());
+        this.http = InterNodeHttpClients.create(clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT);
+        ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), settings.clusterToken());
+        LocalReplica local = new LocalReplica(topology.self(), engine);
+        this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
+                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor));
+        this.internalHandler = new InternalApiHandler(engine, clock, settings.clusterToken());
+        this.range = new ClusterRange(topology, engine, client);
+    }
+
+    /**
+     * @param handlerExecutor the node's bounded handler executor; the coordinator's deadline
+     *                        expiries run there
+     * @throws IllegalArgumentException for an invalid node list (see {@link ClusterNodes#of})
+     */
+    public static Cluster start(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock,
+                                Executor handlerExecutor) {
+        return new Cluster(settings, engine, clock, handlerExecutor);
+    }
+
+    public ClusterNodes topology() {
+        return topology;
+    }
+
+    public Coordinator coordinator() {
+        return coordinator;
+    }
+
+    /** Mount for every path under {@link InternalProtocol#PREFIX}. */
+    public InternalApiHandler internalHandler() {
+        return internalHandler;
+    }
+
+    public ClusterRange range() {
+        return range;
+    }
+
+    /** Closes the inter-node client (in-flight requests fail) and stops its threads. */
+    @Override
+    public void close() {
+        http.shutdownNow();
+        clientExecutor.shutdownNow();
+        try {
+            if (!clientExecutor.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                LOG.warn("inter-node client threads still running {} s after close", CLOSE_WAIT_SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.ringkv.cluster;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything a node needs to join its cluster.
+ *
+ * @param nodeUrls             every node's URL, this one included (the same list on every node)
+ * @param selfUrl              this node's URL, one of {@code nodeUrls}
+ * @param replicaTimeout       per request to another node ({@link ReplicaClient#DEFAULT_REQUEST_TIMEOUT})
+ * @param coordinatorDeadline  longest wait for {@code ack} replies ({@link CoordinatorSettings#DEFAULT_DEADLINE})
+ * @param clientThreads        threads of the inter-node client's executor
+ * @param clusterToken         shared secret for the internal endpoints, or null for none
+ */
+public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
+                              Duration coordinatorDeadline, int clientThreads, String clusterToken) {
+
+    public static final int DEFAULT_CLIENT_THREADS = 2;
+
+    public ClusterSettings {
+        nodeUrls = List.copyOf(nodeUrls);
+        if (replicaTimeout.isNegative() || replicaTimeout.isZero()) {
+            throw new IllegalArgumentException("the replica timeout must be positive, got " + replicaTimeout);
+        }
+        if (clientThreads < 1) {
+            throw new IllegalArgumentException("clientThreads must be positive, got " + clientThreads);
+        }
+    }
+
+    /** Default timeouts and threads, no cluster token. */
+    public static ClusterSettings of(List<String> nodeUrls, String selfUrl) {
+        return new ClusterSettings(nodeUrls, selfUrl, ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
+                CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null);
+    }
+}

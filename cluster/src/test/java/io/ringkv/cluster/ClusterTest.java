@@ -1,0 +1,115 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.startsWith;
+
+import io.ringkv.http.server.HttpHandler;
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.StorageEngine;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Three in-process nodes wired by {@link Cluster}, talking over real sockets on 127.0.0.1. */
+class ClusterTest {
+
+    private static final long WAIT_SECONDS = 10;
+    private static final int NODES = 3;
+
+    private final ExecutorService handlerExecutor = Executors.newFixedThreadPool(2);
+    private final List<JdkServerHarness> servers = new ArrayList<>();
+    private final List<StorageEngine> engines = new ArrayList<>();
+    private final List<Cluster> clusters = new ArrayList<>();
+
+    @AfterEach
+    void stopNodes() throws Exception {
+        clusters.forEach(Cluster::close);
+        for (JdkServerHarness server : servers) {
+            server.close();
+        }
+        handlerExecutor.shutdownNow();
+        assertThat(handlerExecutor.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), is(true));
+    }
+
+    @Test
+    void anyNodeCoordinatesAndEveryNodeSeesTheMergedRange() throws Exception {
+        startNodes("token");
+        byte[] key = utf8("user:1");
+        WriteOutcome put = await(clusters.get(0).coordinator().put(key, utf8("alice"), ReplicationParams.parse("2/3", NODES)));
+        assertThat(put, instanceOf(WriteOutcome.Acknowledged.class));
+        await(clusters.get(1).coordinator().put(utf8("user:2"), utf8("bob"), ReplicationParams.parse("1/1", NODES)));
+        await(clusters.get(2).coordinator().delete(utf8("user:3"), ReplicationParams.parse(null, NODES)));
+
+        ReadOutcome read = await(clusters.get(2).coordinator().get(key, ReplicationParams.parse("2/3", NODES)));
+        assertThat(((ReadOutcome.Found) read).value(), equalTo(utf8("alice")));
+        for (Cluster cluster : clusters) {
+            assertThat(drain(await(cluster.range().open(utf8("user:"), null))), contains("user:1\nalice", "user:2\nbob"));
+        }
+    }
+
+    @Test
+    void theInterNodeClientRunsOnNamedBoundedThreads() throws Exception {
+        ExecutorService executor = InterNodeHttpClients.newExecutor(1);
+        try {
+            String name = CompletableFuture.supplyAsync(() -> Thread.currentThread().getName(), executor).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(name, startsWith("ringkv-internode-"));
+            assertThat(((java.util.concurrent.ThreadPoolExecutor) executor).getMaximumPoolSize(), is(1));
+            assertThat(((java.util.concurrent.ThreadPoolExecutor) executor).getQueue().remainingCapacity(),
+                    is(InterNodeHttpClients.EXECUTOR_QUEUE_MAX));
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    private void startNodes(String token) throws Exception {
+        List<AtomicReference<HttpHandler>> handlers = new ArrayList<>();
+        List<String> urls = new ArrayList<>();
+        for (int i = 0; i < NODES; i++) {
+            AtomicReference<HttpHandler> handler = new AtomicReference<>();
+            JdkServerHarness server = JdkServerHarness.start(request -> handler.get().handle(request));
+            servers.add(server);
+            handlers.add(handler);
+            urls.add(server.url());
+        }
+        for (int i = 0; i < NODES; i++) {
+            StorageEngine engine = new InMemoryStorageEngine();
+            engines.add(engine);
+            ClusterSettings settings = new ClusterSettings(urls, urls.get(i), ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
+                    CoordinatorSettings.DEFAULT_DEADLINE, 1, token);
+            Cluster cluster = Cluster.start(settings, engine, HybridLogicalClock.systemClock(), handlerExecutor);
+            clusters.add(cluster);
+            handlers.get(i).set(cluster.internalHandler());
+        }
+    }
+
+    private static List<String> drain(ClusterRangeMerge merge) throws Exception {
+        List<String> records = new ArrayList<>();
+        try (merge) {
+            for (ByteBuffer chunk = merge.next(); chunk != null; chunk = merge.next()) {
+                records.add(StandardCharsets.UTF_8.decode(chunk).toString());
+            }
+        }
+        return records;
+    }
+
+    private static <T> T await(CompletableFuture<T> future) throws Exception {
+        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
