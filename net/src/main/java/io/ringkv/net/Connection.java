@@ -1,0 +1,73 @@
+package io.ringkv.net;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * A byte-stream connection owned by one {@link EventLoop} for its whole life.
+ *
+ * <p>Threading: writing, flushing, closing and the read switches may be called from any thread.
+ * Writes are lock-free: a caller appends a group of buffers to the outbound queue, and whichever
+ * thread wins the flush writes to the socket with a gathering write while the others return at
+ * once. No lock is held across a socket write. Only the owning loop reads the socket.
+ *
+ * <p>Buffers passed to the write methods belong to the connection from then on: the caller must
+ * not change them afterwards. An interface rather than a class so that a TLS connection can wrap
+ * a plain one later.
+ */
+public interface Connection {
+
+    EventLoop loop();
+
+    InetSocketAddress remoteAddress();
+
+    InetSocketAddress localAddress();
+
+    /**
+     * Appends {@code group} to the outbound queue as one unit (no other writer's bytes land in the
+     * middle of it) and flushes.
+     *
+     * @return {@code false} when the connection is closing or closed and the bytes were dropped
+     */
+    boolean write(ByteBuffer... group);
+
+    /** Like {@link #write} but does not flush; call {@link #flush()} afterwards. */
+    boolean enqueue(ByteBuffer... group);
+
+    /**
+     * Appends a group ahead of every group not yet taken for writing (for control frames such as
+     * an HTTP/2 SETTINGS ACK), then flushes.
+     */
+    boolean writeUrgent(ByteBuffer... group);
+
+    /** Writes what is queued unless another thread is already doing so; returns at once. */
+    void flush();
+
+    /** Bytes enqueued and not yet written to the socket. */
+    long queuedBytes();
+
+    /**
+     * {@code false} from the moment queued bytes reach the high-water mark until they drain to the
+     * low-water mark; {@link ConnectionHandler#onWritable} announces the switch back.
+     */
+    boolean isWritable();
+
+    /** Stops reading the socket (back-pressure on the peer). Bytes already kept stay kept. */
+    void suspendReads();
+
+    /** Starts reading again; kept bytes are presented to the handler before newer ones. */
+    void resumeReads();
+
+    /**
+     * Orderly close: everything enqueued before this call is written, then output is shut down,
+     * remaining input is drained for a bounded time, and the socket is closed. Later writes are
+     * dropped and the handler sees no further input.
+     */
+    void closeAfterFlush();
+
+    /** Abortive close: queued bytes are dropped and the socket is reset now. */
+    void abort(Throwable cause);
+
+    /** {@code true} until a close has been requested. */
+    boolean isOpen();
+}

@@ -1,0 +1,229 @@
+package io.ringkv.net;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One selector thread: it owns the channels registered with it, runs tasks submitted from other
+ * threads, and fires timers.
+ *
+ * <p>Threading: {@link #execute} and {@link #schedule} may be called from any thread; everything
+ * else runs on the loop thread. A channel registered here is read only by this thread. Tasks and
+ * timers must not block: a blocked loop stalls every connection it owns.
+ *
+ * <p>The loop owns one read buffer shared by all its connections; see {@link ConnectionHandler#onRead}.
+ */
+public final class EventLoop implements Executor {
+    private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
+
+    /** Tasks run per loop iteration, so a flood of tasks cannot starve socket I/O. */
+    static final int TASKS_PER_ITERATION_MAX = 1024;
+
+    enum State { RUNNING, STOPPING, TERMINATED }
+
+    private final String name;
+    private final Selector selector;
+    private final Thread thread;
+    private final LongSupplier nanoClock;
+    private final ByteBuffer readBuffer;
+    private final TimerQueue timers = new TimerQueue();
+    // Unbounded by type, bounded in practice: producers submit a constant number of tasks per
+    // connection event (register, change interest, signal writability).
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean wakeupPending = new AtomicBoolean();
+    private final AtomicLong timerSequence = new AtomicLong();
+    private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
+    private final CountDownLatch terminated = new CountDownLatch(1);
+
+    EventLoop(String name, int readBufferBytes, LongSupplier nanoClock) throws IOException {
+        this.name = name;
+        this.nanoClock = nanoClock;
+        this.readBuffer = ByteBuffer.allocate(readBufferBytes);
+        this.selector = Selector.open();
+        this.thread = Thread.ofPlatform().name(name).daemon(true).unstarted(this::run);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    public boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** The loop's clock, in nanoseconds (System.nanoTime unless a test clock was given). */
+    public long nanoTime() {
+        return nanoClock.getAsLong();
+    }
+
+    /**
+     * Runs {@code task} on the loop thread, after the current loop iteration's I/O.
+     *
+     * @throws RejectedExecutionException when the loop has stopped
+     */
+    @Override
+    public void execute(Runnable task) {
+        if (state.get() == State.TERMINATED) {
+            throw new RejectedExecutionException(name + " has stopped");
+        }
+        tasks.add(task);
+        if (!inLoop() && wakeupPending.compareAndSet(false, true)) {
+            selector.wakeup();
+        }
+    }
+
+    /** Runs {@code task} now when called on the loop, else submits it; drops it once the loop has stopped. */
+    void runOnLoop(Runnable task) {
+        if (inLoop()) {
+            task.run();
+            return;
+        }
+        try {
+            execute(task);
+        } catch (RejectedExecutionException e) {
+            log.debug("{} stopped, dropping task", name);
+        }
+    }
+
+    /** Runs {@code task} once on the loop after {@code delay}. May be called from any thread. */
+    public ScheduledTask schedule(Runnable task, Duration delay) {
+        return schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    public ScheduledTask schedule(Runnable task, long delay, TimeUnit unit) {
+        long deadline = nanoTime() + Math.max(0, unit.toNanos(delay));
+        ScheduledTask scheduled = new ScheduledTask(deadline, timerSequence.incrementAndGet(), task);
+        runOnLoop(() -> timers.add(scheduled));
+        return scheduled;
+    }
+
+    /** Registers {@code channel} (already non-blocking) with this loop. Loop thread only. */
+    SelectionKey register(SelectableChannel channel, int ops, SelectionHandler handler) throws IOException {
+        assert inLoop();
+        return channel.register(selector, ops, handler);
+    }
+
+    /** The loop's shared read buffer. Loop thread only. */
+    ByteBuffer readBuffer() {
+        assert inLoop();
+        return readBuffer;
+    }
+
+    State state() {
+        return state.get();
+    }
+
+    /** Asks the loop to close its channels and stop; returns at once. */
+    void stop() {
+        if (state.compareAndSet(State.RUNNING, State.STOPPING)) {
+            selector.wakeup();
+        }
+    }
+
+    boolean awaitTermination(Duration timeout) throws InterruptedException {
+        return terminated.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void run() {
+        try {
+            while (state.get() == State.RUNNING) {
+                runOnce();
+            }
+        } catch (Throwable e) {
+            log.error("{} failed; closing its channels", name, e);
+        } finally {
+            shutDown();
+        }
+    }
+
+    private void runOnce() throws IOException {
+        long untilNextTimer = timers.runDue(nanoTime());
+        // Clear before looking at the task queue: a task added after this point wakes the select.
+        wakeupPending.set(false);
+        if (!tasks.isEmpty()) {
+            selector.selectNow(this::dispatch);
+        } else if (untilNextTimer == TimerQueue.NO_DEADLINE) {
+            selector.select(this::dispatch);
+        } else {
+            selector.select(this::dispatch, Math.max(1, TimeUnit.NANOSECONDS.toMillis(untilNextTimer + 999_999)));
+        }
+        runTasks();
+    }
+
+    private void dispatch(SelectionKey key) {
+        SelectionHandler handler = (SelectionHandler) key.attachment();
+        try {
+            if (key.isValid()) {
+                handler.onSelected(key.readyOps());
+            }
+        } catch (RuntimeException e) {
+            log.error("{}: unexpected failure in {}; closing it", name, handler, e);
+            handler.onLoopClosing();
+        }
+    }
+
+    private void runTasks() {
+        for (int i = 0; i < TASKS_PER_ITERATION_MAX; i++) {
+            Runnable task = tasks.poll();
+            if (task == null) {
+                return;
+            }
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.error("{}: task failed", name, e);
+            }
+        }
+    }
+
+    private void shutDown() {
+        List<SelectionHandler> handlers = new ArrayList<>();
+        try {
+            for (SelectionKey key : selector.keys()) {
+                handlers.add((SelectionHandler) key.attachment());
+            }
+        } catch (RuntimeException e) {
+            log.debug("{}: cannot list keys", name, e);
+        }
+        for (SelectionHandler handler : handlers) {
+            try {
+                handler.onLoopClosing();
+            } catch (RuntimeException e) {
+                log.warn("{}: failed to close {}", name, handler, e);
+            }
+        }
+        runTasks(); // close notifications queued by the handlers above
+        state.set(State.TERMINATED);
+        timers.clear();
+        tasks.clear();
+        try {
+            selector.close();
+        } catch (IOException e) {
+            log.debug("{}: closing the selector failed", name, e);
+        } finally {
+            terminated.countDown();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

@@ -1,0 +1,224 @@
+package io.ringkv.net;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The bytes waiting to be written on one connection, and the lock-free flusher that writes them.
+ *
+ * <p>Threading: {@link #enqueue} and {@link #flush} may be called from any thread. Producers add
+ * whole groups of buffers to concurrent queues; then the thread that moves {@link #state} from
+ * IDLE to FLUSHING owns the batch and the socket writes until it hands the state back, so no lock
+ * is ever held while writing. A producer that loses that race returns at once: the owner
+ * re-checks the queues after releasing ownership, so no enqueued group is left behind.
+ *
+ * <pre>
+ *   IDLE --CAS by any thread--> FLUSHING --queues empty--> IDLE
+ *                                  |--socket full--> AWAITING_WRITABLE --OP_WRITE, CAS by loop--> FLUSHING
+ *                                  '--close marker written--> CLOSED          any --discard()--> CLOSED
+ * </pre>
+ *
+ * <p>Urgent groups are taken before normal ones whenever a new batch is formed, so they jump every
+ * group that has not yet been taken for writing. No pooling: buffers come from producers and are
+ * dropped once written.
+ */
+final class OutboundQueue {
+
+    /** Buffers handed to one gathering write. */
+    static final int GATHER_BUFFERS_MAX = 64;
+
+    /** Where the queue writes, and whom it tells about the state of the socket. */
+    interface Sink {
+        /** A non-blocking gathering write; returns the bytes written (0 when the socket is full). */
+        long write(ByteBuffer[] buffers, int offset, int length) throws IOException;
+
+        /** The socket is full: call {@link #onSocketWritable()} once it can take more. */
+        void awaitWritable();
+
+        /** Everything before the close marker has been written. */
+        void onCloseMarkerWritten();
+
+        /** Queued bytes fell to the low-water mark after reaching the high-water mark. */
+        void onWritable();
+
+        void onWriteFailed(IOException cause);
+    }
+
+    enum State { IDLE, FLUSHING, AWAITING_WRITABLE, CLOSED }
+
+    private static final ByteBuffer[] CLOSE_MARKER = new ByteBuffer[0];
+
+    private final Sink sink;
+    private final long highWaterBytes;
+    private final long lowWaterBytes;
+    private final ConcurrentLinkedQueue<ByteBuffer[]> normal = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<ByteBuffer[]> urgent = new ConcurrentLinkedQueue<>();
+    private final AtomicReference<State> state = new AtomicReference<>(State.IDLE);
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final AtomicBoolean aboveHighWater = new AtomicBoolean();
+    // Owned by the thread holding FLUSHING; the CAS on state publishes it between owners.
+    private final ArrayDeque<ByteBuffer> batch = new ArrayDeque<>();
+    private final ByteBuffer[] gather = new ByteBuffer[GATHER_BUFFERS_MAX];
+    private boolean closeMarkerTaken;
+
+    OutboundQueue(Sink sink, long highWaterBytes, long lowWaterBytes) {
+        this.sink = sink;
+        this.highWaterBytes = highWaterBytes;
+        this.lowWaterBytes = lowWaterBytes;
+    }
+
+    /** Adds a group (atomically with respect to other groups); does not flush. */
+    void enqueue(ByteBuffer[] group, boolean jumpQueue) {
+        long bytes = 0;
+        for (ByteBuffer buffer : group) {
+            bytes += buffer.remaining();
+        }
+        (jumpQueue ? urgent : normal).add(group);
+        long queued = queuedBytes.addAndGet(bytes);
+        if (queued >= highWaterBytes && aboveHighWater.compareAndSet(false, true)) {
+            // The flusher may have drained below low water before the flag was set: re-check.
+            signalIfDrained(queuedBytes.get());
+        }
+    }
+
+    /** Enqueues the marker after which {@link Sink#onCloseMarkerWritten()} fires. */
+    void enqueueCloseMarker() {
+        normal.add(CLOSE_MARKER);
+    }
+
+    void flush() {
+        while (state.compareAndSet(State.IDLE, State.FLUSHING)) {
+            if (!writeUntilBlocked()) {
+                return;
+            }
+            if (normal.isEmpty() && urgent.isEmpty()) {
+                return;
+            }
+            // A producer enqueued while we were releasing ownership: try to take it back.
+        }
+    }
+
+    /** The socket can take bytes again (OP_WRITE fired). Loop thread. */
+    void onSocketWritable() {
+        if (state.compareAndSet(State.AWAITING_WRITABLE, State.FLUSHING) && writeUntilBlocked()) {
+            flush();
+        }
+    }
+
+    /** Drops everything queued; later flushes do nothing. */
+    void discard() {
+        state.set(State.CLOSED);
+        normal.clear();
+        urgent.clear();
+        queuedBytes.set(0);
+    }
+
+    long queuedBytes() {
+        return queuedBytes.get();
+    }
+
+    boolean isWritable() {
+        return !aboveHighWater.get();
+    }
+
+    State state() {
+        return state.get();
+    }
+
+    /**
+     * Writes while the socket accepts bytes. Caller holds FLUSHING.
+     *
+     * @return {@code true} when ownership went back to IDLE, {@code false} when it stays with the
+     *         loop (socket full) or the queue is closed
+     */
+    private boolean writeUntilBlocked() {
+        try {
+            while (true) {
+                if (batch.isEmpty() && !takeBatch()) {
+                    return finishBatchless();
+                }
+                if (!writeBatch()) {
+                    if (state.compareAndSet(State.FLUSHING, State.AWAITING_WRITABLE)) {
+                        sink.awaitWritable();
+                    }
+                    return false;
+                }
+            }
+        } catch (IOException e) {
+            state.set(State.CLOSED);
+            sink.onWriteFailed(e);
+            return false;
+        }
+    }
+
+    private boolean finishBatchless() {
+        if (closeMarkerTaken) {
+            state.set(State.CLOSED);
+            sink.onCloseMarkerWritten();
+            return false;
+        }
+        return state.compareAndSet(State.FLUSHING, State.IDLE);
+    }
+
+    /** Moves whole groups into the batch, urgent ones first. Returns false when nothing was queued. */
+    private boolean takeBatch() {
+        if (closeMarkerTaken) {
+            return false;
+        }
+        ByteBuffer[] group;
+        while (batch.size() < GATHER_BUFFERS_MAX && (group = pollGroup()) != null) {
+            if (group == CLOSE_MARKER) {
+                closeMarkerTaken = true;
+                break;
+            }
+            for (ByteBuffer buffer : group) {
+                if (buffer.hasRemaining()) {
+                    batch.add(buffer);
+                }
+            }
+        }
+        return !batch.isEmpty();
+    }
+
+    private ByteBuffer[] pollGroup() {
+        ByteBuffer[] group = urgent.poll();
+        return group != null ? group : normal.poll();
+    }
+
+    /** One gathering write. Returns false when the socket did not take everything offered. */
+    private boolean writeBatch() throws IOException {
+        int count = 0;
+        long offered = 0;
+        for (ByteBuffer buffer : batch) {
+            if (count == GATHER_BUFFERS_MAX) {
+                break;
+            }
+            gather[count++] = buffer;
+            offered += buffer.remaining();
+        }
+        long written;
+        try {
+            written = sink.write(gather, 0, count);
+        } finally {
+            java.util.Arrays.fill(gather, 0, count, null);
+        }
+        while (!batch.isEmpty() && !batch.peekFirst().hasRemaining()) {
+            batch.pollFirst();
+        }
+        if (written > 0) {
+            signalIfDrained(queuedBytes.addAndGet(-written));
+        }
+        return written == offered;
+    }
+
+    private void signalIfDrained(long queued) {
+        if (queued <= lowWaterBytes && aboveHighWater.compareAndSet(true, false)) {
+            sink.onWritable();
+        }
+    }
+}

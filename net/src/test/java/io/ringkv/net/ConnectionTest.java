@@ -1,0 +1,277 @@
+package io.ringkv.net;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ConnectionTest {
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    private final EventLoopGroup group;
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    ConnectionTest() throws IOException {
+        group = new EventLoopGroup(2, "conn-test");
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable resource : resources.reversed()) {
+            resource.close();
+        }
+        group.close();
+    }
+
+    private Acceptor listen(AcceptHandler handler) throws IOException {
+        Acceptor acceptor = group.bind(LOOPBACK, 16, ChannelOptions.defaults(), handler);
+        resources.add(acceptor);
+        return acceptor;
+    }
+
+    private Socket dial(Acceptor acceptor) throws IOException {
+        Socket socket = new Socket();
+        resources.add(socket);
+        socket.connect(acceptor.localAddress(), 10_000);
+        socket.setSoTimeout(20_000);
+        return socket;
+    }
+
+    private static byte[] readN(InputStream in, int count) throws IOException {
+        return in.readNBytes(count);
+    }
+
+    @Test
+    void echoesBytesOverARealSocket() throws Exception {
+        Acceptor acceptor = listen(remote -> new RecordingHandler(true));
+        Socket socket = dial(acceptor);
+        socket.getOutputStream().write("ping".getBytes(StandardCharsets.US_ASCII));
+        assertThat(new String(readN(socket.getInputStream(), 4), StandardCharsets.US_ASCII), is("ping"));
+    }
+
+    @Test
+    void acceptedSocketsHaveNoDelaySet() throws Exception {
+        CompletableFuture<Boolean> noDelay = new CompletableFuture<>();
+        Acceptor acceptor = listen(remote -> new RecordingHandler(false) {
+            @Override
+            public void onOpen(Connection connection) {
+                noDelay.complete(((NioConnection) connection).noDelay());
+            }
+        });
+        dial(acceptor);
+        assertThat(noDelay.get(10, TimeUnit.SECONDS), is(true));
+    }
+
+    @Test
+    void closeAfterFlushDeliversEverythingThenEndOfStream() throws Exception {
+        byte[] payload = new byte[3 * 1024 * 1024];
+        for (int i = 0; i < payload.length; i++) {
+            payload[i] = (byte) i;
+        }
+        Acceptor acceptor = listen(remote -> new RecordingHandler(false) {
+            @Override
+            public void onOpen(Connection connection) {
+                connection.write(ByteBuffer.wrap(payload));
+                connection.closeAfterFlush();
+                super.onOpen(connection);
+            }
+        });
+        Socket socket = dial(acceptor);
+        InputStream in = socket.getInputStream();
+        assertThat(java.util.Arrays.equals(readN(in, payload.length), payload), is(true));
+        assertThat(in.read(), is(-1));
+    }
+
+    @Test
+    void slowReaderMakesTheConnectionUnwritableUntilItDrains() throws Exception {
+        RecordingHandler server = new RecordingHandler(false);
+        Acceptor acceptor = listen(remote -> server);
+        Socket socket = dial(acceptor);
+        Connection connection = server.opened.get(10, TimeUnit.SECONDS);
+        int chunk = 64 * 1024;
+        int written = 0;
+        while (connection.isWritable() && written < 256 * 1024 * 1024) {
+            connection.write(ByteBuffer.allocate(chunk));
+            written += chunk;
+        }
+        assertThat(connection.isWritable(), is(false));
+        assertThat(server.writableCalls.get(), is(0));
+        readN(socket.getInputStream(), written);
+        Poll.until("the writable signal", () -> server.writableCalls.get() == 1);
+        assertThat(connection.queuedBytes(), is(0L));
+        assertThat(connection.isWritable(), is(true));
+    }
+
+    @Test
+    void abortResetsTheSocketAndNotifiesTheHandlerOnce() throws Exception {
+        RecordingHandler server = new RecordingHandler(false);
+        Acceptor acceptor = listen(remote -> server);
+        Socket socket = dial(acceptor);
+        Connection connection = server.opened.get(10, TimeUnit.SECONDS);
+        IOException cause = new IOException("test abort");
+        connection.abort(cause);
+        connection.abort(new IOException("second abort is ignored"));
+        assertThat(server.closed.get(10, TimeUnit.SECONDS), is(cause));
+        assertThat(endOfStreamOrReset(socket.getInputStream()), is(true));
+        assertThat(server.closedCalls.get(), is(1));
+        assertThat(connection.write(ByteBuffer.allocate(1)), is(false));
+    }
+
+    private static boolean endOfStreamOrReset(InputStream in) {
+        try {
+            return in.read() == -1;
+        } catch (IOException reset) {
+            return true;
+        }
+    }
+
+    @Test
+    void peerHalfCloseIsReportedAndTheDefaultClosesAfterFlush() throws Exception {
+        RecordingHandler server = new RecordingHandler(true);
+        Acceptor acceptor = listen(remote -> server);
+        Socket socket = dial(acceptor);
+        socket.getOutputStream().write("bye".getBytes(StandardCharsets.US_ASCII));
+        socket.shutdownOutput();
+        InputStream in = socket.getInputStream();
+        assertThat(new String(in.readAllBytes(), StandardCharsets.US_ASCII), is("bye"));
+        assertThat(server.closed.get(10, TimeUnit.SECONDS), instanceOf(RecordingHandler.NoCause.class));
+        assertThat(server.inputClosedCalls.get(), is(1));
+    }
+
+    @Test
+    void suspendedReadsKeepUnconsumedBytesAndPresentThemOnResume() throws Exception {
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RecordingHandler pausing = new RecordingHandler(false) {
+            @Override
+            public void onRead(Connection connection, ByteBuffer input) {
+                // Consume one line per call, then pause, as a pipelining server would.
+                int start = input.position();
+                for (int i = start; i < input.limit(); i++) {
+                    if (input.get(i) == '\n') {
+                        byte[] line = new byte[i - start];
+                        input.get(line).get();
+                        seen.add(new String(line, StandardCharsets.US_ASCII));
+                        connection.suspendReads();
+                        return;
+                    }
+                }
+            }
+        };
+        Acceptor acceptor = listen(remote -> pausing);
+        Socket socket = dial(acceptor);
+        OutputStream out = socket.getOutputStream();
+        out.write("one\ntwo\nthree\n".getBytes(StandardCharsets.US_ASCII));
+        Connection connection = pausing.opened.get(10, TimeUnit.SECONDS);
+        Poll.until("first line", () -> seen.size() == 1);
+        connection.resumeReads();
+        Poll.until("second line", () -> seen.size() == 2);
+        connection.resumeReads();
+        Poll.until("third line", () -> seen.size() == 3);
+        assertThat(seen, is(List.of("one", "two", "three")));
+    }
+
+    @Test
+    void connectsOutboundAndExchangesBytes() throws Exception {
+        Acceptor acceptor = listen(remote -> new RecordingHandler(true));
+        RecordingHandler client = new RecordingHandler(false);
+        Connection connection = group.connect(acceptor.localAddress(), Duration.ofSeconds(5),
+                ChannelOptions.defaults(), client).get(10, TimeUnit.SECONDS);
+        assertThat(client.opened.isDone(), is(true));
+        connection.write(ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)));
+        Poll.until("the echo", () -> client.text().equals("hello"));
+        connection.closeAfterFlush();
+        assertThat(client.closed.get(10, TimeUnit.SECONDS), instanceOf(RecordingHandler.NoCause.class));
+    }
+
+    @Test
+    void connectToAClosedPortFailsWithConnectException() throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        CompletableFuture<Connection> attempt = group.connect(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Duration.ofSeconds(5),
+                ChannelOptions.defaults(), new RecordingHandler(false));
+        ExecutionException failure = expectFailure(attempt);
+        assertThat(failure.getCause(), instanceOf(ConnectException.class));
+    }
+
+    @Test
+    void connectThatGetsNoAnswerFailsWithConnectTimeout() throws Exception {
+        // A listener whose accept queue is full drops further SYNs, so a connect hangs (Linux).
+        ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        resources.add(full);
+        InetSocketAddress address = (InetSocketAddress) full.getLocalSocketAddress();
+        boolean hangs = false;
+        for (int i = 0; i < 16 && !hangs; i++) {
+            Socket filler = new Socket();
+            resources.add(filler);
+            try {
+                filler.connect(address, 300);
+            } catch (SocketTimeoutException e) {
+                hangs = true;
+            }
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(hangs, "this kernel does not drop SYNs to a full accept queue");
+        CompletableFuture<Connection> attempt = group.connect(address, Duration.ofMillis(200),
+                ChannelOptions.defaults(), new RecordingHandler(false));
+        assertThat(expectFailure(attempt).getCause(), instanceOf(ConnectTimeoutException.class));
+    }
+
+    @Test
+    void closingTheGroupClosesConnectionsAndTheirHandlersHearOfIt() throws Exception {
+        RecordingHandler server = new RecordingHandler(false);
+        Acceptor acceptor = listen(remote -> server);
+        Socket socket = dial(acceptor);
+        server.opened.get(10, TimeUnit.SECONDS);
+        group.close();
+        assertThat(server.closed.get(10, TimeUnit.SECONDS), instanceOf(IOException.class));
+        assertThat(endOfStreamOrReset(socket.getInputStream()), is(true));
+    }
+
+    @Test
+    void refusedConnectionIsClosedAtOnce() throws Exception {
+        Acceptor acceptor = listen(remote -> null);
+        Socket socket = dial(acceptor);
+        assertThat(endOfStreamOrReset(socket.getInputStream()), is(true));
+    }
+
+    @Test
+    void bindingATakenPortFailsWithBindException() throws Exception {
+        Acceptor acceptor = listen(remote -> new RecordingHandler(false));
+        try {
+            group.bind(acceptor.localAddress(), 16, ChannelOptions.defaults(), remote -> null);
+            throw new AssertionError("expected a BindException");
+        } catch (java.net.BindException expected) {
+            assertThat(expected.getMessage() != null, is(true));
+        }
+    }
+
+    private static ExecutionException expectFailure(CompletableFuture<?> future) throws Exception {
+        try {
+            future.get(10, TimeUnit.SECONDS);
+            throw new AssertionError("expected a failure");
+        } catch (ExecutionException e) {
+            return e;
+        }
+    }
+}

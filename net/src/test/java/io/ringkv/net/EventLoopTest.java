@@ -1,0 +1,78 @@
+package io.ringkv.net;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.startsWith;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class EventLoopTest {
+
+    private final EventLoopGroup group = newGroup();
+
+    private static EventLoopGroup newGroup() {
+        try {
+            return new EventLoopGroup(2, "test-loop");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @AfterEach
+    void closeGroup() {
+        group.close();
+    }
+
+    @Test
+    void executeRunsTasksOnTheLoopThread() throws Exception {
+        EventLoop loop = group.next();
+        CompletableFuture<String> thread = new CompletableFuture<>();
+        loop.execute(() -> thread.complete(Thread.currentThread().getName() + " " + loop.inLoop()));
+        assertThat(thread.get(10, TimeUnit.SECONDS), startsWith("test-loop-"));
+        assertThat(thread.get().endsWith(" true"), is(true));
+    }
+
+    @Test
+    void nextAssignsLoopsRoundRobin() {
+        EventLoop first = group.next();
+        EventLoop second = group.next();
+        assertThat(first == second, is(false));
+        assertThat(group.next(), is(first));
+    }
+
+    @Test
+    void timersFireInDeadlineOrderAndCancelledOnesNever() {
+        EventLoop loop = group.next();
+        List<String> fired = new CopyOnWriteArrayList<>();
+        loop.schedule(() -> fired.add("late"), Duration.ofMillis(60));
+        ScheduledTask cancelled = loop.schedule(() -> fired.add("cancelled"), Duration.ofMillis(20));
+        loop.schedule(() -> fired.add("early"), Duration.ofMillis(10));
+        cancelled.cancel();
+        Poll.until("both timers fired", () -> fired.size() == 2);
+        // A marker scheduled after the cancelled one's deadline proves it had its chance to run.
+        CompletableFuture<Void> marker = new CompletableFuture<>();
+        loop.schedule(() -> marker.complete(null), Duration.ofMillis(1));
+        marker.join();
+        assertThat(fired, contains("early", "late"));
+    }
+
+    @Test
+    void aStoppedLoopRejectsTasks() {
+        EventLoop loop = group.next();
+        group.close();
+        try {
+            loop.execute(() -> { });
+            throw new AssertionError("expected a rejection");
+        } catch (RejectedExecutionException expected) {
+            assertThat(loop.state(), is(EventLoop.State.TERMINATED));
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package io.ringkv.net;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.is;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TimerQueueTest {
+
+    private final TimerQueue timers = new TimerQueue();
+    private final List<String> ran = new ArrayList<>();
+
+    private ScheduledTask add(long deadline, long sequence, String name) {
+        ScheduledTask task = new ScheduledTask(deadline, sequence, () -> ran.add(name));
+        timers.add(task);
+        return task;
+    }
+
+    @Test
+    void runsDueTasksInDeadlineOrderAndReportsTheNextDelay() {
+        add(300, 1, "c");
+        add(100, 2, "a");
+        add(200, 3, "b");
+        assertThat(timers.runDue(50), is(50L));
+        assertThat(timers.runDue(200), is(100L));
+        assertThat(ran, contains("a", "b"));
+        assertThat(timers.runDue(300), is(TimerQueue.NO_DEADLINE));
+        assertThat(ran, contains("a", "b", "c"));
+    }
+
+    @Test
+    void cancelledTaskDoesNotRunAndDoesNotHoldUpTheQueue() {
+        ScheduledTask cancelled = add(100, 1, "cancelled");
+        add(500, 2, "kept");
+        cancelled.cancel();
+        assertThat(timers.runDue(0), is(500L));
+        assertThat(timers.size(), is(1));
+        assertThat(timers.runDue(500), is(TimerQueue.NO_DEADLINE));
+        assertThat(ran, contains("kept"));
+    }
+
+    @Test
+    void deadlinesCompareAcrossNanoTimeWraparound() {
+        add(Long.MAX_VALUE - 10, 1, "before wrap");
+        add(Long.MIN_VALUE + 10, 2, "after wrap");
+        timers.runDue(Long.MIN_VALUE + 20);
+        assertThat(ran, contains("before wrap", "after wrap"));
+    }
+
+    @Test
+    void aFailingTaskDoesNotStopLaterOnes() {
+        timers.add(new ScheduledTask(1, 1, () -> {
+            throw new IllegalStateException("boom");
+        }));
+        add(2, 2, "later");
+        timers.runDue(2);
+        assertThat(ran, contains("later"));
+    }
+}
