@@ -65,7 +65,9 @@ public final class ReplicaClient {
     /**
      * Opens {@code node}'s share of {@code [start, end)}, tombstones included. The future
      * completes once the response head arrived; the body is then read as the caller pulls
-     * entries (blocking reads: pull on an executor thread, never an event loop).
+     * entries (blocking reads: pull on an executor thread, never an event loop). A read that
+     * waits longer than the request timeout for the next bytes fails, so a peer that stalls
+     * mid-stream costs at most that long per read.
      *
      * @param end exclusive upper bound, or null for "to the last key"
      */
@@ -73,7 +75,7 @@ public final class ReplicaClient {
         String query = InternalProtocol.START_PARAM + "=" + InternalProtocol.encodeKey(start)
                 + (end == null ? "" : "&" + InternalProtocol.END_PARAM + "=" + InternalProtocol.encodeKey(end));
         HttpRequest request = request(node, InternalProtocol.RANGE_PATH, query).GET().build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream())
+        return http.sendAsync(request, DeadlineBodyStream.handler(requestTimeout))
                 .thenApply(response -> toStream(node, response));
     }
 

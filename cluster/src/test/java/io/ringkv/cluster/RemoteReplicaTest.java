@@ -171,6 +171,52 @@ class RemoteReplicaTest {
         assertThat(cause.getMessage(), containsString(stopped.id()));
     }
 
+    @Test
+    void aRangeStreamThatStallsMidBodyFailsTheReadInsteadOfHanging() throws Exception {
+        try (ServerSocket stalling = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            Thread peer = Thread.ofPlatform().name("stalling-peer").start(() -> answerThenStall(stalling));
+            ClusterNode node = ClusterNode.parse("http://127.0.0.1:" + stalling.getLocalPort());
+            ReplicaClient impatient = new ReplicaClient(http, Duration.ofMillis(200), TOKEN);
+            try (RecordStream stream = await(impatient.openRange(node, utf8("a"), null))) {
+                assertThat(stream.next(), is(true)); // the one complete frame the peer sent
+                assertThat(stream.key(), equalTo(utf8("a")));
+                IOException e = assertThrows(IOException.class, stream::next);
+                assertThat(causes(e), hasItem(instanceOf(HttpTimeoutException.class)));
+            } finally {
+                stalling.close();
+                peer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            }
+        }
+    }
+
+    /** Sends a response head and one frame, then neither writes nor closes until the test ends. */
+    private static void answerThenStall(ServerSocket server) {
+        try (java.net.Socket socket = server.accept()) {
+            java.io.InputStream in = socket.getInputStream();
+            int matched = 0;
+            while (matched < 4) { // read the request head up to CRLF CRLF
+                int b = in.read();
+                if (b == -1) {
+                    return;
+                }
+                matched = (b == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (b == '\r' ? 1 : 0);
+            }
+            ByteBuffer frame = ByteBuffer.allocate(RecordFrames.frameBytes(utf8("a"), Record.value(1, utf8("v"))));
+            RecordFrames.write(frame, utf8("a"), Record.value(1, utf8("v")));
+            java.io.OutputStream out = socket.getOutputStream();
+            out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + Integer.toHexString(frame.capacity()) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(frame.array());
+            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            while (in.read() != -1) {
+                // hold the connection open, silent, until the client or the test closes it
+            }
+        } catch (IOException e) {
+            // The test closed the server socket or the client gave up: the peer's job is done.
+        }
+    }
+
     private ClusterNode serve(StorageEngine engine) throws IOException {
         JdkServerHarness server = JdkServerHarness.start(new InternalApiHandler(engine, CLOCK, TOKEN));
         resources.add(server);
