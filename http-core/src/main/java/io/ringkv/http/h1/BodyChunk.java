@@ -9,5 +9,5 @@ import java.nio.ByteBuffer;
  *             caller next compacts or reuses that buffer. Copy it, or hand over a fresh read
  *             buffer, if it must outlive that.
  */
-public record BodyChunk(ByteBuffer data) implements H1Event {
+public record BodyChunk(ByteBuffer data) implements H1Event, H1ResponseEvent {
 }

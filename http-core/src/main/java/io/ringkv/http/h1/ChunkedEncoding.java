@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 
 /**
  * The chunked transfer coding, write side (RFC 9112 §7.1), shared by {@link ResponseWriter} and
- * the request writer. Stateless; shared constants are handed out as read-only duplicates, so
+ * {@link RequestWriter}. Stateless; shared constants are handed out as read-only duplicates, so
  * callers may consume them freely.
  */
 final class ChunkedEncoding {

@@ -22,11 +22,11 @@ import java.util.List;
  *
  * <p>States ({@link State}):
  * <pre>
- *   REQUEST_LINE --line--> HEADER_FIELDS --empty line--> MESSAGE_END         (no body)
+ *   REQUEST_LINE --line--> HEADER_FIELDS --empty line--> MESSAGE_END            (no body)
  *                                                     \-> FIXED_BODY --last byte--> MESSAGE_END
- *                                                     \-> CHUNK_SIZE --0--> TRAILER_FIELDS --empty line--> (MessageEnd)
- *                                    CHUNK_SIZE --n>0--> CHUNK_DATA --n bytes--> CHUNK_DATA_END --CRLF--> CHUNK_SIZE
+ *                                                     \-> CHUNKED_BODY --last chunk, trailers--> (MessageEnd)
  *   MESSAGE_END --(MessageEnd)--> REQUEST_LINE;   any --malformed--> FAILED (terminal)
+ *   (chunk states live in ChunkedBodyDecoder)
  * </pre>
  *
  * <p>Threading: not thread-safe; confined to the connection's event loop. No I/O, no blocking.
@@ -37,32 +37,26 @@ public final class RequestParser {
     static final int LEADING_EMPTY_LINES_MAX = 8;
 
     private enum State {
-        REQUEST_LINE, HEADER_FIELDS, FIXED_BODY, CHUNK_SIZE, CHUNK_DATA, CHUNK_DATA_END, TRAILER_FIELDS,
-        MESSAGE_END, FAILED
+        REQUEST_LINE, HEADER_FIELDS, FIXED_BODY, CHUNKED_BODY, MESSAGE_END, FAILED
     }
 
     private final H1Limits limits;
     private final LineReader lines = new LineReader();
     private final FieldSectionReader headerSection;
-    private final FieldSectionReader trailerSection;
+    private final ChunkedBodyDecoder chunkedBody;
     private final H1ParseException requestLineTooLong = new H1ParseException(414, "request_line_too_long");
-    private final H1ParseException chunkLineTooLong = H1ParseException.badRequest("chunk_line_too_long");
 
     private State state = State.REQUEST_LINE;
     private RequestLine requestLine;
     private int emptyLinesSkipped;
-    /** Bytes left in the fixed-length body or the current chunk. */
+    /** Bytes left in a Content-Length body. */
     private long bodyRemaining;
-    /** Chunked body bytes so far, against {@link H1Limits#bodyBytesMax()}. */
-    private long chunkedBodyBytes;
-    /** How much of the CRLF after chunk data has been seen: 0 or 1. */
-    private int chunkEndCursor;
     private ParseError failure;
 
     public RequestParser(H1Limits limits) {
         this.limits = limits;
         this.headerSection = new FieldSectionReader(limits.headerBlockBytesMax(), limits.headerCountMax(), 431, "header");
-        this.trailerSection = new FieldSectionReader(limits.headerBlockBytesMax(), limits.headerCountMax(), 431, "trailer");
+        this.chunkedBody = new ChunkedBodyDecoder(limits);
     }
 
     /**
@@ -97,24 +91,14 @@ public final class RequestParser {
                     return headers == null ? null : onHeaders(headers);
                 }
                 case FIXED_BODY -> {
-                    return bodyBytes(in, State.MESSAGE_END);
+                    return fixedBody(in);
                 }
-                case CHUNK_SIZE -> {
-                    if (!readChunkSize(in)) {
-                        return null;
+                case CHUNKED_BODY -> {
+                    H1Event event = chunkedBody.next(in);
+                    if (event instanceof MessageEnd end) {
+                        return endMessage(end.trailers());
                     }
-                }
-                case CHUNK_DATA -> {
-                    return bodyBytes(in, State.CHUNK_DATA_END);
-                }
-                case CHUNK_DATA_END -> {
-                    if (!readChunkDataEnd(in)) {
-                        return null;
-                    }
-                }
-                case TRAILER_FIELDS -> {
-                    Headers trailers = trailerSection.read(in);
-                    return trailers == null ? null : endMessage(trailers);
+                    return event;
                 }
                 case MESSAGE_END -> {
                     return endMessage(new Headers(0));
@@ -162,7 +146,7 @@ public final class RequestParser {
 
     private void startBody(long contentLength) {
         if (contentLength == BodyFraming.CHUNKED) {
-            state = State.CHUNK_SIZE;
+            state = State.CHUNKED_BODY;
         } else if (contentLength == 0) {
             state = State.MESSAGE_END;
         } else {
@@ -218,59 +202,19 @@ public final class RequestParser {
         return minor >= 1 && ListValues.containsToken(headers.all("Expect"), "100-continue");
     }
 
-    private BodyChunk bodyBytes(ByteBuffer in, State whenDone) {
-        int count = (int) Math.min(in.remaining(), bodyRemaining);
-        if (count == 0) {
-            return null;
+    private BodyChunk fixedBody(ByteBuffer in) {
+        BodyChunk chunk = BodySlices.take(in, bodyRemaining);
+        if (chunk != null) {
+            bodyRemaining -= chunk.data().remaining();
+            state = bodyRemaining == 0 ? State.MESSAGE_END : State.FIXED_BODY;
         }
-        ByteBuffer slice = in.slice(in.position(), count).asReadOnlyBuffer();
-        in.position(in.position() + count);
-        bodyRemaining -= count;
-        if (bodyRemaining == 0) {
-            state = whenDone;
-        }
-        return new BodyChunk(slice);
-    }
-
-    private boolean readChunkSize(ByteBuffer in) throws H1ParseException {
-        if (!lines.read(in, ChunkSizeLine.LINE_BYTES_MAX, true, chunkLineTooLong)) {
-            return false;
-        }
-        long size = ChunkSizeLine.parse(lines.bytes(), lines.length());
-        if (size == 0) {
-            state = State.TRAILER_FIELDS;
-            return true;
-        }
-        if (size > limits.bodyBytesMax() - chunkedBodyBytes) {
-            throw new H1ParseException(413, "body_too_large");
-        }
-        chunkedBodyBytes += size;
-        bodyRemaining = size;
-        state = State.CHUNK_DATA;
-        return true;
-    }
-
-    /** RFC 9112 §7.1: chunk-data is followed by CRLF, exactly. */
-    private boolean readChunkDataEnd(ByteBuffer in) throws H1ParseException {
-        while (in.hasRemaining()) {
-            byte expected = chunkEndCursor == 0 ? HttpChars.CR : HttpChars.LF;
-            if (in.get() != expected) {
-                throw H1ParseException.badRequest("missing_chunk_crlf");
-            }
-            if (++chunkEndCursor == 2) {
-                chunkEndCursor = 0;
-                state = State.CHUNK_SIZE;
-                return true;
-            }
-        }
-        return false;
+        return chunk;
     }
 
     private MessageEnd endMessage(Headers trailers) {
         state = State.REQUEST_LINE;
         requestLine = null;
         emptyLinesSkipped = 0;
-        chunkedBodyBytes = 0;
         return new MessageEnd(trailers);
     }
 }

@@ -1,0 +1,143 @@
+package io.ringkv.http.h1;
+
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.nullValue;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.ringkv.http.h1.ResponseHead.Framing;
+import java.nio.ByteBuffer;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Well-formed responses, each under every {@link Chunking}. */
+class ResponseParserTest {
+
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void parsesAContentLengthBody(Chunking chunking) {
+        assertThat(ResponseTranscript.of(chunking, "GET", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", false), contains(
+                "head 200 OK 1.1 {content-length: 5} keepAlive=true LENGTH length=5", "body hello", "end {}"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void parsesAChunkedBodyWithExtensionsAndTrailers(Chunking chunking) {
+        String wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=1\r\nabc\r\n2\r\nde\r\n0\r\nDigest: z\r\n\r\n";
+        assertThat(ResponseTranscript.of(chunking, "GET", wire, false), contains(
+                "head 200 OK 1.1 {transfer-encoding: chunked} keepAlive=true CHUNKED length=-1",
+                "body abcde", "end {digest: z}"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void answersToHeadHaveNoBodyWhateverTheirContentLength(Chunking chunking) {
+        String wire = "HTTP/1.1 200 OK\r\nContent-Length: 42\r\n\r\n" + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        List<String> events = ResponseTranscript.of(chunking, H1Limits.defaults(), List.of("HEAD", "GET"),
+                wire.getBytes(ISO_8859_1), false);
+        assertThat(events, contains(
+                "head 200 OK 1.1 {content-length: 42} keepAlive=true NONE length=0", "end {}",
+                "head 200 OK 1.1 {content-length: 2} keepAlive=true LENGTH length=2", "body ok", "end {}"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void noContentAndNotModifiedHaveNoBody(Chunking chunking) {
+        String wire = "HTTP/1.1 204 No Content\r\n\r\n" + "HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n";
+        List<String> events = ResponseTranscript.of(chunking, H1Limits.defaults(), List.of("DELETE", "GET"),
+                wire.getBytes(ISO_8859_1), false);
+        assertThat(events, contains(
+                "head 204 No Content 1.1 {} keepAlive=true NONE length=0", "end {}",
+                "head 304 Not Modified 1.1 {content-length: 9} keepAlive=true NONE length=0", "end {}"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void reportsInterimResponsesBeforeTheFinalOne(Chunking chunking) {
+        String wire = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+                + "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n";
+        assertThat(ResponseTranscript.of(chunking, "PUT", wire, false), contains(
+                "interim 100 {}", "interim 103 {link: </a>}",
+                "head 201 Created 1.1 {content-length: 0} keepAlive=true NONE length=0", "end {}"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void readsABodyWithoutLengthUntilTheServerCloses(Chunking chunking) {
+        assertThat(ResponseTranscript.of(chunking, "GET", "HTTP/1.1 200 OK\r\n\r\nall of it", true), contains(
+                "head 200 OK 1.1 {} keepAlive=false UNTIL_CLOSE length=-1", "body all of it", "end {}"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void rejectsAResponseTruncatedByTheClose(Chunking chunking) {
+        assertThat(ResponseTranscript.of(chunking, "GET", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhel", true), contains(
+                "head 200 OK 1.1 {content-length: 5} keepAlive=true LENGTH length=5", "body hel", "error truncated_response"));
+        assertThat(ResponseTranscript.of(chunking, "GET", "HTTP/1.1 200 OK\r\nContent-", true),
+                contains("error truncated_response"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void appliesTheKeepAliveRulesOfEachVersion(Chunking chunking) {
+        assertThat(ResponseTranscript.of(chunking, "GET", "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", false).get(0),
+                is("head 200 OK 1.0 {content-length: 0} keepAlive=false NONE length=0"));
+        assertThat(ResponseTranscript.of(chunking, "GET",
+                "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", false).get(0),
+                is("head 200 OK 1.0 {connection: keep-alive, content-length: 0} keepAlive=true NONE length=0"));
+        assertThat(ResponseTranscript.of(chunking, "GET",
+                "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", false).get(0),
+                is("head 200 OK 1.1 {connection: close, content-length: 0} keepAlive=false NONE length=0"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void acceptsAStatusLineWithoutReasonPhrase(Chunking chunking) {
+        assertThat(ResponseTranscript.of(chunking, "GET", "HTTP/1.1 404\r\nContent-Length: 0\r\n\r\n", false).get(0),
+                is("head 404  1.1 {content-length: 0} keepAlive=true NONE length=0"));
+        assertThat(ResponseTranscript.of(chunking, "GET", "HTTP/1.1 404 \r\nContent-Length: 0\r\n\r\n", false).get(0),
+                is("head 404  1.1 {content-length: 0} keepAlive=true NONE length=0"));
+    }
+
+    @Test
+    void leavesTheBytesAfterSwitchingProtocolsToTheNewProtocol() throws Exception {
+        ResponseParser parser = new ResponseParser(H1Limits.defaults());
+        parser.begin("GET");
+        ByteBuffer in = ByteBuffer.wrap("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\nPRI *".getBytes(ISO_8859_1));
+        ResponseHead head = (ResponseHead) parser.next(in);
+        assertThat(head.framing(), is(Framing.SWITCHED));
+        assertThat(head.keepAlive(), is(false));
+        assertThat(parser.next(in), instanceOf(MessageEnd.class));
+        assertThat(parser.next(in), nullValue());
+        assertThat(in.remaining(), is(5));
+        assertThat(parser.endOfInput(), nullValue());
+    }
+
+    @Test
+    void treatsASuccessfulConnectAsATunnel() throws Exception {
+        ResponseParser parser = new ResponseParser(H1Limits.defaults());
+        parser.begin("CONNECT");
+        ByteBuffer in = ByteBuffer.wrap("HTTP/1.1 200 Connection Established\r\n\r\n\u0016\u0003".getBytes(ISO_8859_1));
+        assertThat(((ResponseHead) parser.next(in)).framing(), is(Framing.SWITCHED));
+        assertThat(parser.next(in), instanceOf(MessageEnd.class));
+        assertThat(parser.next(in), nullValue());
+        assertThat(in.remaining(), is(2));
+    }
+
+    @Test
+    void refusesToBeginBeforeTheCurrentResponseEnds() {
+        ResponseParser parser = new ResponseParser(H1Limits.defaults());
+        parser.begin("GET");
+        assertThrows(IllegalStateException.class, () -> parser.begin("GET"));
+    }
+
+    @Test
+    void endOfInputWhileIdleIsACleanClose() throws Exception {
+        assertThat(new ResponseParser(H1Limits.defaults()).endOfInput(), nullValue());
+    }
+}
