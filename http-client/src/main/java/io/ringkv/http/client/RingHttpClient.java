@@ -1,0 +1,112 @@
+package io.ringkv.http.client;
+
+import io.ringkv.http.client.internal.ClientBuilder;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.InetAddress;
+import java.net.ProxySelector;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * Entry point of ringkv's {@link HttpClient} implementation: change {@code HttpClient.newBuilder()}
+ * to {@code RingHttpClient.newBuilder()} and keep the rest of the code.
+ *
+ * <p>The clients returned are ordinary {@code java.net.http.HttpClient}s: requests are built with
+ * {@link java.net.http.HttpRequest#newBuilder()}, bodies with the JDK's {@code BodyPublishers} and
+ * {@code BodyHandlers} (or your own publishers and subscribers). Callbacks into user code (body
+ * subscribers, cookie handlers, authenticators, dependent stages of returned futures) run on the
+ * client's executor, never on a network event loop.
+ */
+public final class RingHttpClient {
+
+    private RingHttpClient() {
+    }
+
+    /** A client with default settings, as {@link HttpClient#newHttpClient()} describes them. */
+    public static HttpClient newHttpClient() {
+        return newBuilder().build();
+    }
+
+    /** A builder with the standard settings plus ringkv's own ({@link Builder}). */
+    public static Builder newBuilder() {
+        return new ClientBuilder();
+    }
+
+    /**
+     * {@link HttpClient.Builder} with ringkv's additional options. The standard methods behave as
+     * documented by the JDK; each returns this builder typed as {@code RingHttpClient.Builder} so
+     * that standard and additional options chain in any order.
+     *
+     * <p>Threading: a builder is not thread-safe; {@link #build()} copies its settings, so a builder
+     * may be reused after building.
+     */
+    public interface Builder extends HttpClient.Builder {
+
+        /** Default of {@link #connectionsPerHost(int)}. */
+        int CONNECTIONS_PER_HOST_DEFAULT = 64;
+        /** Default of {@link #http2StreamWindowBytes(int)}: large, so one stream can fill a fast link. */
+        int HTTP2_STREAM_WINDOW_BYTES_DEFAULT = 16 * 1024 * 1024;
+        /** Default of {@link #http2ConnectionWindowBytes(int)}. */
+        int HTTP2_CONNECTION_WINDOW_BYTES_DEFAULT = 64 * 1024 * 1024;
+        /** Default of {@link #idleTimeout(Duration)}. */
+        Duration IDLE_TIMEOUT_DEFAULT = Duration.ofMinutes(5);
+
+        /**
+         * Speak HTTP/2 on {@code http://} URIs without an {@code Upgrade} round trip (RFC 9113 §3.3,
+         * "prior knowledge"). Only for servers known to accept it; off by default.
+         */
+        Builder http2PriorKnowledge(boolean enabled);
+
+        /** Most HTTP/1.1 connections open at once to one origin; requests beyond it wait for one. */
+        Builder connectionsPerHost(int connections);
+
+        /** The receive window this client advertises for each HTTP/2 stream (SETTINGS_INITIAL_WINDOW_SIZE). */
+        Builder http2StreamWindowBytes(int bytes);
+
+        /** The receive window of each HTTP/2 connection as a whole (grown by WINDOW_UPDATE on stream 0). */
+        Builder http2ConnectionWindowBytes(int bytes);
+
+        /** How long a pooled connection may stay unused before it is closed. */
+        Builder idleTimeout(Duration timeout);
+
+        @Override
+        Builder cookieHandler(CookieHandler cookieHandler);
+
+        @Override
+        Builder connectTimeout(Duration duration);
+
+        @Override
+        Builder sslContext(SSLContext sslContext);
+
+        @Override
+        Builder sslParameters(SSLParameters sslParameters);
+
+        @Override
+        Builder executor(Executor executor);
+
+        @Override
+        Builder followRedirects(HttpClient.Redirect policy);
+
+        @Override
+        Builder version(HttpClient.Version version);
+
+        @Override
+        Builder priority(int priority);
+
+        @Override
+        Builder proxy(ProxySelector proxySelector);
+
+        @Override
+        Builder authenticator(Authenticator authenticator);
+
+        @Override
+        Builder localAddress(InetAddress localAddr);
+
+        @Override
+        HttpClient build();
+    }
+}

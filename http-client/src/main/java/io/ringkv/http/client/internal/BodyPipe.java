@@ -1,0 +1,205 @@
+package io.ringkv.http.client.internal;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Carries a response body from a network thread to the application's subscriber with
+ * back-pressure: the subscriber's {@code request(n)} allows n more {@code onNext} calls, each with
+ * every buffer queued so far; the producer stops reading from the socket while
+ * {@link #wantsMore()} is false and is told through its {@link Producer#resume()} when to go on.
+ *
+ * <p>Threading: {@code offer}/{@code complete}/{@code fail} come from one producer thread at a
+ * time (the connection's event loop). Subscriber signals are serialised by a work counter and run
+ * on the client executor, or inline in a thread that calls {@code request} (an application thread,
+ * never an event loop). The queue is bounded by {@link #QUEUED_BYTES_MAX} through the producer's
+ * pause, plus at most one read's worth.
+ */
+public final class BodyPipe implements Flow.Subscription {
+    /** Bytes queued for the subscriber beyond which the producer pauses reading. */
+    static final long QUEUED_BYTES_MAX = 1024 * 1024;
+
+    /** What the producing codec offers back: resume reading, or stop because the body is not wanted. */
+    public interface Producer {
+        /** Reading may go on. Called from the client executor: hand over to the event loop. */
+        void resume();
+
+        /** The subscriber cancelled: the rest of the body will not be read. Any thread. */
+        void cancel();
+    }
+
+    private final Executor executor;
+    private final Producer producer;
+    private final ArrayDeque<ByteBuffer> queue = new ArrayDeque<>();
+    private final AtomicInteger work = new AtomicInteger();
+    private final AtomicLong demand = new AtomicLong();
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private volatile Flow.Subscriber<? super List<ByteBuffer>> subscriber;
+    private volatile boolean subscribedSignalled;
+    private volatile boolean done;
+    private volatile Throwable error;
+    private volatile boolean cancelled;
+    private volatile IllegalArgumentException badRequest;
+    private boolean terminated;
+    private volatile boolean paused;
+
+    public BodyPipe(Executor executor, Producer producer) {
+        this.executor = executor;
+        this.producer = producer;
+    }
+
+    /** Producer: one more piece of body. The buffer is owned by the pipe from now on. */
+    public void offer(ByteBuffer data) {
+        if (cancelled || !data.hasRemaining()) {
+            return;
+        }
+        synchronized (queue) {
+            queue.add(data);
+        }
+        queuedBytes.addAndGet(data.remaining());
+        schedule();
+    }
+
+    /** Producer: whether to keep reading; when false, the pipe calls {@link Producer#resume()} later. */
+    public boolean wantsMore() {
+        if (queuedBytes.get() < QUEUED_BYTES_MAX || cancelled) {
+            return true;
+        }
+        paused = true;
+        // Re-check: the consumer may have drained between the test and the flag.
+        if (queuedBytes.get() < QUEUED_BYTES_MAX) {
+            paused = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** Producer: the body ended normally. */
+    public void complete() {
+        done = true;
+        schedule();
+    }
+
+    /** Producer: the body cannot be completed. */
+    public void fail(Throwable cause) {
+        if (done) {
+            return; // a body that ended normally stays ended; a later connection close is not its failure
+        }
+        error = cause;
+        done = true;
+        schedule();
+    }
+
+    /** Consumer side: attaches the subscriber; {@code onSubscribe} follows on the executor. */
+    public void subscribe(Flow.Subscriber<? super List<ByteBuffer>> target) {
+        subscriber = Objects.requireNonNull(target);
+        schedule();
+    }
+
+    @Override
+    public void request(long n) {
+        if (n <= 0) {
+            // Reactive Streams §3.9: a non-positive request cancels with IllegalArgumentException.
+            badRequest = new IllegalArgumentException("non-positive subscription request: " + n);
+            cancel();
+            return;
+        } else {
+            demand.getAndAccumulate(n, (current, add) -> current + add < 0 ? Long.MAX_VALUE : current + add);
+        }
+        if (work.getAndIncrement() == 0) {
+            drain(); // Reactive Streams §3.3: the work counter bounds the recursion.
+        }
+    }
+
+    @Override
+    public void cancel() {
+        cancelled = true;
+        producer.cancel();
+        schedule();
+    }
+
+    private void schedule() {
+        if (work.getAndIncrement() == 0) {
+            Hops.run(executor, this::drain);
+        }
+    }
+
+    private void drain() {
+        int missed = 1;
+        do {
+            Flow.Subscriber<? super List<ByteBuffer>> target = subscriber;
+            if (target != null && !terminated) {
+                deliver(target);
+            }
+            missed = work.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    private void deliver(Flow.Subscriber<? super List<ByteBuffer>> target) {
+        if (!subscribedSignalled) {
+            subscribedSignalled = true;
+            target.onSubscribe(this);
+        }
+        if (cancelled) {
+            terminate();
+            if (badRequest != null) {
+                target.onError(badRequest);
+            }
+            return;
+        }
+        while (demand.get() > 0 && !cancelled) {
+            List<ByteBuffer> batch = takeAll();
+            if (batch.isEmpty()) {
+                break;
+            }
+            demand.decrementAndGet();
+            target.onNext(batch);
+        }
+        if (done && isEmpty()) {
+            terminate();
+            if (error != null) {
+                target.onError(error);
+            } else {
+                target.onComplete();
+            }
+        }
+    }
+
+    private List<ByteBuffer> takeAll() {
+        List<ByteBuffer> batch;
+        long bytes = 0;
+        synchronized (queue) {
+            batch = new ArrayList<>(queue.size());
+            for (ByteBuffer buffer; (buffer = queue.poll()) != null; ) {
+                bytes += buffer.remaining();
+                batch.add(buffer);
+            }
+        }
+        long left = queuedBytes.addAndGet(-bytes);
+        if (paused && left < QUEUED_BYTES_MAX) {
+            paused = false;
+            producer.resume();
+        }
+        return batch;
+    }
+
+    private boolean isEmpty() {
+        synchronized (queue) {
+            return queue.isEmpty();
+        }
+    }
+
+    private void terminate() {
+        terminated = true;
+        synchronized (queue) {
+            queue.clear();
+        }
+    }
+}

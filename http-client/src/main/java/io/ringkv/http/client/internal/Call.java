@@ -1,0 +1,103 @@
+package io.ringkv.http.client.internal;
+
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One {@code send}/{@code sendAsync}: the future returned to the application, the exchange
+ * currently running for it, and its timeout.
+ *
+ * <p>Threading: thread-safe. The result future is completed on the client executor (or on the
+ * thread that cancels it), never on an event loop. A failure (timeout, cancellation, client
+ * shutdown) aborts the current exchange and any exchange attached later.
+ */
+public final class Call<T> {
+    private final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    private final AtomicReference<Exchange> current = new AtomicReference<>();
+    private final AtomicReference<Scheduler.Timer> timeout = new AtomicReference<>();
+    private final Executor executor;
+    private volatile Throwable failure;
+
+    Call(Executor executor) {
+        this.executor = executor;
+        // Cancelling the returned future aborts the exchange (the JDK client does the same).
+        result.whenComplete((response, error) -> {
+            if (error instanceof CancellationException cancelled) {
+                abortExchange(cancelled);
+            }
+        });
+    }
+
+    public CompletableFuture<HttpResponse<T>> result() {
+        return result;
+    }
+
+    public Executor executor() {
+        return executor;
+    }
+
+    /** Fails the call with {@link HttpTimeoutException} unless it reached a response head before {@code delay}. */
+    void armTimeout(Scheduler scheduler, Duration delay) {
+        Scheduler.Timer timer = scheduler.schedule(
+                () -> fail(new HttpTimeoutException("request timed out")), delay);
+        timeout.set(timer);
+        if (result.isDone()) {
+            timer.cancel();
+        }
+    }
+
+    /** The final response head arrived: the request timeout no longer applies (as in the JDK client). */
+    void disarmTimeout() {
+        Scheduler.Timer timer = timeout.getAndSet(null);
+        if (timer != null) {
+            timer.cancel();
+        }
+    }
+
+    /** Makes {@code exchange} the one to abort on failure; aborts it at once if the call already failed. */
+    public void attach(Exchange exchange) {
+        current.set(exchange);
+        Throwable failed = failure;
+        if (failed != null || result.isDone()) {
+            exchange.abort(failed != null ? failed : new CancellationException("call completed"));
+        }
+    }
+
+    /** Completes the call with {@code response}, on the calling thread (already the executor). */
+    void succeed(HttpResponse<T> response) {
+        disarmTimeout();
+        result.complete(response);
+    }
+
+    /** Fails the call: aborts the exchange now, completes the future on the executor. */
+    public void fail(Throwable cause) {
+        Throwable error = Failures.unwrap(cause);
+        failure = error;
+        disarmTimeout();
+        abortExchange(error);
+        if (!result.isDone()) {
+            Hops.run(executor, () -> result.completeExceptionally(error));
+        }
+    }
+
+    /** Like {@link #fail} but from a thread that is already the executor: completes inline. */
+    void failHere(Throwable cause) {
+        Throwable error = Failures.unwrap(cause);
+        failure = error;
+        disarmTimeout();
+        abortExchange(error);
+        result.completeExceptionally(error);
+    }
+
+    private void abortExchange(Throwable cause) {
+        Exchange exchange = current.get();
+        if (exchange != null) {
+            exchange.abort(cause);
+        }
+    }
+}

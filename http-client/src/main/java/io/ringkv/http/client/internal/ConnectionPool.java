@@ -1,0 +1,134 @@
+package io.ringkv.http.client.internal;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * HTTP/1.1 connections per {@link Route}: idle ones are reused most-recent first; at most
+ * {@code connectionsPerHost} are open per route, and requests beyond that wait, first come first
+ * served, for one to be released or closed.
+ *
+ * <p>Threading: thread-safe. Each route's state is guarded by its own monitor, held only for
+ * queue operations (never while connecting, writing or completing futures).
+ */
+final class ConnectionPool {
+    private final Map<Route, RoutePool> routes = new ConcurrentHashMap<>();
+    private final int connectionsPerHost;
+    private final Function<Route, CompletableFuture<H1Connection>> connector;
+    private volatile boolean closed;
+
+    /** @param connector opens a new connection to a route (completes once it is connected) */
+    ConnectionPool(int connectionsPerHost, Function<Route, CompletableFuture<H1Connection>> connector) {
+        this.connectionsPerHost = connectionsPerHost;
+        this.connector = connector;
+    }
+
+    /** An idle connection, a new one, or one released later; fails if connecting fails. */
+    CompletableFuture<H1Connection> acquire(Route route) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IOException("HttpClient is shut down"));
+        }
+        RoutePool pool = routes.computeIfAbsent(route, key -> new RoutePool());
+        CompletableFuture<H1Connection> waiter = new CompletableFuture<>();
+        H1Connection idle;
+        boolean open;
+        synchronized (pool) {
+            idle = pool.takeIdle();
+            open = idle == null && pool.open < connectionsPerHost;
+            if (open) {
+                pool.open++;
+            } else if (idle == null) {
+                pool.waiters.add(waiter);
+            }
+        }
+        if (idle != null) {
+            return CompletableFuture.completedFuture(idle);
+        }
+        return open ? connect(route, pool) : waiter;
+    }
+
+    /** The connection finished an exchange and may carry another. */
+    void release(H1Connection connection) {
+        RoutePool pool = routes.get(connection.route());
+        CompletableFuture<H1Connection> waiter;
+        synchronized (pool) {
+            waiter = pool.waiters.poll();
+            if (waiter == null) {
+                pool.idle.push(connection);
+            }
+        }
+        if (waiter != null && !waiter.complete(connection)) {
+            release(connection); // the waiter gave up (cancelled); offer the connection again
+        }
+    }
+
+    /** The connection closed: its slot frees up, and a waiter (if any) gets a new connection. */
+    void remove(H1Connection connection) {
+        RoutePool pool = routes.get(connection.route());
+        if (pool == null) {
+            return;
+        }
+        CompletableFuture<H1Connection> waiter;
+        synchronized (pool) {
+            pool.idle.remove(connection);
+            pool.open--;
+            waiter = closed ? null : pool.waiters.poll();
+            if (waiter != null) {
+                pool.open++;
+            }
+        }
+        if (waiter != null) {
+            connect(connection.route(), pool).whenComplete((opened, error) -> {
+                if (error != null) {
+                    waiter.completeExceptionally(error);
+                } else if (!waiter.complete(opened)) {
+                    release(opened);
+                }
+            });
+        }
+    }
+
+    /** Closes idle connections and fails waiters; busy connections close when their exchange ends. */
+    void close() {
+        closed = true;
+        for (RoutePool pool : routes.values()) {
+            synchronized (pool) {
+                pool.idle.forEach(connection -> connection.connection().closeAfterFlush());
+                pool.idle.clear();
+                pool.waiters.forEach(waiter -> waiter.completeExceptionally(new IOException("HttpClient is shut down")));
+                pool.waiters.clear();
+            }
+        }
+    }
+
+    private CompletableFuture<H1Connection> connect(Route route, RoutePool pool) {
+        return connector.apply(route).whenComplete((connection, error) -> {
+            if (error != null) {
+                synchronized (pool) {
+                    pool.open--;
+                }
+            }
+        });
+    }
+
+    /** One route's connections. Guarded by its own monitor. */
+    private static final class RoutePool {
+        final ArrayDeque<H1Connection> idle = new ArrayDeque<>();
+        final ArrayDeque<CompletableFuture<H1Connection>> waiters = new ArrayDeque<>();
+        int open;
+
+        /** The most recently used idle connection that is still open (stale ones are dropped). */
+        H1Connection takeIdle() {
+            for (H1Connection candidate; (candidate = idle.poll()) != null; ) {
+                if (candidate.isOpen()) {
+                    return candidate;
+                }
+            }
+            return null;
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package io.ringkv.http.client.internal;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
+
+/**
+ * One request/response attempt on one connection, as an {@link ExchangeCodec} runs it.
+ *
+ * <p>Threading: all methods may be called from any thread. {@link #responseHead()} may complete on
+ * an event loop; callers hop to the client executor before running user code. Body signals reach
+ * the subscriber on the client executor, serially.
+ */
+public interface Exchange {
+
+    /** Completes with the final response head, or fails with an {@link java.io.IOException}. */
+    CompletableFuture<ResponseHead> responseHead();
+
+    /**
+     * Starts delivering the response body to {@code subscriber}, honouring its demand. Called at
+     * most once, and only after {@link #responseHead()} completed normally.
+     */
+    void deliverBody(Flow.Subscriber<List<ByteBuffer>> subscriber);
+
+    /**
+     * The body will not be read (a redirect or an authentication retry follows): drain it if that
+     * keeps the connection reusable, else close the connection.
+     */
+    void discardBody();
+
+    /** Ends the attempt now: the connection is closed, pending signals fail with {@code cause}. Idempotent. */
+    void abort(Throwable cause);
+}

@@ -1,0 +1,85 @@
+package io.ringkv.http.client.internal;
+
+import io.ringkv.http.Headers;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The request one attempt sends: the user's {@link HttpRequest} as rewritten by the chain
+ * (a redirect changes the URI and maybe the method, cookies and credentials add fields).
+ * Immutable; each rewrite returns a new instance.
+ *
+ * @param userRequest the request the application passed to send/sendAsync
+ * @param method      the method to send
+ * @param uri         the target, absolute
+ * @param fields      user fields plus those links added; never codec-managed ones (Host, framing)
+ * @param body        the body, or {@code null} for none
+ * @param version     the protocol version asked for (request's, else client's)
+ */
+public record ExchangeRequest(HttpRequest userRequest, String method, URI uri, Headers fields,
+        BodyPublisher body, HttpClient.Version version) {
+
+    static ExchangeRequest of(HttpRequest request, HttpClient.Version clientVersion) {
+        Headers fields = new Headers(request.headers().map().size() + 4);
+        for (Map.Entry<String, List<String>> field : request.headers().map().entrySet()) {
+            for (String value : field.getValue()) {
+                fields.add(field.getKey(), value);
+            }
+        }
+        return new ExchangeRequest(request, request.method(), request.uri(), fields,
+                request.bodyPublisher().orElse(null), request.version().orElse(clientVersion));
+    }
+
+    /** Whether the application asked for {@code Expect: 100-continue} (RFC 9110 §10.1.1). */
+    public boolean expectContinue() {
+        return userRequest.expectContinue();
+    }
+
+    /** The body's length in bytes: 0 for none, -1 for unknown (sent chunked in HTTP/1.1). */
+    public long contentLength() {
+        return body == null ? 0 : body.contentLength();
+    }
+
+    /** The same request with one field replaced (or added). */
+    public ExchangeRequest withField(String name, String value) {
+        Headers copy = copyFields();
+        copy.set(name, value);
+        return new ExchangeRequest(userRequest, method, uri, copy, body, version);
+    }
+
+    /** The request sent after a redirect: new target, possibly new method; no body if it is GET. */
+    public ExchangeRequest redirectedTo(URI target, String newMethod) {
+        BodyPublisher newBody = newMethod.equals(method) ? body : null;
+        Headers copy = copyFields();
+        if (newBody == null) {
+            copy.remove("Content-Type");
+        }
+        return new ExchangeRequest(userRequest, newMethod, target, copy, newBody, version);
+    }
+
+    /**
+     * This request as the application sees it in {@link java.net.http.HttpResponse#request()}: the
+     * user's own instance when unchanged, else a copy with the new target and method.
+     */
+    public HttpRequest asHttpRequest() {
+        if (uri.equals(userRequest.uri()) && method.equals(userRequest.method())) {
+            return userRequest;
+        }
+        BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody() : body;
+        return HttpRequest.newBuilder(userRequest, (name, value) -> true)
+                .uri(uri).method(method, publisher).build();
+    }
+
+    private Headers copyFields() {
+        Headers copy = new Headers(fields.size() + 2);
+        for (int i = 0; i < fields.size(); i++) {
+            copy.add(fields.name(i), fields.value(i));
+        }
+        return copy;
+    }
+}

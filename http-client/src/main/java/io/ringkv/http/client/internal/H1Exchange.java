@@ -1,0 +1,180 @@
+package io.ringkv.http.client.internal;
+
+import io.ringkv.http.h1.RequestWriter;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One HTTP/1.1 request/response on an {@link H1Connection}.
+ *
+ * <p>Threading: the {@code on*} response events come from the connection's event loop; the
+ * {@link Exchange} methods from any thread; request body signals from the publisher's threads.
+ * The exchange is finished (and the connection may carry the next one) once the request was
+ * written and the response read completely: both flags are set once, the second setter finishes.
+ */
+final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter.Listener {
+    private final ExchangeRequest request;
+    private final Route route;
+    private final H1Connection connection;
+    private final CompletableFuture<ResponseHead> head = new CompletableFuture<>();
+    private final BodyPipe body;
+    private final Executor executor;
+    private final AtomicBoolean bodyStarted = new AtomicBoolean();
+    private final AtomicBoolean requestDone = new AtomicBoolean();
+    private final AtomicBoolean responseDone = new AtomicBoolean();
+    private volatile RequestBodyWriter bodyWriter;
+    private volatile boolean reusable = true;
+
+    H1Exchange(ExchangeRequest request, Route route, H1Connection connection, Executor executor) {
+        this.request = request;
+        this.route = route;
+        this.connection = connection;
+        this.executor = executor;
+        this.body = new BodyPipe(executor, this);
+    }
+
+    String method() {
+        return request.method();
+    }
+
+    /** Event loop, right after the parser was told the method: writes the head, then maybe the body. */
+    void sendRequest() {
+        ByteBuffer headBytes = RequestWriter.head(request.method(), RequestHeadBuilder.target(request, route),
+                RequestHeadBuilder.fields(request, route));
+        connection.connection().write(headBytes);
+        if (request.body() == null) {
+            bodyWritten();
+        } else if (!request.expectContinue()) {
+            startBody();
+        }
+    }
+
+    /** Event loop: RFC 9110 §15.2.1, 100 Continue releases a body held back by Expect. */
+    void onContinue() {
+        if (request.body() != null && request.expectContinue()) {
+            startBody();
+        }
+    }
+
+    void onHead(io.ringkv.http.h1.ResponseHead parsed) {
+        reusable = parsed.keepAlive();
+        if (request.expectContinue() && !bodyStarted.get()) {
+            // RFC 9110 §10.1.1: a final status instead of 100 means the body is not wanted; the
+            // server may still expect it, so the connection cannot carry another exchange.
+            bodyStarted.set(true);
+            reusable = false;
+            bodyWritten();
+        }
+        head.complete(new ResponseHead(parsed.status(), parsed.headers(), HttpClient.Version.HTTP_1_1));
+    }
+
+    /** Event loop: {@code slice} aliases the loop's read buffer, so it is copied before queueing. */
+    void onBody(ByteBuffer slice) {
+        ByteBuffer copy = ByteBuffer.allocate(slice.remaining());
+        copy.put(slice).flip();
+        body.offer(copy);
+        if (!body.wantsMore()) {
+            connection.connection().suspendReads();
+        }
+    }
+
+    void onEnd() {
+        body.complete();
+        if (responseDone.compareAndSet(false, true) && requestDone.get()) {
+            connection.finished(this, reusable);
+        }
+    }
+
+    /** Event loop (or aborting thread): the connection broke or was aborted. */
+    void onFailure(Throwable cause) {
+        IOException error = cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause);
+        Throwable reported = cause instanceof IOException || cause instanceof RuntimeException ? cause : error;
+        head.completeExceptionally(reported);
+        body.fail(reported);
+    }
+
+    void onWritable() {
+        RequestBodyWriter writer = bodyWriter;
+        if (writer != null) {
+            writer.onWritable();
+        }
+    }
+
+    @Override
+    public CompletableFuture<ResponseHead> responseHead() {
+        return head;
+    }
+
+    @Override
+    public void deliverBody(Flow.Subscriber<List<ByteBuffer>> subscriber) {
+        body.subscribe(subscriber);
+    }
+
+    @Override
+    public void discardBody() {
+        body.subscribe(new DiscardingSubscriber());
+    }
+
+    @Override
+    public void abort(Throwable cause) {
+        connection.abort(this, cause);
+    }
+
+    @Override
+    public void resume() {
+        connection.connection().resumeReads();
+    }
+
+    @Override
+    public void cancel() {
+        abort(new IOException("response body cancelled by its subscriber"));
+    }
+
+    @Override
+    public void bodyWritten() {
+        if (requestDone.compareAndSet(false, true) && responseDone.get()) {
+            connection.finished(this, reusable);
+        }
+    }
+
+    @Override
+    public void bodyFailed(IOException cause) {
+        abort(cause);
+    }
+
+    private void startBody() {
+        if (bodyStarted.compareAndSet(false, true)) {
+            RequestBodyWriter writer = new RequestBodyWriter(connection.connection(), request.contentLength(),
+                    this, executor);
+            bodyWriter = writer;
+            // The publisher is application code: it never runs on the event loop.
+            Hops.run(executor, () -> request.body().subscribe(writer));
+        }
+    }
+
+    /** Reads and drops a body nobody wants, so the connection can be reused. */
+    private static final class DiscardingSubscriber implements Flow.Subscriber<List<ByteBuffer>> {
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+            subscription.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> item) {
+        }
+
+        @Override
+        public void onError(Throwable throwable) {
+        }
+
+        @Override
+        public void onComplete() {
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.ringkv.http.client.internal;
+
+import io.ringkv.http.Headers;
+import java.net.URI;
+
+/**
+ * The HTTP/1.1 request line target and header section for an {@link ExchangeRequest}: the fields
+ * the codec manages (Host, framing, Expect, User-Agent) plus the request's own. Pure.
+ */
+final class RequestHeadBuilder {
+    static final String USER_AGENT = "ringkv-http-client";
+
+    private RequestHeadBuilder() {
+    }
+
+    /**
+     * RFC 9112 §3.2.1: origin-form ("/path?query") to an origin; §3.2.2: absolute-form when a
+     * cleartext request goes through a proxy.
+     */
+    static String target(ExchangeRequest request, Route route) {
+        URI uri = request.uri();
+        if (route.proxy() != null && !route.secure()) {
+            return uri.toASCIIString();
+        }
+        String path = uri.getRawPath();
+        String query = uri.getRawQuery();
+        String origin = path == null || path.isEmpty() ? "/" : path;
+        return query == null ? origin : origin + '?' + query;
+    }
+
+    static Headers fields(ExchangeRequest request, Route route) {
+        Headers fields = new Headers(request.fields().size() + 4);
+        // RFC 9112 §3.2: Host on every HTTP/1.1 request, first by convention.
+        fields.add("Host", route.authority());
+        long length = request.contentLength();
+        if (request.body() != null) {
+            if (length < 0) {
+                fields.add("Transfer-Encoding", "chunked"); // RFC 9112 §7.1
+            } else {
+                fields.add("Content-Length", Long.toString(length)); // RFC 9112 §6.2
+            }
+            if (request.expectContinue()) {
+                fields.add("Expect", "100-continue"); // RFC 9110 §10.1.1
+            }
+        }
+        if (!request.fields().contains("User-Agent")) {
+            fields.add("User-Agent", USER_AGENT);
+        }
+        for (int i = 0; i < request.fields().size(); i++) {
+            fields.add(request.fields().name(i), request.fields().value(i));
+        }
+        return fields;
+    }
+}

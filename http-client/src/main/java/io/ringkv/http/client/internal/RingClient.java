@@ -1,0 +1,239 @@
+package io.ringkv.http.client.internal;
+
+import java.io.IOException;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.ProxySelector;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.net.http.HttpResponse.PushPromiseHandler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * ringkv's {@link HttpClient}. Each call runs the chain redirect → auth → cookies → network; the
+ * response body is read by the application's {@link BodySubscriber} on the client executor.
+ *
+ * <p>Threading: thread-safe. Returned futures complete on the client executor (or at once, when
+ * the answer is already known), never on an event loop. Pushes are never accepted (HTTP/2
+ * SETTINGS_ENABLE_PUSH is 0), so a {@link PushPromiseHandler} is accepted and never called.
+ */
+public final class RingClient extends HttpClient {
+    private final ClientConfig config;
+    private final Executor executor;
+    private final ExecutorService ownedExecutor;
+    private final Transport transport;
+    private final List<Link> links;
+    private final ClientLifecycle lifecycle;
+
+    RingClient(ClientConfig config) {
+        this.config = config;
+        this.ownedExecutor = config.executor() == null ? ClientExecutors.newDefault() : null;
+        this.executor = config.executor() != null ? config.executor() : ownedExecutor;
+        this.transport = NetTransport.open(config, executor);
+        this.links = links(config, transport.codec());
+        this.lifecycle = new ClientLifecycle(this::releaseResources);
+    }
+
+    private static List<Link> links(ClientConfig config, ExchangeCodec codec) {
+        List<Link> links = new ArrayList<>(4);
+        if (config.redirect() != Redirect.NEVER) {
+            links.add(new RedirectLink(config.redirect()));
+        }
+        if (config.authenticator() != null) {
+            links.add(new AuthLink(config.authenticator()));
+        }
+        if (config.cookieHandler() != null) {
+            links.add(new CookieLink(config.cookieHandler()));
+        }
+        links.add(new NetworkLink(codec, config.proxySelector()));
+        return List.copyOf(links);
+    }
+
+    @Override
+    public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
+            throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<T>> future = sendAsync(request, handler);
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            throw SendFailures.rethrow(e.getCause());
+        }
+    }
+
+    @Override
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
+        return sendAsync(request, handler, null);
+    }
+
+    @Override
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
+            PushPromiseHandler<T> pushPromiseHandler) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(handler, "responseBodyHandler");
+        Call<T> call = new Call<>(executor);
+        try {
+            lifecycle.admit(call);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        request.timeout().ifPresent(timeout -> call.armTimeout(transport.scheduler(), timeout));
+        ExchangeRequest first = ExchangeRequest.of(request, config.version());
+        CompletableFuture<Interim> head;
+        try {
+            head = new Chain(links, call).proceed(first);
+        } catch (RuntimeException e) {
+            call.fail(e);
+            return call.result();
+        }
+        head.whenComplete((interim, error) -> {
+            if (error != null) {
+                call.failHere(error);
+            } else {
+                readBody(call, interim, handler);
+            }
+        });
+        return call.result();
+    }
+
+    /** Executor thread: the final head is here; the application's subscriber takes the body. */
+    private static <T> void readBody(Call<T> call, Interim interim, BodyHandler<T> handler) {
+        call.disarmTimeout();
+        BodySubscriber<T> subscriber;
+        try {
+            subscriber = handler.apply(new ResponseInfoImpl(interim.head()));
+        } catch (RuntimeException e) {
+            interim.exchange().abort(e);
+            call.failHere(e);
+            return;
+        }
+        interim.exchange().deliverBody(subscriber);
+        subscriber.getBody().whenComplete((body, error) -> {
+            if (error != null) {
+                call.failHere(error);
+            } else {
+                call.succeed(ResponseImpl.of(interim, body));
+            }
+        });
+    }
+
+    @Override
+    public Optional<CookieHandler> cookieHandler() {
+        return Optional.ofNullable(config.cookieHandler());
+    }
+
+    @Override
+    public Optional<Duration> connectTimeout() {
+        return Optional.ofNullable(config.connectTimeout());
+    }
+
+    @Override
+    public Redirect followRedirects() {
+        return config.redirect();
+    }
+
+    @Override
+    public Optional<ProxySelector> proxy() {
+        return Optional.ofNullable(config.proxySelector());
+    }
+
+    @Override
+    public SSLContext sslContext() {
+        return config.sslContext();
+    }
+
+    @Override
+    public SSLParameters sslParameters() {
+        return config.sslParameters() != null ? config.sslParameters() : config.sslContext().getDefaultSSLParameters();
+    }
+
+    @Override
+    public Optional<Authenticator> authenticator() {
+        return Optional.ofNullable(config.authenticator());
+    }
+
+    @Override
+    public Version version() {
+        return config.version();
+    }
+
+    @Override
+    public Optional<Executor> executor() {
+        return Optional.ofNullable(config.executor());
+    }
+
+    @Override
+    public void shutdown() {
+        lifecycle.shutdown();
+    }
+
+    @Override
+    public void shutdownNow() {
+        lifecycle.shutdownNow(new IOException("HttpClient is shutting down"));
+    }
+
+    @Override
+    public boolean awaitTermination(Duration duration) throws InterruptedException {
+        Objects.requireNonNull(duration, "duration");
+        try {
+            lifecycle.terminated().get(Math.max(0, duration.toNanos()), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return lifecycle.isTerminated();
+    }
+
+    @Override
+    public void close() {
+        shutdown();
+        boolean interrupted = false;
+        while (!isTerminated()) {
+            try {
+                awaitTermination(Duration.ofDays(1));
+            } catch (InterruptedException e) {
+                interrupted = true;
+                shutdownNow();
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void releaseResources() {
+        transport.close();
+        if (ownedExecutor != null) {
+            ownedExecutor.shutdown();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RingClient@" + Integer.toHexString(System.identityHashCode(this))
+                + (isTerminated() ? "(terminated)" : "");
+    }
+}

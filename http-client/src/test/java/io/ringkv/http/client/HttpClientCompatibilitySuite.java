@@ -1,0 +1,415 @@
+package io.ringkv.http.client;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.equalToIgnoringCase;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.net.Authenticator;
+import java.net.CookieManager;
+import java.net.InetSocketAddress;
+import java.net.PasswordAuthentication;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * One behaviour suite written against {@code java.net.http}, run once with the JDK's client and
+ * once with ringkv's (see the subclasses), against the same Jetty 12 server over HTTP/1.1.
+ * Each test states only what both clients must do alike.
+ */
+abstract class HttpClientCompatibilitySuite {
+    static final int MEGABYTE = 1024 * 1024;
+    /** Redirects either client follows before returning the next one as the response. */
+    static final int REDIRECTS_FOLLOWED_MAX = 4;
+
+    JettyTestServer server;
+    final List<HttpClient> clients = new ArrayList<>();
+
+    /** The builder under test, with no settings applied. */
+    abstract HttpClient.Builder newBuilder();
+
+    @BeforeEach
+    void startServer() throws Exception {
+        server = new JettyTestServer();
+    }
+
+    @AfterEach
+    void stopEverything() throws Exception {
+        for (HttpClient client : clients) {
+            client.shutdownNow();
+            assertThat("client terminates", client.awaitTermination(Duration.ofSeconds(30)), is(true));
+        }
+        server.close();
+    }
+
+    HttpClient client(HttpClient.Builder builder) {
+        HttpClient client = builder.version(HttpClient.Version.HTTP_1_1).build();
+        clients.add(client);
+        return client;
+    }
+
+    HttpClient client() {
+        return client(newBuilder());
+    }
+
+    URI uri(String pathAndQuery) {
+        return URI.create(server.base() + pathAndQuery);
+    }
+
+    @Test
+    void getsAFixedLengthBody() throws Exception {
+        HttpResponse<byte[]> response = client().send(
+                HttpRequest.newBuilder(uri("/bytes?n=1000")).build(), BodyHandlers.ofByteArray());
+        assertThat(response.statusCode(), is(200));
+        assertThat(response.body(), equalTo(Bodies.pattern(1000)));
+        assertThat(response.headers().firstValue("content-length").orElseThrow(), is("1000"));
+        assertThat(response.version(), is(HttpClient.Version.HTTP_1_1));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 100_000, MEGABYTE})
+    void getsAChunkedBody(int size) throws Exception {
+        HttpResponse<byte[]> response = client().send(
+                HttpRequest.newBuilder(uri("/chunked?n=" + size)).build(), BodyHandlers.ofByteArray());
+        assertThat(response.statusCode(), is(200));
+        assertThat(response.body(), equalTo(Bodies.pattern(size)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 5, MEGABYTE})
+    void postsAFixedLengthBodyAndReadsItBack(int size) throws Exception {
+        byte[] data = Bodies.pattern(size);
+        HttpResponse<byte[]> response = client().send(HttpRequest.newBuilder(uri("/echo"))
+                .POST(BodyPublishers.ofByteArray(data)).build(), BodyHandlers.ofByteArray());
+        assertThat(response.statusCode(), is(200));
+        assertThat(response.body(), equalTo(data));
+        assertThat(response.headers().firstValue("X-Method").orElseThrow(), is("POST"));
+        assertThat(response.headers().firstValue("X-Request-Content-Length").orElseThrow(), is(Integer.toString(size)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 5, MEGABYTE})
+    void putsABodyOfUnknownLengthChunked(int size) throws Exception {
+        byte[] data = Bodies.pattern(size);
+        HttpRequest.BodyPublisher unknownLength = BodyPublishers.fromPublisher(BodyPublishers.ofByteArray(data));
+        HttpResponse<byte[]> response = client().send(HttpRequest.newBuilder(uri("/echo"))
+                .PUT(unknownLength).build(), BodyHandlers.ofByteArray());
+        assertThat(response.body(), equalTo(data));
+        assertThat(response.headers().firstValue("X-Method").orElseThrow(), is("PUT"));
+        assertThat(response.headers().firstValue("X-Request-Transfer-Encoding").orElseThrow(), is("chunked"));
+    }
+
+    @Test
+    void reusesTheConnectionForSequentialRequests() throws Exception {
+        HttpClient client = client();
+        for (int i = 0; i < 20; i++) {
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri("/echo"))
+                    .POST(BodyPublishers.ofString("n" + i)).build(), BodyHandlers.ofString());
+            assertThat(response.body(), is("n" + i));
+        }
+    }
+
+    @Test
+    void sendsTheBodyAfter100Continue() throws Exception {
+        HttpResponse<String> response = client().send(HttpRequest.newBuilder(uri("/echo")).expectContinue(true)
+                .POST(BodyPublishers.ofString("after continue")).build(), BodyHandlers.ofString());
+        assertThat(response.body(), is("after continue"));
+        assertThat(response.headers().firstValue("X-Request-Expect").orElseThrow(), equalToIgnoringCase("100-continue"));
+    }
+
+    @Test
+    void headHasNoBody() throws Exception {
+        HttpResponse<byte[]> response = client().send(HttpRequest.newBuilder(uri("/bytes?n=500"))
+                .HEAD().build(), BodyHandlers.ofByteArray());
+        assertThat(response.statusCode(), is(200));
+        assertThat(response.body().length, is(0));
+        assertThat(response.headers().firstValue("content-length").orElseThrow(), is("500"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {204, 304, 404, 500})
+    void reportsStatusesWithTheirBodies(int code) throws Exception {
+        HttpClient client = client();
+        HttpResponse<String> response = client.send(
+                HttpRequest.newBuilder(uri("/status?code=" + code)).build(), BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(code));
+        assertThat(response.body(), is(code == 204 || code == 304 ? "" : "status " + code));
+        // The connection stays usable after a body-less response.
+        assertThat(client.send(HttpRequest.newBuilder(uri("/bytes?n=3")).build(),
+                BodyHandlers.ofByteArray()).body(), equalTo(Bodies.pattern(3)));
+    }
+
+    @Test
+    void redirectPolicyNeverReturnsTheRedirect() throws Exception {
+        HttpResponse<String> response = client(newBuilder().followRedirects(HttpClient.Redirect.NEVER)).send(
+                HttpRequest.newBuilder(uri("/redirect?code=302")).build(), BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(302));
+        assertThat(response.headers().firstValue("location").orElseThrow(), is("/echo"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {301, 302, 303, 307, 308})
+    void redirectPolicyNormalFollowsAChain(int code) throws Exception {
+        HttpClient client = client(newBuilder().followRedirects(HttpClient.Redirect.NORMAL));
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri("/redirect?hops=3&code=" + code))
+                .POST(BodyPublishers.ofString("payload")).build(), BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(200));
+        assertThat(response.uri().getPath(), is("/echo"));
+        boolean keepsMethod = code == 307 || code == 308;
+        assertThat(response.headers().firstValue("X-Method").orElseThrow(), is(keepsMethod ? "POST" : "GET"));
+        assertThat(response.body(), is(keepsMethod ? "payload" : ""));
+        assertThat(response.previousResponse().orElseThrow().statusCode(), is(code));
+    }
+
+    @Test
+    void redirectPolicyAlwaysFollowsToo() throws Exception {
+        HttpResponse<String> response = client(newBuilder().followRedirects(HttpClient.Redirect.ALWAYS)).send(
+                HttpRequest.newBuilder(uri("/redirect?hops=2")).build(), BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(200));
+        assertThat(response.request().uri().getPath(), is("/echo"));
+    }
+
+    /**
+     * Past its redirect bound the JDK client (25) hands back the last redirect rather than failing;
+     * ours does the same, with the same bound.
+     */
+    @Test
+    void tooManyRedirectsReturnTheLastRedirect() throws Exception {
+        HttpClient client = client(newBuilder().followRedirects(HttpClient.Redirect.NORMAL));
+        HttpResponse<String> response = client.send(
+                HttpRequest.newBuilder(uri("/redirect?hops=50")).build(), BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(302));
+        int followed = 0;
+        for (HttpResponse<?> at = response; at.previousResponse().isPresent(); at = at.previousResponse().get()) {
+            followed++;
+        }
+        assertThat(followed, is(REDIRECTS_FOLLOWED_MAX));
+    }
+
+    @Test
+    void storesAndSendsCookies() throws Exception {
+        HttpClient client = client(newBuilder().cookieHandler(new CookieManager()));
+        client.send(HttpRequest.newBuilder(uri("/cookie/set")).build(), BodyHandlers.ofString());
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri("/cookie/get")).build(),
+                BodyHandlers.ofString());
+        assertThat(response.body(), is("flavour=oat"));
+    }
+
+    @Test
+    void answersABasicChallengeWithTheAuthenticator() throws Exception {
+        HttpClient client = client(newBuilder().authenticator(new Authenticator() {
+            @Override
+            protected PasswordAuthentication getPasswordAuthentication() {
+                return new PasswordAuthentication(JettyTestServer.USER, JettyTestServer.PASSWORD.toCharArray());
+            }
+        }));
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri("/auth")).build(),
+                BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(200));
+        assertThat(response.body(), is("welcome"));
+    }
+
+    @Test
+    void returnsThe401WithoutAnAuthenticator() throws Exception {
+        HttpResponse<String> response = client().send(HttpRequest.newBuilder(uri("/auth")).build(),
+                BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(401));
+        assertThat(response.body(), is("who are you"));
+    }
+
+    @Test
+    void requestTimeoutAgainstAStallingServerIsHttpTimeoutException() {
+        HttpRequest request = HttpRequest.newBuilder(uri("/stall")).timeout(Duration.ofMillis(300)).build();
+        assertThrows(HttpTimeoutException.class, () -> client().send(request, BodyHandlers.ofString()));
+    }
+
+    @Test
+    void asyncTimeoutCompletesTheFutureWithHttpTimeoutException() {
+        HttpRequest request = HttpRequest.newBuilder(uri("/stall")).timeout(Duration.ofMillis(300)).build();
+        CompletionException error = assertThrows(CompletionException.class,
+                () -> client().sendAsync(request, BodyHandlers.ofString()).join());
+        assertThat(error.getCause(), instanceOf(HttpTimeoutException.class));
+    }
+
+    @Test
+    void connectTimeoutIsHttpConnectTimeoutException() throws Exception {
+        try (ServerSocket full = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                BacklogFiller filler = BacklogFiller.fill(full)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(filler.isFull(), "the OS accepted every connection");
+            HttpClient client = client(newBuilder().connectTimeout(Duration.ofMillis(300)));
+            URI target = URI.create("http://127.0.0.1:" + full.getLocalPort() + "/");
+            assertThrows(HttpConnectTimeoutException.class,
+                    () -> client.send(HttpRequest.newBuilder(target).build(), BodyHandlers.ofString()));
+        }
+    }
+
+    @Test
+    void refusedConnectionIsConnectException() throws Exception {
+        int port;
+        try (ServerSocket closed = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = closed.getLocalPort();
+        }
+        URI target = URI.create("http://127.0.0.1:" + port + "/");
+        assertThrows(java.net.ConnectException.class,
+                () -> client().send(HttpRequest.newBuilder(target).build(), BodyHandlers.ofString()));
+    }
+
+    @Test
+    void cancellingTheFutureAbortsTheExchange() throws Exception {
+        HttpClient client = client();
+        CompletableFuture<HttpResponse<String>> future = client.sendAsync(
+                HttpRequest.newBuilder(uri("/stall")).build(), BodyHandlers.ofString());
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> server.stalledCount() == 1);
+        future.cancel(true);
+        // The JDK completes the future with CompletionException(CancellationException); ours is a
+        // plain cancelled future, whose join throws the CancellationException itself.
+        RuntimeException error = assertThrows(RuntimeException.class, future::join);
+        Throwable cancellation = error instanceof CompletionException ? error.getCause() : error;
+        assertThat(cancellation, instanceOf(CancellationException.class));
+        // The client still works afterwards.
+        assertThat(client.send(HttpRequest.newBuilder(uri("/bytes?n=10")).build(),
+                BodyHandlers.ofByteArray()).body(), equalTo(Bodies.pattern(10)));
+    }
+
+    @Test
+    void honoursSubscriberBackPressure() throws Exception {
+        SlowSubscriber subscriber = new SlowSubscriber();
+        CompletableFuture<HttpResponse<Void>> future = client().sendAsync(
+                HttpRequest.newBuilder(uri("/bytes?n=" + 4 * MEGABYTE)).build(),
+                BodyHandlers.fromSubscriber(subscriber));
+        HttpResponse<Void> response = future.get(60, TimeUnit.SECONDS);
+        assertThat(response.statusCode(), is(200));
+        assertThat(subscriber.bytes, is((long) 4 * MEGABYTE));
+        assertThat("never more items than requested", subscriber.overflow, is(false));
+    }
+
+    @Test
+    void fiveHundredConcurrentAsyncRequestsOnOneClient() {
+        HttpClient client = client();
+        List<CompletableFuture<HttpResponse<byte[]>>> futures = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            futures.add(client.sendAsync(HttpRequest.newBuilder(uri("/bytes?n=" + (i % 50))).build(),
+                    BodyHandlers.ofByteArray()));
+        }
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
+        for (int i = 0; i < 500; i++) {
+            assertThat(futures.get(i).join().body(), equalTo(Bodies.pattern(i % 50)));
+        }
+    }
+
+    @Test
+    void refusesRequestsAfterShutdown() throws Exception {
+        HttpClient client = client();
+        client.shutdown();
+        assertThat(client.awaitTermination(Duration.ofSeconds(10)), is(true));
+        assertThat(client.isTerminated(), is(true));
+        assertThrows(IOException.class, () -> client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(),
+                BodyHandlers.ofString()));
+    }
+
+    /** Requests one item at a time, only after the previous one was counted. */
+    static final class SlowSubscriber implements Flow.Subscriber<List<ByteBuffer>> {
+        volatile long bytes;
+        volatile boolean overflow;
+        private Flow.Subscription subscription;
+        private int outstanding;
+
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+            this.subscription = subscription;
+            outstanding = 1;
+            subscription.request(1);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> item) {
+            if (--outstanding < 0) {
+                overflow = true;
+            }
+            long sum = bytes;
+            for (ByteBuffer buffer : item) {
+                sum += buffer.remaining();
+            }
+            bytes = sum;
+            outstanding++;
+            subscription.request(1);
+        }
+
+        @Override
+        public void onError(Throwable throwable) {
+        }
+
+        @Override
+        public void onComplete() {
+        }
+    }
+
+    /** Fills a listening socket's accept queue so further connects hang (SYNs dropped). */
+    static final class BacklogFiller implements AutoCloseable {
+        static final int SOCKETS_MAX = 64;
+        private final List<Socket> sockets = new ArrayList<>();
+        private boolean full;
+
+        static BacklogFiller fill(ServerSocket server) {
+            BacklogFiller filler = new BacklogFiller();
+            for (int i = 0; i < SOCKETS_MAX && !filler.full; i++) {
+                Socket socket = new Socket();
+                try {
+                    socket.connect(new InetSocketAddress("127.0.0.1", server.getLocalPort()), 200);
+                    filler.sockets.add(socket);
+                } catch (SocketTimeoutException e) {
+                    filler.full = true;
+                    closeQuietly(socket);
+                } catch (IOException e) {
+                    closeQuietly(socket);
+                    break;
+                }
+            }
+            return filler;
+        }
+
+        boolean isFull() {
+            return full;
+        }
+
+        @Override
+        public void close() {
+            sockets.forEach(BacklogFiller::closeQuietly);
+        }
+
+        private static void closeQuietly(Socket socket) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // closing a test socket; nothing to do
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package io.ringkv.http.client;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+import org.eclipse.jetty.util.FutureCallback;
+
+/**
+ * A Jetty 12 server on 127.0.0.1 with the endpoints the compatibility suite needs. Handlers are
+ * deterministic; {@code /stall} holds its callback until the server stops.
+ *
+ * <p>Threading: Jetty's; the stalled callbacks list is concurrent.
+ */
+final class JettyTestServer implements AutoCloseable {
+    static final String USER = "alice";
+    static final String PASSWORD = "secret";
+
+    private final Server server = new Server();
+    private final ServerConnector connector = new ServerConnector(server);
+    private final List<Callback> stalled = new CopyOnWriteArrayList<>();
+
+    JettyTestServer() throws Exception {
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        server.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) throws Exception {
+                route(request, response, callback);
+                return true;
+            }
+        });
+        server.start();
+    }
+
+    String base() {
+        return "http://127.0.0.1:" + connector.getLocalPort();
+    }
+
+    int stalledCount() {
+        return stalled.size();
+    }
+
+    private void route(Request request, Response response, Callback callback) throws Exception {
+        String path = Request.getPathInContext(request);
+        Fields query = Request.extractQueryParameters(request);
+        switch (path) {
+            case "/echo" -> echo(request, response, callback);
+            case "/bytes" -> bytes(response, callback, query.getValue("n"), false);
+            case "/chunked" -> bytes(response, callback, query.getValue("n"), true);
+            case "/status" -> status(response, callback, Integer.parseInt(query.getValue("code")));
+            case "/redirect" -> {
+                // Read the body, so that Jetty keeps the connection for the next hop.
+                Content.Source.asByteBuffer(request);
+                redirect(response, callback, query);
+            }
+            case "/cookie/set" -> {
+                response.getHeaders().add(HttpHeader.SET_COOKIE, "flavour=oat; Path=/");
+                Content.Sink.write(response, true, "set", callback);
+            }
+            case "/cookie/get" -> {
+                String cookie = request.getHeaders().get(HttpHeader.COOKIE);
+                Content.Sink.write(response, true, cookie == null ? "none" : cookie, callback);
+            }
+            case "/auth" -> auth(request, response, callback);
+            case "/stall" -> stalled.add(callback);
+            default -> Response.writeError(request, response, callback, 404);
+        }
+    }
+
+    private static void echo(Request request, Response response, Callback callback) throws Exception {
+        ByteBuffer body = Content.Source.asByteBuffer(request);
+        response.getHeaders().put("X-Method", request.getMethod());
+        String length = request.getHeaders().get(HttpHeader.CONTENT_LENGTH);
+        response.getHeaders().put("X-Request-Content-Length", length == null ? "none" : length);
+        String coding = request.getHeaders().get(HttpHeader.TRANSFER_ENCODING);
+        response.getHeaders().put("X-Request-Transfer-Encoding", coding == null ? "none" : coding);
+        String expect = request.getHeaders().get(HttpHeader.EXPECT);
+        response.getHeaders().put("X-Request-Expect", expect == null ? "none" : expect);
+        response.write(true, body, callback);
+    }
+
+    private static void bytes(Response response, Callback callback, String count, boolean chunked) throws Exception {
+        byte[] data = Bodies.pattern(Integer.parseInt(count));
+        if (!chunked) {
+            response.getHeaders().put(HttpHeader.CONTENT_LENGTH, data.length);
+            response.write(true, ByteBuffer.wrap(data), callback);
+            return;
+        }
+        // Written in pieces with no length known up front, so Jetty sends it chunked.
+        int piece = 8192;
+        for (int at = 0; at < data.length; at += piece) {
+            FutureCallback written = new FutureCallback();
+            response.write(false, ByteBuffer.wrap(data, at, Math.min(piece, data.length - at)), written);
+            written.get();
+        }
+        response.write(true, ByteBuffer.allocate(0), callback);
+    }
+
+    private static void status(Response response, Callback callback, int code) {
+        response.setStatus(code);
+        if (code == 204 || code == 304) {
+            callback.succeeded();
+            return;
+        }
+        Content.Sink.write(response, true, "status " + code, callback);
+    }
+
+    /** {@code /redirect?code=302&hops=3&to=/echo}: hops redirects, then the target. */
+    private static void redirect(Response response, Callback callback, Fields query) {
+        int hops = Integer.parseInt(valueOr(query, "hops", "1"));
+        String code = valueOr(query, "code", "302");
+        String target = valueOr(query, "to", "/echo");
+        String location = hops > 1 ? "/redirect?code=" + code + "&hops=" + (hops - 1) + "&to=" + target : target;
+        response.setStatus(Integer.parseInt(code));
+        response.getHeaders().put(HttpHeader.LOCATION, location);
+        Content.Sink.write(response, true, "redirecting", callback);
+    }
+
+    private static String valueOr(Fields query, String name, String fallback) {
+        String value = query.getValue(name);
+        return value == null ? fallback : value;
+    }
+
+    private static void auth(Request request, Response response, Callback callback) {
+        String expected = "Basic " + Base64.getEncoder().encodeToString(
+                (USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8));
+        if (expected.equals(request.getHeaders().get(HttpHeader.AUTHORIZATION))) {
+            Content.Sink.write(response, true, "welcome", callback);
+            return;
+        }
+        response.setStatus(401);
+        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Basic realm=\"ringkv\"");
+        Content.Sink.write(response, true, "who are you", callback);
+    }
+
+    @Override
+    public void close() throws Exception {
+        stalled.forEach(callback -> callback.failed(new java.io.IOException("server stopping")));
+        server.stop();
+    }
+}
