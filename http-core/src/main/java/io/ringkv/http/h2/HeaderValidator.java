@@ -1,0 +1,142 @@
+package io.ringkv.http.h2;
+
+import io.ringkv.http.hpack.HeaderField;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Field rules of RFC 9113 §8.2 and §8.3. A violation makes the message malformed: a stream
+ * error of type PROTOCOL_ERROR (§8.1.1).
+ */
+final class HeaderValidator {
+    private static final Set<String> REQUEST_PSEUDO = Set.of(":method", ":scheme", ":authority", ":path");
+    /** RFC 9113 §8.2.2: connection-specific fields are forbidden. */
+    private static final Set<String> CONNECTION_SPECIFIC =
+            Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade");
+
+    private HeaderValidator() {
+    }
+
+    /** RFC 9113 §8.3.1. */
+    static void request(int streamId, List<HeaderField> fields) throws StreamError {
+        int pseudo = pseudoHeaders(streamId, fields);
+        boolean method = false;
+        boolean scheme = false;
+        boolean path = false;
+        String methodValue = null;
+        for (int i = 0; i < pseudo; i++) {
+            HeaderField f = fields.get(i);
+            if (!REQUEST_PSEUDO.contains(f.name())) {
+                throw malformed(streamId, "bad_request_pseudo_header");
+            }
+            if (fields.subList(0, i).stream().anyMatch(o -> o.name().equals(f.name()))) {
+                throw malformed(streamId, "duplicate_pseudo_header");
+            }
+            switch (f.name()) {
+                case ":method" -> { method = true; methodValue = f.value(); }
+                case ":scheme" -> scheme = true;
+                case ":path" -> {
+                    path = true;
+                    if (f.value().isEmpty()) {
+                        throw malformed(streamId, "empty_path");
+                    }
+                }
+                default -> { }
+            }
+        }
+        // RFC 9113 §8.5: CONNECT carries only :method and :authority.
+        boolean connect = "CONNECT".equals(methodValue);
+        if (!method || (!connect && (!scheme || !path)) || (connect && (scheme || path))) {
+            throw malformed(streamId, "missing_or_extra_pseudo_header");
+        }
+        regular(streamId, fields, pseudo);
+    }
+
+    /** RFC 9113 §8.3.2; returns the status code. */
+    static int response(int streamId, List<HeaderField> fields) throws StreamError {
+        int pseudo = pseudoHeaders(streamId, fields);
+        if (pseudo != 1 || !fields.get(0).name().equals(":status")) {
+            throw malformed(streamId, "bad_response_pseudo_header");
+        }
+        String status = fields.get(0).value();
+        if (status.length() != 3 || !status.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw malformed(streamId, "bad_status");
+        }
+        regular(streamId, fields, 1);
+        return Integer.parseInt(status);
+    }
+
+    /** RFC 9113 §8.1: trailers carry no pseudo-header fields. */
+    static void trailers(int streamId, List<HeaderField> fields) throws StreamError {
+        if (pseudoHeaders(streamId, fields) != 0) {
+            throw malformed(streamId, "pseudo_header_in_trailers");
+        }
+        regular(streamId, fields, 0);
+    }
+
+    /** Counts the leading pseudo-header fields; one after a regular field is malformed (§8.3). */
+    private static int pseudoHeaders(int streamId, List<HeaderField> fields) throws StreamError {
+        int count = 0;
+        while (count < fields.size() && fields.get(count).name().startsWith(":")) {
+            count++;
+        }
+        for (int i = count; i < fields.size(); i++) {
+            if (fields.get(i).name().startsWith(":")) {
+                throw malformed(streamId, "pseudo_header_after_regular");
+            }
+        }
+        return count;
+    }
+
+    private static void regular(int streamId, List<HeaderField> fields, int from) throws StreamError {
+        for (int i = from; i < fields.size(); i++) {
+            HeaderField f = fields.get(i);
+            checkName(streamId, f.name());
+            checkValue(streamId, f.value());
+            if (CONNECTION_SPECIFIC.contains(f.name())) {
+                throw malformed(streamId, "connection_specific_header");
+            }
+            // RFC 9113 §8.2.2: TE may be present only with the value "trailers".
+            if (f.name().equals("te") && !f.value().equals("trailers")) {
+                throw malformed(streamId, "te_not_trailers");
+            }
+        }
+    }
+
+    /** RFC 9113 §8.2.1: names are lowercase tokens. */
+    private static void checkName(int streamId, String name) throws StreamError {
+        if (name.isEmpty()) {
+            throw malformed(streamId, "empty_header_name");
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c >= 'A' && c <= 'Z') {
+                throw malformed(streamId, "uppercase_header_name");
+            }
+            if (c <= 0x20 || c >= 0x7f || c == ':') {
+                throw malformed(streamId, "bad_header_name");
+            }
+        }
+    }
+
+    /** RFC 9113 §8.2.1: no NUL, CR or LF; no leading or trailing whitespace. */
+    private static void checkValue(int streamId, String value) throws StreamError {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == 0 || c == '\r' || c == '\n') {
+                throw malformed(streamId, "bad_header_value");
+            }
+        }
+        if (!value.isEmpty() && (isWhitespace(value.charAt(0)) || isWhitespace(value.charAt(value.length() - 1)))) {
+            throw malformed(streamId, "header_value_whitespace");
+        }
+    }
+
+    private static boolean isWhitespace(char c) {
+        return c == ' ' || c == '\t';
+    }
+
+    private static StreamError malformed(int streamId, String reason) {
+        return new StreamError(streamId, ErrorCode.PROTOCOL_ERROR, reason);
+    }
+}

@@ -1,0 +1,589 @@
+package io.ringkv.http.h2;
+
+import io.ringkv.http.hpack.HeaderField;
+import io.ringkv.http.hpack.HeaderListTooLargeException;
+import io.ringkv.http.hpack.HpackDecoder;
+import io.ringkv.http.hpack.HpackEncoder;
+import io.ringkv.http.hpack.HpackException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The protocol state of one HTTP/2 connection, for either role: bytes in, events out, bytes to
+ * send. The client and the server each drive one per socket; it owns no socket and no thread.
+ *
+ * <p>Inbound: {@link #receive(ByteBuffer, long)} parses frames, checks them against the stream
+ * and connection rules, answers what the protocol answers by itself (SETTINGS ACK, PING ACK,
+ * RST_STREAM for stream errors, GOAWAY for connection errors) and returns {@link Http2Event}s.
+ * Outbound: {@link #openStream}, {@link #sendHeaders}, {@link #sendData}, {@link #resetStream},
+ * {@link #consumed}, {@link #ping}, {@link #goAway} queue frames. {@link #drainOutput()} hands
+ * the queued frames over, in order, for the caller to write.
+ *
+ * <p>Threading: not thread-safe. The caller serialises all calls with one short critical section
+ * per connection; that same section makes stream-id allocation, HPACK encoding and enqueueing
+ * one step, so ids and header blocks leave in order (RFC 9113 §5.1.1, RFC 7541 §2.2). Never hold
+ * it while writing to the socket: drain, leave, then write. Time comes in as {@code nowNanos}.
+ */
+public final class Http2Connection {
+    private final Role role;
+    private final Http2Config config;
+    private final FrameParser parser;
+    private final FrameGenerator generator = new FrameGenerator();
+    private final HpackEncoder encoder;
+    private final HpackDecoder decoder;
+    private final StreamRegistry streams;
+    private final AbuseGuard guard;
+    private final FieldBlockAssembler assembler;
+    private final SendWindow connectionSendWindow = new SendWindow(0, Http2Settings.PROTOCOL_DEFAULTS.initialWindowSize());
+    private final ReceiveWindow connectionReceiveWindow;
+    private final List<ByteBuffer> output = new ArrayList<>();
+    private Http2Settings peer = Http2Settings.PROTOCOL_DEFAULTS;
+    private ConnectionState state = ConnectionState.AWAITING_SETTINGS;
+
+    public Http2Connection(Role role, Http2Config config) {
+        this.role = role;
+        this.config = config;
+        this.parser = role == Role.SERVER ? FrameParser.forServer() : FrameParser.forClient();
+        this.parser.maxFrameSize(config.local().maxFrameSize());
+        this.encoder = new HpackEncoder(config.hpack());
+        this.decoder = new HpackDecoder(HpackDecoder.DEFAULT_TABLE_CAPACITY, config.local().maxHeaderListBytes());
+        this.streams = new StreamRegistry(role);
+        this.guard = new AbuseGuard(config.limits());
+        this.assembler = new FieldBlockAssembler(guard);
+        this.connectionReceiveWindow = new ReceiveWindow(0, config.connectionWindowBytes(), config.creditRatio());
+    }
+
+    /** Queues what opens the connection: the client preface, our SETTINGS, the connection window. */
+    public void start() {
+        if (role == Role.CLIENT) {
+            output.add(Preface.bytes());
+        }
+        output.add(generator.generate(new SettingsFrame(false, config.local().differencesFromDefaults())));
+        int extra = config.connectionWindowBytes() - Http2Settings.PROTOCOL_DEFAULTS.initialWindowSize();
+        if (extra > 0) {
+            output.add(generator.generate(new WindowUpdateFrame(0, extra)));
+        }
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    public ConnectionState state() {
+        return state;
+    }
+
+    public Http2Settings peerSettings() {
+        return peer;
+    }
+
+    /** The frames queued so far, oldest first; the queue is empty afterwards. */
+    public List<ByteBuffer> drainOutput() {
+        List<ByteBuffer> drained = new ArrayList<>(output);
+        output.clear();
+        return drained;
+    }
+
+    // ---- inbound ----
+
+    /** Consumes {@code bytes} and returns what happened. After a connection error, input is ignored. */
+    public List<Http2Event> receive(ByteBuffer bytes, long nowNanos) {
+        List<Http2Event> events = new ArrayList<>();
+        if (state == ConnectionState.CLOSED) {
+            bytes.position(bytes.limit());
+            return events;
+        }
+        while (true) {
+            try {
+                Frame frame = parser.next(bytes);
+                if (frame == null) {
+                    break;
+                }
+                onFrame(frame, nowNanos, events);
+            } catch (Http2Error e) {
+                if (e instanceof StreamError streamError) {
+                    resetAfterError(streamError, events);
+                    continue;
+                }
+                fail((ConnectionError) e, events);
+                bytes.position(bytes.limit());
+                break;
+            }
+        }
+        return events;
+    }
+
+    private void onFrame(Frame frame, long now, List<Http2Event> events) throws Http2Error {
+        if (state == ConnectionState.AWAITING_SETTINGS && !(frame instanceof SettingsFrame s && !s.ack())) {
+            throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "settings_expected");
+        }
+        switch (frame) {
+            case DataFrame f -> onData(f, now, events);
+            case HeadersFrame f -> onHeaders(f, events);
+            case ContinuationFrame f -> onContinuation(f, events);
+            case PriorityFrame f -> onPriority(f);
+            case RstStreamFrame f -> onRstStream(f, now, events);
+            case SettingsFrame f -> onSettings(f, now, events);
+            case PushPromiseFrame f -> onPushPromise(f, events);
+            case PingFrame f -> onPing(f, now, events);
+            case GoAwayFrame f -> onGoAway(f, events);
+            case WindowUpdateFrame f -> onWindowUpdate(f, events);
+        }
+    }
+
+    private void onData(DataFrame f, long now, List<Http2Event> events) throws Http2Error {
+        if (f.data().remaining() == 0 && !f.endStream()) {
+            guard.onEmptyData(now);
+        }
+        int length = f.flowControlledLength();
+        connectionReceiveWindow.receive(length);
+        Http2Stream stream = streams.get(f.streamId());
+        if (stream == null) {
+            if (streams.isIdle(f.streamId())) {
+                throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "data_on_idle_stream");
+            }
+            // STYLE §6: data for a closed stream is still credited to the connection window.
+            creditConnection(length);
+            throw new StreamError(f.streamId(), ErrorCode.STREAM_CLOSED, "data_on_closed_stream");
+        }
+        try {
+            receiveData(stream, f, length);
+        } catch (StreamError e) {
+            creditConnection(length);
+            throw e;
+        }
+        events.add(new Http2Event.DataReceived(f.streamId(), f.data(), f.endStream()));
+    }
+
+    private void receiveData(Http2Stream stream, DataFrame f, int length) throws Http2Error {
+        stream.apply(StreamEvent.RECV_DATA);
+        if (stream.inbound() != Http2Stream.Inbound.BODY) {
+            throw new StreamError(stream.id, ErrorCode.PROTOCOL_ERROR, "data_before_headers");
+        }
+        stream.receiveWindow.receive(length);
+        // Padding never reaches the application, so its credit is returned at once.
+        int padding = length - f.data().remaining();
+        if (padding > 0) {
+            consumed(stream.id, padding);
+        }
+        if (f.endStream()) {
+            endInbound(stream);
+        }
+    }
+
+    private void endInbound(Http2Stream stream) throws Http2Error {
+        stream.apply(StreamEvent.RECV_END_STREAM);
+        streams.forgetIfClosed(stream);
+    }
+
+    private void onHeaders(HeadersFrame f, List<Http2Event> events) throws Http2Error {
+        if (!f.endHeaders()) {
+            assembler.start(f, f.fragment());
+            return;
+        }
+        onHeaderBlock(f, f.fragment(), events);
+    }
+
+    private void onContinuation(ContinuationFrame f, List<Http2Event> events) throws Http2Error {
+        FieldBlockAssembler.Block block = assembler.append(f);
+        if (block == null) {
+            return;
+        }
+        if (block.opening() instanceof PushPromiseFrame push) {
+            onPushPromiseBlock(push, block.fragment(), events);
+        } else {
+            onHeaderBlock((HeadersFrame) block.opening(), block.fragment(), events);
+        }
+    }
+
+    /** Decodes first, whatever happens next: the HPACK context must stay in step (RFC 9113 §4.3). */
+    private void onHeaderBlock(HeadersFrame f, ByteBuffer block, List<Http2Event> events) throws Http2Error {
+        List<HeaderField> fields = decode(f.streamId(), block);
+        if (f.priority() != null && f.priority().streamDependency() == f.streamId()) {
+            throw new StreamError(f.streamId(), ErrorCode.PROTOCOL_ERROR, "priority_self_dependency");
+        }
+        Http2Stream stream = streams.get(f.streamId());
+        if (stream == null) {
+            stream = openPeerStream(f.streamId());
+        }
+        boolean trailers = validateInbound(stream, fields, f.endStream());
+        stream.apply(StreamEvent.RECV_HEADERS);
+        if (f.endStream()) {
+            endInbound(stream);
+        }
+        events.add(new Http2Event.HeadersReceived(f.streamId(), fields, f.endStream(), trailers));
+    }
+
+    private List<HeaderField> decode(int streamId, ByteBuffer block) throws Http2Error {
+        try {
+            return decoder.decode(block);
+        } catch (HeaderListTooLargeException e) {
+            throw new StreamError(streamId, ErrorCode.PROTOCOL_ERROR, e.reason());
+        } catch (HpackException e) {
+            throw new ConnectionError(ErrorCode.COMPRESSION_ERROR, e.reason());
+        }
+    }
+
+    private Http2Stream openPeerStream(int id) throws Http2Error {
+        if (!streams.isIdle(id) && streams.wasRecentlyClosed(id)) {
+            // RFC 9113 §5.1: a closed stream; we may have reset it while the peer was still sending.
+            throw new StreamError(id, ErrorCode.STREAM_CLOSED, "headers_on_closed_stream");
+        }
+        if (role == Role.CLIENT) {
+            throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "server_opened_stream");
+        }
+        Http2Stream stream = streams.openPeer(id, peer.initialWindowSize(), config.local().initialWindowSize(),
+                config.creditRatio());
+        // RFC 9113 §5.1.2: beyond our limit the stream is refused (and must not be counted as processed).
+        if (!state.acceptsNewStreams() || streams.activeInitiatedBy(false) >= config.local().maxConcurrentStreams()) {
+            stream.apply(StreamEvent.RECV_HEADERS);
+            throw new StreamError(id, ErrorCode.REFUSED_STREAM, "too_many_streams");
+        }
+        return stream;
+    }
+
+    /** Returns true if the block is trailers. 1xx responses may precede the final one. */
+    private boolean validateInbound(Http2Stream stream, List<HeaderField> fields, boolean endStream) throws StreamError {
+        if (stream.inbound() == Http2Stream.Inbound.BODY) {
+            if (!endStream) {
+                throw new StreamError(stream.id, ErrorCode.PROTOCOL_ERROR, "trailers_without_end_stream");
+            }
+            HeaderValidator.trailers(stream.id, fields);
+            return true;
+        }
+        if (role == Role.SERVER) {
+            HeaderValidator.request(stream.id, fields);
+        } else {
+            int status = HeaderValidator.response(stream.id, fields);
+            if (status >= 100 && status < 200) {
+                if (endStream) {
+                    throw new StreamError(stream.id, ErrorCode.PROTOCOL_ERROR, "informational_with_end_stream");
+                }
+                return false;
+            }
+        }
+        stream.inbound(Http2Stream.Inbound.BODY);
+        return false;
+    }
+
+    private void onPriority(PriorityFrame f) throws Http2Error {
+        Http2Stream stream = streams.get(f.streamId());
+        if (stream != null) {
+            stream.apply(StreamEvent.RECV_PRIORITY);
+        }
+    }
+
+    private void onRstStream(RstStreamFrame f, long now, List<Http2Event> events) throws Http2Error {
+        if (streams.isIdle(f.streamId())) {
+            throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "rst_stream_on_idle_stream");
+        }
+        guard.onPeerReset(now);
+        Http2Stream stream = streams.get(f.streamId());
+        if (stream == null) {
+            return; // already closed: the reset crossed ours or our END_STREAM
+        }
+        stream.apply(StreamEvent.RECV_RST_STREAM);
+        streams.forgetIfClosed(stream);
+        events.add(new Http2Event.StreamReset(f.streamId(), f.error(), true, "reset_by_peer"));
+    }
+
+    private void onSettings(SettingsFrame f, long now, List<Http2Event> events) throws Http2Error {
+        if (f.ack()) {
+            // Our table size limit binds the peer's encoder only once it has acknowledged it.
+            decoder.maxTableCapacity(config.local().headerTableSize());
+            return;
+        }
+        guard.onSettings(now);
+        Http2Settings previous = peer;
+        peer = peer.apply(f.settings());
+        encoder.maxTableCapacity(peer.headerTableSize());
+        generator.maxFrameSize(peer.maxFrameSize());
+        shiftSendWindows(peer.initialWindowSize() - (long) previous.initialWindowSize(), events);
+        output.add(generator.generate(SettingsFrame.ACK_FRAME));
+        if (state == ConnectionState.AWAITING_SETTINGS) {
+            state = ConnectionState.OPEN;
+        }
+        events.add(new Http2Event.SettingsReceived(peer));
+    }
+
+    /** RFC 9113 §6.9.2: the delta applies to every stream's send window, not the connection's. */
+    private void shiftSendWindows(long delta, List<Http2Event> events) throws ConnectionError {
+        if (delta == 0) {
+            return;
+        }
+        for (Http2Stream stream : streams.all()) {
+            boolean wasBlocked = stream.sendWindow.available() == 0;
+            stream.sendWindow.shift(delta);
+            if (wasBlocked && stream.sendWindow.available() > 0) {
+                events.add(new Http2Event.WindowOpened(stream.id));
+            }
+        }
+    }
+
+    private void onPushPromise(PushPromiseFrame f, List<Http2Event> events) throws Http2Error {
+        // RFC 9113 §8.4: only servers push, and only when the client allows it.
+        if (role == Role.SERVER || !config.local().enablePush()) {
+            throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "push_not_allowed");
+        }
+        if (!f.endHeaders()) {
+            assembler.start(f, f.fragment());
+            return;
+        }
+        onPushPromiseBlock(f, f.fragment(), events);
+    }
+
+    private void onPushPromiseBlock(PushPromiseFrame f, ByteBuffer block, List<Http2Event> events) throws Http2Error {
+        List<HeaderField> fields = decode(f.streamId(), block);
+        Http2Stream associated = streams.get(f.streamId());
+        if (associated == null || !associated.state().canReceive()) {
+            throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "push_promise_on_bad_stream");
+        }
+        Http2Stream promised = streams.openPeer(f.promisedStreamId(), peer.initialWindowSize(),
+                config.local().initialWindowSize(), config.creditRatio());
+        promised.apply(StreamEvent.RECV_PUSH_PROMISE);
+        HeaderValidator.request(f.promisedStreamId(), fields);
+        events.add(new Http2Event.PushPromised(f.streamId(), f.promisedStreamId(), fields));
+    }
+
+    private void onPing(PingFrame f, long now, List<Http2Event> events) throws ConnectionError {
+        if (f.ack()) {
+            events.add(new Http2Event.PingAcknowledged(f.opaqueData()));
+            return;
+        }
+        guard.onPing(now);
+        output.add(generator.generate(new PingFrame(f.opaqueData(), true)));
+    }
+
+    private void onGoAway(GoAwayFrame f, List<Http2Event> events) throws Http2Error {
+        state = state == ConnectionState.CLOSED ? state : ConnectionState.DRAINING;
+        String debug = StandardCharsets.UTF_8.decode(f.debugData().duplicate()).toString();
+        events.add(new Http2Event.GoAwayReceived(f.lastStreamId(), f.error(), debug));
+        // RFC 9113 §6.8: our streams above lastStreamId were not processed; safe to retry elsewhere.
+        for (Http2Stream stream : List.copyOf(streams.all())) {
+            if (role.initiates(stream.id) && stream.id > f.lastStreamId()) {
+                stream.apply(StreamEvent.RECV_RST_STREAM);
+                streams.forgetIfClosed(stream);
+                events.add(new Http2Event.StreamReset(stream.id, ErrorCode.REFUSED_STREAM, true, "goaway"));
+            }
+        }
+    }
+
+    private void onWindowUpdate(WindowUpdateFrame f, List<Http2Event> events) throws Http2Error {
+        if (f.streamId() == 0) {
+            boolean wasBlocked = connectionSendWindow.available() == 0;
+            connectionSendWindow.credit(f.increment());
+            if (wasBlocked && connectionSendWindow.available() > 0) {
+                events.add(new Http2Event.WindowOpened(0));
+            }
+            return;
+        }
+        if (streams.isIdle(f.streamId())) {
+            throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "window_update_on_idle_stream");
+        }
+        Http2Stream stream = streams.get(f.streamId());
+        if (stream == null) {
+            return; // closed: the update crossed our END_STREAM or RST_STREAM
+        }
+        stream.apply(StreamEvent.RECV_WINDOW_UPDATE);
+        boolean wasBlocked = stream.sendWindow.available() == 0;
+        stream.sendWindow.credit(f.increment());
+        if (wasBlocked && stream.sendWindow.available() > 0) {
+            events.add(new Http2Event.WindowOpened(stream.id));
+        }
+    }
+
+    private void resetAfterError(StreamError e, List<Http2Event> events) {
+        output.add(generator.generate(new RstStreamFrame(e.streamId(), e.code())));
+        Http2Stream stream = streams.get(e.streamId());
+        if (stream != null) {
+            try {
+                stream.apply(StreamEvent.SEND_RST_STREAM);
+            } catch (Http2Error | IllegalStateException impossible) {
+                // SEND_RST_STREAM is legal in every state but IDLE, and an idle stream is not stored
+            }
+            streams.forgetIfClosed(stream);
+        }
+        events.add(new Http2Event.StreamReset(e.streamId(), e.code(), false, e.reason()));
+    }
+
+    private void fail(ConnectionError e, List<Http2Event> events) {
+        output.add(generator.generate(new GoAwayFrame(streams.lastPeerId(), e.code(), e.reason())));
+        state = ConnectionState.CLOSED;
+        events.add(new Http2Event.ConnectionFailed(e.code(), e.reason()));
+    }
+
+    // ---- outbound ----
+
+    /** True if the peer's SETTINGS_MAX_CONCURRENT_STREAMS and our state allow another stream. */
+    public boolean canOpenStream() {
+        return role == Role.CLIENT && state.acceptsNewStreams() && !streams.localIdsExhausted()
+                && streams.activeInitiatedBy(true) < peer.maxConcurrentStreams();
+    }
+
+    /**
+     * Client: allocates the next stream id, encodes the request header block and queues it, in
+     * one step. Returns the stream id.
+     *
+     * @throws IllegalStateException    if {@link #canOpenStream()} is false
+     * @throws IllegalArgumentException if the fields are not a valid HTTP/2 request
+     */
+    public int openStream(List<HeaderField> fields, boolean endStream) {
+        if (!canOpenStream()) {
+            throw new IllegalStateException("cannot open a stream now: " + state + ", "
+                    + streams.activeInitiatedBy(true) + " active of " + peer.maxConcurrentStreams());
+        }
+        checkOutbound(() -> HeaderValidator.request(0, fields));
+        Http2Stream stream = streams.openLocal(peer.initialWindowSize(), config.local().initialWindowSize(),
+                config.creditRatio());
+        queueHeaders(stream, fields, endStream);
+        return stream.id;
+    }
+
+    /** Server response headers (1xx or final), or trailers (with {@code endStream}) on either side. */
+    public void sendHeaders(int streamId, List<HeaderField> fields, boolean endStream) {
+        Http2Stream stream = requireStream(streamId);
+        boolean trailers = fields.isEmpty() || !fields.get(0).name().startsWith(":");
+        checkOutbound(() -> {
+            if (trailers) {
+                HeaderValidator.trailers(streamId, fields);
+            } else if (role == Role.SERVER) {
+                HeaderValidator.response(streamId, fields);
+            } else {
+                throw new StreamError(streamId, ErrorCode.PROTOCOL_ERROR, "client_sends_request_once");
+            }
+        });
+        queueHeaders(stream, fields, endStream);
+    }
+
+    private void queueHeaders(Http2Stream stream, List<HeaderField> fields, boolean endStream) {
+        applyLocal(stream, StreamEvent.SEND_HEADERS);
+        if (endStream) {
+            applyLocal(stream, StreamEvent.SEND_END_STREAM);
+        }
+        output.add(generator.headers(stream.id, encoder.encode(fields), endStream, null));
+        streams.forgetIfClosed(stream);
+    }
+
+    /**
+     * Queues as much of {@code data} as both send windows allow, in frames no larger than the
+     * peer's max frame size, and advances its position. END_STREAM goes on the last frame only
+     * if everything was sent. Returns the octets taken; when that is less than was offered, wait
+     * for {@link Http2Event.WindowOpened} and call again with the rest.
+     */
+    public int sendData(int streamId, ByteBuffer data, boolean endStream) {
+        Http2Stream stream = requireStream(streamId);
+        applyLocal(stream, StreamEvent.SEND_DATA);
+        int allowed = Math.min(data.remaining(),
+                Math.min(stream.sendWindow.available(), connectionSendWindow.available()));
+        if (allowed == 0 && data.hasRemaining()) {
+            return 0; // blocked: nothing is queued, not even an empty frame
+        }
+        int sent = 0;
+        do {
+            int n = Math.min(allowed - sent, generator.maxFrameSize());
+            boolean last = sent + n == data.remaining() && endStream;
+            ByteBuffer chunk = data.slice(data.position() + sent, n);
+            output.add(generator.generate(new DataFrame(streamId, chunk, last)));
+            sent += n;
+        } while (sent < allowed);
+        stream.sendWindow.consume(allowed);
+        connectionSendWindow.consume(allowed);
+        boolean finished = allowed == data.remaining() && endStream;
+        data.position(data.position() + allowed);
+        if (finished) {
+            applyLocal(stream, StreamEvent.SEND_END_STREAM);
+            streams.forgetIfClosed(stream);
+        }
+        return allowed;
+    }
+
+    /** Octets {@link #sendData} would take now for this stream. */
+    public int sendableBytes(int streamId) {
+        Http2Stream stream = streams.get(streamId);
+        return stream == null || !stream.state().canSend() ? 0
+                : Math.min(stream.sendWindow.available(), connectionSendWindow.available());
+    }
+
+    /**
+     * The application took {@code bytes} of DATA from this stream: credit returns to the peer in
+     * batches. The connection window is always credited; the stream's only while the peer may
+     * still send on it (no WINDOW_UPDATE after END_STREAM, RFC 9113 §6.9).
+     */
+    public void consumed(int streamId, int bytes) {
+        creditConnection(bytes);
+        Http2Stream stream = streams.get(streamId);
+        if (stream != null && stream.state().canReceive()) {
+            int increment = stream.receiveWindow.consumed(bytes);
+            if (increment > 0) {
+                output.add(generator.generate(new WindowUpdateFrame(streamId, increment)));
+            }
+        }
+    }
+
+    private void creditConnection(int bytes) {
+        int increment = connectionReceiveWindow.consumed(bytes);
+        if (increment > 0) {
+            output.add(generator.generate(new WindowUpdateFrame(0, increment)));
+        }
+    }
+
+    public void resetStream(int streamId, ErrorCode code) {
+        Http2Stream stream = requireStream(streamId);
+        applyLocal(stream, StreamEvent.SEND_RST_STREAM);
+        streams.forgetIfClosed(stream);
+        output.add(generator.generate(new RstStreamFrame(streamId, code)));
+    }
+
+    public void ping(long opaqueData) {
+        output.add(generator.generate(new PingFrame(opaqueData, false)));
+    }
+
+    /** Graceful (NO_ERROR: streams in flight finish) or not; no new peer streams are accepted. */
+    public void goAway(ErrorCode code, String debug) {
+        output.add(generator.generate(new GoAwayFrame(streams.lastPeerId(), code, debug)));
+        state = code == ErrorCode.NO_ERROR ? ConnectionState.DRAINING : ConnectionState.CLOSED;
+    }
+
+    /** The stream's state; CLOSED for a stream that is gone, IDLE for one never opened. */
+    public StreamState streamState(int streamId) {
+        Http2Stream stream = streams.get(streamId);
+        if (stream != null) {
+            return stream.state();
+        }
+        return streams.isIdle(streamId) ? StreamState.IDLE : StreamState.CLOSED;
+    }
+
+    public int activeStreams() {
+        return streams.activeInitiatedBy(true) + streams.activeInitiatedBy(false);
+    }
+
+    private Http2Stream requireStream(int streamId) {
+        Http2Stream stream = streams.get(streamId);
+        if (stream == null) {
+            throw new IllegalStateException("no open stream " + streamId);
+        }
+        return stream;
+    }
+
+    private static void applyLocal(Http2Stream stream, StreamEvent event) {
+        try {
+            stream.apply(event);
+        } catch (Http2Error e) {
+            throw new IllegalStateException("send events never raise protocol errors", e);
+        }
+    }
+
+    private interface Check {
+        void run() throws StreamError;
+    }
+
+    private static void checkOutbound(Check check) {
+        try {
+            check.run();
+        } catch (StreamError e) {
+            throw new IllegalArgumentException("invalid header list: " + e.reason(), e);
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package io.ringkv.http.h2;
+
+/**
+ * One stream's protocol state: its {@link StreamState}, its two flow-control windows and
+ * where its inbound message is (headers still expected, or body).
+ *
+ * <p>Threading: owned by its {@link Http2Connection}; guarded by the same critical section.
+ */
+final class Http2Stream {
+    /** Where the inbound message is; a 1xx response keeps a stream in AWAITING_HEADERS. */
+    enum Inbound { AWAITING_HEADERS, BODY }
+
+    final int id;
+    final SendWindow sendWindow;
+    final ReceiveWindow receiveWindow;
+    private StreamState state = StreamState.IDLE;
+    private Inbound inbound = Inbound.AWAITING_HEADERS;
+
+    Http2Stream(int id, long sendWindowBytes, int receiveWindowBytes, double creditRatio) {
+        this.id = id;
+        this.sendWindow = new SendWindow(id, sendWindowBytes);
+        this.receiveWindow = new ReceiveWindow(id, receiveWindowBytes, creditRatio);
+    }
+
+    StreamState state() {
+        return state;
+    }
+
+    void apply(StreamEvent event) throws Http2Error {
+        state = StreamState.next(state, event, id);
+    }
+
+    Inbound inbound() {
+        return inbound;
+    }
+
+    void inbound(Inbound next) {
+        inbound = next;
+    }
+
+    /** Counted against SETTINGS_MAX_CONCURRENT_STREAMS (RFC 9113 §5.1.2). */
+    boolean isActive() {
+        return state == StreamState.OPEN || state == StreamState.HALF_CLOSED_LOCAL
+                || state == StreamState.HALF_CLOSED_REMOTE;
+    }
+
+    @Override
+    public String toString() {
+        return "stream " + id + " " + state;
+    }
+}

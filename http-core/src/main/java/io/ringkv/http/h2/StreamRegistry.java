@@ -1,0 +1,101 @@
+package io.ringkv.http.h2;
+
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The live streams of one connection and the stream-id rules (RFC 9113 §5.1.1): ids we open
+ * have our parity and increase; ids the peer opens have its parity and must exceed every id it
+ * used before. Closed streams are forgotten; an id at or below the high-water mark that is no
+ * longer here is a closed stream.
+ *
+ * <p>Threading: owned by its {@link Http2Connection}.
+ */
+final class StreamRegistry {
+    /** RFC 9113 §5.1.1: stream ids are 31-bit. */
+    private static final int MAX_STREAM_ID = Integer.MAX_VALUE;
+    /** Closed stream ids remembered so that frames still in flight for them are told apart. */
+    static final int RECENTLY_CLOSED_MAX = 128;
+
+    private final Role role;
+    private final Map<Integer, Http2Stream> streams = new HashMap<>();
+    private final ArrayDeque<Integer> recentlyClosed = new ArrayDeque<>(RECENTLY_CLOSED_MAX);
+    private int nextLocalId;
+    private int lastPeerId;
+
+    StreamRegistry(Role role) {
+        this.role = role;
+        this.nextLocalId = role == Role.CLIENT ? 1 : 2;
+    }
+
+    Http2Stream get(int id) {
+        return streams.get(id);
+    }
+
+    Collection<Http2Stream> all() {
+        return streams.values();
+    }
+
+    int lastPeerId() {
+        return lastPeerId;
+    }
+
+    boolean localIdsExhausted() {
+        return nextLocalId > MAX_STREAM_ID || nextLocalId < 0;
+    }
+
+    Http2Stream openLocal(long sendWindow, int receiveWindow, double creditRatio) {
+        if (localIdsExhausted()) {
+            throw new IllegalStateException("stream ids exhausted; open a new connection");
+        }
+        Http2Stream stream = new Http2Stream(nextLocalId, sendWindow, receiveWindow, creditRatio);
+        nextLocalId += 2;
+        streams.put(stream.id, stream);
+        return stream;
+    }
+
+    /** A new stream the peer opens (HEADERS, or the promised id of a PUSH_PROMISE). */
+    Http2Stream openPeer(int id, long sendWindow, int receiveWindow, double creditRatio) throws ConnectionError {
+        if (id == 0 || role.initiates(id)) {
+            throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "bad_stream_id");
+        }
+        if (id <= lastPeerId) {
+            throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "stream_id_not_increasing");
+        }
+        lastPeerId = id;
+        Http2Stream stream = new Http2Stream(id, sendWindow, receiveWindow, creditRatio);
+        streams.put(id, stream);
+        return stream;
+    }
+
+    /** True if {@code id} names a stream that was never opened (neither by us nor the peer). */
+    boolean isIdle(int id) {
+        return role.initiates(id) ? id >= nextLocalId : id > lastPeerId;
+    }
+
+    void forgetIfClosed(Http2Stream stream) {
+        if (stream.state() == StreamState.CLOSED && streams.remove(stream.id) != null) {
+            if (recentlyClosed.size() == RECENTLY_CLOSED_MAX) {
+                recentlyClosed.removeFirst();
+            }
+            recentlyClosed.addLast(stream.id);
+        }
+    }
+
+    /** True for one of the last {@link #RECENTLY_CLOSED_MAX} streams that closed. */
+    boolean wasRecentlyClosed(int id) {
+        return recentlyClosed.contains(id);
+    }
+
+    int activeInitiatedBy(boolean local) {
+        int count = 0;
+        for (Http2Stream s : streams.values()) {
+            if (s.isActive() && role.initiates(s.id) == local) {
+                count++;
+            }
+        }
+        return count;
+    }
+}
