@@ -1,0 +1,113 @@
+package io.ringkv.http.client;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.lessThanOrEqualTo;
+import static org.hamcrest.Matchers.not;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Flow;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Threading promises of ringkv's client that the JDK's does not make. */
+class RingClientThreadingTest {
+    private JettyTestServer server;
+    private HttpClient client;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = new JettyTestServer();
+        client = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        client.shutdownNow();
+        assertThat(client.awaitTermination(Duration.ofSeconds(30)), is(true));
+        server.close();
+    }
+
+    @Test
+    void threadCountDoesNotGrowWithRequestsInFlight() {
+        List<CompletableFuture<HttpResponse<byte[]>>> futures = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            futures.add(client.sendAsync(request("/bytes?n=" + (i % 100)), BodyHandlers.ofByteArray()));
+        }
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
+        long clientThreads = Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.getName().startsWith("ringkv-http-client-")).count();
+        int workersMax = Math.max(2, Runtime.getRuntime().availableProcessors());
+        // Other clients in this JVM may be winding down; bound by a generous multiple of one client.
+        assertThat(clientThreads, lessThanOrEqualTo((long) 4 * (workersMax + 1)));
+    }
+
+    @Test
+    void bodyCallbacksNeverRunOnTheEventLoop() throws Exception {
+        ThreadRecordingSubscriber subscriber = new ThreadRecordingSubscriber();
+        HttpResponse<Void> response = client.sendAsync(request("/chunked?n=300000"),
+                BodyHandlers.fromSubscriber(subscriber)).get();
+        assertThat(response.statusCode(), is(200));
+        assertThat(subscriber.threads, everyItem(containsString("-worker-")));
+    }
+
+    @Test
+    void dependentStagesOfTheFutureRunOffTheEventLoop() throws Exception {
+        String thread = client.sendAsync(request("/bytes?n=10"), BodyHandlers.ofByteArray())
+                .thenApply(response -> Thread.currentThread().getName()).get();
+        assertThat(thread, not(containsString("-loop")));
+        assertThat(isLoopName(thread), is(false));
+    }
+
+    private static boolean isLoopName(String name) {
+        // Loops are named ringkv-http-client-N-I (no "worker" part).
+        return name.startsWith("ringkv-http-client-") && !name.contains("-worker-");
+    }
+
+    private HttpRequest request(String path) {
+        return HttpRequest.newBuilder(URI.create(server.base() + path)).build();
+    }
+
+    /** Records the thread of every signal. */
+    static final class ThreadRecordingSubscriber implements Flow.Subscriber<List<ByteBuffer>> {
+        final Set<String> threads = ConcurrentHashMap.newKeySet();
+        private Flow.Subscription subscription;
+
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+            threads.add(Thread.currentThread().getName());
+            this.subscription = subscription;
+            subscription.request(1);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> item) {
+            threads.add(Thread.currentThread().getName());
+            subscription.request(1);
+        }
+
+        @Override
+        public void onError(Throwable throwable) {
+            threads.add(Thread.currentThread().getName());
+        }
+
+        @Override
+        public void onComplete() {
+            threads.add(Thread.currentThread().getName());
+        }
+    }
+}
