@@ -48,6 +48,11 @@ final class JettyTestServer implements AutoCloseable {
         return "http://127.0.0.1:" + connector.getLocalPort();
     }
 
+    /** Connections the server currently has open. */
+    int openConnections() {
+        return connector.getConnectedEndPoints().size();
+    }
+
     int stalledCount() {
         return stalled.size();
     }

@@ -18,12 +18,17 @@ import java.util.function.Function;
 final class ConnectionPool {
     private final Map<Route, RoutePool> routes = new ConcurrentHashMap<>();
     private final int connectionsPerHost;
+    private final java.time.Duration idleTimeout;
     private final Function<Route, CompletableFuture<H1Connection>> connector;
     private volatile boolean closed;
 
-    /** @param connector opens a new connection to a route (completes once it is connected) */
-    ConnectionPool(int connectionsPerHost, Function<Route, CompletableFuture<H1Connection>> connector) {
+    /**
+     * @param idleTimeout how long a connection may sit idle in the pool before it is closed
+     * @param connector   opens a new connection to a route (completes once it is connected) */
+    ConnectionPool(int connectionsPerHost, java.time.Duration idleTimeout,
+            Function<Route, CompletableFuture<H1Connection>> connector) {
         this.connectionsPerHost = connectionsPerHost;
+        this.idleTimeout = idleTimeout;
         this.connector = connector;
     }
 
@@ -61,8 +66,22 @@ final class ConnectionPool {
                 pool.idle.push(connection);
             }
         }
-        if (waiter != null && !waiter.complete(connection)) {
+        if (waiter == null) {
+            long generation = connection.markIdle();
+            connection.connection().loop().schedule(() -> expire(pool, connection, generation), idleTimeout);
+        } else if (!waiter.complete(connection)) {
             release(connection); // the waiter gave up (cancelled); offer the connection again
+        }
+    }
+
+    /** Loop thread: closes the connection if it has stayed idle since {@code generation}. */
+    private static void expire(RoutePool pool, H1Connection connection, long generation) {
+        boolean expired;
+        synchronized (pool) {
+            expired = connection.idleGeneration() == generation && pool.idle.remove(connection);
+        }
+        if (expired) {
+            connection.connection().closeAfterFlush();
         }
     }
 
@@ -125,6 +144,7 @@ final class ConnectionPool {
         H1Connection takeIdle() {
             for (H1Connection candidate; (candidate = idle.poll()) != null; ) {
                 if (candidate.isOpen()) {
+                    candidate.markIdle(); // busy again: a pending idle expiry no longer applies
                     return candidate;
                 }
             }

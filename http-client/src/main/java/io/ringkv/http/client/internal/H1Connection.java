@@ -34,6 +34,8 @@ final class H1Connection implements ConnectionHandler {
     private final ResponseParser parser = new ResponseParser(LIMITS);
     private volatile Connection connection;
     private volatile H1Exchange exchange;
+    /** Bumped each time the connection enters or leaves the idle pool; stale expiry timers compare it. */
+    private final java.util.concurrent.atomic.AtomicLong idleGeneration = new java.util.concurrent.atomic.AtomicLong();
 
     H1Connection(Route route, ConnectionPool pool) {
         this.route = route;
@@ -51,6 +53,14 @@ final class H1Connection implements ConnectionHandler {
     boolean isOpen() {
         Connection open = connection;
         return open != null && open.isOpen();
+    }
+
+    long markIdle() {
+        return idleGeneration.incrementAndGet();
+    }
+
+    long idleGeneration() {
+        return idleGeneration.get();
     }
 
     /** Runs {@code next} on this connection: the parser learns the method, then the request goes out. */

@@ -37,7 +37,8 @@ final class NetTransport implements Transport {
         this.loops = loops;
         this.config = config;
         this.executor = executor;
-        this.pool = new ConnectionPool(config.extensions().connectionsPerHost(), this::connect);
+        this.pool = new ConnectionPool(config.extensions().connectionsPerHost(),
+                config.extensions().idleTimeout(), this::connect);
         this.codec = new H1Codec(pool);
     }
 
