@@ -1,0 +1,139 @@
+# shellcheck shell=bash
+# The load generators: wrk (closed loop), vegeta (open loop), h2load (HTTP/2), and the
+# wrk-based prefill. Each measurement leaves one JSON fragment in $RUN_TMP/fragments/,
+# written by bench/report/fragment.py; bench/report/assemble.py joins them into the results.
+#
+# With several target URLs (a cluster), the load is spread over all nodes: one wrk process
+# per node sharing the connections, and vegeta targets that alternate between the nodes.
+
+FRAGMENT_SEQ=0
+declare -A WRK_MAX_RPS=()   # "<nodes>:<scenario>" -> closed-loop requests per second
+
+next_fragment() {
+  FRAGMENT_SEQ=$((FRAGMENT_SEQ + 1))
+  printf '%s/fragments/%03d-%s.json' "$RUN_TMP" "$FRAGMENT_SEQ" "$1"
+}
+
+# select_urls NODES: URLS becomes the nginx baseline's URL or the running cluster's URLs.
+select_urls() {
+  if [[ $1 == nginx ]]; then URLS=("${BASELINE_URLS[@]}"); else URLS=("${TARGET_URLS[@]}"); fi
+}
+
+# wrk_all SCRIPT DURATION OUTPREFIX: one wrk per URL in URLS, connections split between them,
+# all pinned to the load CPUs and run concurrently; WRK_LOGS lists their logs.
+wrk_all() {
+  local script=$1 duration=$2 prefix=$3 k=${#URLS[@]} i conns pids=() logs=() rc=0
+  for i in "${!URLS[@]}"; do
+    conns=$((CONNECTIONS / k + (i < CONNECTIONS % k ? 1 : 0)))
+    logs+=("$prefix-$i.log")
+    BENCH_CONNECTIONS=$conns spawn "$LOAD_CPUS" "${logs[i]}" \
+      wrk -t1 -c"$conns" -d"${duration}s" --timeout 5s -s "$LUA_DIR/$script" "${URLS[i]}"
+    pids+=("$SPAWNED_PID")
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[i]}" || rc=$?
+    forget_pgid "${pids[i]}"
+  done
+  ((rc == 0)) || { cat "${logs[@]}" >&2; die "wrk exited with status $rc"; }
+  WRK_LOGS=("${logs[@]}")
+}
+
+# prefill NODES: writes each of the BENCH_KEYS keys once, through all nodes in turn.
+# vegeta reads the targets lazily and stops when the file ends; at rate 0 it sends as fast
+# as CONNECTIONS workers allow.
+prefill() {
+  local nodes=$1 f targets res
+  targets="$RUN_TMP/prefill-$nodes.txt" res="$RUN_TMP/prefill-$nodes.bin"
+  "$PYTHON" "$REPORT_DIR/targets.py" --scenario prefill --count "$BENCH_KEYS" --keys "$BENCH_KEYS" \
+    --value-bytes "$BENCH_VALUE_BYTES" --body-dir "$RUN_TMP" --out "$targets" "${TARGET_URLS[@]}"
+  run_pinned "$LOAD_CPUS" "$res.log" timeout "$PREFILL_TIMEOUT" "$VEGETA_BIN" attack -lazy -targets "$targets" \
+    -rate 0 -max-workers "$CONNECTIONS" -workers "$CONNECTIONS" -timeout 10s -max-body 0 -output "$res" \
+    || { cat "$res.log" >&2; die "prefill (vegeta) failed or took longer than ${PREFILL_TIMEOUT}s"; }
+  f=$(next_fragment prefill)
+  "$VEGETA_BIN" encode --to csv "$res" | "$PYTHON" "$REPORT_DIR/fragment.py" vegeta \
+    --target "$(target_kind "$nodes")" --nodes "$nodes" --scenario prefill --rate 0 --percent 0 \
+    --expect "$EXPECT_PUT" --out "$f" -
+  rm -f "$res"
+  log "prefill: $(json_get "$f" '"%d requests at %.0f/s, %d unexpected answers %s" % (d["requests"], d["throughput_rps"], round(d["error_ratio"] * d["requests"]), d["status_codes"])')"
+  [[ $(json_get "$f" 'd["requests"] == int(sys.argv[3]) and d["error_ratio"] == 0' "$BENCH_KEYS") == True ]] \
+    || die "prefill did not store every key (see above)"
+}
+
+target_kind() { if [[ $1 == nginx ]]; then echo nginx; else echo ringkv; fi; }
+
+# closed_loop NODES SCENARIO: a warm-up run (discarded), then the measured wrk run.
+closed_loop() {
+  local nodes=$1 scenario=$2 script=$2.lua f
+  [[ $nodes == nginx ]] && script=get.lua
+  select_urls "$nodes"
+  if ((WARMUP > 0)); then
+    wrk_all "$script" "$WARMUP" "$RUN_TMP/wrk-$nodes-$scenario-warmup"
+  fi
+  wrk_all "$script" "$DURATION" "$RUN_TMP/wrk-$nodes-$scenario"
+  f=$(next_fragment "closed-$nodes-$scenario")
+  "$PYTHON" "$REPORT_DIR/fragment.py" wrk --target "$(target_kind "$nodes")" --nodes "${nodes/nginx/1}" \
+    --scenario "$scenario" --connections "$CONNECTIONS" --out "$f" "${WRK_LOGS[@]}"
+  WRK_MAX_RPS[$nodes:$scenario]=$(json_get "$f" 'round(d["rps"])')
+  log "closed loop $nodes/$scenario: $(json_get "$f" '"%.0f req/s, p50 %.2f ms, p99 %.2f ms, non-2xx %d, socket errors %d" % (d["rps"], d["latency_ms"]["p50"], d["latency_ms"]["p99"], d["non2xx"], d["socket_errors"])')"
+}
+
+expected_statuses() {
+  case $1 in
+    put) echo "$EXPECT_PUT" ;;
+    get) echo "200,404" ;;
+    mix) echo "200,404,$EXPECT_PUT" ;;
+    *) echo 200 ;;
+  esac
+}
+
+# open_loop NODES SCENARIO PERCENT [RATE_OF]: vegeta at PERCENT of the closed-loop maximum
+# of RATE_OF ("<nodes>:<scenario>", by default this scenario's own).
+open_loop() {
+  local nodes=$1 scenario=$2 pct=$3 rate_of=${4:-$1:$2} max rate targets res f
+  select_urls "$nodes"
+  max=${WRK_MAX_RPS[$rate_of]:-0}
+  rate=$((max * pct / 100))
+  if ((rate < 1)); then
+    warn "no closed-loop maximum for $nodes/$scenario; skipping the ${pct}% rate"
+    return 0
+  fi
+  targets="$RUN_TMP/targets-$nodes-$scenario.txt"
+  if [[ ! -f $targets ]]; then
+    "$PYTHON" "$REPORT_DIR/targets.py" --scenario "$scenario" --keys "$BENCH_KEYS" \
+      --range-records "$BENCH_RANGE_RECORDS" --value-bytes "$BENCH_VALUE_BYTES" \
+      --body-dir "$RUN_TMP" --out "$targets" "${URLS[@]}"
+  fi
+  res="$RUN_TMP/vegeta-$nodes-$scenario-$pct.bin"
+  log "vegeta: $rate req/s for ${DURATION}s (${pct}% of $max, the maximum of $rate_of)"
+  run_pinned "$LOAD_CPUS" "$res.log" "$VEGETA_BIN" attack -targets "$targets" -rate "$rate/1s" \
+    -duration "${DURATION}s" -timeout 5s -max-workers "$VEGETA_MAX_WORKERS" -max-body 0 \
+    -name "$scenario-$pct" -output "$res" || { cat "$res.log" >&2; die "vegeta attack failed"; }
+  f=$(next_fragment "open-$nodes-$scenario-$pct")
+  "$VEGETA_BIN" encode --to csv "$res" | "$PYTHON" "$REPORT_DIR/fragment.py" vegeta \
+    --target "$(target_kind "$nodes")" --nodes "${nodes/nginx/1}" --scenario "$scenario" \
+    --rate "$rate" --percent "$pct" --rate-of "$rate_of" --expect "$(expected_statuses "$scenario")" --out "$f" -
+  rm -f "$res"
+  log "open loop $nodes/$scenario @ $rate/s: $(json_get "$f" '"sent %.0f/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.1f ms, errors %.2f%%, 503 %.2f%%" % (d["achieved_rps"], d["latency_ms"]["p50"], d["latency_ms"]["p99"], d["latency_ms"]["p999"], d["latency_ms"]["max"], 100 * d["error_ratio"], 100 * d["ratio_503"])')"
+}
+
+# h2_load NODES: GETs over HTTP/2 (prior-knowledge h2c) with h2load, or a recorded skip.
+h2_load() {
+  local nodes=$1 url f uris
+  select_urls "$nodes"; url=${URLS[0]}
+  f=$(next_fragment "h2-$nodes")
+  local probe="$url/v0/status"
+  [[ $nodes == nginx || ${BENCH_FAKE_NODES:-} == nginx ]] && probe="$url/"
+  if ! speaks_h2c "$probe"; then
+    log "HTTP/2: SKIPPED - $url does not answer prior-knowledge h2c (the server speaks HTTP/1.1 only so far)"
+    "$PYTHON" "$REPORT_DIR/fragment.py" skip --target "$(target_kind "$nodes")" --nodes "${nodes/nginx/1}" \
+      --scenario get-h2 --reason "server does not answer prior-knowledge h2c at $probe" --out "$f"
+    return 0
+  fi
+  uris="$RUN_TMP/h2-uris-$nodes.txt"
+  "$PYTHON" "$REPORT_DIR/targets.py" --scenario get --format uris --keys "$BENCH_KEYS" --out "$uris" "$url"
+  run_pinned "$LOAD_CPUS" "$RUN_TMP/h2load-$nodes.log" h2load -t1 -c"$H2_CONNECTIONS" -m"$H2_STREAMS" \
+    -D "$DURATION" -i "$uris" || { cat "$RUN_TMP/h2load-$nodes.log" >&2; die "h2load failed"; }
+  "$PYTHON" "$REPORT_DIR/fragment.py" h2load --target "$(target_kind "$nodes")" --nodes "${nodes/nginx/1}" \
+    --scenario get-h2 --connections "$H2_CONNECTIONS" --streams "$H2_STREAMS" --out "$f" "$RUN_TMP/h2load-$nodes.log"
+  log "HTTP/2 GET: $(json_get "$f" '"%.0f req/s" % d["rps"]')"
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Fast self-checks of the benchmark scripts: no load, no servers, no network unless the
+# venv for charts is missing (then pip installs matplotlib once; without it the chart check
+# is skipped). Run by `bench/run.sh --self-check`. Prints "N passed, N failed" last and
+# exits non-zero when anything failed.
+set -uo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+REPORT_DIR="$BENCH_DIR/report"
+SAMPLE="$REPORT_DIR/testdata/sample-results.json"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringkv-bench-check.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+passed=0 failed=0
+
+check() { # NAME CMD...: runs CMD, quiet on success, its output on failure
+  local name=$1; shift
+  if "$@" >"$WORK/out" 2>&1; then
+    passed=$((passed + 1)); echo "ok   $name"
+  else
+    failed=$((failed + 1)); echo "FAIL $name"; sed 's/^/     /' "$WORK/out" | tail -n 20
+  fi
+}
+
+lua_parses() { # a LuaJIT-free syntax check: luac/luajit when present, else wrk itself
+  local f
+  for f in "$BENCH_DIR"/lua/*.lua; do
+    if command -v luajit >/dev/null; then luajit -bl "$f" >/dev/null || return 1
+    elif command -v luac >/dev/null; then luac -p "$f" || return 1
+    fi
+  done
+  # wrk loads the script (and common.lua through it) before connecting: an unreachable
+  # port then fails with a connection error, a script error fails earlier and says so.
+  if command -v wrk >/dev/null; then
+    for f in get put mix range; do
+      if BENCH_LUA_DIR="$BENCH_DIR/lua" timeout 10 wrk -t1 -c1 -d1s -s "$BENCH_DIR/lua/$f.lua" \
+        http://127.0.0.1:9/ 2>&1 | grep -Ei 'error|attempt to|expected' | grep -v 'connect' ; then
+        return 1
+      fi
+    done
+  fi
+}
+
+targets_are_well_formed() {
+  python3 "$REPORT_DIR/targets.py" --scenario mix --count 200 --body-dir "$WORK" --out "$WORK/t.txt" \
+    http://127.0.0.1:1 http://127.0.0.1:2 || return 1
+  python3 - "$WORK/t.txt" <<'EOF'
+import sys
+blocks = [b for b in open(sys.argv[1]).read().split("\n\n") if b.strip()]
+assert len(blocks) == 200, len(blocks)
+for b in blocks:
+    method, url = b.splitlines()[0].split(" ")
+    assert method in ("GET", "PUT") and "/v0/entity?id=" in url, b
+    assert (method == "PUT") == (len(b.splitlines()) == 2), b
+assert blocks[0].split()[1].startswith("http://127.0.0.1:1/") and blocks[1].split()[1].startswith("http://127.0.0.1:2/")
+EOF
+  python3 "$REPORT_DIR/targets.py" --scenario prefill --count 1000 --keys 10 --body-dir "$WORK" \
+    --out "$WORK/p.txt" http://127.0.0.1:1 || return 1
+  [[ $(grep -c '^PUT ' "$WORK/p.txt") == 10 ]]
+}
+
+fragments_parse_tool_output() {
+  printf '%s\n' 'Running 1s test' \
+    'BENCH_WRK_JSON {"requests":1000,"duration_us":1000000,"bytes":5000,"errors":{"connect":0,"read":0,"write":0,"status":7,"timeout":0},"latency_us":{"p50":100,"p90":200,"p99":300,"p999":400,"max":500,"mean":120.0}}' \
+    >"$WORK/wrk.log"
+  python3 "$REPORT_DIR/fragment.py" wrk --target ringkv --nodes 1 --scenario get --out "$WORK/w.json" "$WORK/wrk.log" || return 1
+  # vegeta CSV: timestamp(ns), code, latency(ns), bytes out, bytes in, error, body, ...
+  { for i in $(seq 1 98); do echo "$((1000000000 + i * 1000000)),200,$((i * 1000000)),0,2,,,a,$i,GET,http://x/,"; done
+    echo "1200000000,503,1000,0,0,,,a,99,GET,http://x/,"
+    echo "1201000000,0,5000000000,0,0,timeout,,a,100,GET,http://x/,"
+    echo "1202000000,0,0,0,0,no targets to attack,,a,101,,,"; } >"$WORK/v.csv"
+  python3 "$REPORT_DIR/fragment.py" vegeta --target ringkv --nodes 1 --scenario get --rate 100 --percent 50 \
+    --expect 200,404 --out "$WORK/v.json" "$WORK/v.csv" || return 1
+  python3 - "$WORK/w.json" "$WORK/v.json" <<'EOF'
+import json, sys
+w, v = (json.load(open(p)) for p in sys.argv[1:])
+assert w["rps"] == 1000 and w["non2xx"] == 7 and w["latency_ms"]["p99"] == 0.3, w
+assert v["requests"] == 100, v
+assert v["status_codes"] == {"0": 1, "200": 98, "503": 1}, v["status_codes"]
+assert abs(v["error_ratio"] - 0.02) < 1e-9 and abs(v["ratio_503"] - 0.01) < 1e-9, v
+assert v["latency_ms"]["p50"] == 49.0 and v["latency_ms"]["max"] == 5000.0, v["latency_ms"]
+EOF
+}
+
+render_writes_only_its_section() {
+  printf '# Benchmarks\n\nintro stays\n\n## HPACK (http-core)\n\nhpack text stays\n' >"$WORK/doc.md"
+  "$PYTHON" "$REPORT_DIR/render.py" "$SAMPLE" --doc "$WORK/doc.md" --img-dir "$WORK/img" || return 1
+  cp "$WORK/doc.md" "$WORK/doc1.md"
+  "$PYTHON" "$REPORT_DIR/render.py" "$SAMPLE" --doc "$WORK/doc.md" --img-dir "$WORK/img" || return 1
+  cmp -s "$WORK/doc.md" "$WORK/doc1.md" || { echo "second render changed the document"; return 1; }
+  grep -q 'intro stays' "$WORK/doc.md" && grep -q 'hpack text stays' "$WORK/doc.md" || return 1
+  grep -q '^## Store under load' "$WORK/doc.md" && grep -q 'BEGIN GENERATED: store-under-load' "$WORK/doc.md" || return 1
+  grep -q '| GET | 1 node |' "$WORK/doc.md" || { echo "headline table missing"; return 1; }
+  "$PYTHON" "$REPORT_DIR/render.py" "$SAMPLE" --summary >"$WORK/summary.txt" && grep -q 'req/s' "$WORK/summary.txt"
+}
+
+charts_are_drawn() {
+  [[ -f $WORK/img/throughput.png && -f $WORK/img/latency-1node.png && -f $WORK/img/latency-3node.png ]]
+}
+
+assemble_builds_results() {
+  mkdir -p "$WORK/run/fragments"
+  cp "$WORK/w.json" "$WORK/run/fragments/001-closed.json"
+  cp "$WORK/v.json" "$WORK/run/fragments/002-open.json"
+  python3 "$REPORT_DIR/assemble.py" --run-dir "$WORK/run" --out "$WORK/r.json" --meta run_id=x \
+    --meta duration_s=5 --meta rates_percent=50,100 --tools-json '{"wrk":"wrk 4"}' || return 1
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["results"][0]["closed"]["rps"]==1000 and r["config"]["rates_percent"]==[50,100], r' "$WORK/r.json"
+}
+
+# shellcheck source=bench/lib/common.sh
+source "$BENCH_DIR/lib/common.sh"
+# shellcheck source=bench/lib/tools.sh
+source "$BENCH_DIR/lib/tools.sh"
+PYTHON=python3
+if [[ ${BENCH_SELF_CHECK_NO_VENV:-0} != 1 ]]; then ensure_venv 2>/dev/null; fi
+
+shell_parses() { local f; for f in "$BENCH_DIR"/run.sh "$BENCH_DIR"/lib/*.sh; do bash -n "$f" || return 1; done; }
+python_compiles() { python3 -m py_compile "$REPORT_DIR"/*.py; }
+help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }
+bad_option_is_refused() { ! "$BENCH_DIR/run.sh" --no-such-option 2>/dev/null; }
+
+check "shell scripts parse" shell_parses
+check "python scripts compile" python_compiles
+check "wrk Lua scripts load" lua_parses
+check "--help describes the options" help_works
+check "an unknown option is refused" bad_option_is_refused
+check "vegeta targets are well formed" targets_are_well_formed
+check "fragments parse wrk and vegeta output" fragments_parse_tool_output
+check "assemble joins fragments into results" assemble_builds_results
+check "render rewrites only its own section" render_writes_only_its_section
+if "$PYTHON" -c 'import matplotlib' 2>/dev/null; then
+  check "charts are drawn" charts_are_drawn
+else
+  echo "skip charts are drawn (matplotlib unavailable)"
+fi
+echo "self-check: $passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,9 @@
+-- Closed-loop PUT of 100-byte values under random keys outside the prefilled space,
+-- so the store keeps growing as it would under fresh writes.
+local common = dofile(os.getenv("BENCH_LUA_DIR") .. "/common.lua")
+setup = common.seed
+init = function(args) common.init_random() end
+request = function()
+  return common.put_request(string.format("put%010d", math.random(0, 2147483646)))
+end
+done = common.done
