@@ -2,6 +2,7 @@
 # ringkv load benchmark: `./ringkv bench [options]` (the launcher builds the project, sets
 # JAVA_HOME to a JDK 25 and execs this script). See docs/benchmarks.md for the method.
 set -euo pipefail
+export PYTHONDONTWRITEBYTECODE=1
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
