@@ -172,13 +172,14 @@ public final class HpackEncoder {
 
     /** RFC 7541 §5.2. */
     private void string(ByteBuffer out, String text) {
+        int huffmanLength = config.huffman() == HuffmanMode.NEVER ? -1 : Huffman.encodedLength(text);
         boolean huffman = switch (config.huffman()) {
             case ALWAYS -> true;
             case NEVER -> false;
-            case WHEN_SHORTER -> Huffman.encodedLength(text) < text.length();
+            case WHEN_SHORTER -> huffmanLength < text.length();
         };
         if (huffman) {
-            HpackInteger.encode(out, 0x80, 7, Huffman.encodedLength(text));
+            HpackInteger.encode(out, 0x80, 7, huffmanLength);
             Huffman.encode(text, out);
             return;
         }
