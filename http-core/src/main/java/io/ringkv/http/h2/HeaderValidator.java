@@ -74,6 +74,29 @@ final class HeaderValidator {
         regular(streamId, fields, 0);
     }
 
+    /**
+     * RFC 9113 §8.1.1 and RFC 9110 §8.6: the declared content-length, or -1. Several fields
+     * must agree; a value that is not a non-negative decimal number is malformed.
+     */
+    static long contentLength(int streamId, List<HeaderField> fields) throws StreamError {
+        long length = -1;
+        for (HeaderField f : fields) {
+            if (!f.name().equals("content-length")) {
+                continue;
+            }
+            String value = f.value();
+            if (value.isEmpty() || value.length() > 18 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                throw malformed(streamId, "bad_content_length");
+            }
+            long parsed = Long.parseLong(value);
+            if (length >= 0 && parsed != length) {
+                throw malformed(streamId, "conflicting_content_length");
+            }
+            length = parsed;
+        }
+        return length;
+    }
+
     /** Counts the leading pseudo-header fields; one after a regular field is malformed (§8.3). */
     private static int pseudoHeaders(int streamId, List<HeaderField> fields) throws StreamError {
         int count = 0;

@@ -163,6 +163,7 @@ public final class Http2Connection {
             throw new StreamError(stream.id, ErrorCode.PROTOCOL_ERROR, "data_before_headers");
         }
         stream.receiveWindow.receive(length);
+        stream.receiveBody(f.data().remaining());
         // Padding never reaches the application, so its credit is returned at once.
         int padding = length - f.data().remaining();
         if (padding > 0) {
@@ -174,6 +175,7 @@ public final class Http2Connection {
     }
 
     private void endInbound(Http2Stream stream) throws Http2Error {
+        stream.checkBodyComplete();
         stream.apply(StreamEvent.RECV_END_STREAM);
         streams.forgetIfClosed(stream);
     }
@@ -253,8 +255,10 @@ public final class Http2Connection {
             HeaderValidator.trailers(stream.id, fields);
             return true;
         }
+        boolean bodyless;
         if (role == Role.SERVER) {
             HeaderValidator.request(stream.id, fields);
+            bodyless = false;
         } else {
             int status = HeaderValidator.response(stream.id, fields);
             if (status >= 100 && status < 200) {
@@ -263,7 +267,10 @@ public final class Http2Connection {
                 }
                 return false;
             }
+            bodyless = stream.headRequest() || status == 204 || status == 304;
         }
+        long contentLength = HeaderValidator.contentLength(stream.id, fields);
+        stream.expectBodyBytes(bodyless ? -1 : contentLength);
         stream.inbound(Http2Stream.Inbound.BODY);
         return false;
     }
@@ -437,6 +444,7 @@ public final class Http2Connection {
         checkOutbound(() -> HeaderValidator.request(0, fields));
         Http2Stream stream = streams.openLocal(peer.initialWindowSize(), config.local().initialWindowSize(),
                 config.creditRatio());
+        stream.headRequest(fields.stream().anyMatch(f -> f.name().equals(":method") && f.value().equals("HEAD")));
         queueHeaders(stream, fields, endStream);
         return stream.id;
     }

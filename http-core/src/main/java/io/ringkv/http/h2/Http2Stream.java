@@ -15,6 +15,11 @@ final class Http2Stream {
     final ReceiveWindow receiveWindow;
     private StreamState state = StreamState.IDLE;
     private Inbound inbound = Inbound.AWAITING_HEADERS;
+    /** RFC 9113 §8.1.1: the inbound content-length, or -1 when absent or not binding. */
+    private long expectedBodyBytes = -1;
+    private long receivedBodyBytes;
+    /** A response to HEAD declares a content-length but carries no body (RFC 9110 §9.3.2). */
+    private boolean headRequest;
 
     Http2Stream(int id, long sendWindowBytes, int receiveWindowBytes, double creditRatio) {
         this.id = id;
@@ -36,6 +41,33 @@ final class Http2Stream {
 
     void inbound(Inbound next) {
         inbound = next;
+    }
+
+    void headRequest(boolean head) {
+        headRequest = head;
+    }
+
+    boolean headRequest() {
+        return headRequest;
+    }
+
+    void expectBodyBytes(long bytes) {
+        expectedBodyBytes = bytes;
+    }
+
+    /** Counts DATA octets; more than the declared content-length makes the message malformed. */
+    void receiveBody(int bytes) throws StreamError {
+        receivedBodyBytes += bytes;
+        if (expectedBodyBytes >= 0 && receivedBodyBytes > expectedBodyBytes) {
+            throw new StreamError(id, ErrorCode.PROTOCOL_ERROR, "content_length_exceeded");
+        }
+    }
+
+    /** At END_STREAM: fewer octets than the declared content-length is malformed too. */
+    void checkBodyComplete() throws StreamError {
+        if (expectedBodyBytes >= 0 && receivedBodyBytes != expectedBodyBytes) {
+            throw new StreamError(id, ErrorCode.PROTOCOL_ERROR, "content_length_mismatch");
+        }
     }
 
     /** Counted against SETTINGS_MAX_CONCURRENT_STREAMS (RFC 9113 §5.1.2). */

@@ -144,6 +144,31 @@ class Http2ConnectionTest {
     }
 
     @Test
+    void rfc9113_8_1_1_bodyLongerOrShorterThanContentLengthIsMalformed() {
+        ScriptedPeer peer = new ScriptedPeer(Role.SERVER, config);
+        peer.sendRequest(1, false, "content-length", "3");
+        assertThat(peer.send(new DataFrame(1, ByteBuffer.allocate(4), false)), contains(
+                new Http2Event.StreamReset(1, ErrorCode.PROTOCOL_ERROR, false, "content_length_exceeded")));
+        peer.sendRequest(3, false, "content-length", "3");
+        peer.send(new DataFrame(3, ByteBuffer.allocate(2), false));
+        assertThat(peer.send(new DataFrame(3, ByteBuffer.allocate(0), true)), contains(
+                new Http2Event.StreamReset(3, ErrorCode.PROTOCOL_ERROR, false, "content_length_mismatch")));
+        peer.sendRequest(5, false, "content-length", "3");
+        assertThat(peer.send(new DataFrame(5, ByteBuffer.allocate(3), true)),
+                contains(new Http2Event.DataReceived(5, ByteBuffer.allocate(3), true)));
+        assertThat(peer.sendRequest(7, true, "content-length", "x1").get(0), instanceOf(Http2Event.StreamReset.class));
+    }
+
+    @Test
+    void responseToHeadDeclaresLengthWithoutBody() {
+        ScriptedPeer peer = new ScriptedPeer(Role.CLIENT, config);
+        int id = peer.connection.openStream(ScriptedPeer.fields(":method", "HEAD", ":scheme", "http", ":path", "/",
+                ":authority", "a"), true);
+        List<Http2Event> events = peer.sendHeaders(id, true, ":status", "200", "content-length", "1000");
+        assertThat(events.get(0), instanceOf(Http2Event.HeadersReceived.class));
+    }
+
+    @Test
     void trailersMustEndTheStream() {
         ScriptedPeer peer = new ScriptedPeer(Role.SERVER, config);
         peer.sendRequest(1, false);
