@@ -15,6 +15,7 @@ import json
 import re
 import sys
 
+ERROR_URL = re.compile(r'^[A-Z]+ "[^"]*": ')  # Go's `Get "http://...": ` prefix of client errors
 NO_TARGETS = "no targets to attack"  # vegeta's error once a lazy targets file is exhausted
 PERCENTILES = (("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p999", 99.9))
 
@@ -76,7 +77,8 @@ def vegeta_fragment(a):
         if code == 0:
             transport_errors += 1
         if row[5]:
-            error_texts[row[5]] = error_texts.get(row[5], 0) + 1
+            text = ERROR_URL.sub("", row[5])
+            error_texts[text] = error_texts.get(text, 0) + 1
         first_ts = ts if first_ts is None else min(first_ts, ts)
         last_ts = ts if last_ts is None else max(last_ts, ts)
         last_end = ts + latency if last_end is None else max(last_end, ts + latency)
@@ -124,6 +126,15 @@ def h2load_fragment(a):
     }
 
 
+def loadavg():
+    """The 1-minute load average as the step ends: other work on the machine shows up here."""
+    try:
+        with open("/proc/loadavg") as f:
+            return float(f.read().split()[0])
+    except OSError:
+        return None
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("tool", choices=["wrk", "vegeta", "h2load", "skip", "profile"])
@@ -149,7 +160,7 @@ def main():
                 "summary": open(a.inputs[0]).read()}
     else:
         frag = {"wrk": wrk_fragment, "vegeta": vegeta_fragment, "h2load": h2load_fragment}[a.tool](a)
-    frag.update(target=a.target, nodes=a.nodes, scenario=a.scenario)
+    frag.update(target=a.target, nodes=a.nodes, scenario=a.scenario, loadavg_1m=loadavg())
     with open(a.out, "w") as f:
         json.dump(frag, f, indent=1)
 

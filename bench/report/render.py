@@ -64,6 +64,14 @@ def nodes_label(n):
     return "1 node" if n == 1 else "%d nodes" % n
 
 
+def all_fragments(r):
+    b = r.get("baseline") or {}
+    out = ([b["closed"]] if b.get("closed") else []) + b.get("open", [])
+    for e in r["results"]:
+        out += ([e["closed"]] if e["closed"] else []) + e["open"]
+    return out + r.get("prefill", []) + r.get("http2", [])
+
+
 # ---------------------------------------------------------------------------------------
 def run_info(r):
     c, m, t = r["config"], r["machine"], r["tools"]
@@ -84,6 +92,10 @@ def run_info(r):
             c.get("range_records")),
         "- Tools: " + "; ".join("%s" % v for k, v in sorted(t.items()) if v) + ".",
     ]
+    loads = [f["loadavg_1m"] for f in all_fragments(r) if f.get("loadavg_1m") is not None]
+    if loads:
+        lines.append("- Load average (1 min) at the end of the steps: %.1f to %.1f (above %s, other work "
+                     "shared the cores)." % (min(loads), max(loads), m.get("cores")))
     if c.get("fake_nodes"):
         lines.append("- **Harness test**: nginx instances stood in for the nodes; these are not ringkv figures.")
     if c.get("jvm_opts"):
@@ -137,11 +149,19 @@ def open_table(r):
     for label, nodes, opens in entries:
         for o in opens:
             lat = o["latency_ms"]
-            rows.append([label, nodes, "%d %%" % o["percent_of_max"], rps(o["offered_rps"]), rps(o["achieved_rps"])]
+            sent = rps(o["achieved_rps"]) + (" †" if generator_limited(o) else "")
+            vs = o.get("latency_ratio_to_nginx")
+            rows.append([label, nodes, "%d %%" % o["percent_of_max"], rps(o["offered_rps"]), sent]
                         + [ms(lat[k]) for k, _ in LATENCY_KEYS] + [ms(lat["max"]), pct(o["error_ratio"]),
-                                                                    pct(o["ratio_503"])])
+                                                                    pct(o["ratio_503"]),
+                                                                    times(vs["p99"]) if vs else ""])
     return table(["scenario", "nodes", "rate", "offered/s", "sent/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms",
-                  "max ms", "errors", "503"], rows)
+                  "max ms", "errors", "503", "p99 vs nginx"], rows)
+
+
+def generator_limited(o):
+    """vegeta sent clearly less than offered: the step measured the generator's ceiling."""
+    return o["achieved_rps"] < 0.9 * o["offered_rps"]
 
 
 def http2_text(r):
@@ -181,9 +201,12 @@ def section(r, charts, img_rel):
         "request-weighted means.", "",
         closed_table(r), "",
         "### Open loop: latency at constant rates (vegeta)", "",
-        "Rates are fractions of each scenario's own closed-loop maximum. `sent/s` below the offered rate "
-        "means the generator itself could not keep up. `errors` counts answers other than the expected "
-        "statuses (and transport errors); `503` is the server's overload answer.", "",
+        "Rates are fractions of each scenario's own closed-loop maximum; nginx ran at the rates of the "
+        "first GET scenario, and `p99 vs nginx` compares p99 at the same offered rate. "
+        "† marks steps where vegeta sent less than 90 % of the offered rate: the generator itself "
+        "could not keep up, and that step's latencies include its own queueing. `errors` counts answers "
+        "other than the expected statuses (and transport errors, 5 s timeouts); `503` is the server's "
+        "overload answer.", "",
         open_table(r), "",
     ]
     if charts:
