@@ -334,6 +334,62 @@ abstract class HttpClientCompatibilitySuite {
                 BodyHandlers.ofString()));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"ftp://127.0.0.1/file", "http:/no-host"})
+    void unsupportedUriIsIllegalArgumentAtSend(String target) {
+        HttpClient client = client();
+        HttpRequest request = new FixedUriRequest(URI.create(target));
+        assertThrows(IllegalArgumentException.class, () -> client.send(request, BodyHandlers.ofString()));
+        assertThrows(IllegalArgumentException.class, () -> client.sendAsync(request, BodyHandlers.ofString()));
+    }
+
+    /**
+     * A GET for any URI, bypassing the JDK's request builder (which would reject unsupported
+     * URIs itself), so the client's own check is what is tested.
+     */
+    static final class FixedUriRequest extends HttpRequest {
+        private final URI uri;
+
+        FixedUriRequest(URI uri) {
+            this.uri = uri;
+        }
+
+        @Override
+        public java.util.Optional<BodyPublisher> bodyPublisher() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public String method() {
+            return "GET";
+        }
+
+        @Override
+        public java.util.Optional<Duration> timeout() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public boolean expectContinue() {
+            return false;
+        }
+
+        @Override
+        public URI uri() {
+            return uri;
+        }
+
+        @Override
+        public java.util.Optional<HttpClient.Version> version() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public java.net.http.HttpHeaders headers() {
+            return java.net.http.HttpHeaders.of(java.util.Map.of(), (name, value) -> true);
+        }
+    }
+
     /** Requests one item at a time, only after the previous one was counted. */
     static final class SlowSubscriber implements Flow.Subscriber<List<ByteBuffer>> {
         volatile long bytes;

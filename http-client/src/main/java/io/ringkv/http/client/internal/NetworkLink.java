@@ -28,6 +28,12 @@ final class NetworkLink implements Link {
     public CompletableFuture<Interim> intercept(ExchangeRequest request, Chain chain) {
         Call<?> call = chain.call();
         Route route = Route.of(request.uri(), proxyFor(request));
+        try {
+            // Checked here, not only at sendAsync, so that a redirect to https is refused too.
+            SchemeGuard.checkSendable(route);
+        } catch (java.io.IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         CompletableFuture<Interim> answer = codec.start(request, route, call).thenCompose(exchange -> {
             call.attach(exchange);
             return exchange.responseHead().thenApply(head -> new Interim(request, head, exchange, null));

@@ -88,6 +88,7 @@ public final class RingClient extends HttpClient {
             PushPromiseHandler<T> pushPromiseHandler) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(handler, "responseBodyHandler");
+        SchemeGuard.checkSupported(request.uri());
         Call<T> call = new Call<>(executor);
         try {
             lifecycle.admit(call);
