@@ -16,8 +16,9 @@ public interface ConnectionHandler {
     /**
      * Bytes arrived. {@code input} is the loop's shared read buffer, positioned at the first unread
      * byte: consume what you can by advancing its position. Bytes left unconsumed are kept by the
-     * connection and presented again, ahead of newer bytes, on the next call. The buffer (and any
-     * slice of it) must not be used after this method returns.
+     * connection and presented again, ahead of newer bytes: at once if this call consumed
+     * something (and reads are not suspended), otherwise when more bytes arrive or reads resume.
+     * The buffer (and any slice of it) must not be used after this method returns.
      */
     void onRead(Connection connection, ByteBuffer input);
 

@@ -155,10 +155,18 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
             readsSuspended = false;
             updateInterest();
             if (kept != null || inputEnded) {
-                // Kept bytes may hold a whole message: present them now, not on the next packet.
-                onReadable();
+                // Kept bytes may hold a whole message: present them without waiting for the next
+                // packet. As a task, not inline: resumeReads may be called from inside onRead,
+                // while the loop's read buffer is still in use.
+                loop.execute(this::readIfWanted);
             }
         });
+    }
+
+    private void readIfWanted() {
+        if (!readsSuspended && state.get() == State.OPEN && key.isValid()) {
+            onReadable();
+        }
     }
 
     @Override
@@ -166,7 +174,21 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
         if (state.compareAndSet(State.OPEN, State.OUTPUT_CLOSING)) {
             outbound.enqueueCloseMarker();
             outbound.flush();
+            loop.schedule(() -> checkFlushProgress(-1), options.lingerTimeout());
         }
+    }
+
+    /** A peer that reads nothing of our last bytes for a whole linger timeout is reset. Loop thread. */
+    private void checkFlushProgress(long queuedBefore) {
+        if (state.get() != State.OUTPUT_CLOSING) {
+            return;
+        }
+        long queued = outbound.queuedBytes();
+        if (queued == queuedBefore) {
+            abort(new IOException("peer stopped reading before the connection could close"));
+            return;
+        }
+        loop.schedule(() -> checkFlushProgress(queued), options.lingerTimeout());
     }
 
     @Override
@@ -249,7 +271,12 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
             return;
         }
         if (buffer.hasRemaining()) {
+            boolean progressed = buffer.remaining() < before;
             keep(buffer, before);
+            if (progressed && kept != null && !readsSuspended) {
+                // The handler took some bytes and may take more: offer the rest again now.
+                loop.execute(this::readIfWanted);
+            }
         }
         if (inputEnded && !inputEndNotified) {
             inputEndNotified = true;

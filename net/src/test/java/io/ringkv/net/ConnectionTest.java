@@ -190,6 +190,35 @@ class ConnectionTest {
     }
 
     @Test
+    void resumingFromInsideOnReadLosesNoBytes() throws Exception {
+        StringBuilder lines = new StringBuilder();
+        RecordingHandler stopAndGo = new RecordingHandler(false) {
+            @Override
+            public void onRead(Connection connection, ByteBuffer input) {
+                // One byte per call, pausing and resuming within the callback, as a pipelining
+                // server does when a response completes while it is parsing.
+                synchronized (lines) {
+                    lines.append((char) input.get());
+                }
+                connection.suspendReads();
+                connection.resumeReads();
+            }
+        };
+        Acceptor acceptor = listen(remote -> stopAndGo);
+        Socket socket = dial(acceptor);
+        String sent = "abcdefghijklmnopqrstuvwxyz".repeat(40);
+        socket.getOutputStream().write(sent.getBytes(StandardCharsets.US_ASCII));
+        Poll.until("every byte arrived", () -> {
+            synchronized (lines) {
+                return lines.length() >= sent.length();
+            }
+        });
+        synchronized (lines) {
+            assertThat(lines.toString(), is(sent));
+        }
+    }
+
+    @Test
     void connectsOutboundAndExchangesBytes() throws Exception {
         Acceptor acceptor = listen(remote -> new RecordingHandler(true));
         RecordingHandler client = new RecordingHandler(false);

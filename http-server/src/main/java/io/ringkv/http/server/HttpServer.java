@@ -1,0 +1,153 @@
+package io.ringkv.http.server;
+
+import io.ringkv.http.server.internal.HandlerExecutor;
+import io.ringkv.http.server.internal.ServerContext;
+import io.ringkv.net.Acceptor;
+import io.ringkv.net.EventLoopGroup;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A non-blocking HTTP/1.1 server: event loops read and parse, a bounded executor runs the
+ * {@link HttpHandler}, and an in-flight budget turns overload into immediate 503s.
+ *
+ * <pre>{@code
+ * HttpServer server = HttpServer.start(ServerConfig.builder().port(8080).build(), handler);
+ * int port = server.port();
+ * ...
+ * server.shutdown(Duration.ofSeconds(5)); // or close(), which uses config.shutdownGrace()
+ * }</pre>
+ *
+ * <p>Threading: every method may be called from any thread. {@link #shutdown} blocks until the
+ * server has stopped; a second call waits for the first.
+ */
+public final class HttpServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
+
+    /** After a forced close, how long to wait for connections to report closed and for threads to end. */
+    static final Duration FORCED_STOP_WAIT = Duration.ofSeconds(2);
+
+    private final ServerConfig config;
+    private final EventLoopGroup loops;
+    private final ExecutorService executor;
+    private final ServerContext context;
+    private final Acceptor acceptor;
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    private HttpServer(ServerConfig config, EventLoopGroup loops, ExecutorService executor, ServerContext context,
+                       Acceptor acceptor) {
+        this.config = config;
+        this.loops = loops;
+        this.executor = executor;
+        this.context = context;
+        this.acceptor = acceptor;
+    }
+
+    /**
+     * Binds and starts serving.
+     *
+     * @throws java.net.BindException when the address is in use or cannot be bound
+     * @throws IOException            when the event loops cannot be created
+     */
+    public static HttpServer start(ServerConfig config, HttpHandler handler) throws IOException {
+        EventLoopGroup loops = new EventLoopGroup(config.eventLoops(), "ringkv-http-loop");
+        ExecutorService executor = HandlerExecutor.create(config.handlerThreads(), config.inFlightMax());
+        ServerContext context = new ServerContext(config, handler, executor);
+        try {
+            Acceptor acceptor = loops.bind(new InetSocketAddress(config.host(), config.port()),
+                    EventLoopGroup.BACKLOG_DEFAULT, config.channelOptions(), context);
+            log.info("HTTP server listening on {}", acceptor.localAddress());
+            return new HttpServer(config, loops, executor, context, acceptor);
+        } catch (IOException | RuntimeException e) {
+            executor.shutdownNow();
+            loops.close();
+            throw e;
+        }
+    }
+
+    /** The bound port (the real one when the config asked for port 0). */
+    public int port() {
+        return acceptor.localAddress().getPort();
+    }
+
+    public InetSocketAddress address() {
+        return acceptor.localAddress();
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    /** Connections open right now. */
+    public int openConnections() {
+        return context.openConnections();
+    }
+
+    /** Requests admitted and not yet finished. */
+    public int inFlight() {
+        return context.inFlight();
+    }
+
+    /**
+     * Graceful shutdown: stop accepting (new connections are refused), let requests already
+     * admitted finish within {@code grace} (their responses carry {@code Connection: close}),
+     * close idle connections at once, then cut off whatever is left and stop the executor and
+     * the event loops. Blocks until done.
+     */
+    public void shutdown(Duration grace) {
+        if (!stopping.compareAndSet(false, true)) {
+            awaitStopped();
+            return;
+        }
+        try {
+            long deadline = System.nanoTime() + grace.toNanos();
+            acceptor.close();
+            context.drainAll();
+            if (!context.awaitNoSessions(deadline)) {
+                log.warn("shutdown grace of {} over with {} connections open; closing them", grace,
+                        context.openConnections());
+                context.abortAll();
+                context.awaitNoSessions(System.nanoTime() + FORCED_STOP_WAIT.toNanos());
+            }
+            stopExecutor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            executor.shutdownNow();
+        } finally {
+            loops.close();
+            stopped.countDown();
+            log.info("HTTP server on {} stopped", acceptor.localAddress());
+        }
+    }
+
+    /** {@link #shutdown} with {@link ServerConfig#shutdownGrace()}. */
+    @Override
+    public void close() {
+        shutdown(config.shutdownGrace());
+    }
+
+    private void stopExecutor() throws InterruptedException {
+        executor.shutdown();
+        if (!executor.awaitTermination(FORCED_STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            log.warn("handler threads still busy after shutdown; interrupting them");
+            executor.shutdownNow();
+            executor.awaitTermination(FORCED_STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void awaitStopped() {
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package io.ringkv.http.server;
+
+import io.ringkv.http.h1.H1Limits;
+import io.ringkv.net.ChannelOptions;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of an {@link HttpServer}. Build with {@link #builder()}; every setting has a default.
+ *
+ * @param host              interface to listen on; default {@value #HOST_DEFAULT} (all interfaces)
+ * @param port              TCP port; 0 picks an ephemeral one ({@link HttpServer#port()} tells which)
+ * @param eventLoops        selector threads; default one per core
+ * @param handlerThreads    threads of the bounded handler executor; default
+ *                          {@code max(8, 4 x cores)}: handlers may block briefly on storage (a
+ *                          RocksDB read, a write waiting for its WAL sync), so a few threads per
+ *                          core keep the cores busy while some wait, without a thread per request
+ * @param inFlightMax       requests admitted at once (reading their body, in a handler, or
+ *                          streaming a response); past it the server answers 503 at once from the
+ *                          event loop. Default {@value #IN_FLIGHT_MAX_DEFAULT}. Worst-case
+ *                          buffered request bodies = inFlightMax x {@code h1Limits.bodyBytesMax()}
+ * @param connectionsMax    open connections; further ones are closed at once. Default
+ *                          {@value #CONNECTIONS_MAX_DEFAULT}
+ * @param idleTimeout       a keep-alive connection with nothing in progress, or a request body
+ *                          that makes no progress, is closed after this. Default 60 s
+ * @param headerReadTimeout a request head (request line and fields) must arrive within this from
+ *                          its first byte (or from connect, for the first request): a client
+ *                          trickling a head cannot hold a connection. Default 10 s
+ * @param h1Limits          HTTP/1.1 size limits, including the body limit (413)
+ * @param shutdownGrace     default grace of {@link HttpServer#close()}: in-flight requests may
+ *                          finish within it, then the rest are cut off. Default 10 s
+ * @param channelOptions    socket write water marks (bounding memory per streamed response) and
+ *                          lingering close
+ */
+public record ServerConfig(String host, int port, int eventLoops, int handlerThreads, int inFlightMax,
+                           int connectionsMax, Duration idleTimeout, Duration headerReadTimeout, H1Limits h1Limits,
+                           Duration shutdownGrace, ChannelOptions channelOptions) {
+
+    public static final String HOST_DEFAULT = "0.0.0.0";
+    public static final int IN_FLIGHT_MAX_DEFAULT = 256;
+    public static final int CONNECTIONS_MAX_DEFAULT = 10_000;
+    public static final Duration IDLE_TIMEOUT_DEFAULT = Duration.ofSeconds(60);
+    public static final Duration HEADER_READ_TIMEOUT_DEFAULT = Duration.ofSeconds(10);
+    public static final Duration SHUTDOWN_GRACE_DEFAULT = Duration.ofSeconds(10);
+
+    public ServerConfig {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(h1Limits, "h1Limits");
+        Objects.requireNonNull(channelOptions, "channelOptions");
+        requireRange("port", port, 0, 65535);
+        requireRange("eventLoops", eventLoops, 1, 1024);
+        requireRange("handlerThreads", handlerThreads, 1, 10_000);
+        requireRange("inFlightMax", inFlightMax, 1, 1_000_000);
+        requireRange("connectionsMax", connectionsMax, 1, 10_000_000);
+        requirePositive("idleTimeout", idleTimeout);
+        requirePositive("headerReadTimeout", headerReadTimeout);
+        Objects.requireNonNull(shutdownGrace, "shutdownGrace");
+        if (shutdownGrace.isNegative()) {
+            throw new IllegalArgumentException("shutdownGrace must not be negative");
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Every setting at its default. */
+    public static ServerConfig defaults() {
+        return builder().build();
+    }
+
+    public static int handlerThreadsDefault() {
+        return Math.max(8, 4 * Runtime.getRuntime().availableProcessors());
+    }
+
+    private static void requireRange(String name, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], got " + value);
+        }
+    }
+
+    private static void requirePositive(String name, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+    }
+
+    /** Mutable builder; not thread-safe. */
+    public static final class Builder {
+        private String host = HOST_DEFAULT;
+        private int port;
+        private int eventLoops = Runtime.getRuntime().availableProcessors();
+        private int handlerThreads = handlerThreadsDefault();
+        private int inFlightMax = IN_FLIGHT_MAX_DEFAULT;
+        private int connectionsMax = CONNECTIONS_MAX_DEFAULT;
+        private Duration idleTimeout = IDLE_TIMEOUT_DEFAULT;
+        private Duration headerReadTimeout = HEADER_READ_TIMEOUT_DEFAULT;
+        private H1Limits h1Limits = H1Limits.defaults();
+        private Duration shutdownGrace = SHUTDOWN_GRACE_DEFAULT;
+        private ChannelOptions channelOptions = ChannelOptions.defaults();
+
+        private Builder() {
+        }
+
+        public Builder host(String value) {
+            host = value;
+            return this;
+        }
+
+        public Builder port(int value) {
+            port = value;
+            return this;
+        }
+
+        public Builder eventLoops(int value) {
+            eventLoops = value;
+            return this;
+        }
+
+        public Builder handlerThreads(int value) {
+            handlerThreads = value;
+            return this;
+        }
+
+        public Builder inFlightMax(int value) {
+            inFlightMax = value;
+            return this;
+        }
+
+        public Builder connectionsMax(int value) {
+            connectionsMax = value;
+            return this;
+        }
+
+        public Builder idleTimeout(Duration value) {
+            idleTimeout = value;
+            return this;
+        }
+
+        public Builder headerReadTimeout(Duration value) {
+            headerReadTimeout = value;
+            return this;
+        }
+
+        public Builder h1Limits(H1Limits value) {
+            h1Limits = value;
+            return this;
+        }
+
+        public Builder shutdownGrace(Duration value) {
+            shutdownGrace = value;
+            return this;
+        }
+
+        public Builder channelOptions(ChannelOptions value) {
+            channelOptions = value;
+            return this;
+        }
+
+        public ServerConfig build() {
+            return new ServerConfig(host, port, eventLoops, handlerThreads, inFlightMax, connectionsMax, idleTimeout,
+                    headerReadTimeout, h1Limits, shutdownGrace, channelOptions);
+        }
+    }
+}

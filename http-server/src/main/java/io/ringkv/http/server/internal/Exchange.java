@@ -1,0 +1,74 @@
+package io.ringkv.http.server.internal;
+
+import io.ringkv.http.h1.RequestHead;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One request/response on an HTTP/1.1 connection.
+ *
+ * <p>Threading: the body is filled on the event loop before the handler runs and then handed
+ * over (the executor submission publishes it). {@link #outcome}, {@link #continuePending},
+ * {@link #pump} and {@link #dispatched} are guarded by the connection's {@link ResponseSequencer}.
+ * {@link #finish()} may be called from any thread and acts once.
+ */
+final class Exchange {
+    /** First allocation for a body of unknown (chunked) length; it doubles from there. */
+    private static final int CHUNKED_BODY_BYTES_INITIAL = 8 * 1024;
+    private static final byte[] NO_BODY = new byte[0];
+
+    final RequestHead head;
+    private final InFlightBudget budget;
+    private final boolean admitted;
+    private final AtomicBoolean finished = new AtomicBoolean();
+    private byte[] body = NO_BODY;
+    private int bodyLength;
+
+    // Guarded by the sequencer.
+    EncodedResponse outcome;
+    boolean continuePending;
+    boolean dispatched;
+    ChunkPump pump;
+
+    /** @param budget the budget a permit was taken from, or {@code null} when the request was not admitted */
+    Exchange(RequestHead head, InFlightBudget budget) {
+        this.head = head;
+        this.budget = budget;
+        this.admitted = budget != null;
+    }
+
+    boolean admitted() {
+        return admitted;
+    }
+
+    boolean isHeadRequest() {
+        return head != null && head.method().equals("HEAD");
+    }
+
+    /** Copies body bytes out of the loop's read buffer. The parser enforces the body limit. Loop thread. */
+    void appendBody(ByteBuffer data) {
+        int count = data.remaining();
+        if (bodyLength + count > body.length) {
+            long declared = head.contentLength();
+            int wanted = declared > 0 ? (int) declared : Math.max(CHUNKED_BODY_BYTES_INITIAL, 2 * body.length);
+            body = Arrays.copyOf(body, Math.max(wanted, bodyLength + count));
+        }
+        data.get(body, bodyLength, count);
+        bodyLength += count;
+    }
+
+    byte[] takeBody() {
+        byte[] taken = bodyLength == body.length ? body : Arrays.copyOf(body, bodyLength);
+        body = NO_BODY;
+        bodyLength = 0;
+        return taken;
+    }
+
+    /** The exchange is over (response queued in full, or abandoned): its permit goes back once. */
+    void finish() {
+        if (finished.compareAndSet(false, true) && admitted) {
+            budget.release();
+        }
+    }
+}

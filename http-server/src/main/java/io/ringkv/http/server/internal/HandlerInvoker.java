@@ -1,0 +1,80 @@
+package io.ringkv.http.server.internal;
+
+import io.ringkv.http.server.HttpHandler;
+import io.ringkv.http.server.Request;
+import io.ringkv.http.server.Response;
+import io.ringkv.http.server.ResponseBody;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Calls the application handler and turns whatever it does into a response: a thrown exception
+ * or an exceptional stage becomes 500 and a log line, so user code cannot break the connection.
+ *
+ * <p>Threading: {@link #invoke} runs on the handler executor; the response is encoded and queued
+ * on whichever thread completes the handler's stage, with no extra hop.
+ */
+final class HandlerInvoker {
+    private static final Logger log = LoggerFactory.getLogger(HandlerInvoker.class);
+
+    private final HttpHandler handler;
+
+    HandlerInvoker(HttpHandler handler) {
+        this.handler = handler;
+    }
+
+    void invoke(Exchange exchange, Request request, ResponseSequencer sequencer) {
+        CompletionStage<Response> stage;
+        try {
+            stage = handler.handle(request);
+            if (stage == null) {
+                throw new NullPointerException("handler returned a null stage");
+            }
+        } catch (Throwable e) {
+            failed(exchange, request, sequencer, e);
+            rethrowFatal(e);
+            return;
+        }
+        stage.whenComplete((response, failure) -> {
+            if (failure != null) {
+                failed(exchange, request, sequencer, unwrap(failure));
+            } else {
+                completed(exchange, request, sequencer, response);
+            }
+        });
+    }
+
+    private static void completed(Exchange exchange, Request request, ResponseSequencer sequencer, Response response) {
+        EncodedResponse encoded;
+        try {
+            if (response == null) {
+                throw new NullPointerException("handler completed with a null response");
+            }
+            encoded = ResponseEncoder.encode(response, exchange, false);
+        } catch (RuntimeException e) {
+            if (response != null && response.body() instanceof ResponseBody.Streamed streamed) {
+                ResponseEncoder.closeQuietly(streamed.source());
+            }
+            failed(exchange, request, sequencer, e);
+            return;
+        }
+        sequencer.respond(exchange, encoded);
+    }
+
+    private static void failed(Exchange exchange, Request request, ResponseSequencer sequencer, Throwable cause) {
+        log.error("handler failed for {} {} from {}", request.method(), request.path(), request.remote(), cause);
+        sequencer.respond(exchange, ResponseEncoder.error(500, "internal server error", exchange, false));
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    private static void rethrowFatal(Throwable e) {
+        if (e instanceof VirtualMachineError fatal) {
+            throw fatal;
+        }
+    }
+}

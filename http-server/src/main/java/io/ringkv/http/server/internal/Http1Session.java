@@ -1,0 +1,290 @@
+package io.ringkv.http.server.internal;
+
+import io.ringkv.http.h1.BodyChunk;
+import io.ringkv.http.h1.H1Event;
+import io.ringkv.http.h1.MessageEnd;
+import io.ringkv.http.h1.ParseError;
+import io.ringkv.http.h1.RequestHead;
+import io.ringkv.http.h1.RequestParser;
+import io.ringkv.http.server.Request;
+import io.ringkv.net.Connection;
+import io.ringkv.net.ConnectionHandler;
+import io.ringkv.net.EventLoop;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One HTTP/1.1 connection on the server: parses requests, admits them against the in-flight
+ * budget, hands them to the handler executor, and enforces the read timeouts. Responses are put
+ * in order by the {@link ResponseSequencer}.
+ *
+ * <p>Pipelining: up to {@link #PIPELINE_DEPTH_MAX} requests may wait for their responses; past
+ * that, reading stops (the peer's unread bytes stay in the socket) until responses go out.
+ *
+ * <p>Threading: confined to the connection's event loop, except {@link #abort()} and the
+ * sequencer's callbacks, which hop onto the loop. Never blocks.
+ */
+final class Http1Session implements ConnectionHandler {
+    private static final Logger log = LoggerFactory.getLogger(Http1Session.class);
+
+    /** Requests parsed ahead of their responses on one connection. */
+    static final int PIPELINE_DEPTH_MAX = 16;
+
+    private final ServerContext context;
+    private final RequestParser parser;
+    private final ReadDeadline deadline;
+    private Connection connection;
+    private ResponseSequencer sequencer;
+    /** The request whose head has arrived and whose end has not. */
+    private Exchange current;
+    private boolean readsPaused;
+    /** No further request will be read: a close was decided (error, "Connection: close", end of input). */
+    private boolean noMoreRequests;
+    private boolean inputEnded;
+    private boolean draining;
+    private long queuedAtLastCheck = -1;
+
+    Http1Session(ServerContext context) {
+        this.context = context;
+        this.parser = new RequestParser(context.config().h1Limits());
+        this.deadline = new ReadDeadline(context.config().idleTimeout(), context.config().headerReadTimeout(),
+                this::phase, this::onReadTimeout);
+    }
+
+    EventLoop loop() {
+        return connection.loop();
+    }
+
+    @Override
+    public void onOpen(Connection opened) {
+        connection = opened;
+        sequencer = new ResponseSequencer(opened, context.executor(), this::exchangeDone);
+        context.opened(this);
+        deadline.start(opened.loop());
+        update();
+    }
+
+    @Override
+    public void onRead(Connection from, ByteBuffer input) {
+        deadline.onInput();
+        while (true) {
+            if (current == null && mustPauseBeforeNextRequest()) {
+                pauseReading();
+                return;
+            }
+            int before = input.position();
+            H1Event event = parser.next(input);
+            if (event == null) {
+                if (current == null && input.position() > before) {
+                    deadline.onHeadBytes();
+                }
+                break;
+            }
+            onEvent(event);
+        }
+        update();
+    }
+
+    private boolean mustPauseBeforeNextRequest() {
+        return noMoreRequests || draining || sequencer.pendingCount() >= PIPELINE_DEPTH_MAX;
+    }
+
+    private void pauseReading() {
+        if (!readsPaused) {
+            readsPaused = true;
+            connection.suspendReads();
+        }
+    }
+
+    private void onEvent(H1Event event) {
+        switch (event) {
+            case RequestHead head -> onHead(head);
+            case BodyChunk chunk -> {
+                if (current != null && current.admitted()) {
+                    current.appendBody(chunk.data());
+                }
+            }
+            case MessageEnd end -> onMessageEnd();
+            case ParseError error -> onParseError(error);
+        }
+    }
+
+    private void onHead(RequestHead head) {
+        deadline.onHeadComplete();
+        InFlightBudget budget = context.budget();
+        boolean admitted = budget.tryAcquire();
+        Exchange exchange = new Exchange(head, admitted ? budget : null);
+        sequencer.add(exchange);
+        current = exchange;
+        if (!admitted) {
+            // Over budget: answer now, from the loop, and queue nothing. A body we will not read
+            // leaves the connection unusable, so it closes after the 503.
+            boolean bodyUnread = head.contentLength() != 0;
+            sequencer.respond(exchange, ResponseEncoder.error(503, "overloaded, retry later", exchange, bodyUnread));
+            if (bodyUnread) {
+                current = null;
+                noMoreRequests = true;
+            }
+            return;
+        }
+        if (head.expectContinue() && head.contentLength() != 0) {
+            sequencer.requestContinue(exchange);
+        }
+    }
+
+    private void onMessageEnd() {
+        Exchange exchange = current;
+        current = null;
+        if (!exchange.head.keepAlive()) {
+            noMoreRequests = true;
+        }
+        if (exchange.admitted()) {
+            dispatch(exchange);
+        }
+    }
+
+    private void dispatch(Exchange exchange) {
+        String[] pathAndQuery = RequestTarget.split(exchange.head.target());
+        Request request = new Request(exchange.head.method(), pathAndQuery[0], pathAndQuery[1],
+                exchange.head.headers(), exchange.takeBody(), connection.remoteAddress());
+        sequencer.dispatched(exchange);
+        try {
+            context.executor().execute(() -> context.invoker().invoke(exchange, request, sequencer));
+        } catch (RejectedExecutionException e) {
+            sequencer.respond(exchange, ResponseEncoder.error(503, "overloaded, retry later", exchange, false));
+        }
+    }
+
+    private void onParseError(ParseError error) {
+        log.debug("{} parse error {} {}", connection, error.status(), error.reason());
+        Exchange exchange = current != null && current.admitted() ? current : new Exchange(null, null);
+        if (exchange != current) {
+            sequencer.add(exchange);
+        }
+        current = null;
+        noMoreRequests = true;
+        sequencer.respond(exchange, ResponseEncoder.error(error.status(), error.reason(), exchange, true));
+    }
+
+    @Override
+    public void onInputClosed(Connection from) {
+        inputEnded = true;
+        noMoreRequests = true;
+        if (current != null && current.admitted()) {
+            Exchange cut = current;
+            current = null;
+            sequencer.respond(cut, ResponseEncoder.error(400, "incomplete_request", cut, true));
+        }
+        update();
+    }
+
+    @Override
+    public void onWritable(Connection from) {
+        deadline.onProgress();
+        sequencer.wakePump();
+    }
+
+    @Override
+    public void onClosed(Connection from, Throwable cause) {
+        if (cause != null && log.isDebugEnabled()) {
+            log.debug("{} closed: {}", from, cause.toString());
+        }
+        deadline.stop();
+        sequencer.abort();
+        context.closed(this);
+    }
+
+    /** Graceful shutdown: finish what has started, read no new request, then close. Loop thread. */
+    void beginDrain() {
+        draining = true;
+        sequencer.drain();
+        update();
+    }
+
+    /** Any thread. */
+    void abort() {
+        connection.abort(new IOException("server shut down"));
+    }
+
+    /** Any thread: an exchange left the sequencer. */
+    private void exchangeDone() {
+        try {
+            connection.loop().execute(this::update);
+        } catch (RejectedExecutionException e) {
+            log.debug("loop stopped; {} is closing", connection);
+        }
+    }
+
+    /** Re-evaluates what the connection should do now: close, resume reading, or wait. Loop thread. */
+    private void update() {
+        if (!connection.isOpen()) {
+            return;
+        }
+        int pending = sequencer.pendingCount();
+        boolean idle = pending == 0 && current == null;
+        if (idle && (inputEnded || draining)) {
+            connection.closeAfterFlush();
+            return;
+        }
+        if (readsPaused && !noMoreRequests && !draining && pending < PIPELINE_DEPTH_MAX) {
+            readsPaused = false;
+            connection.resumeReads();
+        }
+        deadline.arm();
+    }
+
+    private ReadDeadline.Phase phase() {
+        if (current != null) {
+            return current.admitted() ? ReadDeadline.Phase.BODY : ReadDeadline.Phase.NONE;
+        }
+        if (sequencer.pendingCount() > 0) {
+            return ReadDeadline.Phase.RESPONDING;
+        }
+        return noMoreRequests || !connection.isOpen() ? ReadDeadline.Phase.NONE : ReadDeadline.Phase.AWAITING_REQUEST;
+    }
+
+    /** The deadline of {@code phase} passed. Loop thread. */
+    private void onReadTimeout(ReadDeadline.Phase phase) {
+        log.debug("{} {} timeout", connection, phase);
+        switch (phase) {
+            case BODY -> {
+                Exchange cut = current;
+                current = null;
+                noMoreRequests = true;
+                sequencer.respond(cut, ResponseEncoder.error(408, "request_timeout", cut, true));
+            }
+            case HEAD -> {
+                noMoreRequests = true;
+                Exchange timedOut = new Exchange(null, null);
+                sequencer.add(timedOut);
+                sequencer.respond(timedOut, ResponseEncoder.error(408, "request_timeout", timedOut, true));
+            }
+            case RESPONDING -> checkOutputStall();
+            case AWAITING_REQUEST -> connection.closeAfterFlush();
+            case NONE -> { }
+        }
+    }
+
+    /**
+     * Responses are pending: fine while the handler works or the client reads; but a client that
+     * read nothing for a whole idle period while our output queue is full is holding a permit
+     * hostage, so it is cut off.
+     */
+    private void checkOutputStall() {
+        long queued = connection.queuedBytes();
+        if (!connection.isWritable() && queued == queuedAtLastCheck) {
+            connection.abort(new IOException("client stopped reading"));
+            return;
+        }
+        queuedAtLastCheck = queued;
+        deadline.onProgress();
+    }
+
+    @Override
+    public String toString() {
+        return "h1[" + connection + "]";
+    }
+}

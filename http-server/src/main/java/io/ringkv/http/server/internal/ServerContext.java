@@ -1,0 +1,121 @@
+package io.ringkv.http.server.internal;
+
+import io.ringkv.http.server.HttpHandler;
+import io.ringkv.http.server.ServerConfig;
+import io.ringkv.net.AcceptHandler;
+import io.ringkv.net.ConnectionHandler;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every HTTP/1.1 session of one server shares: settings, the handler, the executor, the
+ * in-flight budget, and the set of open sessions (for the connection limit and shutdown).
+ *
+ * <p>Threading: thread-safe. {@link #newHandler} runs on the accepting loop.
+ */
+public final class ServerContext implements AcceptHandler {
+    private static final Logger log = LoggerFactory.getLogger(ServerContext.class);
+
+    private final ServerConfig config;
+    private final HandlerInvoker invoker;
+    private final ExecutorService executor;
+    private final InFlightBudget budget;
+    private final Set<Http1Session> sessions = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger connections = new AtomicInteger();
+    private final Object sessionsChanged = new Object();
+
+    public ServerContext(ServerConfig config, HttpHandler handler, ExecutorService executor) {
+        this.config = config;
+        this.invoker = new HandlerInvoker(handler);
+        this.executor = executor;
+        this.budget = new InFlightBudget(config.inFlightMax());
+    }
+
+    /** Over the connection limit the connection is refused (closed at once). */
+    @Override
+    public ConnectionHandler newHandler(InetSocketAddress remote) {
+        if (connections.incrementAndGet() > config.connectionsMax()) {
+            connections.decrementAndGet();
+            log.debug("refusing {}: {} connections open", remote, config.connectionsMax());
+            return null;
+        }
+        return new Http1Session(this);
+    }
+
+    ServerConfig config() {
+        return config;
+    }
+
+    ExecutorService executor() {
+        return executor;
+    }
+
+    InFlightBudget budget() {
+        return budget;
+    }
+
+    HandlerInvoker invoker() {
+        return invoker;
+    }
+
+    void opened(Http1Session session) {
+        sessions.add(session);
+    }
+
+    void closed(Http1Session session) {
+        if (sessions.remove(session)) {
+            connections.decrementAndGet();
+        }
+        synchronized (sessionsChanged) {
+            sessionsChanged.notifyAll();
+        }
+    }
+
+    public int openConnections() {
+        return connections.get();
+    }
+
+    public int inFlight() {
+        return budget.inFlight();
+    }
+
+    /** Asks every session to finish what it has started and close. */
+    public void drainAll() {
+        for (Http1Session session : List.copyOf(sessions)) {
+            try {
+                session.loop().execute(session::beginDrain);
+            } catch (RejectedExecutionException e) {
+                log.debug("loop already stopped for {}", session);
+            }
+        }
+    }
+
+    /** Aborts every session still open. */
+    public void abortAll() {
+        for (Http1Session session : List.copyOf(sessions)) {
+            session.abort();
+        }
+    }
+
+    /** Waits until no session is open or the deadline passes; returns whether none is open. */
+    public boolean awaitNoSessions(long deadlineNanos) throws InterruptedException {
+        synchronized (sessionsChanged) {
+            while (!sessions.isEmpty()) {
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(sessionsChanged, remaining);
+            }
+            return true;
+        }
+    }
+}
