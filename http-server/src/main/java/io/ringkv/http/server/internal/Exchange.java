@@ -17,6 +17,8 @@ final class Exchange {
     /** First allocation for a body of unknown (chunked) length; it doubles from there. */
     private static final int CHUNKED_BODY_BYTES_INITIAL = 8 * 1024;
     private static final byte[] NO_BODY = new byte[0];
+    /** The largest byte[] a JVM reliably allocates; a body limit above it cannot be buffered anyway. */
+    private static final int ARRAY_BYTES_MAX = Integer.MAX_VALUE - 8;
 
     final RequestHead head;
     private final InFlightBudget budget;
@@ -51,8 +53,8 @@ final class Exchange {
         int count = data.remaining();
         if (bodyLength + count > body.length) {
             long declared = head.contentLength();
-            int wanted = declared > 0 ? (int) declared : Math.max(CHUNKED_BODY_BYTES_INITIAL, 2 * body.length);
-            body = Arrays.copyOf(body, Math.max(wanted, bodyLength + count));
+            long wanted = declared > 0 ? declared : Math.max(CHUNKED_BODY_BYTES_INITIAL, 2L * body.length);
+            body = Arrays.copyOf(body, (int) Math.min(ARRAY_BYTES_MAX, Math.max(wanted, bodyLength + count)));
         }
         data.get(body, bodyLength, count);
         bodyLength += count;
