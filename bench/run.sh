@@ -43,7 +43,8 @@ Options:
   -h, --help           this text
 
 Environment: BENCH_SERVER_CPUS (default 0) and BENCH_LOAD_CPUS (default 1) choose the
-taskset pinning; BENCH_JVM_OPTS adds JVM options to every node.
+taskset pinning; BENCH_JVM_OPTS adds JVM options to every node, BENCH_NODE_ARGS flags to
+every `ringkv serve` (e.g. "--durability ..."); both are recorded in the results.
 EOF
 }
 
@@ -92,7 +93,7 @@ IFS=, read -r -a RATE_LIST <<<"$RATES"
 # ---- fixed parameters (recorded in the results) ---------------------------------------
 CONNECTIONS=64                 # wrk connections, as issue #6 asks
 H2_CONNECTIONS=8 H2_STREAMS=8  # h2load: 64 concurrent streams, like wrk's 64 connections
-VEGETA_MAX_WORKERS=2048        # bound on vegeta's concurrency past saturation
+VEGETA_MAX_WORKERS=512         # bound on vegeta's concurrency (and connections) past saturation
 NODE_START_TIMEOUT=120         # seconds for a node to answer /v0/status
 PREFILL_TIMEOUT=300            # upper bound (wrk -d) for writing the key space
 export BENCH_KEYS=100000 BENCH_VALUE_BYTES=100 BENCH_RANGE_RECORDS=10000 BENCH_LUA_DIR=$LUA_DIR
@@ -208,7 +209,7 @@ finish() {
     --meta duration_s="$DURATION" --meta warmup_s="$WARMUP" --meta connections="$CONNECTIONS" \
     --meta rates_percent="$RATES" --meta keys="$BENCH_KEYS" --meta value_bytes="$BENCH_VALUE_BYTES" \
     --meta range_records="$BENCH_RANGE_RECORDS" --meta server_cpus="$SERVER_CPUS" --meta load_cpus="$LOAD_CPUS" \
-    --meta jvm_opts="${BENCH_JVM_OPTS:-}" --meta vegeta_max_workers="$VEGETA_MAX_WORKERS" \
+    --meta jvm_opts="${BENCH_JVM_OPTS:-}" --meta node_args="${BENCH_NODE_ARGS:-}" --meta vegeta_max_workers="$VEGETA_MAX_WORKERS" \
     --meta h2load_connections="$H2_CONNECTIONS" --meta h2load_streams="$H2_STREAMS" \
     --tools-json "$(tool_versions_json)"
   log "results: ${results#"$ROOT"/}"

@@ -63,8 +63,10 @@ start_nodes() {
       PROFILE_JFR="$RUN_TMP/node-full.jfr"
       jvm_opts+=" -XX:StartFlightRecording=name=bench,settings=profile,disk=true,maxage=1h,filename=$PROFILE_JFR,dumponexit=true"
     fi
+    # shellcheck disable=SC2086 # BENCH_NODE_ARGS is a list of extra flags
     RINGKV_JVM_OPTS="$jvm_opts" spawn "$SERVER_CPUS" "$dir/node.log" \
-      "$ROOT/ringkv" serve --port "${ports[i]}" --data "$dir/data" --host 127.0.0.1 --cluster "$cluster"
+      "$ROOT/ringkv" serve --port "${ports[i]}" --data "$dir/data" --host 127.0.0.1 --cluster "$cluster" \
+      ${BENCH_NODE_ARGS:-}
     TARGET_PGIDS+=("$SPAWNED_PID")
     [[ $PROFILE == 1 && $n == 1 && $i == 0 ]] && PROFILE_PID=$SPAWNED_PID
   done

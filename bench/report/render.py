@@ -100,6 +100,8 @@ def run_info(r):
         lines.append("- **Harness test**: nginx instances stood in for the nodes; these are not ringkv figures.")
     if c.get("jvm_opts"):
         lines.append("- Extra JVM options: `%s`." % c["jvm_opts"])
+    if c.get("node_args"):
+        lines.append("- Extra `ringkv serve` flags: `%s`." % c["node_args"])
     return "\n".join(lines)
 
 
