@@ -22,13 +22,14 @@ fmt_secs() { printf '%02d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
 # step DESCRIPTION PLANNED_SECONDS: announces the next step with elapsed and remaining time.
 # Remaining time is the planned time left, scaled by how far actual time has run over or
-# under plan so far (so a slow machine's estimate corrects itself as the run proceeds).
+# under plan so far (so a slow machine's estimate corrects itself as the run proceeds), once
+# enough of the plan has run for that ratio to mean something.
 step() {
   local desc=$1 planned=$2 now elapsed remaining
   now=$(date +%s); elapsed=$((now - BENCH_T0))
   STEP_INDEX=$((STEP_INDEX + 1))
   remaining=$((STEP_PLANNED_TOTAL - STEP_PLANNED_DONE))
-  if ((STEP_PLANNED_DONE > 0 && elapsed > 0)); then
+  if ((STEP_PLANNED_DONE >= 60 && elapsed > 0)); then
     remaining=$((remaining * elapsed / STEP_PLANNED_DONE))
   fi
   printf '\n[step %d/%d | %s elapsed | ~%s left] %s\n' "$STEP_INDEX" "$STEP_TOTAL" \

@@ -70,7 +70,9 @@ fragments_parse_tool_output() {
     echo "1201000000,0,5000000000,0,0,timeout,,a,100,GET,http://x/,"
     echo "1202000000,0,0,0,0,no targets to attack,,a,101,,,"; } >"$WORK/v.csv"
   python3 "$REPORT_DIR/fragment.py" vegeta --target ringkv --nodes 1 --scenario get --rate 100 --percent 50 \
-    --expect 200,404 --out "$WORK/v.json" "$WORK/v.csv" || return 1
+    --expect 200,404 --failed-out "$WORK/failed.txt" --body-file /b --out "$WORK/v.json" "$WORK/v.csv" || return 1
+  [[ $(grep -c '^GET http://x/$' "$WORK/failed.txt") == 2 && $(grep -c '^@/b$' "$WORK/failed.txt") == 2 ]] \
+    || { echo "failed-out targets:"; cat "$WORK/failed.txt"; return 1; }
   python3 - "$WORK/w.json" "$WORK/v.json" <<'EOF'
 import json, sys
 w, v = (json.load(open(p)) for p in sys.argv[1:])

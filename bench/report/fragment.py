@@ -68,10 +68,14 @@ def vegeta_fragment(a):
     transport_errors = 0
     error_texts = {}
     # Columns: timestamp(ns), code, latency(ns), bytes_out, bytes_in, error, body, ...
+    failed = open(a.failed_out, "w") if a.failed_out else None
     for row in csv.reader(src):
         if row[5] == NO_TARGETS:  # a lazily read targets file ran out: not a request
             continue
         ts, code, latency = int(row[0]), int(row[1]), int(row[2])
+        if failed and code not in expected:
+            # Columns 9 and 10 are the method and URL: enough to retry a prefill PUT.
+            failed.write("%s %s\n%s\n" % (row[9], row[10], "@" + a.body_file + "\n" if a.body_file else ""))
         latencies.append(latency)
         codes[code] = codes.get(code, 0) + 1
         if code == 0:
@@ -82,6 +86,8 @@ def vegeta_fragment(a):
         first_ts = ts if first_ts is None else min(first_ts, ts)
         last_ts = ts if last_ts is None else max(last_ts, ts)
         last_end = ts + latency if last_end is None else max(last_end, ts + latency)
+    if failed:
+        failed.close()
     total = len(latencies)
     latencies.sort()
     ok = sum(n for c, n in codes.items() if c in expected)
@@ -148,6 +154,8 @@ def main():
     p.add_argument("--rate-of", default=None, help="<nodes>:<scenario> whose maximum set the rate")
     p.add_argument("--expect", default="200")
     p.add_argument("--reason", default=None)
+    p.add_argument("--failed-out", default=None, help="vegeta: write targets of unexpected answers here")
+    p.add_argument("--body-file", default=None, help="vegeta: body of the --failed-out targets")
     p.add_argument("--jfr", default=None)
     p.add_argument("--seconds", type=int, default=None)
     p.add_argument("--out", required=True)
