@@ -1,0 +1,35 @@
+package io.ringkv.node;
+
+import io.ringkv.http.server.ChunkSource;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the public API needs from the data layer, in the API's own terms. One implementation
+ * serves a single node straight from its store; the cluster implementation coordinates replicas.
+ *
+ * <p>Threading: called on the server's handler executor. Implementations may block briefly
+ * (a local storage read) and return a completed future, or complete later from any thread.
+ * Failures complete the future exceptionally with {@link NotEnoughReplicasException} (→ 504),
+ * {@link io.ringkv.store.StoreException} (→ 500) or another exception (→ 500).
+ */
+public interface EntityService {
+
+    /** The value, or empty when the key is absent or deleted. */
+    CompletableFuture<Optional<byte[]>> get(byte[] key, ReplicaCount replicas);
+
+    CompletableFuture<Void> put(byte[] key, byte[] value, ReplicaCount replicas);
+
+    CompletableFuture<Void> delete(byte[] key, ReplicaCount replicas);
+
+    /**
+     * Live records with {@code start <= key < end} ({@code end == null}: to the last key) in key
+     * order, each as one chunk {@code key '\n' value}. Memory use does not depend on the range.
+     *
+     * @param localOnly true to read only this node's store (the single-node behaviour)
+     */
+    ChunkSource range(byte[] start, byte[] end, boolean localOnly) throws Exception;
+
+    /** The number of nodes, for the default replica count and validation of {@code replicas}. */
+    int clusterSize();
+}

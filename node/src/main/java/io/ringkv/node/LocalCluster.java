@@ -1,0 +1,73 @@
+package io.ringkv.node;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The node processes behind {@code ringkv up}: starts them, waits until each is ready, stops them.
+ *
+ * <p>Threading: {@link #start} and {@link #awaitAllExited} on the main thread; {@link #stop} from
+ * the shutdown hook (idempotent, synchronized against a concurrent start).
+ */
+final class LocalCluster {
+    private static final Duration READY_DEADLINE = Duration.ofSeconds(60);
+    private static final Duration STOP_DEADLINE = Duration.ofSeconds(15);
+
+    private final String host;
+    private final Path data;
+    private final List<Integer> ports;
+    private final List<String> urls;
+    private final PrintStream out;
+    private final List<NodeProcess> nodes = new ArrayList<>();
+
+    LocalCluster(String host, Path data, List<Integer> ports, List<String> urls, PrintStream out) {
+        this.host = host;
+        this.data = data;
+        this.ports = ports;
+        this.urls = urls;
+        this.out = out;
+    }
+
+    /** @return false (after stopping whatever started) when a node failed to come up */
+    boolean start() throws IOException, InterruptedException {
+        synchronized (nodes) {
+            for (int i = 0; i < ports.size(); i++) {
+                nodes.add(new NodeProcess("node-" + (i + 1), serveArgs(i), out).start());
+            }
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            if (!nodes.get(i).awaitReady(urls.get(i), READY_DEADLINE)) {
+                out.println("ringkv: " + nodes.get(i).name() + " did not become ready at " + urls.get(i)
+                        + " (see its log above); stopping the cluster");
+                stop();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private List<String> serveArgs(int index) {
+        return List.of("--host", host, "--port", Integer.toString(ports.get(index)),
+                "--data", data.resolve("node-" + (index + 1)).toString(),
+                "--cluster", String.join(",", urls));
+    }
+
+    void awaitAllExited() throws InterruptedException {
+        for (NodeProcess node : nodes) {
+            int code = node.waitFor();
+            if (code != 0) {
+                out.println("ringkv: " + node.name() + " exited with code " + code);
+            }
+        }
+    }
+
+    void stop() {
+        synchronized (nodes) {
+            nodes.parallelStream().forEach(node -> node.stop(STOP_DEADLINE));
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package io.ringkv.node;
+
+import io.ringkv.store.Durability;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/** Everything a node needs to start; built from the command line or by tests. */
+public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
+                         Durability durability, Duration replicaTimeout, Duration shutdownGrace) {
+
+    public static NodeConfig singleNode(int port, Path dataDir) {
+        return new NodeConfig("127.0.0.1", port, dataDir, List.of(), 16L << 20, Durability.PROCESS_CRASH,
+                Duration.ofSeconds(1), Duration.ofSeconds(5));
+    }
+
+    public NodeConfig withCluster(List<String> urls) {
+        return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace);
+    }
+
+    public NodeConfig withMaxBodyBytes(long bytes) {
+        return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace);
+    }
+}

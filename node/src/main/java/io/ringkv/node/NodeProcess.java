@@ -1,0 +1,128 @@
+package io.ringkv.node;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One node as a separate OS process running {@code ringkv serve}, with the same JVM and class path
+ * as the current process. Its output is copied line by line to a sink with a prefix.
+ *
+ * <p>Threading: start/stop from one thread; a daemon thread pumps the output.
+ */
+public final class NodeProcess {
+    private static final Duration STATUS_POLL = Duration.ofMillis(100);
+
+    private final String name;
+    private final List<String> command;
+    private final PrintStream sink;
+    private Process process;
+
+    /**
+     * @param serveArgs arguments after {@code serve}, e.g. {@code --port 8080 --data d}
+     */
+    public NodeProcess(String name, List<String> serveArgs, PrintStream sink) {
+        this.name = name;
+        this.command = javaCommand(serveArgs);
+        this.sink = sink;
+    }
+
+    private static List<String> javaCommand(List<String> serveArgs) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve"));
+        cmd.addAll(serveArgs);
+        return cmd;
+    }
+
+    public NodeProcess start() throws IOException {
+        process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Thread pump = new Thread(this::pumpOutput, name + "-log");
+        pump.setDaemon(true);
+        pump.start();
+        return this;
+    }
+
+    private void pumpOutput() {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                sink.println("[" + name + "] " + line);
+            }
+        } catch (IOException e) {
+            sink.println("[" + name + "] (log stream closed: " + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * Polls {@code GET url/v0/status} until it answers 200, the process exits, or the deadline passes.
+     *
+     * @return true once the node is ready
+     */
+    public boolean awaitReady(String url, Duration deadline) throws InterruptedException {
+        long end = System.nanoTime() + deadline.toNanos();
+        try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()) {
+            HttpRequest status = HttpRequest.newBuilder(URI.create(url + "/v0/status")).timeout(Duration.ofSeconds(2)).build();
+            while (System.nanoTime() < end && process.isAlive()) {
+                try {
+                    if (client.send(status, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        return true;
+                    }
+                } catch (IOException notYetListening) {
+                    // The node has not bound its port yet; poll again.
+                }
+                Thread.sleep(STATUS_POLL);
+            }
+        }
+        return false;
+    }
+
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public int waitFor() throws InterruptedException {
+        return process.waitFor();
+    }
+
+    /** SIGTERM, so the node shuts down gracefully; SIGKILL if it has not exited by the deadline. */
+    public void stop(Duration deadline) {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** SIGKILL: the process gets no chance to flush or close anything. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    public String name() {
+        return name;
+    }
+}

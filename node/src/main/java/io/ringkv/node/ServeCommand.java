@@ -1,0 +1,103 @@
+package io.ringkv.node;
+
+import io.ringkv.store.Durability;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code ringkv serve}: runs one node in the foreground until SIGTERM/SIGINT. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = "Run one ringkv node in the foreground; stops gracefully on SIGTERM or Ctrl-C.")
+final class ServeCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--port", required = true, description = "TCP port to listen on.")
+    int port;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--data", required = true, description = "Data directory (created if missing).")
+    Path data;
+
+    @Option(names = "--cluster", split = ",", paramLabel = "URL",
+            description = "Comma-separated URLs of every node in the cluster, this one included "
+                    + "(e.g. http://127.0.0.1:8080,http://127.0.0.1:8081). None or one URL: a single node.")
+    List<String> cluster = List.of();
+
+    @Option(names = "--max-body", defaultValue = "16777216", paramLabel = "BYTES",
+            description = "Largest request body accepted; larger ones get 413 (default: ${DEFAULT-VALUE}).")
+    long maxBodyBytes;
+
+    @Option(names = "--durability", defaultValue = "PROCESS_CRASH",
+            description = "PROCESS_CRASH: a write is in the WAL (OS page cache) before it is acknowledged, "
+                    + "so it survives kill -9. POWER_LOSS: the WAL is fsynced per write (slower). Default: ${DEFAULT-VALUE}.")
+    Durability durability;
+
+    @Option(names = "--replica-timeout", defaultValue = "PT1S", paramLabel = "DURATION",
+            description = "How long a coordinator waits for a remote replica, ISO-8601 (default: ${DEFAULT-VALUE}).")
+    Duration replicaTimeout;
+
+    @Option(names = "--shutdown-grace", defaultValue = "PT5S", paramLabel = "DURATION",
+            description = "How long in-flight requests may finish on shutdown (default: ${DEFAULT-VALUE}).")
+    Duration shutdownGrace;
+
+    @Override
+    public Integer call() {
+        validate();
+        NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout, shutdownGrace);
+        Node node;
+        try {
+            node = Node.start(config);
+        } catch (NodeStartException e) {
+            log.error("cannot start: {}", e.getMessage());
+            return Main.EXIT_CANNOT_START;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            node.close();
+            stopped.countDown();
+        }, "ringkv-shutdown"));
+        log.info("ringkv node serving on {} (data {})", node.url(), data.toAbsolutePath());
+        awaitUninterruptibly(stopped);
+        return 0;
+    }
+
+    private void validate() {
+        if (port < 0 || port > 65535) {
+            throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, got " + port);
+        }
+        if (maxBodyBytes < 0) {
+            throw new ParameterException(spec.commandLine(), "--max-body must not be negative");
+        }
+        try {
+            ClusterMembership.check(cluster, host, port);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        while (true) {
+            try {
+                latch.await();
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.ringkv.node;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * {@code ringkv up}: a local cluster of separate node processes, for trying ringkv out and for
+ * benchmarks. Prints the URLs and ready-to-paste curl commands, streams every node's log with a
+ * {@code [node-i]} prefix, and stops all nodes (SIGTERM, then SIGKILL after a deadline) on Ctrl-C.
+ *
+ * <p>This is a terminal program, so it writes to stdout directly.
+ */
+@Command(name = "up", mixinStandardHelpOptions = true,
+        description = "Start a local cluster of separate node processes; Ctrl-C stops them all.")
+final class UpCommand implements Callable<Integer> {
+    static final int NODES_MAX = 16;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--nodes", defaultValue = "3", description = "Number of nodes, 1..16 (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--data", defaultValue = "data", description = "Parent data directory; node i uses DIR/node-i (default: ${DEFAULT-VALUE}).")
+    Path data;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address the nodes bind (default: ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--base-port", paramLabel = "PORT",
+            description = "Node i listens on PORT+i-1. Default: free ports chosen by the OS.")
+    Integer basePort;
+
+    @Override
+    public Integer call() throws Exception {
+        if (nodes < 1 || nodes > NODES_MAX) {
+            throw new ParameterException(spec.commandLine(), "--nodes must be between 1 and " + NODES_MAX + ", got " + nodes);
+        }
+        if (basePort != null && (basePort < 1 || basePort + nodes - 1 > 65535)) {
+            throw new ParameterException(spec.commandLine(), "--base-port " + basePort + " leaves no room for " + nodes + " nodes");
+        }
+        List<Integer> ports = basePort != null ? LocalPorts.consecutive(basePort, nodes) : LocalPorts.free(nodes);
+        List<String> urls = ports.stream().map(p -> "http://" + host + ":" + p).toList();
+        Files.createDirectories(data);
+        LocalCluster cluster = new LocalCluster(host, data, ports, urls, System.out);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            cluster.stop();
+            stopped.countDown();
+        }, "ringkv-up-shutdown"));
+        if (!cluster.start()) {
+            return Main.EXIT_CANNOT_START;
+        }
+        printWelcome(urls);
+        cluster.awaitAllExited();
+        return 0;
+    }
+
+    private void printWelcome(List<String> urls) throws IOException {
+        String first = urls.getFirst();
+        List<String> lines = new ArrayList<>();
+        lines.add("");
+        lines.add("ringkv: " + urls.size() + " node(s) ready, data under " + data.toAbsolutePath());
+        for (int i = 0; i < urls.size(); i++) {
+            lines.add("  node-" + (i + 1) + "  " + urls.get(i));
+        }
+        lines.add("");
+        lines.add("Try:");
+        lines.add("  curl -i -X PUT --data-binary 'hello' '" + first + "/v0/entity?id=k1'");
+        lines.add("  curl -i '" + urls.getLast() + "/v0/entity?id=k1'");
+        lines.add("  curl -i '" + first + "/v0/entity?id=k1&replicas=1/" + urls.size() + "'");
+        lines.add("  curl -i -X DELETE '" + first + "/v0/entity?id=k1'");
+        lines.add("  curl -s '" + first + "/v0/entities?start=a&end=z'");
+        lines.add("  curl -i '" + first + "/v0/status'");
+        lines.add("");
+        lines.add("Ctrl-C stops every node.");
+        lines.add("");
+        System.out.println(String.join(System.lineSeparator(), lines));
+        System.out.flush();
+    }
+}

@@ -1,0 +1,75 @@
+package io.ringkv.node;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Exit codes of the command line: 0 for help, 2 for bad flags, 1 when a node cannot start. */
+class CommandLineTest {
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--help", "serve --help", "up --help", "help serve", "--version"})
+    void helpAndVersionExitZero(String args) {
+        assertThat(Main.run(args.split(" ")), is(0));
+    }
+
+    @Test
+    void serveWithoutRequiredFlagsIsAUsageError() {
+        assertThat(Main.run("serve"), is(Main.EXIT_USAGE));
+        assertThat(Main.run("serve", "--port", "8080"), is(Main.EXIT_USAGE));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"abc", "-1", "65536", "70000"})
+    void badPortIsAUsageError(String port) {
+        assertThat(Main.run("serve", "--port", port, "--data", dir.toString()), is(Main.EXIT_USAGE));
+    }
+
+    @Test
+    void unknownFlagIsAUsageError() {
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--frobnicate"), is(Main.EXIT_USAGE));
+        assertThat(Main.run("launch"), is(Main.EXIT_USAGE));
+    }
+
+    @Test
+    void badDurabilityIsAUsageError() {
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--durability", "sometimes"), is(Main.EXIT_USAGE));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "17", "-3"})
+    void upWithAnImpossibleNodeCountIsAUsageError(String nodes) {
+        assertThat(Main.run("up", "--nodes", nodes, "--data", dir.toString()), is(Main.EXIT_USAGE));
+    }
+
+    @Test
+    void clusterListWithoutThisNodeIsAUsageError() {
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(),
+                "--cluster", "http://127.0.0.1:2,http://127.0.0.1:3"), is(Main.EXIT_USAGE));
+    }
+
+    @Test
+    void takenPortMakesServeExitNonZero() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            int code = Main.run("serve", "--port", Integer.toString(taken.getLocalPort()), "--data", dir.resolve("d").toString());
+            assertThat(code, is(Main.EXIT_CANNOT_START));
+        }
+    }
+
+    @Test
+    void unusableDataDirectoryMakesServeExitNonZero() throws Exception {
+        Path notADirectory = Files.writeString(dir.resolve("file"), "x");
+        int code = Main.run("serve", "--port", "0", "--data", notADirectory.toString());
+        assertThat(code, is(Main.EXIT_CANNOT_START));
+    }
+}

@@ -1,0 +1,229 @@
+package io.ringkv.node;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.is;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The public API of one node, over real sockets, against a real RocksDB store. */
+class NodeApiTest {
+    private static final long MAX_BODY = 64 * 1024;
+
+    @TempDir
+    Path data;
+
+    private Node node;
+    private HttpClient client;
+
+    @BeforeEach
+    void startNode() throws Exception {
+        node = Node.start(NodeConfig.singleNode(0, data).withMaxBodyBytes(MAX_BODY));
+        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    @AfterEach
+    void stopNode() {
+        client.close();
+        node.close();
+    }
+
+    private HttpResponse<byte[]> send(String method, String target, byte[] body) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(node.url() + target))
+                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofByteArray(body)).build();
+        return client.send(request, BodyHandlers.ofByteArray());
+    }
+
+    private int status(String method, String target) throws Exception {
+        return send(method, target, null).statusCode();
+    }
+
+    private void put(String id, byte[] value) throws Exception {
+        assertThat(send("PUT", "/v0/entity?id=" + id, value).statusCode(), is(201));
+    }
+
+    @Test
+    void putThenGetReturnsExactlyTheStoredBytes() throws Exception {
+        byte[] value = new byte[4096];
+        new Random(42).nextBytes(value);
+        put("k1", value);
+        HttpResponse<byte[]> got = send("GET", "/v0/entity?id=k1", null);
+        assertThat(got.statusCode(), is(200));
+        assertThat(got.body(), equalTo(value));
+    }
+
+    @Test
+    void emptyValueIsStoredAndReturned() throws Exception {
+        put("empty", new byte[0]);
+        HttpResponse<byte[]> got = send("GET", "/v0/entity?id=empty", null);
+        assertThat(got.statusCode(), is(200));
+        assertThat(got.body().length, is(0));
+    }
+
+    @Test
+    void overwriteReturnsTheLatestValue() throws Exception {
+        put("k", "one".getBytes(StandardCharsets.UTF_8));
+        put("k", "two".getBytes(StandardCharsets.UTF_8));
+        assertThat(new String(send("GET", "/v0/entity?id=k", null).body(), StandardCharsets.UTF_8), is("two"));
+    }
+
+    @Test
+    void missingKeyIs404() throws Exception {
+        assertThat(status("GET", "/v0/entity?id=absent"), is(404));
+    }
+
+    @Test
+    void deleteIs202AndHidesTheKey() throws Exception {
+        put("gone", "x".getBytes(StandardCharsets.UTF_8));
+        assertThat(status("DELETE", "/v0/entity?id=gone"), is(202));
+        assertThat(status("GET", "/v0/entity?id=gone"), is(404));
+    }
+
+    @Test
+    void deleteOfAnAbsentKeyIs202() throws Exception {
+        assertThat(status("DELETE", "/v0/entity?id=never-existed"), is(202));
+    }
+
+    @Test
+    void percentEncodedIdsAreDecodedAsUtf8() throws Exception {
+        put("caf%C3%A9%20%26%20co", "v".getBytes(StandardCharsets.UTF_8));
+        assertThat(status("GET", "/v0/entity?id=caf%C3%A9+%26+co"), is(200));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/v0/entity", "/v0/entity?id=", "/v0/entity?other=1", "/v0/entity?id"})
+    void missingOrEmptyIdIs400(String target) throws Exception {
+        assertThat(status("GET", target), is(400));
+        assertThat(status("PUT", target), is(400));
+        assertThat(status("DELETE", target), is(400));
+    }
+
+    @Test
+    void malformedPercentEncodingIs400() throws Exception {
+        assertThat(status("GET", "/v0/entity?id=%zz"), is(400));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"POST", "PATCH", "OPTIONS"})
+    void unsupportedMethodOnEntityIs405WithAllow(String method) throws Exception {
+        HttpResponse<byte[]> response = send(method, "/v0/entity?id=k", null);
+        assertThat(response.statusCode(), is(405));
+        assertThat(response.headers().firstValue("Allow").orElse(""), containsString("PUT"));
+    }
+
+    @Test
+    void unsupportedMethodOnStatusAndEntitiesIs405() throws Exception {
+        assertThat(send("POST", "/v0/status", null).headers().firstValue("Allow").orElse(""), is("GET, HEAD"));
+        assertThat(status("DELETE", "/v0/entities?start=a"), is(405));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/", "/v0", "/v1/entity?id=k", "/v0/entity/k", "/internal/v0/record?id=k"})
+    void unknownPathIs400(String target) throws Exception {
+        assertThat(status("GET", target), is(400));
+    }
+
+    @Test
+    void statusIs200WhenReady() throws Exception {
+        assertThat(status("GET", "/v0/status"), is(200));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"x", "1", "1/", "/1", "0/1", "2/1", "1/2", "a/b", "1/1/1", "-1/1", "99999999999/1"})
+    void badReplicasParameterIs400(String replicas) throws Exception {
+        assertThat(status("GET", "/v0/entity?id=k&replicas=" + replicas), is(400));
+        assertThat(status("PUT", "/v0/entity?id=k&replicas=" + replicas), is(400));
+    }
+
+    @Test
+    void replicasOneOfOneWorksOnASingleNode() throws Exception {
+        assertThat(send("PUT", "/v0/entity?id=k&replicas=1/1", new byte[] {1}).statusCode(), is(201));
+        assertThat(status("GET", "/v0/entity?id=k&replicas=1/1"), is(200));
+    }
+
+    @Test
+    void bodyOverTheLimitIs413AndTheNodeKeepsServing() throws Exception {
+        byte[] tooLarge = new byte[(int) MAX_BODY + 1];
+        assertThat(send("PUT", "/v0/entity?id=big", tooLarge).statusCode(), is(413));
+        assertThat(status("GET", "/v0/entity?id=big"), is(404));
+        put("small", new byte[(int) MAX_BODY]);
+        assertThat(status("GET", "/v0/entity?id=small"), is(200));
+    }
+
+    @Test
+    void rangeIsStreamedOneChunkPerRecordSortedWithEndExclusiveAndTombstonesSkipped() throws Exception {
+        for (String key : List.of("b", "a", "d", "c", "e")) {
+            put(key, ("v" + key).getBytes(StandardCharsets.UTF_8));
+        }
+        assertThat(status("DELETE", "/v0/entity?id=c"), is(202));
+        RawHttp.Reply reply = RawHttp.get(node.port(), "/v0/entities?start=a&end=e");
+        assertThat(reply.status(), is(200));
+        assertThat(reply.headers().get("transfer-encoding"), is("chunked"));
+        assertThat(texts(reply.chunks()), equalTo(List.of("a\nva", "b\nvb", "d\nvd")));
+    }
+
+    @Test
+    void rangeWithoutEndRunsToTheLastKey() throws Exception {
+        for (String key : List.of("a", "m", "z")) {
+            put(key, key.getBytes(StandardCharsets.UTF_8));
+        }
+        assertThat(texts(RawHttp.get(node.port(), "/v0/entities?start=b").chunks()), equalTo(List.of("m\nm", "z\nz")));
+    }
+
+    @Test
+    void emptyRangeIsAnEmptyChunkedBody() throws Exception {
+        RawHttp.Reply reply = RawHttp.get(node.port(), "/v0/entities?start=x&end=y");
+        assertThat(reply.status(), is(200));
+        assertThat(reply.chunks(), is(empty()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/v0/entities", "/v0/entities?start=", "/v0/entities?end=z", "/v0/entities?start=a&local=maybe"})
+    void rangeWithoutStartIs400(String target) throws Exception {
+        assertThat(status("GET", target), is(400));
+    }
+
+    @Test
+    void rangeLargerThanAnyReadBufferArrivesComplete() throws Exception {
+        int records = 3000;
+        byte[] value = new byte[1000];
+        new Random(7).nextBytes(value);
+        List<String> expectedKeys = new ArrayList<>();
+        for (int i = 0; i < records; i++) {
+            String key = String.format("key%06d", i);
+            expectedKeys.add(key);
+            put(key, value);
+        }
+        RawHttp.Reply reply = RawHttp.get(node.port(), "/v0/entities?start=key");
+        assertThat(reply.chunks().size(), is(records));
+        List<String> keys = new ArrayList<>();
+        for (byte[] chunk : reply.chunks()) {
+            keys.add(new String(chunk, 0, 9, StandardCharsets.UTF_8));
+            assertThat(chunk.length, is(9 + 1 + value.length));
+        }
+        assertThat(keys, equalTo(expectedKeys));
+    }
+
+    private static List<String> texts(List<byte[]> chunks) {
+        return chunks.stream().map(c -> new String(c, StandardCharsets.UTF_8)).toList();
+    }
+}
