@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.http.server.ChunkSource;
+import io.ringkv.cluster.ReplicationParams;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -16,11 +17,11 @@ import java.util.concurrent.CompletableFuture;
 public interface EntityService {
 
     /** The value, or empty when the key is absent or deleted. */
-    CompletableFuture<Optional<byte[]>> get(byte[] key, ReplicaCount replicas);
+    CompletableFuture<Optional<byte[]>> get(byte[] key, ReplicationParams replicas);
 
-    CompletableFuture<Void> put(byte[] key, byte[] value, ReplicaCount replicas);
+    CompletableFuture<Void> put(byte[] key, byte[] value, ReplicationParams replicas);
 
-    CompletableFuture<Void> delete(byte[] key, ReplicaCount replicas);
+    CompletableFuture<Void> delete(byte[] key, ReplicationParams replicas);
 
     /**
      * Live records with {@code start <= key < end} ({@code end == null}: to the last key) in key

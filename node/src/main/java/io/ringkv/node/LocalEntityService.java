@@ -5,6 +5,7 @@ import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
+import io.ringkv.cluster.ReplicationParams;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -23,7 +24,7 @@ public final class LocalEntityService implements EntityService {
     }
 
     @Override
-    public CompletableFuture<Optional<byte[]>> get(byte[] key, ReplicaCount replicas) {
+    public CompletableFuture<Optional<byte[]>> get(byte[] key, ReplicationParams replicas) {
         try {
             return CompletableFuture.completedFuture(engine.get(key).filter(r -> !r.tombstone()).map(Record::value));
         } catch (StoreException e) {
@@ -32,12 +33,12 @@ public final class LocalEntityService implements EntityService {
     }
 
     @Override
-    public CompletableFuture<Void> put(byte[] key, byte[] value, ReplicaCount replicas) {
+    public CompletableFuture<Void> put(byte[] key, byte[] value, ReplicationParams replicas) {
         return apply(key, Record.value(clock.now(), value));
     }
 
     @Override
-    public CompletableFuture<Void> delete(byte[] key, ReplicaCount replicas) {
+    public CompletableFuture<Void> delete(byte[] key, ReplicationParams replicas) {
         return apply(key, Record.tombstone(clock.now()));
     }
 

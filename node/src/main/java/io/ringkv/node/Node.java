@@ -38,7 +38,7 @@ public final class Node implements AutoCloseable {
     public static Node start(NodeConfig config) throws NodeStartException {
         StorageEngine engine = openStore(config);
         try {
-            EntityService entities = new LocalEntityService(engine, new HybridLogicalClock());
+            EntityService entities = new LocalEntityService(engine, HybridLogicalClock.systemClock());
             AtomicBoolean ready = new AtomicBoolean();
             HttpServer server = startServer(config, new PublicApi(entities, null, ready::get));
             ready.set(true);

@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.ReplicationParams;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -65,10 +66,10 @@ public final class PublicApi implements HttpHandler {
             return done(Response.text(405, method + " is not supported on /v0/entity").withHeader("Allow", "GET, HEAD, PUT, DELETE"));
         }
         byte[] key;
-        ReplicaCount replicas;
+        ReplicationParams replicas;
         try {
             key = requiredParam(request, "id");
-            replicas = ReplicaCount.parse(request.queryParam("replicas").orElse(null), entities.clusterSize());
+            replicas = ReplicationParams.parse(request.queryParam("replicas").orElse(null), entities.clusterSize());
         } catch (IllegalArgumentException badParameter) {
             return done(Response.text(400, badParameter.getMessage()));
         }

@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.ClusterNodes;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,7 +84,9 @@ final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--max-body must not be negative");
         }
         try {
-            ClusterMembership.check(cluster, host, port);
+            if (cluster.size() > 1) {
+                ClusterNodes.of(cluster, "http://" + host + ":" + port);
+            }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
