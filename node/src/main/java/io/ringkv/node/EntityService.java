@@ -28,8 +28,10 @@ public interface EntityService {
      * order, each as one chunk {@code key '\n' value}. Memory use does not depend on the range.
      *
      * @param localOnly true to read only this node's store (the single-node behaviour)
+     * @return completes once every node that takes part has started answering; fails with
+     *         {@link NotEnoughReplicasException} when one of them cannot
      */
-    ChunkSource range(byte[] start, byte[] end, boolean localOnly) throws Exception;
+    CompletableFuture<ChunkSource> range(byte[] start, byte[] end, boolean localOnly);
 
     /** The number of nodes, for the default replica count and validation of {@code replicas}. */
     int clusterSize();

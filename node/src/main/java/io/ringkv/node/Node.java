@@ -1,5 +1,7 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.Cluster;
+import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.http.h1.H1Limits;
 import io.ringkv.http.server.HttpServer;
 import io.ringkv.http.server.ServerConfig;
@@ -10,7 +12,11 @@ import io.ringkv.store.StoreConfig;
 import io.ringkv.store.StoreException;
 import java.io.IOException;
 import java.net.BindException;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,28 +31,63 @@ public final class Node implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
     private final NodeConfig config;
+    private static final int COORDINATION_THREADS = 2;
+
     private final StorageEngine engine;
+    private final Cluster cluster;
+    private final ExecutorService coordination;
     private final HttpServer server;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Node(NodeConfig config, StorageEngine engine, HttpServer server) {
+    private Node(NodeConfig config, StorageEngine engine, Cluster cluster, ExecutorService coordination, HttpServer server) {
         this.config = config;
         this.engine = engine;
+        this.cluster = cluster;
+        this.coordination = coordination;
         this.server = server;
     }
 
     public static Node start(NodeConfig config) throws NodeStartException {
         StorageEngine engine = openStore(config);
+        ExecutorService coordination = coordinationExecutor();
+        Cluster cluster = null;
         try {
-            EntityService entities = new LocalEntityService(engine, HybridLogicalClock.systemClock());
+            cluster = Cluster.start(clusterSettings(config), engine, HybridLogicalClock.systemClock(), coordination);
             AtomicBoolean ready = new AtomicBoolean();
-            HttpServer server = startServer(config, new PublicApi(entities, null, ready::get));
+            PublicApi api = new PublicApi(new ClusterEntityService(cluster, engine), cluster.internalHandler(), ready::get);
+            HttpServer server = startServer(config, api);
             ready.set(true);
-            return new Node(config, engine, server);
+            return new Node(config, engine, cluster, coordination, server);
         } catch (NodeStartException | RuntimeException e) {
+            if (cluster != null) {
+                cluster.close();
+            }
+            coordination.shutdownNow();
             engine.close();
             throw e;
         }
+    }
+
+    /**
+     * Runs coordinator deadline expiries and the continuations they trigger: short, non-blocking
+     * work, so two threads suffice whatever the load.
+     */
+    private static ExecutorService coordinationExecutor() {
+        AtomicInteger ids = new AtomicInteger();
+        return Executors.newFixedThreadPool(COORDINATION_THREADS, task -> {
+            Thread thread = new Thread(task, "ringkv-coordination-" + ids.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** The node's own URL as it appears in the cluster list; a node without a list is alone. */
+    private static ClusterSettings clusterSettings(NodeConfig config) {
+        String self = "http://" + config.host() + ":" + config.port();
+        List<String> urls = config.clusterUrls().size() > 1 ? config.clusterUrls() : List.of(self);
+        ClusterSettings defaults = ClusterSettings.of(urls, self);
+        return new ClusterSettings(urls, self, config.replicaTimeout(), defaults.coordinatorDeadline(),
+                defaults.clientThreads(), defaults.clusterToken());
     }
 
     private static StorageEngine openStore(NodeConfig config) throws NodeStartException {
@@ -95,6 +136,8 @@ public final class Node implements AutoCloseable {
         try {
             server.shutdown(config.shutdownGrace());
         } finally {
+            cluster.close();
+            coordination.shutdownNow();
             engine.close();
         }
         log.info("node stopped");

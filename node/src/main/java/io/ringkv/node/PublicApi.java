@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.ReplicaException;
 import io.ringkv.cluster.ReplicationParams;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
@@ -97,12 +98,9 @@ public final class PublicApi implements HttpHandler {
         } catch (IllegalArgumentException badParameter) {
             return done(Response.text(400, badParameter.getMessage()));
         }
-        try {
-            return done(Response.streamed(200, entities.range(start, end, local))
-                    .withHeader("Content-Type", "application/octet-stream"));
-        } catch (Exception e) {
-            return done(failure(e));
-        }
+        return entities.range(start, end, local)
+                .thenApply(chunks -> Response.streamed(200, chunks).withHeader("Content-Type", "application/octet-stream"))
+                .exceptionally(PublicApi::failure);
     }
 
     private CompletionStage<Response> status() {
@@ -140,7 +138,7 @@ public final class PublicApi implements HttpHandler {
 
     private static Response failure(Throwable error) {
         Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
-        if (cause instanceof NotEnoughReplicasException) {
+        if (cause instanceof NotEnoughReplicasException || cause instanceof ReplicaException) {
             return Response.text(504, cause.getMessage());
         }
         if (cause instanceof StoreException) {

@@ -1,0 +1,77 @@
+package io.ringkv.node;
+
+import io.ringkv.cluster.Cluster;
+import io.ringkv.cluster.NotEnoughReplicas;
+import io.ringkv.cluster.ReadOutcome;
+import io.ringkv.cluster.ReplicationParams;
+import io.ringkv.cluster.WriteOutcome;
+import io.ringkv.http.server.ChunkSource;
+import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The public API's data layer on top of the cluster coordinator. A one-node cluster is the
+ * single-node store: the coordinator then answers from the local replica only.
+ *
+ * <p>Threading: called on the server's handler executor; futures complete on whichever thread
+ * delivered the deciding replica answer (or the coordinator's executor on a deadline).
+ */
+final class ClusterEntityService implements EntityService {
+    private final Cluster cluster;
+    private final StorageEngine localEngine;
+
+    ClusterEntityService(Cluster cluster, StorageEngine localEngine) {
+        this.cluster = cluster;
+        this.localEngine = localEngine;
+    }
+
+    @Override
+    public CompletableFuture<Optional<byte[]>> get(byte[] key, ReplicationParams replicas) {
+        return cluster.coordinator().get(key, replicas).thenApply(outcome -> switch (outcome) {
+            case ReadOutcome.Found found -> Optional.of(found.value());
+            case ReadOutcome.NotFound ignored -> Optional.<byte[]>empty();
+            case NotEnoughReplicas failed -> throw notEnough(failed);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> put(byte[] key, byte[] value, ReplicationParams replicas) {
+        return cluster.coordinator().put(key, value, replicas).thenApply(ClusterEntityService::acknowledged);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(byte[] key, ReplicationParams replicas) {
+        return cluster.coordinator().delete(key, replicas).thenApply(ClusterEntityService::acknowledged);
+    }
+
+    private static Void acknowledged(WriteOutcome outcome) {
+        if (outcome instanceof NotEnoughReplicas failed) {
+            throw notEnough(failed);
+        }
+        return null;
+    }
+
+    private static CompletionException notEnough(NotEnoughReplicas failed) {
+        return new CompletionException(new NotEnoughReplicasException(failed.message()));
+    }
+
+    @Override
+    public CompletableFuture<ChunkSource> range(byte[] start, byte[] end, boolean localOnly) {
+        if (localOnly || cluster.topology().size() == 1) {
+            try {
+                return CompletableFuture.completedFuture(new LocalRangeChunkSource(localEngine.range(start, end)));
+            } catch (StoreException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        return cluster.range().open(start, end).thenApply(merge -> merge);
+    }
+
+    @Override
+    public int clusterSize() {
+        return cluster.topology().size();
+    }
+}

@@ -1,0 +1,119 @@
+package io.ringkv.node;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Nodes as separate OS processes on 127.0.0.1, for cluster tests: start, SIGKILL, restart on
+ * the same port and data directory, and plain HTTP calls to any node.
+ */
+final class ProcessCluster implements AutoCloseable {
+    private static final Duration READY = Duration.ofSeconds(60);
+    private static final boolean ECHO_LOGS = Boolean.getBoolean("ringkv.test.nodeLogs");
+
+    private final Path root;
+    private final List<Integer> ports;
+    private final List<String> urls;
+    private final NodeProcess[] nodes;
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+
+    ProcessCluster(Path root, int size) throws Exception {
+        this.root = root;
+        this.ports = LocalPorts.free(size);
+        this.urls = ports.stream().map(p -> "http://127.0.0.1:" + p).toList();
+        this.nodes = new NodeProcess[size];
+        for (int i = 0; i < size; i++) {
+            nodes[i] = launch(i);
+        }
+        for (int i = 0; i < size; i++) {
+            awaitReady(i);
+        }
+    }
+
+    private NodeProcess launch(int i) throws Exception {
+        List<String> args = List.of("--port", ports.get(i).toString(), "--data", root.resolve("node-" + i).toString(),
+                "--cluster", String.join(",", urls), "--replica-timeout", "PT1S");
+        PrintStream sink = ECHO_LOGS ? System.err : new PrintStream(OutputStream.nullOutputStream());
+        return new NodeProcess("node-" + i, args, sink).start();
+    }
+
+    private void awaitReady(int i) throws InterruptedException {
+        assertThat("node-" + i + " ready", nodes[i].awaitReady(urls.get(i), READY), is(true));
+    }
+
+    void kill(int i) throws InterruptedException {
+        nodes[i].kill();
+    }
+
+    void restart(int i) throws Exception {
+        nodes[i] = launch(i);
+        awaitReady(i);
+    }
+
+    String url(int i) {
+        return urls.get(i);
+    }
+
+    int size() {
+        return nodes.length;
+    }
+
+    HttpResponse<String> put(int node, String key, String value, String replicas) throws Exception {
+        return send(node, "PUT", "/v0/entity?id=" + key + replicasParam(replicas), value);
+    }
+
+    HttpResponse<String> get(int node, String key, String replicas) throws Exception {
+        return send(node, "GET", "/v0/entity?id=" + key + replicasParam(replicas), null);
+    }
+
+    HttpResponse<String> delete(int node, String key, String replicas) throws Exception {
+        return send(node, "DELETE", "/v0/entity?id=" + key + replicasParam(replicas), null);
+    }
+
+    HttpResponse<String> send(int node, String method, String target, String body) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(urls.get(node) + target)).timeout(Duration.ofSeconds(20))
+                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body)).build();
+        return client.send(request, BodyHandlers.ofString(StandardCharsets.UTF_8));
+    }
+
+    /** Keys this node stores itself, from its local range, in order. */
+    List<String> localKeys(int node, String start, String end) throws Exception {
+        RawHttp.Reply reply = RawHttp.get(ports.get(node), "/v0/entities?start=" + start + "&end=" + end + "&local=true");
+        assertThat(reply.status(), is(200));
+        List<String> keys = new ArrayList<>();
+        for (byte[] chunk : reply.chunks()) {
+            String text = new String(chunk, StandardCharsets.UTF_8);
+            keys.add(text.substring(0, text.indexOf('\n')));
+        }
+        return keys;
+    }
+
+    private static String replicasParam(String replicas) {
+        return replicas == null ? "" : "&replicas=" + replicas;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        for (NodeProcess node : nodes) {
+            if (node != null) {
+                node.stop(Duration.ofSeconds(10));
+            }
+        }
+    }
+}
