@@ -105,7 +105,9 @@ public final class Node implements AutoCloseable {
         ServerConfig serverConfig = ServerConfig.builder()
                 .host(config.host())
                 .port(config.port())
-                .limits(limits)
+                .h1Limits(limits)
+                .inFlightMax(config.inFlightMax())
+                .handlerThreads(config.handlerThreads())
                 .shutdownGrace(config.shutdownGrace())
                 .build();
         try {

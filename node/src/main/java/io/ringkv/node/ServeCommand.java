@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.ClusterNodes;
+import io.ringkv.http.server.ServerConfig;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,10 +56,20 @@ final class ServeCommand implements Callable<Integer> {
             description = "How long in-flight requests may finish on shutdown (default: ${DEFAULT-VALUE}).")
     Duration shutdownGrace;
 
+    @Option(names = "--in-flight-max", paramLabel = "N",
+            description = "Requests handled at once; beyond this the node answers 503 at once (default: "
+                    + ServerConfig.IN_FLIGHT_MAX_DEFAULT + ").")
+    int inFlightMax = ServerConfig.IN_FLIGHT_MAX_DEFAULT;
+
+    @Option(names = "--handler-threads", paramLabel = "N",
+            description = "Threads running request handlers and storage calls (default: a multiple of the cores).")
+    int handlerThreads = ServerConfig.handlerThreadsDefault();
+
     @Override
     public Integer call() {
         validate();
-        NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout, shutdownGrace);
+        NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
+                shutdownGrace, inFlightMax, handlerThreads);
         Node node;
         try {
             node = Node.start(config);
@@ -79,6 +90,9 @@ final class ServeCommand implements Callable<Integer> {
     private void validate() {
         if (port < 0 || port > 65535) {
             throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, got " + port);
+        }
+        if (inFlightMax < 1 || handlerThreads < 1) {
+            throw new ParameterException(spec.commandLine(), "--in-flight-max and --handler-threads must be at least 1");
         }
         if (maxBodyBytes < 0) {
             throw new ParameterException(spec.commandLine(), "--max-body must not be negative");
