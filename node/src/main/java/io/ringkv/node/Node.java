@@ -3,6 +3,7 @@ package io.ringkv.node;
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.http.h1.H1Limits;
+import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.HttpServer;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.store.HybridLogicalClock;
@@ -14,8 +15,8 @@ import java.io.IOException;
 import java.net.BindException;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,22 +50,25 @@ public final class Node implements AutoCloseable {
 
     public static Node start(NodeConfig config) throws NodeStartException {
         StorageEngine engine = openStore(config);
-        ExecutorService coordination = coordinationExecutor();
-        Cluster cluster = null;
+        StartingHandler handler = new StartingHandler();
+        HttpServer server;
         try {
-            cluster = Cluster.start(clusterSettings(config), engine, HybridLogicalClock.systemClock(), coordination);
-            AtomicBoolean ready = new AtomicBoolean();
-            PublicApi api = new PublicApi(new ClusterEntityService(cluster, engine), cluster.internalHandler(), ready::get);
-            HttpServer server = startServer(config, api);
-            ready.set(true);
-            return new Node(config, engine, cluster, coordination, server);
-        } catch (NodeStartException | RuntimeException e) {
-            if (cluster != null) {
-                cluster.close();
-            }
-            coordination.shutdownNow();
+            server = startServer(config, handler);
+        } catch (NodeStartException e) {
             engine.close();
             throw e;
+        }
+        ExecutorService coordination = coordinationExecutor();
+        try {
+            String self = "http://" + config.host() + ":" + server.port();
+            Cluster cluster = Cluster.start(clusterSettings(config, self), engine, HybridLogicalClock.systemClock(), coordination);
+            handler.ready(new PublicApi(new ClusterEntityService(cluster, engine), cluster.internalHandler()));
+            return new Node(config, engine, cluster, coordination, server);
+        } catch (RuntimeException e) {
+            server.close();
+            coordination.shutdownNow();
+            engine.close();
+            throw new NodeStartException("cannot join the cluster: " + e.getMessage(), e);
         }
     }
 
@@ -82,8 +86,7 @@ public final class Node implements AutoCloseable {
     }
 
     /** The node's own URL as it appears in the cluster list; a node without a list is alone. */
-    private static ClusterSettings clusterSettings(NodeConfig config) {
-        String self = "http://" + config.host() + ":" + config.port();
+    private static ClusterSettings clusterSettings(NodeConfig config, String self) {
         List<String> urls = config.clusterUrls().size() > 1 ? config.clusterUrls() : List.of(self);
         ClusterSettings defaults = ClusterSettings.of(urls, self);
         return new ClusterSettings(urls, self, config.replicaTimeout(), defaults.coordinatorDeadline(),
@@ -98,7 +101,7 @@ public final class Node implements AutoCloseable {
         }
     }
 
-    private static HttpServer startServer(NodeConfig config, PublicApi api) throws NodeStartException {
+    private static HttpServer startServer(NodeConfig config, HttpHandler api) throws NodeStartException {
         H1Limits defaults = H1Limits.defaults();
         H1Limits limits = new H1Limits(defaults.requestLineBytesMax(), defaults.headerBlockBytesMax(),
                 defaults.headerCountMax(), config.maxBodyBytes());

@@ -32,16 +32,13 @@ public final class PublicApi implements HttpHandler {
 
     private final EntityService entities;
     private final HttpHandler internal;
-    private final Supplier<Boolean> ready;
 
     /**
-     * @param internal the node-to-node handler for {@code /internal/...}, or null on a single node
-     * @param ready    whether the node serves; {@code /v0/status} answers 503 until it does
+     * @param internal the node-to-node handler for {@code /internal/...}, or null for none
      */
-    public PublicApi(EntityService entities, HttpHandler internal, Supplier<Boolean> ready) {
+    public PublicApi(EntityService entities, HttpHandler internal) {
         this.entities = entities;
         this.internal = internal;
-        this.ready = ready;
     }
 
     @Override
@@ -104,7 +101,7 @@ public final class PublicApi implements HttpHandler {
     }
 
     private CompletionStage<Response> status() {
-        return done(ready.get() ? Response.text(200, "ready") : Response.text(503, "starting"));
+        return done(Response.text(200, "ready"));
     }
 
     private static CompletionStage<Response> onlyGet(Request request, Supplier<CompletionStage<Response>> action) {

@@ -119,7 +119,9 @@ class NodeApiTest {
 
     @Test
     void malformedPercentEncodingIs400() throws Exception {
-        assertThat(status("GET", "/v0/entity?id=%zz"), is(400));
+        // The JDK client refuses to send such a URI, so this one goes over a raw socket.
+        assertThat(RawHttp.get(node.port(), "/v0/entity?id=%zz").status(), is(400));
+        assertThat(RawHttp.get(node.port(), "/v0/entities?start=%e9%").status(), is(400));
     }
 
     @ParameterizedTest
@@ -137,7 +139,7 @@ class NodeApiTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/", "/v0", "/v1/entity?id=k", "/v0/entity/k", "/internal/v0/record?id=k"})
+    @ValueSource(strings = {"/", "/v0", "/v1/entity?id=k", "/v0/entity/k"})
     void unknownPathIs400(String target) throws Exception {
         assertThat(status("GET", target), is(400));
     }
