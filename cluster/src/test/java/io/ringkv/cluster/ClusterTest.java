@@ -30,14 +30,14 @@ class ClusterTest {
     private static final int NODES = 3;
 
     private final ExecutorService handlerExecutor = Executors.newFixedThreadPool(2);
-    private final List<JdkServerHarness> servers = new ArrayList<>();
+    private final List<ServerHarness> servers = new ArrayList<>();
     private final List<StorageEngine> engines = new ArrayList<>();
     private final List<Cluster> clusters = new ArrayList<>();
 
     @AfterEach
     void stopNodes() throws Exception {
         clusters.forEach(Cluster::close);
-        for (JdkServerHarness server : servers) {
+        for (ServerHarness server : servers) {
             server.close();
         }
         handlerExecutor.shutdownNow();
@@ -79,7 +79,7 @@ class ClusterTest {
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < NODES; i++) {
             AtomicReference<HttpHandler> handler = new AtomicReference<>();
-            JdkServerHarness server = JdkServerHarness.start(request -> handler.get().handle(request));
+            ServerHarness server = ServerHarness.start(request -> handler.get().handle(request));
             servers.add(server);
             handlers.add(handler);
             urls.add(server.url());

@@ -106,7 +106,7 @@ class RemoteReplicaTest {
         StorageEngine local = new InMemoryStorageEngine();
         StorageEngine remoteA = new InMemoryStorageEngine();
         StorageEngine remoteB = new InMemoryStorageEngine();
-        JdkServerHarness serverB = JdkServerHarness.start(new InternalApiHandler(remoteB, CLOCK, TOKEN));
+        ServerHarness serverB = ServerHarness.start(new InternalApiHandler(remoteB, CLOCK, TOKEN));
         ClusterNode a = serve(remoteA);
         String self = "http://127.0.0.1:1"; // never contacted: the local replica is called directly
         ClusterNodes topology = ClusterNodes.of(List.of(self, a.id(), serverB.url()), self);
@@ -218,7 +218,7 @@ class RemoteReplicaTest {
     }
 
     private ClusterNode serve(StorageEngine engine) throws IOException {
-        JdkServerHarness server = JdkServerHarness.start(new InternalApiHandler(engine, CLOCK, TOKEN));
+        ServerHarness server = ServerHarness.start(new InternalApiHandler(engine, CLOCK, TOKEN));
         resources.add(server);
         return ClusterNode.parse(server.url());
     }

@@ -1,0 +1,35 @@
+package io.ringkv.cluster;
+
+import io.ringkv.http.server.HttpHandler;
+import io.ringkv.http.server.HttpServer;
+import io.ringkv.http.server.ServerConfig;
+import java.io.IOException;
+import java.time.Duration;
+
+/** Our {@link HttpServer} on 127.0.0.1 and an ephemeral port, serving one handler: a real peer node. */
+final class ServerHarness implements AutoCloseable {
+
+    private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(1);
+
+    private final HttpServer server;
+
+    private ServerHarness(HttpServer server) {
+        this.server = server;
+    }
+
+    static ServerHarness start(HttpHandler handler) throws IOException {
+        ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(0).eventLoops(1).handlerThreads(4)
+                .shutdownGrace(SHUTDOWN_GRACE).build();
+        return new ServerHarness(HttpServer.start(config, handler));
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + server.port();
+    }
+
+    /** Stops the node: graceful shutdown (idle connections close at once), then refused connections. */
+    @Override
+    public void close() {
+        server.close();
+    }
+}
