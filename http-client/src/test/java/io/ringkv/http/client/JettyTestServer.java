@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
@@ -26,11 +29,35 @@ final class JettyTestServer implements AutoCloseable {
     static final String USER = "alice";
     static final String PASSWORD = "secret";
 
+    /** Jetty's default limit on concurrent streams per HTTP/2 connection, used unless a test sets one. */
+    static final int H2_STREAMS_MAX_DEFAULT = 128;
+
     private final Server server = new Server();
-    private final ServerConnector connector = new ServerConnector(server);
+    private final ServerConnector connector;
     private final List<Callback> stalled = new CopyOnWriteArrayList<>();
 
+    /** HTTP/1.1 only. */
     JettyTestServer() throws Exception {
+        this(false, H2_STREAMS_MAX_DEFAULT);
+    }
+
+    /**
+     * HTTP/1.1 plus, with {@code h2c}, cleartext HTTP/2 on the same port: by prior knowledge
+     * (the preface is recognised) or by {@code Upgrade: h2c}, as Jetty's HTTP2CServerConnectionFactory does.
+     */
+    static JettyTestServer h2c(int streamsMax) throws Exception {
+        return new JettyTestServer(true, streamsMax);
+    }
+
+    private JettyTestServer(boolean h2c, int streamsMax) throws Exception {
+        HttpConfiguration http = new HttpConfiguration();
+        if (h2c) {
+            HTTP2CServerConnectionFactory http2 = new HTTP2CServerConnectionFactory(http);
+            http2.setMaxConcurrentStreams(streamsMax);
+            connector = new ServerConnector(server, new HttpConnectionFactory(http), http2);
+        } else {
+            connector = new ServerConnector(server, new HttpConnectionFactory(http));
+        }
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);
@@ -80,6 +107,7 @@ final class JettyTestServer implements AutoCloseable {
             }
             case "/auth" -> auth(request, response, callback);
             case "/stall" -> stalled.add(callback);
+            case "/reset" -> reset(response, callback);
             default -> Response.writeError(request, response, callback, 404);
         }
     }
@@ -111,6 +139,14 @@ final class JettyTestServer implements AutoCloseable {
             written.get();
         }
         response.write(true, ByteBuffer.allocate(0), callback);
+    }
+
+    /** Commits a partial body, then fails: over HTTP/2 Jetty resets the stream, over HTTP/1.1 it closes. */
+    private static void reset(Response response, Callback callback) throws Exception {
+        FutureCallback written = new FutureCallback();
+        response.write(false, ByteBuffer.wrap(Bodies.pattern(100)), written);
+        written.get();
+        callback.failed(new java.io.IOException("handler failed on purpose"));
     }
 
     private static void status(Response response, Callback callback, int code) {

@@ -33,6 +33,13 @@ public final class BodyPipe implements Flow.Subscription {
 
         /** The subscriber cancelled: the rest of the body will not be read. Any thread. */
         void cancel();
+
+        /**
+         * The subscriber was handed {@code bytes} more (client executor or a requesting thread).
+         * HTTP/2 returns flow-control credit here: on consumption, not on arrival.
+         */
+        default void taken(long bytes) {
+        }
     }
 
     private final Executor executor;
@@ -95,6 +102,11 @@ public final class BodyPipe implements Flow.Subscription {
         error = cause;
         done = true;
         schedule();
+    }
+
+    /** Whether the producer ended the body (normally or not). */
+    public boolean isDone() {
+        return done;
     }
 
     /** Consumer side: attaches the subscriber; {@code onSubscribe} follows on the executor. */
@@ -181,6 +193,9 @@ public final class BodyPipe implements Flow.Subscription {
                 bytes += buffer.remaining();
                 batch.add(buffer);
             }
+        }
+        if (bytes > 0) {
+            producer.taken(bytes);
         }
         long left = queuedBytes.addAndGet(-bytes);
         if (paused && left < QUEUED_BYTES_MAX) {

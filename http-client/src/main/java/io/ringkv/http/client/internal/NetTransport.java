@@ -1,6 +1,9 @@
 package io.ringkv.http.client.internal;
 
+import io.ringkv.http.h2.Http2Config;
+import io.ringkv.http.h2.Http2Settings;
 import io.ringkv.net.ChannelOptions;
+import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.ConnectTimeoutException;
 import io.ringkv.net.EventLoopGroup;
 import io.ringkv.net.ScheduledTask;
@@ -31,7 +34,8 @@ final class NetTransport implements Transport {
     private final ClientConfig config;
     private final Executor executor;
     private final ConnectionPool pool;
-    private final H1Codec codec;
+    private final H2Codec h2;
+    private final VersionedCodec codec;
 
     private NetTransport(EventLoopGroup loops, ClientConfig config, Executor executor) {
         this.loops = loops;
@@ -39,7 +43,9 @@ final class NetTransport implements Transport {
         this.executor = executor;
         this.pool = new ConnectionPool(config.extensions().connectionsPerHost(),
                 config.extensions().idleTimeout(), this::connect);
-        this.codec = new H1Codec(pool);
+        this.h2 = new H2Codec(this::connectH2, config.extensions().connectionsPerHost(),
+                config.extensions().idleTimeout());
+        this.codec = new VersionedCodec(new H1Codec(pool), h2, config.extensions().http2PriorKnowledge());
     }
 
     static NetTransport open(ClientConfig config, Executor executor) {
@@ -66,24 +72,43 @@ final class NetTransport implements Transport {
 
     @Override
     public void close() {
-        pool.close();
+        codec.close();
         loops.close();
     }
 
     private CompletableFuture<H1Connection> connect(Route route) {
-        CompletableFuture<H1Connection> result = new CompletableFuture<>();
+        H1Connection handler = new H1Connection(route, pool);
+        return connect(route, handler).thenApply(connected -> handler);
+    }
+
+    /** Completes once the server's SETTINGS arrived, so that its stream limit is known. */
+    private CompletableFuture<H2Connection> connectH2(Route route) {
+        H2Connection handler = new H2Connection(route, h2, http2Config(config.extensions()));
+        return connect(route, handler).thenCompose(connected -> handler.ready());
+    }
+
+    static Http2Config http2Config(ClientConfig.Extensions extensions) {
+        Http2Settings defaults = Http2Settings.localDefaults();
+        // RFC 9113 §6.5.2: push disabled; our stream window as SETTINGS_INITIAL_WINDOW_SIZE.
+        Http2Settings local = new Http2Settings(defaults.headerTableSize(), false, defaults.maxConcurrentStreams(),
+                extensions.http2StreamWindowBytes(), defaults.maxFrameSize(), defaults.maxHeaderListBytes());
+        return Http2Config.defaults().withLocal(local)
+                .withConnectionWindow(extensions.http2ConnectionWindowBytes(), Http2Config.DEFAULT_CREDIT_RATIO);
+    }
+
+    private CompletableFuture<Void> connect(Route route, ConnectionHandler handler) {
+        CompletableFuture<Void> result = new CompletableFuture<>();
         // Name resolution blocks: run it on the executor, never on a loop.
         Hops.run(executor, () -> {
             InetSocketAddress address = route.connectAddress();
             InetSocketAddress resolved = address.isUnresolved()
                     ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
-            H1Connection handler = new H1Connection(route, pool);
             Duration timeout = config.connectTimeout() != null ? config.connectTimeout() : CONNECT_TIMEOUT_DEFAULT;
             loops.connect(resolved, timeout, ChannelOptions.defaults(), handler).whenComplete((connection, error) -> {
                 if (error != null) {
                     result.completeExceptionally(connectFailure(Failures.unwrap(error), resolved));
                 } else {
-                    result.complete(handler);
+                    result.complete(null);
                 }
             });
         });

@@ -1,0 +1,171 @@
+package io.ringkv.http.client.internal;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Runs exchanges as HTTP/2 streams on shared connections, per {@link Route}. A request takes a
+ * stream slot on a live connection that has one (within the peer's
+ * SETTINGS_MAX_CONCURRENT_STREAMS); when every connection is full, it waits and one more
+ * connection is opened, up to {@code connectionsMax} per route; beyond that, requests wait in
+ * arrival order for a slot to free up.
+ *
+ * <p>Threading: thread-safe. Each route's lists are guarded by their own monitor, held only for
+ * list operations, never while connecting, writing or completing futures.
+ */
+final class H2Codec implements ExchangeCodec {
+    private final Map<Route, RouteConnections> routes = new ConcurrentHashMap<>();
+    private final Function<Route, CompletableFuture<H2Connection>> connector;
+    private final int connectionsMax;
+    private final Duration idleTimeout;
+    private volatile boolean closed;
+
+    /** @param connector opens a connection whose future completes once the peer's SETTINGS arrived */
+    H2Codec(Function<Route, CompletableFuture<H2Connection>> connector, int connectionsMax, Duration idleTimeout) {
+        this.connector = connector;
+        this.connectionsMax = connectionsMax;
+        this.idleTimeout = idleTimeout;
+    }
+
+    Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    @Override
+    public CompletableFuture<Exchange> start(ExchangeRequest request, Route route, Call<?> call) {
+        H2Exchange exchange = new H2Exchange(request, route, this, call.executor());
+        call.attach(exchange);
+        exchange.begin();
+        return CompletableFuture.completedFuture(exchange);
+    }
+
+    /** A connection with a stream slot reserved for the caller (release it if unused). */
+    CompletableFuture<H2Connection> acquire(Route route) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IOException("HttpClient is shut down"));
+        }
+        RouteConnections pool = routes.computeIfAbsent(route, key -> new RouteConnections());
+        CompletableFuture<H2Connection> waiter = new CompletableFuture<>();
+        boolean connect;
+        synchronized (pool) {
+            H2Connection live = pool.reserveAny();
+            if (live != null) {
+                return CompletableFuture.completedFuture(live);
+            }
+            pool.waiters.add(waiter);
+            connect = pool.claimConnect(connectionsMax);
+        }
+        if (connect) {
+            open(route, pool);
+        }
+        return waiter;
+    }
+
+    /** A slot freed up or a connection became ready: hand slots to waiters, open a connection if they still wait. */
+    void capacityFreed(Route route) {
+        RouteConnections pool = routes.get(route);
+        if (pool == null) {
+            return;
+        }
+        List<CompletableFuture<H2Connection>> granted = new ArrayList<>();
+        List<H2Connection> slots = new ArrayList<>();
+        boolean connect;
+        synchronized (pool) {
+            while (!pool.waiters.isEmpty()) {
+                H2Connection live = pool.reserveAny();
+                if (live == null) {
+                    break;
+                }
+                granted.add(pool.waiters.poll());
+                slots.add(live);
+            }
+            connect = !pool.waiters.isEmpty() && !closed && pool.claimConnect(connectionsMax);
+        }
+        for (int i = 0; i < granted.size(); i++) {
+            if (!granted.get(i).complete(slots.get(i))) {
+                slots.get(i).release(); // the waiter gave up (its call failed); offer the slot again
+            }
+        }
+        if (connect) {
+            open(route, pool);
+        }
+    }
+
+    /** The connection takes no more streams (GOAWAY, closed, idle): forget it. */
+    void remove(H2Connection connection) {
+        RouteConnections pool = routes.get(connection.route());
+        if (pool != null) {
+            synchronized (pool) {
+                pool.live.remove(connection);
+            }
+            capacityFreed(connection.route());
+        }
+    }
+
+    private void open(Route route, RouteConnections pool) {
+        connector.apply(route).whenComplete((connection, error) -> {
+            List<CompletableFuture<H2Connection>> failed = List.of();
+            synchronized (pool) {
+                pool.connecting--;
+                if (error == null && connection.isOpen()) {
+                    pool.live.add(connection);
+                } else if (pool.live.isEmpty() && pool.connecting == 0) {
+                    failed = new ArrayList<>(pool.waiters);
+                    pool.waiters.clear();
+                }
+            }
+            Throwable cause = error != null ? Failures.unwrap(error) : new IOException("HTTP/2 connection closed at once");
+            failed.forEach(waiter -> waiter.completeExceptionally(cause));
+            capacityFreed(route);
+        });
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (RouteConnections pool : routes.values()) {
+            List<H2Connection> live;
+            List<CompletableFuture<H2Connection>> waiting;
+            synchronized (pool) {
+                live = new ArrayList<>(pool.live);
+                waiting = new ArrayList<>(pool.waiters);
+                pool.live.clear();
+                pool.waiters.clear();
+            }
+            waiting.forEach(waiter -> waiter.completeExceptionally(new IOException("HttpClient is shut down")));
+            live.forEach(H2Connection::shutdown);
+        }
+    }
+
+    /** One route's connections and the requests waiting for a stream slot. Guarded by its monitor. */
+    private static final class RouteConnections {
+        final List<H2Connection> live = new ArrayList<>();
+        final ArrayDeque<CompletableFuture<H2Connection>> waiters = new ArrayDeque<>();
+        int connecting;
+
+        H2Connection reserveAny() {
+            for (H2Connection connection : live) {
+                if (connection.tryReserve()) {
+                    return connection;
+                }
+            }
+            return null;
+        }
+
+        /** Whether the caller should open one more connection (at most one connect at a time per route). */
+        boolean claimConnect(int connectionsMax) {
+            if (connecting == 0 && live.size() < connectionsMax) {
+                connecting++;
+                return true;
+            }
+            return false;
+        }
+    }
+}

@@ -1,0 +1,336 @@
+package io.ringkv.http.client.internal;
+
+import io.ringkv.http.h2.ErrorCode;
+import io.ringkv.http.h2.Http2Config;
+import io.ringkv.http.h2.Http2Connection;
+import io.ringkv.http.h2.Http2Event;
+import io.ringkv.http.h2.Role;
+import io.ringkv.net.Connection;
+import io.ringkv.net.ConnectionHandler;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One HTTP/2 connection of the client (prior knowledge, RFC 9113 §3.3): many exchanges, one per
+ * stream, over http-core's {@link Http2Connection} in the client role.
+ *
+ * <p>Threading: {@code protocol} is guarded by {@code lock}, held for one short step per call:
+ * the protocol operation plus {@link Connection#enqueue} of the frames it produced, so stream
+ * ids, HPACK blocks and DATA leave in the order they were made. The socket write
+ * ({@link Connection#flush}) always happens after the lock is released, by whichever thread wins
+ * the flush. Frames the protocol answers by itself on receipt (SETTINGS/PING ACK, RST_STREAM) and
+ * WINDOW_UPDATEs jump the queue with {@link Connection#writeUrgent}. {@link ConnectionHandler}
+ * callbacks run on the event loop; exchanges are told about their stream from there.
+ * Stream slots are reserved with {@link #tryReserve()} before a stream is opened, so the pool
+ * never opens more streams than the peer's SETTINGS_MAX_CONCURRENT_STREAMS.
+ */
+final class H2Connection implements ConnectionHandler {
+    private static final Logger log = LoggerFactory.getLogger(H2Connection.class);
+
+    private final Route route;
+    private final H2Codec codec;
+    private final Http2Connection protocol;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<Integer, H2Exchange> exchanges = new ConcurrentHashMap<>();
+    private final AtomicInteger reserved = new AtomicInteger();
+    /** Completes once the peer's first SETTINGS arrived (its stream limit is known), fails if the connection dies first. */
+    private final CompletableFuture<H2Connection> ready = new CompletableFuture<>();
+    private volatile Connection connection;
+    private volatile long streamsMax = 1;
+    private volatile boolean accepting = true;
+    private final java.util.concurrent.atomic.AtomicLong idleGeneration = new java.util.concurrent.atomic.AtomicLong();
+
+    H2Connection(Route route, H2Codec codec, Http2Config config) {
+        this.route = route;
+        this.codec = codec;
+        this.protocol = new Http2Connection(Role.CLIENT, config);
+    }
+
+    Route route() {
+        return route;
+    }
+
+    CompletableFuture<H2Connection> ready() {
+        return ready;
+    }
+
+    boolean isOpen() {
+        Connection open = connection;
+        return accepting && open != null && open.isOpen();
+    }
+
+    /** Takes a stream slot if the peer's limit allows another stream and no GOAWAY was seen. */
+    boolean tryReserve() {
+        for (int current = reserved.get(); accepting && current < streamsMax; current = reserved.get()) {
+            if (reserved.compareAndSet(current, current + 1)) {
+                idleGeneration.incrementAndGet();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Gives a slot back (the stream ended or was never opened); waiting exchanges may take it. */
+    void release() {
+        if (reserved.decrementAndGet() == 0) {
+            scheduleIdleExpiry();
+        }
+        codec.capacityFreed(route);
+    }
+
+    // ---- ConnectionHandler (event loop) ----
+
+    @Override
+    public void onOpen(Connection opened) {
+        this.connection = opened;
+        lock.lock();
+        try {
+            protocol.start(); // RFC 9113 §3.4: preface, SETTINGS, then the larger connection window
+            opened.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+        } finally {
+            lock.unlock();
+        }
+        opened.flush();
+    }
+
+    @Override
+    public void onRead(Connection conn, ByteBuffer input) {
+        List<Http2Event> events;
+        List<ByteBuffer> answers;
+        lock.lock();
+        try {
+            events = protocol.receive(input, conn.loop().nanoTime());
+            answers = protocol.drainOutput();
+        } finally {
+            lock.unlock();
+        }
+        if (!answers.isEmpty()) {
+            conn.writeUrgent(answers.toArray(ByteBuffer[]::new));
+        }
+        for (Http2Event event : events) {
+            dispatch(event);
+        }
+    }
+
+    private void dispatch(Http2Event event) {
+        switch (event) {
+            case Http2Event.HeadersReceived e -> withExchange(e.streamId(), x -> x.onHeaders(e.fields(), e.endStream(), e.trailers()));
+            case Http2Event.DataReceived e -> onData(e);
+            case Http2Event.StreamReset e -> withExchange(e.streamId(), x -> x.onReset(e.code(), e.byPeer(), e.reason()));
+            case Http2Event.WindowOpened e -> onWindowOpened(e.streamId());
+            case Http2Event.SettingsReceived e -> onSettings(e.peer().maxConcurrentStreams());
+            case Http2Event.GoAwayReceived e -> onGoAway(e.lastStreamId(), e.code());
+            case Http2Event.ConnectionFailed e -> onProtocolFailure(e.code(), e.reason());
+            case Http2Event.PingAcknowledged e -> log.debug("{} ping acknowledged", this);
+            case Http2Event.PushPromised e -> log.debug("{} push promise ignored (push is disabled)", this);
+        }
+    }
+
+    /** The payload aliases the loop's read buffer, which net reuses once onRead returns: copy it. */
+    private void onData(Http2Event.DataReceived e) {
+        ByteBuffer data = e.data();
+        H2Exchange exchange = exchanges.get(e.streamId());
+        if (exchange == null) {
+            consumed(e.streamId(), data.remaining()); // nobody will take it: credit the connection now
+            return;
+        }
+        ByteBuffer copy = ByteBuffer.allocate(data.remaining());
+        copy.put(data).flip();
+        exchange.onData(copy, e.endStream());
+    }
+
+    private void onWindowOpened(int streamId) {
+        if (streamId == 0) {
+            exchanges.values().forEach(H2Exchange::onWindowOpened);
+        } else {
+            withExchange(streamId, H2Exchange::onWindowOpened);
+        }
+    }
+
+    private void onSettings(long peerStreamsMax) {
+        streamsMax = peerStreamsMax;
+        ready.complete(this);
+        codec.capacityFreed(route);
+    }
+
+    /** RFC 9113 §6.8: streams above lastStreamId were not processed and may be retried elsewhere. */
+    private void onGoAway(int lastStreamId, ErrorCode code) {
+        log.debug("{} GOAWAY last={} code={}", this, lastStreamId, code);
+        accepting = false;
+        codec.remove(this);
+        exchanges.forEach((id, exchange) -> {
+            if (id > lastStreamId) {
+                exchange.onRefused("stream " + id + " not processed (GOAWAY " + code + ")");
+            }
+        });
+        closeIfDrained();
+    }
+
+    private void onProtocolFailure(ErrorCode code, String reason) {
+        accepting = false;
+        connection.closeAfterFlush(); // the GOAWAY is already queued
+        failAll(new IOException("HTTP/2 connection error " + code + ": " + reason));
+    }
+
+    @Override
+    public void onWritable(Connection conn) {
+        exchanges.values().forEach(H2Exchange::onWindowOpened);
+    }
+
+    @Override
+    public void onClosed(Connection conn, Throwable cause) {
+        accepting = false;
+        codec.remove(this);
+        IOException error = new IOException("HTTP/2 connection closed" + (cause == null ? "" : ": " + cause), cause);
+        ready.completeExceptionally(error);
+        failAll(error);
+    }
+
+    private void failAll(IOException error) {
+        exchanges.values().forEach(exchange -> exchange.onConnectionFailed(error));
+    }
+
+    private void withExchange(int streamId, java.util.function.Consumer<H2Exchange> action) {
+        H2Exchange exchange = exchanges.get(streamId);
+        if (exchange != null) {
+            action.accept(exchange);
+        }
+    }
+
+    // ---- calls from exchanges (any thread) ----
+
+    /**
+     * Opens a stream for {@code exchange} in one critical step (id, HPACK, enqueue), then flushes
+     * outside it. Returns the stream id, or -1 if the connection can no longer open streams.
+     */
+    int open(H2Exchange exchange, List<io.ringkv.http.hpack.HeaderField> fields, boolean endStream) {
+        int id;
+        lock.lock();
+        try {
+            if (!accepting || !protocol.canOpenStream()) {
+                return -1;
+            }
+            id = protocol.openStream(fields, endStream);
+            exchange.streamOpened(id);
+            exchanges.put(id, exchange);
+            connection.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+        } finally {
+            lock.unlock();
+        }
+        connection.flush();
+        return id;
+    }
+
+    /**
+     * Queues as much of {@code data} as the send windows allow (advancing its position) without
+     * flushing; call {@link #flush()} after leaving any lock of the caller's. Returns -1 if the
+     * stream can no longer send (it was reset or the connection failed).
+     */
+    int enqueueData(int streamId, ByteBuffer data, boolean endStream) {
+        lock.lock();
+        try {
+            if (!protocol.streamState(streamId).canSend()) {
+                return -1;
+            }
+            int taken = protocol.sendData(streamId, data, endStream);
+            connection.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+            return taken;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void flush() {
+        connection.flush();
+    }
+
+    /** The application took {@code bytes} of the stream's DATA: credit goes back in batches. */
+    void consumed(int streamId, long bytes) {
+        List<ByteBuffer> updates;
+        lock.lock();
+        try {
+            protocol.consumed(streamId, (int) Math.min(bytes, Integer.MAX_VALUE));
+            updates = protocol.drainOutput();
+        } finally {
+            lock.unlock();
+        }
+        if (!updates.isEmpty()) {
+            connection.writeUrgent(updates.toArray(ByteBuffer[]::new));
+        }
+    }
+
+    /** Resets the stream if it is still open (RFC 9113 §6.4) and forgets the exchange. */
+    void reset(int streamId, ErrorCode code) {
+        List<ByteBuffer> frames = List.of();
+        lock.lock();
+        try {
+            if (protocol.streamState(streamId) != io.ringkv.http.h2.StreamState.CLOSED
+                    && protocol.streamState(streamId) != io.ringkv.http.h2.StreamState.IDLE) {
+                protocol.resetStream(streamId, code);
+                frames = protocol.drainOutput();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (!frames.isEmpty()) {
+            connection.writeUrgent(frames.toArray(ByteBuffer[]::new));
+        }
+    }
+
+    /** The exchange is finished with its stream: the slot is free again. Called once per stream. */
+    void streamDone(int streamId) {
+        if (exchanges.remove(streamId) != null) {
+            release();
+            closeIfDrained();
+        }
+    }
+
+    private void closeIfDrained() {
+        if (!accepting && exchanges.isEmpty()) {
+            connection.closeAfterFlush();
+        }
+    }
+
+    /** Closes the connection politely (GOAWAY NO_ERROR, RFC 9113 §6.8) when the client shuts down or it idled out. */
+    void shutdown() {
+        accepting = false;
+        Connection open = connection;
+        if (open == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            protocol.goAway(ErrorCode.NO_ERROR, "client_shutdown");
+            open.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+        } finally {
+            lock.unlock();
+        }
+        open.closeAfterFlush();
+    }
+
+    private void scheduleIdleExpiry() {
+        long generation = idleGeneration.incrementAndGet();
+        Connection open = connection;
+        if (open != null) {
+            open.loop().schedule(() -> {
+                if (idleGeneration.get() == generation && reserved.get() == 0) {
+                    codec.remove(this);
+                    shutdown();
+                }
+            }, codec.idleTimeout());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "H2Connection[" + route.authority() + ", " + exchanges.size() + " streams]";
+    }
+}

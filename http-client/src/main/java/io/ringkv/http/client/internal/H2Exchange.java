@@ -1,0 +1,343 @@
+package io.ringkv.http.client.internal;
+
+import io.ringkv.http.h2.ErrorCode;
+import io.ringkv.http.hpack.HeaderField;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One request/response over HTTP/2, across the streams it may need: a stream refused by the peer
+ * (GOAWAY above its last-stream-id, RST_STREAM REFUSED_STREAM, RFC 9113 §8.7) was not processed,
+ * so the exchange opens a new one, on another connection if need be, at most
+ * {@link #ATTEMPTS_MAX} times, and only before a response head arrived.
+ *
+ * <p>Threading: stream events ({@code on*}) come from the connection's event loop; the
+ * {@link Exchange} methods from any thread. The current attempt is published through a volatile
+ * field before its stream is visible to the loop. Response DATA is credited back to the peer when
+ * the subscriber is handed it ({@link #taken}), never on arrival.
+ */
+final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Listener {
+    /** Streams one exchange may open before it gives up on refusals. */
+    static final int ATTEMPTS_MAX = 5;
+
+    private final ExchangeRequest request;
+    private final Route route;
+    private final H2Codec codec;
+    private final Executor executor;
+    private final List<HeaderField> fields;
+    private final CompletableFuture<ResponseHead> head = new CompletableFuture<>();
+    private final BodyPipe body;
+    /** DATA octets delivered to the pipe and not yet credited; -1 once the exchange was aborted. */
+    private final AtomicLong uncredited = new AtomicLong();
+    private volatile Attempt attempt;
+    private volatile CompletableFuture<H2Connection> acquiring;
+    private volatile Throwable aborted;
+    private int attempts;
+
+    /** One stream of this exchange. */
+    private static final class Attempt {
+        final H2Connection connection;
+        volatile int streamId = -1;
+        volatile boolean requestDone;
+        volatile H2RequestBody sender;
+        final AtomicBoolean finished = new AtomicBoolean();
+
+        Attempt(H2Connection connection) {
+            this.connection = connection;
+        }
+    }
+
+    H2Exchange(ExchangeRequest request, Route route, H2Codec codec, Executor executor) {
+        this.request = request;
+        this.route = route;
+        this.codec = codec;
+        this.executor = executor;
+        this.fields = H2Fields.request(request, route);
+        this.body = new BodyPipe(executor, this);
+    }
+
+    /** Starts the first attempt: a stream slot on a connection, then the stream. */
+    void begin() {
+        synchronized (this) {
+            attempts++;
+        }
+        CompletableFuture<H2Connection> slot = codec.acquire(route);
+        acquiring = slot;
+        slot.whenComplete((connection, error) -> {
+            if (error != null) {
+                fail(Failures.unwrap(error));
+            } else {
+                openOn(connection);
+            }
+        });
+    }
+
+    private void openOn(H2Connection connection) {
+        if (aborted != null) {
+            connection.release();
+            return;
+        }
+        Attempt next = new Attempt(connection);
+        attempt = next;
+        boolean hasBody = request.body() != null;
+        if (connection.open(this, fields, !hasBody) < 0) {
+            connection.release();
+            retry("connection stopped accepting streams");
+            return;
+        }
+        next.requestDone = !hasBody;
+        if (aborted != null) {
+            endAttempt(next, ErrorCode.CANCEL);
+        } else if (hasBody) {
+            H2RequestBody sender = new H2RequestBody(connection, next.streamId, request.contentLength(), this, executor);
+            next.sender = sender;
+            Hops.run(executor, () -> request.body().subscribe(sender)); // publisher code: never on a loop
+        }
+    }
+
+    /** Inside the connection's critical section, before the stream can see any event. */
+    void streamOpened(int streamId) {
+        attempt.streamId = streamId;
+    }
+
+    private void retry(String reason) {
+        boolean again;
+        synchronized (this) {
+            again = attempts < ATTEMPTS_MAX && !head.isDone() && aborted == null;
+        }
+        if (again) {
+            begin();
+        } else {
+            fail(new IOException(reason));
+        }
+    }
+
+    // ---- stream events (event loop) ----
+
+    void onHeaders(List<HeaderField> block, boolean endStream, boolean trailers) {
+        if (!trailers) {
+            int status = H2Fields.status(block);
+            if (status >= 100 && status < 200) {
+                return; // RFC 9113 §8.1: interim responses precede the final one
+            }
+            head.complete(H2Fields.head(status, block));
+        }
+        if (endStream) {
+            responseEnded();
+        }
+    }
+
+    void onData(ByteBuffer data, boolean endStream) {
+        int size = data.remaining();
+        long before;
+        do {
+            before = uncredited.get();
+            if (before < 0) {
+                credit(size); // aborted: nobody takes it
+                break;
+            }
+        } while (!uncredited.compareAndSet(before, before + size));
+        body.offer(data);
+        if (endStream) {
+            responseEnded();
+        }
+    }
+
+    void onReset(ErrorCode code, boolean byPeer, String reason) {
+        Attempt current = attempt;
+        if (current != null && current.finished.compareAndSet(false, true)) {
+            stopSender(current);
+            current.connection.streamDone(current.streamId);
+        }
+        if (byPeer && code == ErrorCode.REFUSED_STREAM && !head.isDone()) {
+            retry("stream refused " + ATTEMPTS_MAX + " times");
+            return;
+        }
+        fail(new IOException("HTTP/2 stream reset " + (byPeer ? "by the server" : "by the client")
+                + ": " + code + (reason == null ? "" : " (" + reason + ")")));
+    }
+
+    /** GOAWAY: the server did not process this stream; open it elsewhere. */
+    void onRefused(String reason) {
+        Attempt current = attempt;
+        if (current != null && current.finished.compareAndSet(false, true)) {
+            stopSender(current);
+            current.connection.streamDone(current.streamId);
+        }
+        retry(reason);
+    }
+
+    void onConnectionFailed(IOException error) {
+        Attempt current = attempt;
+        if (current != null && current.finished.compareAndSet(false, true)) {
+            stopSender(current);
+            current.connection.streamDone(current.streamId);
+        }
+        fail(error);
+    }
+
+    void onWindowOpened() {
+        Attempt current = attempt;
+        H2RequestBody sender = current == null ? null : current.sender;
+        if (sender != null) {
+            sender.onWindowOpened();
+        }
+    }
+
+    private void responseEnded() {
+        body.complete();
+        Attempt current = attempt;
+        if (current.requestDone) {
+            finish(current);
+        } else {
+            // RFC 9113 §8.1: a complete response ends the exchange; the rest of the body is not wanted.
+            endAttempt(current, ErrorCode.CANCEL);
+        }
+    }
+
+    // ---- request body ----
+
+    @Override
+    public void requestSent() {
+        Attempt current = attempt;
+        current.requestDone = true;
+        if (body.isDone()) {
+            finish(current);
+        }
+    }
+
+    @Override
+    public void requestFailed(IOException cause) {
+        abort(cause);
+    }
+
+    // ---- Exchange ----
+
+    @Override
+    public CompletableFuture<ResponseHead> responseHead() {
+        return head;
+    }
+
+    @Override
+    public void deliverBody(Flow.Subscriber<List<ByteBuffer>> subscriber) {
+        body.subscribe(subscriber);
+    }
+
+    @Override
+    public void discardBody() {
+        body.subscribe(new DiscardingSubscriber());
+    }
+
+    @Override
+    public void abort(Throwable cause) {
+        aborted = cause;
+        CompletableFuture<H2Connection> slot = acquiring;
+        if (slot != null) {
+            slot.cancel(false);
+        }
+        Attempt current = attempt;
+        if (current != null && current.streamId > 0) {
+            endAttempt(current, ErrorCode.CANCEL);
+        }
+        long rest = uncredited.getAndSet(-1);
+        if (rest > 0) {
+            credit(rest);
+        }
+        fail(cause);
+    }
+
+    // ---- BodyPipe.Producer ----
+
+    @Override
+    public void resume() {
+        // Flow control, not socket reads, holds the peer back on a shared connection.
+    }
+
+    @Override
+    public void cancel() {
+        abort(new IOException("response body cancelled by its subscriber"));
+    }
+
+    @Override
+    public void taken(long bytes) {
+        long before;
+        do {
+            before = uncredited.get();
+            if (before < 0) {
+                return; // credited in full by abort
+            }
+        } while (!uncredited.compareAndSet(before, before - bytes));
+        credit(bytes);
+    }
+
+    // ---- helpers ----
+
+    private void credit(long bytes) {
+        Attempt current = attempt;
+        if (current != null && current.streamId > 0) {
+            current.connection.consumed(current.streamId, bytes);
+        }
+    }
+
+    /** Resets the stream (if still open) and frees its slot. */
+    private void endAttempt(Attempt current, ErrorCode code) {
+        stopSender(current);
+        if (current.finished.compareAndSet(false, true)) {
+            current.connection.reset(current.streamId, code);
+            current.connection.streamDone(current.streamId);
+        }
+    }
+
+    private static void finish(Attempt current) {
+        if (current.finished.compareAndSet(false, true)) {
+            current.connection.streamDone(current.streamId);
+        }
+    }
+
+    private static void stopSender(Attempt current) {
+        H2RequestBody sender = current.sender;
+        if (sender != null) {
+            sender.stop();
+        }
+    }
+
+    private void fail(Throwable cause) {
+        Throwable reported = cause instanceof IOException || cause instanceof RuntimeException
+                ? cause : new IOException(cause.getMessage(), cause);
+        head.completeExceptionally(reported);
+        body.fail(reported);
+    }
+
+    /** Reads and drops a body nobody wants (a redirect or an authentication retry follows). */
+    private static final class DiscardingSubscriber implements Flow.Subscriber<List<ByteBuffer>> {
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+            subscription.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> item) {
+        }
+
+        @Override
+        public void onError(Throwable throwable) {
+        }
+
+        @Override
+        public void onComplete() {
+        }
+    }
+
+    @Override
+    public String toString() {
+        Attempt current = attempt;
+        return "H2Exchange[" + request.method() + " " + request.uri() + ", stream "
+                + (current == null ? "-" : current.streamId) + "]";
+    }
+}

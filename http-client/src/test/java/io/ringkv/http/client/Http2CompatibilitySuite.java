@@ -1,0 +1,183 @@
+package io.ringkv.http.client;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The HTTP/2 half of the compatibility suite: cleartext HTTP/2 against Jetty 12 (HTTP/1.1 and
+ * h2c on one port). How each client reaches HTTP/2 differs and is the subclass's business: ours
+ * by prior knowledge, the JDK's by {@code Upgrade: h2c} on its first request (it has no prior
+ * knowledge mode). Tests state only what both must do alike.
+ */
+@Timeout(120)
+abstract class Http2CompatibilitySuite {
+    static final int MEGABYTE = 1024 * 1024;
+
+    JettyTestServer server;
+    final List<HttpClient> clients = new ArrayList<>();
+
+    /**
+     * Whether requests beyond the server's SETTINGS_MAX_CONCURRENT_STREAMS wait for a stream (or
+     * a second connection). Ours does; the JDK client (25) fails them with
+     * {@code IOException("too many concurrent streams")}.
+     */
+    abstract boolean queuesBeyondTheStreamLimit();
+
+    /** A builder configured so that {@code http://} requests with version HTTP_2 use HTTP/2. */
+    abstract HttpClient.Builder newBuilder();
+
+    @BeforeEach
+    void startServer() throws Exception {
+        server = JettyTestServer.h2c(JettyTestServer.H2_STREAMS_MAX_DEFAULT);
+    }
+
+    @AfterEach
+    void stopEverything() throws Exception {
+        for (HttpClient client : clients) {
+            client.shutdownNow();
+            assertThat("client terminates", client.awaitTermination(Duration.ofSeconds(30)), is(true));
+        }
+        server.close();
+    }
+
+    HttpClient client() {
+        HttpClient client = newBuilder().version(HttpClient.Version.HTTP_2).build();
+        clients.add(client);
+        return client;
+    }
+
+    URI uri(String pathAndQuery) {
+        return URI.create(server.base() + pathAndQuery);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 1000, MEGABYTE})
+    void getsAFixedLengthBodyOverHttp2(int size) throws Exception {
+        HttpResponse<byte[]> response = client().send(
+                HttpRequest.newBuilder(uri("/bytes?n=" + size)).build(), BodyHandlers.ofByteArray());
+        assertThat(response.version(), is(HttpClient.Version.HTTP_2));
+        assertThat(response.statusCode(), is(200));
+        assertThat(response.body(), equalTo(Bodies.pattern(size)));
+        assertThat(response.headers().firstValue("content-length").orElseThrow(), is(Integer.toString(size)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 100_000, MEGABYTE})
+    void getsABodyOfUnknownLengthOverHttp2(int size) throws Exception {
+        HttpResponse<byte[]> response = client().send(
+                HttpRequest.newBuilder(uri("/chunked?n=" + size)).build(), BodyHandlers.ofByteArray());
+        assertThat(response.body(), equalTo(Bodies.pattern(size)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 5, MEGABYTE})
+    void postsAFixedLengthBodyAndReadsItBack(int size) throws Exception {
+        HttpClient client = client();
+        client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(), BodyHandlers.ofByteArray()); // settles on h2
+        byte[] data = Bodies.pattern(size);
+        HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(uri("/echo"))
+                .POST(BodyPublishers.ofByteArray(data)).build(), BodyHandlers.ofByteArray());
+        assertThat(response.version(), is(HttpClient.Version.HTTP_2));
+        assertThat(response.body(), equalTo(data));
+        assertThat(response.headers().firstValue("X-Method").orElseThrow(), is("POST"));
+        // Neither client sends content-length: 0 for an empty body over HTTP/2.
+        assertThat(response.headers().firstValue("X-Request-Content-Length").orElseThrow(),
+                is(size == 0 ? "none" : Integer.toString(size)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {5, MEGABYTE})
+    void putsABodyOfUnknownLength(int size) throws Exception {
+        HttpClient client = client();
+        client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(), BodyHandlers.ofByteArray());
+        byte[] data = Bodies.pattern(size);
+        HttpRequest.BodyPublisher unknownLength = BodyPublishers.fromPublisher(BodyPublishers.ofByteArray(data));
+        HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(uri("/echo"))
+                .PUT(unknownLength).build(), BodyHandlers.ofByteArray());
+        assertThat(response.version(), is(HttpClient.Version.HTTP_2));
+        assertThat(response.body(), equalTo(data));
+        assertThat(response.headers().firstValue("X-Request-Transfer-Encoding").orElseThrow(), is("none"));
+    }
+
+    @Test
+    void headAnd204HaveNoBody() throws Exception {
+        HttpClient client = client();
+        HttpResponse<byte[]> head = client.send(HttpRequest.newBuilder(uri("/bytes?n=500")).HEAD().build(),
+                BodyHandlers.ofByteArray());
+        assertThat(head.body().length, is(0));
+        HttpResponse<String> noContent = client.send(HttpRequest.newBuilder(uri("/status?code=204")).build(),
+                BodyHandlers.ofString());
+        assertThat(noContent.statusCode(), is(204));
+        assertThat(noContent.body(), is(""));
+    }
+
+    @Test
+    void fiveHundredConcurrentRequestsOnOneClient() throws Exception {
+        HttpClient client = client();
+        client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(), BodyHandlers.ofByteArray());
+        List<CompletableFuture<HttpResponse<byte[]>>> futures = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            futures.add(client.sendAsync(HttpRequest.newBuilder(uri("/bytes?n=" + (i % 50))).build(),
+                    BodyHandlers.ofByteArray()));
+        }
+        int refused = 0;
+        for (int i = 0; i < 500; i++) {
+            try {
+                assertThat(futures.get(i).join().body(), equalTo(Bodies.pattern(i % 50)));
+            } catch (CompletionException e) {
+                assertThat(e.getCause(), instanceOf(IOException.class));
+                refused++;
+            }
+        }
+        if (queuesBeyondTheStreamLimit()) {
+            assertThat("every request succeeds", refused, is(0));
+        }
+    }
+
+    @Test
+    void requestTimeoutIsHttpTimeoutExceptionAndTheConnectionLivesOn() throws Exception {
+        HttpClient client = client();
+        client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(), BodyHandlers.ofByteArray());
+        HttpRequest stall = HttpRequest.newBuilder(uri("/stall")).timeout(Duration.ofMillis(300)).build();
+        CompletionException error = assertThrows(CompletionException.class,
+                () -> client.sendAsync(stall, BodyHandlers.ofString()).join());
+        assertThat(error.getCause(), instanceOf(HttpTimeoutException.class));
+        HttpResponse<byte[]> after = client.send(HttpRequest.newBuilder(uri("/bytes?n=10")).build(),
+                BodyHandlers.ofByteArray());
+        assertThat(after.version(), is(HttpClient.Version.HTTP_2));
+        assertThat(after.body(), equalTo(Bodies.pattern(10)));
+    }
+
+    @Test
+    void streamResetByTheServerIsIoException() throws Exception {
+        HttpClient client = client();
+        client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(), BodyHandlers.ofByteArray());
+        assertThrows(IOException.class, () -> client.send(HttpRequest.newBuilder(uri("/reset")).build(),
+                BodyHandlers.ofByteArray()));
+        assertThat(client.send(HttpRequest.newBuilder(uri("/bytes?n=7")).build(), BodyHandlers.ofByteArray()).body(),
+                equalTo(Bodies.pattern(7)));
+    }
+}
