@@ -1,0 +1,114 @@
+package io.ringkv.http.client;
+
+import io.ringkv.http.h2.Http2Config;
+import io.ringkv.http.h2.Http2Connection;
+import io.ringkv.http.h2.Http2Event;
+import io.ringkv.http.h2.Role;
+import io.ringkv.http.hpack.HeaderField;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A cleartext HTTP/2 server for frame-level scenarios: http-core's {@link Http2Connection} in the
+ * server role over blocking sockets, one thread per connection, with a {@link Script} deciding
+ * what to answer. Test scope only.
+ *
+ * <p>Threading: the accept thread and one thread per connection; the connection count is atomic.
+ */
+final class ScriptedH2Server implements AutoCloseable {
+    /** Frames the test writes to a connection; receives the requests (stream ids) seen so far on it. */
+    interface Script {
+        /** Called after each complete request; returns raw frames to write (may be empty). */
+        List<ByteBuffer> onRequest(int connectionIndex, Http2Connection protocol, List<Integer> requestStreams);
+    }
+
+    private static final int READ_BUFFER_BYTES = 16 * 1024;
+    private final ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    private final Script script;
+    private final AtomicInteger connections = new AtomicInteger();
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final Thread acceptor;
+
+    ScriptedH2Server(Script script) throws IOException {
+        this.script = script;
+        this.acceptor = new Thread(this::acceptLoop, "scripted-h2-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    String base() {
+        return "http://127.0.0.1:" + listener.getLocalPort();
+    }
+
+    int connectionsAccepted() {
+        return connections.get();
+    }
+
+    /** A response with a body, as frames (HEADERS then DATA with END_STREAM). */
+    static List<ByteBuffer> respond(Http2Connection protocol, int streamId, String body) {
+        protocol.sendHeaders(streamId, List.of(new HeaderField(":status", "200")), false);
+        protocol.sendData(streamId, ByteBuffer.wrap(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)), true);
+        return protocol.drainOutput();
+    }
+
+    private void acceptLoop() {
+        while (!listener.isClosed()) {
+            try {
+                Socket socket = listener.accept();
+                sockets.add(socket);
+                int index = connections.getAndIncrement();
+                Thread worker = new Thread(() -> serve(socket, index), "scripted-h2-" + index);
+                worker.setDaemon(true);
+                worker.start();
+            } catch (IOException closed) {
+                return; // the listener was closed by close()
+            }
+        }
+    }
+
+    private void serve(Socket socket, int index) {
+        Http2Connection protocol = new Http2Connection(Role.SERVER, Http2Config.defaults());
+        List<Integer> requests = new ArrayList<>();
+        try (socket; InputStream in = socket.getInputStream(); OutputStream out = socket.getOutputStream()) {
+            protocol.start();
+            write(out, protocol.drainOutput());
+            byte[] bytes = new byte[READ_BUFFER_BYTES];
+            for (int n; (n = in.read(bytes)) >= 0; ) {
+                List<Http2Event> events = protocol.receive(ByteBuffer.wrap(bytes, 0, n), System.nanoTime());
+                write(out, protocol.drainOutput());
+                for (Http2Event event : events) {
+                    if (event instanceof Http2Event.HeadersReceived headers && headers.endStream()) {
+                        requests.add(headers.streamId());
+                        write(out, script.onRequest(index, protocol, List.copyOf(requests)));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the client closed the connection, or close() did: the scenario is over
+        }
+    }
+
+    private static void write(OutputStream out, List<ByteBuffer> frames) throws IOException {
+        for (ByteBuffer frame : frames) {
+            out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
+        }
+        out.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+        listener.close();
+        for (Socket socket : sockets) {
+            socket.close();
+        }
+    }
+}
