@@ -59,7 +59,7 @@ final class LocalCluster {
     void awaitAllExited() throws InterruptedException {
         for (NodeProcess node : nodes) {
             int code = node.waitFor();
-            if (code != 0) {
+            if (code != 0 && !node.stopRequested()) {
                 out.println("ringkv: " + node.name() + " exited with code " + code);
             }
         }

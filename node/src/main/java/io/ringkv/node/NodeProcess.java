@@ -28,6 +28,7 @@ public final class NodeProcess {
     private final List<String> command;
     private final PrintStream sink;
     private Process process;
+    private volatile boolean stopping;
 
     /**
      * @param serveArgs arguments after {@code serve}, e.g. {@code --port 8080 --data d}
@@ -100,26 +101,38 @@ public final class NodeProcess {
         return process.waitFor();
     }
 
-    /** SIGTERM, so the node shuts down gracefully; SIGKILL if it has not exited by the deadline. */
+    /**
+     * SIGTERM, so the node shuts down gracefully; SIGKILL if it has not exited by the deadline.
+     * Signals go through the {@link ProcessHandle}: {@code Process.destroy()} would also close
+     * our end of the output pipe and lose the node's last log lines.
+     */
     public void stop(Duration deadline) {
         if (process == null) {
             return;
         }
-        process.destroy();
+        stopping = true;
+        process.toHandle().destroy();
         try {
             if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                process.toHandle().destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {
-            process.destroyForcibly();
+            process.toHandle().destroyForcibly();
             Thread.currentThread().interrupt();
         }
     }
 
     /** SIGKILL: the process gets no chance to flush or close anything. */
     public void kill() throws InterruptedException {
-        process.destroyForcibly();
+        stopping = true;
+        process.toHandle().destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** True once {@link #stop} or {@link #kill} was called: an exit after that was asked for. */
+    public boolean stopRequested() {
+        return stopping;
     }
 
     public String name() {
