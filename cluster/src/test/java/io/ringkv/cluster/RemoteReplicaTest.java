@@ -95,7 +95,9 @@ class RemoteReplicaTest {
         try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
             // The kernel completes the handshake; nobody ever answers.
             ClusterNode node = ClusterNode.parse("http://127.0.0.1:" + silent.getLocalPort());
-            ReplicaClient impatient = new ReplicaClient(http, Duration.ofMillis(200), TOKEN);
+            // The timeout also covers the response head, which a loaded machine may take a while to
+            // deliver; what this test proves is that the stall after the first frame ends the read.
+            ReplicaClient impatient = new ReplicaClient(http, Duration.ofSeconds(3), TOKEN);
             assertThat(failure(impatient.write(node, utf8("k"), Record.value(1, utf8("v")))),
                     instanceOf(HttpTimeoutException.class));
         }
@@ -176,7 +178,9 @@ class RemoteReplicaTest {
         try (ServerSocket stalling = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
             Thread peer = Thread.ofPlatform().name("stalling-peer").start(() -> answerThenStall(stalling));
             ClusterNode node = ClusterNode.parse("http://127.0.0.1:" + stalling.getLocalPort());
-            ReplicaClient impatient = new ReplicaClient(http, Duration.ofMillis(200), TOKEN);
+            // The timeout also covers the response head, which a loaded machine may take a while to
+            // deliver; what this test proves is that the stall after the first frame ends the read.
+            ReplicaClient impatient = new ReplicaClient(http, Duration.ofSeconds(3), TOKEN);
             try (RecordStream stream = await(impatient.openRange(node, utf8("a"), null))) {
                 assertThat(stream.next(), is(true)); // the one complete frame the peer sent
                 assertThat(stream.key(), equalTo(utf8("a")));
