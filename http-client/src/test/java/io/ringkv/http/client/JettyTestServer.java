@@ -34,6 +34,7 @@ final class JettyTestServer implements AutoCloseable {
 
     private final Server server = new Server();
     private final ServerConnector connector;
+    private final String scheme;
     private final List<Callback> stalled = new CopyOnWriteArrayList<>();
 
     /** HTTP/1.1 only. */
@@ -49,6 +50,37 @@ final class JettyTestServer implements AutoCloseable {
         return new JettyTestServer(true, streamsMax);
     }
 
+    /**
+     * HTTPS with the key in {@code keyStore} (PKCS#12); ALPN offers h2 and http/1.1, or only
+     * http/1.1 when {@code http2} is false.
+     */
+    static JettyTestServer tls(java.nio.file.Path keyStore, String password, boolean http2) throws Exception {
+        return new JettyTestServer(keyStore, password, http2);
+    }
+
+    private JettyTestServer(java.nio.file.Path keyStore, String password, boolean http2) throws Exception {
+        HttpConfiguration http = new HttpConfiguration();
+        http.addCustomizer(new org.eclipse.jetty.server.SecureRequestCustomizer(false));
+        org.eclipse.jetty.util.ssl.SslContextFactory.Server tls = new org.eclipse.jetty.util.ssl.SslContextFactory.Server();
+        tls.setKeyStorePath(keyStore.toString());
+        tls.setKeyStorePassword(password);
+        tls.setKeyStoreType("PKCS12");
+        HttpConnectionFactory http1 = new HttpConnectionFactory(http);
+        if (http2) {
+            org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory h2 =
+                    new org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory(http);
+            org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory alpn =
+                    new org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory("h2", "http/1.1");
+            alpn.setDefaultProtocol("http/1.1");
+            connector = new ServerConnector(server,
+                    new org.eclipse.jetty.server.SslConnectionFactory(tls, alpn.getProtocol()), alpn, h2, http1);
+        } else {
+            connector = new ServerConnector(server, new org.eclipse.jetty.server.SslConnectionFactory(tls, "http/1.1"), http1);
+        }
+        scheme = "https";
+        start();
+    }
+
     private JettyTestServer(boolean h2c, int streamsMax) throws Exception {
         HttpConfiguration http = new HttpConfiguration();
         if (h2c) {
@@ -58,6 +90,11 @@ final class JettyTestServer implements AutoCloseable {
         } else {
             connector = new ServerConnector(server, new HttpConnectionFactory(http));
         }
+        scheme = "http";
+        start();
+    }
+
+    private void start() throws Exception {
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);
@@ -72,7 +109,11 @@ final class JettyTestServer implements AutoCloseable {
     }
 
     String base() {
-        return "http://127.0.0.1:" + connector.getLocalPort();
+        return scheme + "://127.0.0.1:" + connector.getLocalPort();
+    }
+
+    int port() {
+        return connector.getLocalPort();
     }
 
     /** Connections the server currently has open. */

@@ -7,6 +7,8 @@ import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.ConnectTimeoutException;
 import io.ringkv.net.EventLoopGroup;
 import io.ringkv.net.ScheduledTask;
+import io.ringkv.net.tls.TlsConnection;
+import java.util.List;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -78,13 +80,44 @@ final class NetTransport implements Transport {
 
     private CompletableFuture<H1Connection> connect(Route route) {
         H1Connection handler = new H1Connection(route, pool);
-        return connect(route, handler).thenApply(connected -> handler);
+        if (!route.secure()) {
+            return connect(route, handler).thenApply(connected -> handler);
+        }
+        return connectTls(route, List.of(TlsSetup.ALPN_HTTP1), protocol -> handler).thenApply(tls -> handler);
     }
 
     /** Completes once the server's SETTINGS arrived, so that its stream limit is known. */
     private CompletableFuture<H2Connection> connectH2(Route route) {
         H2Connection handler = new H2Connection(route, h2, http2Config(config.extensions()));
-        return connect(route, handler).thenCompose(connected -> handler.ready());
+        if (!route.secure()) {
+            return connect(route, handler).thenCompose(connected -> handler.ready());
+        }
+        // RFC 9113 §3.2: offer h2 and http/1.1; a server that picks http/1.1 gets this route's requests as HTTP/1.1.
+        return connectTls(route, List.of(TlsSetup.ALPN_H2, TlsSetup.ALPN_HTTP1),
+                protocol -> TlsSetup.ALPN_H2.equals(protocol) ? handler : new ClosingHandler())
+                .thenCompose(tls -> {
+                    if (TlsSetup.ALPN_H2.equals(tls.session() == null ? null : tls.applicationProtocol())) {
+                        return handler.ready();
+                    }
+                    codec.http1Only(route);
+                    return CompletableFuture.failedFuture(new Http1NegotiatedException(route));
+                });
+    }
+
+    /** A TLS connection whose handshake finished; the handler for the ALPN result is open on it. */
+    private CompletableFuture<TlsConnection> connectTls(Route route, List<String> alpn,
+            java.util.function.Function<String, ConnectionHandler> handlers) {
+        if (route.proxy() != null) {
+            return CompletableFuture.failedFuture(new IOException(
+                    "https through a proxy (CONNECT tunnel) is not supported yet by RingHttpClient"));
+        }
+        TlsConnection tls;
+        try {
+            tls = new TlsConnection(TlsSetup.engine(config, route, alpn), handlers);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(new javax.net.ssl.SSLException("cannot set up TLS: " + e.getMessage(), e));
+        }
+        return connect(route, tls).thenCompose(connected -> tls.handshake()).thenApply(session -> tls);
     }
 
     static Http2Config http2Config(ClientConfig.Extensions extensions) {
@@ -121,7 +154,7 @@ final class NetTransport implements Transport {
             timeout.initCause(error);
             return timeout;
         }
-        if (error instanceof java.net.UnknownHostException) {
+        if (error instanceof java.net.UnknownHostException || error instanceof javax.net.ssl.SSLException) {
             return error;
         }
         if (error instanceof IOException) {
@@ -131,5 +164,22 @@ final class NetTransport implements Transport {
             return refused;
         }
         return error;
+    }
+}
+
+/** The handler of a TLS connection the client will not use (the server chose another protocol): closes it. */
+final class ClosingHandler implements ConnectionHandler {
+    @Override
+    public void onOpen(io.ringkv.net.Connection connection) {
+        connection.closeAfterFlush();
+    }
+
+    @Override
+    public void onRead(io.ringkv.net.Connection connection, java.nio.ByteBuffer input) {
+        input.position(input.limit());
+    }
+
+    @Override
+    public void onClosed(io.ringkv.net.Connection connection, Throwable cause) {
     }
 }

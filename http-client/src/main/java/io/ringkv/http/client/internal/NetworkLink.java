@@ -28,16 +28,13 @@ final class NetworkLink implements Link {
     public CompletableFuture<Interim> intercept(ExchangeRequest request, Chain chain) {
         Call<?> call = chain.call();
         Route route = Route.of(request.uri(), proxyFor(request));
-        try {
-            // Checked here, not only at sendAsync, so that a redirect to https is refused too.
-            SchemeGuard.checkSendable(route);
-        } catch (java.io.IOException e) {
-            return CompletableFuture.failedFuture(e);
-        }
         CompletableFuture<Interim> answer = codec.start(request, route, call).thenCompose(exchange -> {
             call.attach(exchange);
             return exchange.responseHead().thenApply(head -> new Interim(request, head, exchange, null));
         });
+        // An h2 attempt that met an HTTP/1.1-only server (ALPN) runs once more, now as HTTP/1.1.
+        answer = answer.exceptionallyCompose(error -> Failures.unwrap(error) instanceof Http1NegotiatedException
+                ? intercept(request, chain) : CompletableFuture.failedFuture(error));
         return Hops.toExecutor(answer, call.executor());
     }
 

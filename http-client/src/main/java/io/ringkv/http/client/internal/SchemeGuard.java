@@ -1,21 +1,15 @@
 package io.ringkv.http.client.internal;
 
-import java.io.IOException;
 import java.net.URI;
 import java.util.Locale;
 
 /**
- * Which URI schemes the client sends, decided before any socket is opened.
- *
- * <p>{@code https} is refused with an {@link IOException} until TLS is wired in: sending an
- * {@code https} request as cleartext would leak what the application meant to protect. Schemes
- * other than {@code http} and {@code https} are refused with {@link IllegalArgumentException}
- * at {@code send}/{@code sendAsync}, as the JDK client does for requests whose URI its own
- * request builder would have rejected. Stateless.
+ * Which URIs the client sends, decided before any socket is opened: schemes other than
+ * {@code http} and {@code https}, and URIs without a host, are refused with
+ * {@link IllegalArgumentException} at {@code send}/{@code sendAsync}, as the JDK client does for
+ * requests whose URI its own request builder would have rejected. Stateless.
  */
 final class SchemeGuard {
-    static final String HTTPS_UNSUPPORTED = "https is not supported yet by RingHttpClient";
-
     private SchemeGuard() {
     }
 
@@ -34,10 +28,4 @@ final class SchemeGuard {
         }
     }
 
-    /** Fails with an IOException when the route would need TLS, which this client cannot speak yet. */
-    static void checkSendable(Route route) throws IOException {
-        if (route.secure()) {
-            throw new IOException(HTTPS_UNSUPPORTED);
-        }
-    }
 }

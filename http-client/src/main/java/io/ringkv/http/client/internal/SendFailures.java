@@ -21,6 +21,8 @@ final class SendFailures {
             copy = new HttpConnectTimeoutException(error.getMessage());
         } else if (error instanceof HttpTimeoutException) {
             copy = new HttpTimeoutException(error.getMessage());
+        } else if (error instanceof javax.net.ssl.SSLHandshakeException) {
+            copy = new javax.net.ssl.SSLHandshakeException(error.getMessage());
         } else if (error instanceof ConnectException) {
             copy = new ConnectException(error.getMessage());
         } else if (error instanceof IOException) {
