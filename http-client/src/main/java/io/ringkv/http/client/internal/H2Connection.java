@@ -319,7 +319,7 @@ final class H2Connection implements ConnectionHandler {
     private void scheduleIdleExpiry() {
         long generation = idleGeneration.incrementAndGet();
         Connection open = connection;
-        if (open != null) {
+        if (open != null && open.isOpen() && accepting) {
             open.loop().schedule(() -> {
                 if (idleGeneration.get() == generation && reserved.get() == 0) {
                     codec.remove(this);
