@@ -80,6 +80,7 @@ abstract class TlsCompatibilitySuite {
                 HttpRequest.newBuilder(localhost("/bytes?n=" + size)).build(), BodyHandlers.ofByteArray());
         assertThat(response.version(), is(HttpClient.Version.HTTP_1_1));
         assertThat(response.body(), equalTo(Bodies.pattern(size)));
+        assertThat(response.sslSession().orElseThrow().getProtocol().startsWith("TLS"), is(true));
     }
 
     @ParameterizedTest
@@ -92,6 +93,7 @@ abstract class TlsCompatibilitySuite {
                 BodyHandlers.ofByteArray());
         assertThat(response.version(), is(HttpClient.Version.HTTP_2));
         assertThat(response.body(), equalTo(data));
+        assertThat(response.sslSession().orElseThrow().getProtocol().startsWith("TLS"), is(true));
     }
 
     @Test

@@ -29,6 +29,11 @@ public interface Exchange {
      */
     void discardBody();
 
+    /** The TLS session the exchange ran over; empty in cleartext. */
+    default java.util.Optional<javax.net.ssl.SSLSession> sslSession() {
+        return java.util.Optional.empty();
+    }
+
     /** Ends the attempt now: the connection is closed, pending signals fail with {@code cause}. Idempotent. */
     void abort(Throwable cause);
 }

@@ -122,6 +122,12 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
     }
 
     @Override
+    public java.util.Optional<javax.net.ssl.SSLSession> sslSession() {
+        return connection.connection() instanceof io.ringkv.net.tls.TlsConnection tls
+                ? java.util.Optional.of(tls.session()) : java.util.Optional.empty();
+    }
+
+    @Override
     public void abort(Throwable cause) {
         connection.abort(this, cause);
     }

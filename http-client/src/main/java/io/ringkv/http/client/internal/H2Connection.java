@@ -67,6 +67,12 @@ final class H2Connection implements ConnectionHandler {
         return accepting && open != null && open.isOpen();
     }
 
+    /** The TLS session of an h2 connection; empty for h2c. */
+    java.util.Optional<javax.net.ssl.SSLSession> sslSession() {
+        return connection instanceof io.ringkv.net.tls.TlsConnection tls
+                ? java.util.Optional.of(tls.session()) : java.util.Optional.empty();
+    }
+
     /** Takes a stream slot if the peer's limit allows another stream and no GOAWAY was seen. */
     boolean tryReserve() {
         for (int current = reserved.get(); accepting && current < streamsMax; current = reserved.get()) {

@@ -235,6 +235,12 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
     }
 
     @Override
+    public java.util.Optional<javax.net.ssl.SSLSession> sslSession() {
+        Attempt current = attempt;
+        return current == null ? java.util.Optional.empty() : current.connection.sslSession();
+    }
+
+    @Override
     public void abort(Throwable cause) {
         aborted = cause;
         CompletableFuture<H2Connection> slot = acquiring;

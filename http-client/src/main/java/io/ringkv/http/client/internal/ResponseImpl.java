@@ -17,7 +17,8 @@ record ResponseImpl<T>(int statusCode, HttpRequest request, HttpResponse<T> prev
     static <T> ResponseImpl<T> of(Interim interim, T body) {
         return new ResponseImpl<>(interim.head().status(), interim.request().asHttpRequest(),
                 (HttpResponse<T>) (HttpResponse<?>) interim.previous(),
-                HeaderMaps.toHttpHeaders(interim.head().fields()), body, null,
+                HeaderMaps.toHttpHeaders(interim.head().fields()), body,
+                interim.exchange() == null ? null : interim.exchange().sslSession().orElse(null),
                 interim.request().uri(), interim.head().version());
     }
 
