@@ -38,7 +38,7 @@ public final class Cluster implements AutoCloseable {
     private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor) {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
         this.clientExecutor = InterNodeHttpClients.newExecutor(settings.clientThreads());
-        this.http = InterNodeHttpClients.create(clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT);
+        this.http = InterNodeHttpClients.create(settings.client(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT);
         ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), settings.clusterToken());
         LocalReplica local = new LocalReplica(topology.self(), engine);
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,

@@ -12,9 +12,11 @@ import java.util.List;
  * @param coordinatorDeadline  longest wait for {@code ack} replies ({@link CoordinatorSettings#DEFAULT_DEADLINE})
  * @param clientThreads        threads of the inter-node client's executor
  * @param clusterToken         shared secret for the internal endpoints, or null for none
+ * @param client               which HttpClient implementation talks to other nodes
  */
 public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
-                              Duration coordinatorDeadline, int clientThreads, String clusterToken) {
+                              Duration coordinatorDeadline, int clientThreads, String clusterToken,
+                              InterNodeClient client) {
 
     public static final int DEFAULT_CLIENT_THREADS = 2;
 
@@ -31,6 +33,6 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
     /** Default timeouts and threads, no cluster token. */
     public static ClusterSettings of(List<String> nodeUrls, String selfUrl) {
         return new ClusterSettings(nodeUrls, selfUrl, ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
-                CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null);
+                CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null, InterNodeClient.RING);
     }
 }

@@ -1,5 +1,6 @@
 package io.ringkv.cluster;
 
+import io.ringkv.http.client.RingHttpClient;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -14,9 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code java.net.http} API, so replacing the JDK implementation by our own client is a change
  * to {@link #create} alone.
  *
- * <p>The client keeps connections alive and pooled (the JDK's default), speaks HTTP/1.1 for now
- * (HTTP/2 arrives with our client; the JDK client lacks cleartext prior-knowledge h2), and runs
- * its completions on the executor it is given instead of its default unbounded cached pool.
+ * <p>Either implementation keeps connections alive and pooled, speaks HTTP/1.1 (our server does
+ * not speak HTTP/2 yet; once it does, our client's cleartext prior-knowledge h2 gives one
+ * connection with many streams per peer), and runs its completions on the executor it is given
+ * instead of an unbounded cached pool.
  */
 public final class InterNodeHttpClients {
 
@@ -33,7 +35,18 @@ public final class InterNodeHttpClients {
      * @param connectTimeout bound on establishing a connection to a peer
      */
     public static HttpClient create(ExecutorService executor, Duration connectTimeout) {
-        return HttpClient.newBuilder()
+        return create(InterNodeClient.RING, executor, connectTimeout);
+    }
+
+    /**
+     * @param implementation which client to build; both are configured alike
+     */
+    public static HttpClient create(InterNodeClient implementation, ExecutorService executor, Duration connectTimeout) {
+        HttpClient.Builder builder = switch (implementation) {
+            case RING -> RingHttpClient.newBuilder();
+            case JDK -> HttpClient.newBuilder();
+        };
+        return builder
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER)

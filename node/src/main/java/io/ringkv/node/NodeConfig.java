@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.InterNodeClient;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
@@ -9,21 +10,21 @@ import java.util.List;
 /** Everything a node needs to start; built from the command line or by tests. */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
-                         int inFlightMax, int handlerThreads) {
+                         int inFlightMax, int handlerThreads, InterNodeClient interNodeClient) {
 
     public static NodeConfig singleNode(int port, Path dataDir) {
         return new NodeConfig("127.0.0.1", port, dataDir, List.of(), 16L << 20, Durability.PROCESS_CRASH,
                 Duration.ofSeconds(1), Duration.ofSeconds(5),
-                ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault());
+                ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeClient.RING);
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads);
+                inFlightMax, handlerThreads, interNodeClient);
     }
 
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads);
+                inFlightMax, handlerThreads, interNodeClient);
     }
 }

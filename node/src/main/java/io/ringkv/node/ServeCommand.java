@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.ClusterNodes;
+import io.ringkv.cluster.InterNodeClient;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
@@ -65,11 +66,16 @@ final class ServeCommand implements Callable<Integer> {
             description = "Threads running request handlers and storage calls (default: a multiple of the cores).")
     int handlerThreads = ServerConfig.handlerThreadsDefault();
 
+    @Option(names = "--internode-client", defaultValue = "RING",
+            description = "HTTP client for node-to-node calls: RING (ringkv's own) or JDK (java.net.http's "
+                    + "built-in, for comparison). Default: ${DEFAULT-VALUE}.")
+    InterNodeClient interNodeClient;
+
     @Override
     public Integer call() {
         validate();
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
-                shutdownGrace, inFlightMax, handlerThreads);
+                shutdownGrace, inFlightMax, handlerThreads, interNodeClient);
         Node node;
         try {
             node = Node.start(config);

@@ -32,8 +32,16 @@ final class ProcessCluster implements AutoCloseable {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
 
+    private final List<String> extraArgs;
+
     ProcessCluster(Path root, int size) throws Exception {
+        this(root, size, List.of());
+    }
+
+    /** @param extraArgs more {@code serve} flags for every node */
+    ProcessCluster(Path root, int size, List<String> extraArgs) throws Exception {
         this.root = root;
+        this.extraArgs = extraArgs;
         this.ports = LocalPorts.free(size);
         this.urls = ports.stream().map(p -> "http://127.0.0.1:" + p).toList();
         this.nodes = new NodeProcess[size];
@@ -46,8 +54,9 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     private NodeProcess launch(int i) throws Exception {
-        List<String> args = List.of("--port", ports.get(i).toString(), "--data", root.resolve("node-" + i).toString(),
-                "--cluster", String.join(",", urls), "--replica-timeout", "PT1S");
+        List<String> args = new ArrayList<>(List.of("--port", ports.get(i).toString(),
+                "--data", root.resolve("node-" + i).toString(), "--cluster", String.join(",", urls), "--replica-timeout", "PT1S"));
+        args.addAll(extraArgs);
         PrintStream sink = ECHO_LOGS ? System.err : new PrintStream(OutputStream.nullOutputStream());
         return new NodeProcess("node-" + i, args, sink).start();
     }
