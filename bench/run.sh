@@ -2,6 +2,9 @@
 # ringkv load benchmark: `./ringkv bench [options]` (the launcher builds the project, sets
 # JAVA_HOME to a JDK 25 and execs this script). See docs/benchmarks.md for the method.
 set -euo pipefail
+# The whole script is one compound command, so bash has read all of it before it runs:
+# editing this file during a run cannot change the running instance.
+{
 export PYTHONDONTWRITEBYTECODE=1
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -28,8 +31,9 @@ docs/benchmarks.md (tables and docs/img/*.png charts).
 
 Options:
   --quick              short steps (5 s, rates 50/100/125 %): the whole run takes minutes
-  --profile            JFR profile (CPU, allocation, locks) of the 1-node server during the
-                       GET and PUT scenarios, kept beside the results (*.jfr + summary)
+  --profile            JFR profile (CPU, allocation, locks) of the first node of each cluster
+                       during the GET and PUT scenarios, kept beside the results (*.jfr +
+                       a summary in the results)
   --nodes 1|3|both     cluster sizes to measure (default: both)
   --scenario LIST      comma-separated from put,get,mix,range (default: all)
   --duration SECONDS   length of each measured step (default 20, quick 5)
@@ -92,6 +96,9 @@ IFS=, read -r -a RATE_LIST <<<"$RATES"
 
 # ---- fixed parameters (recorded in the results) ---------------------------------------
 CONNECTIONS=64                 # wrk connections, as issue #6 asks
+RANGE_CONNECTIONS=8            # wrk connections for range reads (see connections_for)
+REQUEST_TIMEOUT=5 RANGE_TIMEOUT=30   # seconds before wrk/vegeta count a request as timed out
+RANGE_DURATION_MIN=10          # seconds: the shortest closed-loop range measurement
 H2_CONNECTIONS=8 H2_STREAMS=8  # h2load: 64 concurrent streams, like wrk's 64 connections
 VEGETA_MAX_WORKERS=512         # bound on vegeta's concurrency (and connections) past saturation
 NODE_START_TIMEOUT=120         # seconds for a node to answer /v0/status
@@ -115,7 +122,7 @@ RESULTS_DIR="$BENCH_DIR/results"
 mkdir -p "$RESULTS_DIR"
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringkv-bench.XXXXXX")
 mkdir -p "$RUN_TMP/fragments"
-PROFILE_PID='' PROFILE_JFR='' BASELINE_URLS=() BASELINE_PGID='' TARGET_URLS=() TARGET_PGIDS=()
+PROFILE_PID='' BASELINE_URLS=() BASELINE_PGID='' TARGET_URLS=() TARGET_PGIDS=()
 
 on_exit() {
   local rc=$?
@@ -162,10 +169,10 @@ for n in "${NODE_COUNTS[@]}"; do
   plan 20 "$n-node: start" "start_nodes $n"
   plan 20 "$n-node: prefill $BENCH_KEYS keys" "prefill $n"
   for s in "${SCENARIO_LIST[@]}"; do
-    plan $((WARMUP + DURATION)) "$n-node $s: closed loop (wrk, $CONNECTIONS connections)" "begin_scenario $n $s"
+    plan $((WARMUP + DURATION)) "$n-node $s: closed loop (wrk, $(connections_for "$s") connections)" "begin_scenario $n $s"
     plan_rates "$n" "$s" "$n-node $s"
-    if ((PROFILE)) && [[ $n == 1 && $s =~ ^(get|put)$ ]]; then
-      plan 5 "$n-node $s: profile dump" "profile_dump $s"
+    if ((PROFILE)) && [[ $s =~ ^(get|put)$ ]]; then
+      plan 5 "$n-node $s: profile dump" "profile_dump $n $s"
     fi
     if ((BASELINE)) && [[ $n:$s == "$BASELINE_RATE_OF" ]]; then
       plan_rates nginx baseline "nginx baseline at the rates of $n-node $s" "$BASELINE_RATE_OF"
@@ -182,20 +189,20 @@ for entry in "${PLAN[@]}"; do STEP_PLANNED_TOTAL=$((STEP_PLANNED_TOTAL + ${entry
 declare -A SCENARIO_T0=()
 begin_scenario() { SCENARIO_T0[$1:$2]=$(date +%s); closed_loop "$1" "$2"; }
 
-# profile_dump SCENARIO: cuts the window since the scenario began out of the node's
-# continuous recording, and summarises CPU, allocation and lock hot spots.
+# profile_dump NODES SCENARIO: cuts the window since the scenario began out of the first
+# node's continuous recording, and summarises CPU, allocation and lock hot spots.
 profile_dump() {
-  local s=$1 secs jfr_file summary f
-  secs=$(($(date +%s) - SCENARIO_T0[1:$s] + 1))
-  jfr_file="$RESULTS_DIR/$RUN_ID-$s.jfr"
-  jcmd "$PROFILE_PID" JFR.dump name=bench begin="-${secs}s" filename="$jfr_file" >"$RUN_TMP/jcmd-$s.log" 2>&1 \
-    || { cat "$RUN_TMP/jcmd-$s.log" >&2; die "jcmd JFR.dump failed"; }
-  summary="$RUN_TMP/profile-$s.txt"
+  local n=$1 s=$2 secs jfr_file summary f
+  secs=$(($(date +%s) - SCENARIO_T0[$n:$s] + 1))
+  jfr_file="$RESULTS_DIR/$RUN_ID-${n}node-$s.jfr"
+  jcmd "$PROFILE_PID" JFR.dump name=bench begin="-${secs}s" filename="$jfr_file" >"$RUN_TMP/jcmd-$n-$s.log" 2>&1 \
+    || { cat "$RUN_TMP/jcmd-$n-$s.log" >&2; warn "jcmd JFR.dump failed; no profile for $n-node $s"; return 0; }
+  summary="$RUN_TMP/profile-$n-$s.txt"
   { for view in hot-methods allocation-by-class contention-by-site; do
       echo "== jfr view $view"; jfr view --width 160 "$view" "$jfr_file" 2>&1 | head -n 30
     done; } >"$summary"
-  f=$(next_fragment "profile-$s")
-  "$PYTHON" "$REPORT_DIR/fragment.py" profile --target ringkv --nodes 1 --scenario "$s" \
+  f=$(next_fragment "profile-$n-$s")
+  "$PYTHON" "$REPORT_DIR/fragment.py" profile --target ringkv --nodes "$n" --scenario "$s" \
     --jfr "${jfr_file#"$ROOT"/}" --seconds "$secs" --out "$f" "$summary"
   log "profile of the $s window (${secs}s) in $jfr_file"
   sed -n '1,14p' "$summary" >&2
@@ -208,6 +215,7 @@ finish() {
     --meta git_dirty="$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo true || echo false)" \
     --meta started_epoch="$BENCH_T0" --meta quick="$QUICK" --meta fake_nodes="$FAKE" \
     --meta duration_s="$DURATION" --meta warmup_s="$WARMUP" --meta connections="$CONNECTIONS" \
+    --meta range_connections="$RANGE_CONNECTIONS" --meta request_timeout_s="$REQUEST_TIMEOUT" --meta range_timeout_s="$RANGE_TIMEOUT" \
     --meta rates_percent="$RATES" --meta keys="$BENCH_KEYS" --meta value_bytes="$BENCH_VALUE_BYTES" \
     --meta range_records="$BENCH_RANGE_RECORDS" --meta server_cpus="$SERVER_CPUS" --meta load_cpus="$LOAD_CPUS" \
     --meta jvm_opts="${BENCH_JVM_OPTS:-}" --meta node_args="${BENCH_NODE_ARGS:-}" --meta vegeta_max_workers="$VEGETA_MAX_WORKERS" \
@@ -231,3 +239,5 @@ for entry in "${PLAN[@]}"; do
   "${words[@]}"
 done
 log "done in $(fmt_secs $(($(date +%s) - BENCH_T0)))"
+exit 0
+}

@@ -19,15 +19,21 @@ select_urls() {
   if [[ $1 == nginx ]]; then URLS=("${BASELINE_URLS[@]}"); else URLS=("${TARGET_URLS[@]}"); fi
 }
 
-# wrk_all SCRIPT DURATION OUTPREFIX: one wrk per URL in URLS, connections split between them,
-# all pinned to the load CPUs and run concurrently; WRK_LOGS lists their logs.
+# Range reads: one 10k-record answer (about 1.1 MB) costs a node ~0.2 s of CPU, so 64 of them
+# at once would make each wait ~10 s; fewer connections and a longer timeout keep the
+# closed loop measuring throughput rather than timeouts.
+connections_for() { if [[ $1 == range ]]; then echo "$RANGE_CONNECTIONS"; else echo "$CONNECTIONS"; fi; }
+timeout_for() { if [[ $1 == range ]]; then echo "$RANGE_TIMEOUT"; else echo "$REQUEST_TIMEOUT"; fi; }
+
+# wrk_all SCRIPT DURATION OUTPREFIX CONNECTIONS TIMEOUT: one wrk per URL in URLS, connections
+# split between them, all pinned to the load CPUs and run concurrently; WRK_LOGS lists logs.
 wrk_all() {
-  local script=$1 duration=$2 prefix=$3 k=${#URLS[@]} i conns pids=() logs=() rc=0
+  local script=$1 duration=$2 prefix=$3 total=$4 timeout=$5 k=${#URLS[@]} i conns pids=() logs=() rc=0
   for i in "${!URLS[@]}"; do
-    conns=$((CONNECTIONS / k + (i < CONNECTIONS % k ? 1 : 0)))
+    conns=$((total / k + (i < total % k ? 1 : 0)))
     logs+=("$prefix-$i.log")
     BENCH_CONNECTIONS=$conns spawn "$LOAD_CPUS" "${logs[i]}" \
-      wrk -t1 -c"$conns" -d"${duration}s" --timeout 5s -s "$LUA_DIR/$script" "${URLS[i]}"
+      wrk -t1 -c"$conns" -d"${duration}s" --timeout "${timeout}s" -s "$LUA_DIR/$script" "${URLS[i]}"
     pids+=("$SPAWNED_PID")
   done
   for i in "${!pids[@]}"; do
@@ -69,16 +75,20 @@ target_kind() { if [[ $1 == nginx ]]; then echo nginx; else echo ringkv; fi; }
 
 # closed_loop NODES SCENARIO: a warm-up run (discarded), then the measured wrk run.
 closed_loop() {
-  local nodes=$1 scenario=$2 script=$2.lua f
+  local nodes=$1 scenario=$2 script=$2.lua f conns timeout
   [[ $nodes == nginx ]] && script=get.lua
+  conns=$(connections_for "$scenario") timeout=$(timeout_for "$scenario")
   select_urls "$nodes"
   if ((WARMUP > 0)); then
-    wrk_all "$script" "$WARMUP" "$RUN_TMP/wrk-$nodes-$scenario-warmup"
+    wrk_all "$script" "$WARMUP" "$RUN_TMP/wrk-$nodes-$scenario-warmup" "$conns" "$timeout"
   fi
-  wrk_all "$script" "$DURATION" "$RUN_TMP/wrk-$nodes-$scenario"
+  local duration=$DURATION
+  # A range answer can take seconds under load: give the closed loop time to see many.
+  [[ $scenario == range ]] && ((duration < RANGE_DURATION_MIN)) && duration=$RANGE_DURATION_MIN
+  wrk_all "$script" "$duration" "$RUN_TMP/wrk-$nodes-$scenario" "$conns" "$timeout"
   f=$(next_fragment "closed-$nodes-$scenario")
   "$PYTHON" "$REPORT_DIR/fragment.py" wrk --target "$(target_kind "$nodes")" --nodes "${nodes/nginx/1}" \
-    --scenario "$scenario" --connections "$CONNECTIONS" --out "$f" "${WRK_LOGS[@]}"
+    --scenario "$scenario" --connections "$conns" --out "$f" "${WRK_LOGS[@]}"
   WRK_MAX_RPS[$nodes:$scenario]=$(json_get "$f" 'round(d["rps"])')
   log "closed loop $nodes/$scenario: $(json_get "$f" '"%.0f req/s, p50 %.2f ms, p99 %.2f ms, non-2xx %d, socket errors %d" % (d["rps"], d["latency_ms"]["p50"], d["latency_ms"]["p99"], d["non2xx"], d["socket_errors"])')"
 }
@@ -112,7 +122,7 @@ open_loop() {
   res="$RUN_TMP/vegeta-$nodes-$scenario-$pct.bin"
   log "vegeta: $rate req/s for ${DURATION}s (${pct}% of $max, the maximum of $rate_of)"
   run_pinned "$LOAD_CPUS" "$res.log" "$VEGETA_BIN" attack -targets "$targets" -rate "$rate/1s" \
-    -duration "${DURATION}s" -timeout 5s -max-workers "$VEGETA_MAX_WORKERS" -max-body 0 \
+    -duration "${DURATION}s" -timeout "$(timeout_for "$scenario")s" -max-workers "$VEGETA_MAX_WORKERS" -max-body 0 \
     -name "$scenario-$pct" -output "$res" || { cat "$res.log" >&2; die "vegeta attack failed"; }
   f=$(next_fragment "open-$nodes-$scenario-$pct")
   "$VEGETA_BIN" encode --to csv "$res" | "$PYTHON" "$REPORT_DIR/fragment.py" vegeta \

@@ -57,18 +57,17 @@ start_nodes() {
   for i in "${!ports[@]}"; do
     dir="$RUN_TMP/nodes$n/node$((i + 1))"; mkdir -p "$dir/data"
     jvm_opts=${BENCH_JVM_OPTS:-}
-    # With --profile, the first node of the 1-node cluster records for its whole life;
+    # With --profile, the first node of each cluster records for its whole life;
     # profile_dump cuts the GET and PUT windows out of that recording.
-    if [[ $PROFILE == 1 && $n == 1 && $i == 0 ]]; then
-      PROFILE_JFR="$RUN_TMP/node-full.jfr"
-      jvm_opts+=" -XX:StartFlightRecording=name=bench,settings=profile,disk=true,maxage=1h,filename=$PROFILE_JFR,dumponexit=true"
+    if [[ $PROFILE == 1 && $i == 0 ]]; then
+      jvm_opts+=" -XX:StartFlightRecording=name=bench,settings=profile,disk=true,maxage=1h,filename=$dir/node.jfr,dumponexit=true"
     fi
     # shellcheck disable=SC2086 # BENCH_NODE_ARGS is a list of extra flags
     RINGKV_JVM_OPTS="$jvm_opts" spawn "$SERVER_CPUS" "$dir/node.log" \
       "$ROOT/ringkv" serve --port "${ports[i]}" --data "$dir/data" --host 127.0.0.1 --cluster "$cluster" \
       ${BENCH_NODE_ARGS:-}
     TARGET_PGIDS+=("$SPAWNED_PID")
-    [[ $PROFILE == 1 && $n == 1 && $i == 0 ]] && PROFILE_PID=$SPAWNED_PID
+    [[ $PROFILE == 1 && $i == 0 ]] && PROFILE_PID=$SPAWNED_PID
   done
   for i in "${!ports[@]}"; do
     wait_http_ok "${urls[i]}/v0/status" "${TARGET_PGIDS[i]}" "$NODE_START_TIMEOUT" "$RUN_TMP/nodes$n/node$((i + 1))/node.log"

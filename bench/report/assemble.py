@@ -16,7 +16,7 @@ import os
 import platform
 
 SCHEMA = "ringkv-bench/1"
-INT_META = {"quick", "fake_nodes", "duration_s", "warmup_s", "connections", "keys", "value_bytes",
+INT_META = {"range_connections", "request_timeout_s", "range_timeout_s", "quick", "fake_nodes", "duration_s", "warmup_s", "connections", "keys", "value_bytes",
             "range_records", "vegeta_max_workers", "h2load_connections", "h2load_streams", "started_epoch"}
 
 

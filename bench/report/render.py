@@ -85,9 +85,10 @@ def run_info(r):
             ", " + m["os"] if m.get("os") else ""),
         "- Pinning: servers (nodes, nginx) on CPU %s, load generators on CPU %s." % (
             c.get("server_cpus"), c.get("load_cpus")),
-        "- Steps: %s s measured (after a %s s warm-up for wrk); wrk %s connections; open-loop rates %s %% of "
-        "each scenario's closed-loop maximum; %s keys of %s bytes prefilled; ranges of %s records." % (
-            c.get("duration_s"), c.get("warmup_s"), c.get("connections"),
+        "- Steps: %s s measured (after a %s s warm-up for wrk); wrk %s connections (%s for range reads); "
+        "open-loop rates %s %% of each scenario's closed-loop maximum; %s keys of %s bytes prefilled; "
+        "ranges of %s records." % (
+            c.get("duration_s"), c.get("warmup_s"), c.get("connections"), c.get("range_connections", "the same"),
             "/".join(str(x) for x in c.get("rates_percent", [])), c.get("keys"), c.get("value_bytes"),
             c.get("range_records")),
         "- Tools: " + "; ".join("%s" % v for k, v in sorted(t.items()) if v) + ".",
@@ -181,12 +182,12 @@ def http2_text(r):
 
 def profile_text(r):
     if not r.get("profiles"):
-        return ("Not recorded in this run (`./ringkv bench --profile` records a JFR profile of the 1-node "
-                "server during GET and PUT).")
+        return ("Not recorded in this run (`./ringkv bench --profile` records a JFR profile of the first "
+                "node of each cluster during GET and PUT).")
     out = []
     for p in r["profiles"]:
-        out.append("`%s` (%s s window, %s):\n\n```\n%s\n```" % (
-            p["jfr"], p["window_s"], SCENARIO_LABEL.get(p["scenario"], p["scenario"]),
+        out.append("%s, %s (first node; `%s`, %s s window):\n\n```\n%s\n```" % (
+            SCENARIO_LABEL.get(p["scenario"], p["scenario"]), nodes_label(p["nodes"]), p["jfr"], p["window_s"],
             "\n".join(p["summary"].rstrip().splitlines()[:40])))
     return "\n\n".join(out)
 
