@@ -59,6 +59,11 @@ public final class Call<T> {
         }
     }
 
+    /** Whether the call already failed or completed (a retry would be pointless). */
+    boolean isFinished() {
+        return failure != null || result.isDone();
+    }
+
     /** Makes {@code exchange} the one to abort on failure; aborts it at once if the call already failed. */
     public void attach(Exchange exchange) {
         current.set(exchange);

@@ -32,8 +32,12 @@ final class ConnectionPool {
         this.connector = connector;
     }
 
-    /** An idle connection, a new one, or one released later; fails if connecting fails. */
-    CompletableFuture<H1Connection> acquire(Route route) {
+    /**
+     * An idle connection, a new one, or one released later; fails if connecting fails.
+     *
+     * @param fresh prefer a new connection over an idle one while the route may open one more
+     */
+    CompletableFuture<H1Connection> acquire(Route route, boolean fresh) {
         if (closed) {
             return CompletableFuture.failedFuture(new IOException("HttpClient is shut down"));
         }
@@ -42,7 +46,7 @@ final class ConnectionPool {
         H1Connection idle;
         boolean open;
         synchronized (pool) {
-            idle = pool.takeIdle();
+            idle = fresh && pool.open < connectionsPerHost ? null : pool.takeIdle();
             open = idle == null && pool.open < connectionsPerHost;
             if (open) {
                 pool.open++;

@@ -18,6 +18,14 @@ public interface ExchangeCodec extends AutoCloseable {
      */
     CompletableFuture<Exchange> start(ExchangeRequest request, Route route, Call<?> call);
 
+    /**
+     * Like {@link #start} but on a newly opened connection when the codec pools connections and
+     * may still open one (a retry after a stale pooled connection); otherwise the same as start.
+     */
+    default CompletableFuture<Exchange> startFresh(ExchangeRequest request, Route route, Call<?> call) {
+        return start(request, route, call);
+    }
+
     /** Closes every connection now; exchanges in progress fail. */
     @Override
     void close();

@@ -17,8 +17,17 @@ final class H1Codec implements ExchangeCodec {
 
     @Override
     public CompletableFuture<Exchange> start(ExchangeRequest request, Route route, Call<?> call) {
+        return start(request, call, pool.acquire(route, false));
+    }
+
+    @Override
+    public CompletableFuture<Exchange> startFresh(ExchangeRequest request, Route route, Call<?> call) {
+        return start(request, call, pool.acquire(route, true));
+    }
+
+    private CompletableFuture<Exchange> start(ExchangeRequest request, Call<?> call,
+            CompletableFuture<H1Connection> connection) {
         Executor executor = call.executor();
-        CompletableFuture<H1Connection> connection = pool.acquire(route);
         // Cancelling the call while it waits for a connection stops the wait.
         call.result().whenComplete((response, error) -> {
             if (error != null) {
@@ -26,7 +35,7 @@ final class H1Codec implements ExchangeCodec {
             }
         });
         return connection.thenApply(acquired -> {
-            H1Exchange exchange = new H1Exchange(request, route, acquired, executor);
+            H1Exchange exchange = new H1Exchange(request, acquired.route(), acquired, executor);
             call.attach(exchange);
             acquired.start(exchange);
             return exchange;

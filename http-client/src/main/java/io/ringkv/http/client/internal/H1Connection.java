@@ -36,6 +36,8 @@ final class H1Connection implements ConnectionHandler {
     private volatile H1Exchange exchange;
     /** Bumped each time the connection enters or leaves the idle pool; stale expiry timers compare it. */
     private final java.util.concurrent.atomic.AtomicLong idleGeneration = new java.util.concurrent.atomic.AtomicLong();
+    /** Exchanges started on this connection; loop-confined. */
+    private int exchangesStarted;
 
     H1Connection(Route route, ConnectionPool pool) {
         this.route = route;
@@ -67,6 +69,9 @@ final class H1Connection implements ConnectionHandler {
     void start(H1Exchange next) {
         connection.loop().execute(() -> {
             exchange = next;
+            if (exchangesStarted++ > 0) {
+                next.onReusedConnection();
+            }
             if (!connection.isOpen()) {
                 next.onFailure(new IOException("connection closed before the request was sent"));
                 return;
@@ -104,6 +109,9 @@ final class H1Connection implements ConnectionHandler {
     @Override
     public void onRead(Connection source, ByteBuffer input) {
         H1Exchange current = exchange;
+        if (current != null && input.hasRemaining()) {
+            current.onResponseBytes();
+        }
         try {
             H1ResponseEvent event;
             while ((event = parser.next(input)) != null) {

@@ -30,6 +30,10 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
     private final AtomicBoolean responseDone = new AtomicBoolean();
     private volatile RequestBodyWriter bodyWriter;
     private volatile boolean reusable = true;
+    /** Set on the loop before the request goes out / when the first response byte arrives. */
+    private volatile boolean reusedConnection;
+    private volatile boolean responseStarted;
+    private volatile boolean aborted;
 
     H1Exchange(ExchangeRequest request, Route route, H1Connection connection, Executor executor) {
         this.request = request;
@@ -91,11 +95,24 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
         }
     }
 
+    /** Event loop: the connection carried an exchange before this one. */
+    void onReusedConnection() {
+        reusedConnection = true;
+    }
+
+    /** Event loop: a response byte arrived; from now on a failure is not a stale connection. */
+    void onResponseBytes() {
+        responseStarted = true;
+    }
+
     /** Event loop (or aborting thread): the connection broke or was aborted. */
     void onFailure(Throwable cause) {
         IOException error = cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause);
         Throwable reported = cause instanceof IOException || cause instanceof RuntimeException ? cause : error;
-        head.completeExceptionally(reported);
+        // A reused connection that fails before any response byte was most likely closed by the
+        // server while idle; the network link decides whether the request may go again.
+        boolean stale = reusedConnection && !responseStarted && !aborted;
+        head.completeExceptionally(stale ? new StaleConnectionException(reported) : reported);
         body.fail(reported);
     }
 
@@ -129,6 +146,7 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
 
     @Override
     public void abort(Throwable cause) {
+        aborted = true;
         connection.abort(this, cause);
     }
 

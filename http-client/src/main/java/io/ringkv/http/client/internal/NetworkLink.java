@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * completes on the client executor, so the links above may run user code.
  */
 final class NetworkLink implements Link {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NetworkLink.class);
     private final ExchangeCodec codec;
     private final ProxySelector proxies;
 
@@ -26,16 +27,36 @@ final class NetworkLink implements Link {
 
     @Override
     public CompletableFuture<Interim> intercept(ExchangeRequest request, Chain chain) {
-        Call<?> call = chain.call();
+        return Hops.toExecutor(attempt(request, chain.call(), 0), chain.call().executor());
+    }
+
+    private CompletableFuture<Interim> attempt(ExchangeRequest request, Call<?> call, int staleRetries) {
         Route route = Route.of(request.uri(), proxyFor(request));
-        CompletableFuture<Interim> answer = codec.start(request, route, call).thenCompose(exchange -> {
+        CompletableFuture<Exchange> started = staleRetries > 0
+                ? codec.startFresh(request, route, call) : codec.start(request, route, call);
+        CompletableFuture<Interim> answer = started.thenCompose(exchange -> {
             call.attach(exchange);
             return exchange.responseHead().thenApply(head -> new Interim(request, head, exchange, null));
         });
+        return answer.exceptionallyCompose(error -> retryOrFail(request, call, staleRetries, Failures.unwrap(error)));
+    }
+
+    private CompletableFuture<Interim> retryOrFail(ExchangeRequest request, Call<?> call, int staleRetries,
+            Throwable error) {
         // An h2 attempt that met an HTTP/1.1-only server (ALPN) runs once more, now as HTTP/1.1.
-        answer = answer.exceptionallyCompose(error -> Failures.unwrap(error) instanceof Http1NegotiatedException
-                ? intercept(request, chain) : CompletableFuture.failedFuture(error));
-        return Hops.toExecutor(answer, call.executor());
+        if (error instanceof Http1NegotiatedException) {
+            return attempt(request, call, staleRetries);
+        }
+        if (error instanceof StaleConnectionException stale) {
+            // RFC 9112 §9.3.1: idempotent requests may be retried on a new connection; the pool
+            // drops the closed one, so the retry gets another (idle or fresh) connection.
+            if (staleRetries < StaleRetryRule.RETRIES_MAX && StaleRetryRule.allows(request) && !call.isFinished()) {
+                log.debug("{} {}: retrying after {}", request.method(), request.uri(), stale.getMessage());
+                return attempt(request, call, staleRetries + 1);
+            }
+            return CompletableFuture.failedFuture(stale.getCause());
+        }
+        return CompletableFuture.failedFuture(error);
     }
 
     /** The first HTTP proxy the selector offers for the target, or {@code null} to go direct. */

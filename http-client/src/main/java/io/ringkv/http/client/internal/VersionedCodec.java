@@ -25,9 +25,17 @@ final class VersionedCodec implements ExchangeCodec {
 
     @Override
     public CompletableFuture<Exchange> start(ExchangeRequest request, Route route, Call<?> call) {
-        boolean http2 = request.version() == HttpClient.Version.HTTP_2
+        return usesHttp2(request, route) ? h2.start(request, route, call) : h1.start(request, route, call);
+    }
+
+    @Override
+    public CompletableFuture<Exchange> startFresh(ExchangeRequest request, Route route, Call<?> call) {
+        return usesHttp2(request, route) ? h2.start(request, route, call) : h1.startFresh(request, route, call);
+    }
+
+    private boolean usesHttp2(ExchangeRequest request, Route route) {
+        return request.version() == HttpClient.Version.HTTP_2
                 && (route.secure() ? !http1Origins.contains(route) : priorKnowledge);
-        return http2 ? h2.start(request, route, call) : h1.start(request, route, call);
     }
 
     /** The origin answered an h2 offer with HTTP/1.1 by ALPN: send its requests as HTTP/1.1 from now on. */
