@@ -107,17 +107,19 @@ final class NetTransport implements Transport {
     /** A TLS connection whose handshake finished; the handler for the ALPN result is open on it. */
     private CompletableFuture<TlsConnection> connectTls(Route route, List<String> alpn,
             java.util.function.Function<String, ConnectionHandler> handlers) {
-        if (route.proxy() != null) {
-            return CompletableFuture.failedFuture(new IOException(
-                    "https through a proxy (CONNECT tunnel) is not supported yet by RingHttpClient"));
-        }
         TlsConnection tls;
         try {
             tls = new TlsConnection(TlsSetup.engine(config, route, alpn), handlers);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new javax.net.ssl.SSLException("cannot set up TLS: " + e.getMessage(), e));
         }
-        return connect(route, tls).thenCompose(connected -> tls.handshake()).thenApply(session -> tls);
+        if (route.proxy() == null) {
+            return connect(route, tls).thenCompose(connected -> tls.handshake()).thenApply(session -> tls);
+        }
+        // https through an HTTP proxy: a CONNECT tunnel first, then TLS end to end with the origin.
+        ProxyTunnel tunnel = new ProxyTunnel(route, tls);
+        return connect(route, tunnel).thenCompose(connected -> tunnel.established())
+                .thenCompose(open -> tls.handshake()).thenApply(session -> tls);
     }
 
     static Http2Config http2Config(ClientConfig.Extensions extensions) {
