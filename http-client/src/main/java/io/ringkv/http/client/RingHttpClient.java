@@ -54,6 +54,10 @@ public final class RingHttpClient {
         int HTTP2_CONNECTION_WINDOW_BYTES_DEFAULT = 64 * 1024 * 1024;
         /** Default of {@link #idleTimeout(Duration)}. */
         Duration IDLE_TIMEOUT_DEFAULT = Duration.ofMinutes(5);
+        /** Default of {@link #http2PingInterval(Duration)}. */
+        Duration HTTP2_PING_INTERVAL_DEFAULT = Duration.ofSeconds(30);
+        /** Default of {@link #http2PingTimeout(Duration)}. */
+        Duration HTTP2_PING_TIMEOUT_DEFAULT = Duration.ofSeconds(10);
 
         /**
          * Speak HTTP/2 on {@code http://} URIs without an {@code Upgrade} round trip (RFC 9113 §3.3,
@@ -72,6 +76,16 @@ public final class RingHttpClient {
 
         /** How long a pooled connection may stay unused before it is closed. */
         Builder idleTimeout(Duration timeout);
+
+        /**
+         * After this long without receiving anything on an HTTP/2 connection, the client sends a
+         * PING (RFC 9113 §6.7) to learn whether the peer is still there; {@link Duration#ZERO}
+         * disables the probe.
+         */
+        Builder http2PingInterval(Duration interval);
+
+        /** How long a PING may go unanswered (nothing received) before the connection is closed. */
+        Builder http2PingTimeout(Duration timeout);
 
         @Override
         Builder cookieHandler(CookieHandler cookieHandler);

@@ -37,6 +37,10 @@ final class ScriptedH2Server implements AutoCloseable {
     private final AtomicInteger connections = new AtomicInteger();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
+    /** Connections whose input the server now reads and drops, answering nothing (not even PING). */
+    private final java.util.Set<Integer> muted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final AtomicInteger closedByClient = new AtomicInteger();
+    private final AtomicInteger pingAcksSent = new AtomicInteger();
 
     ScriptedH2Server(Script script) throws IOException {
         this.script = script;
@@ -51,6 +55,21 @@ final class ScriptedH2Server implements AutoCloseable {
 
     int connectionsAccepted() {
         return connections.get();
+    }
+
+    /** From now on connection {@code index} reads and drops everything: a peer that vanished silently. */
+    void mute(int index) {
+        muted.add(index);
+    }
+
+    /** Connections whose client closed them (end of input seen by the server). */
+    int connectionsClosedByClient() {
+        return closedByClient.get();
+    }
+
+    /** PING ACK frames the server wrote, on all connections. */
+    int pingAcksSent() {
+        return pingAcksSent.get();
     }
 
     /** A response with a body, as frames (HEADERS then DATA with END_STREAM). */
@@ -83,6 +102,9 @@ final class ScriptedH2Server implements AutoCloseable {
             write(out, protocol.drainOutput());
             byte[] bytes = new byte[READ_BUFFER_BYTES];
             for (int n; (n = in.read(bytes)) >= 0; ) {
+                if (muted.contains(index)) {
+                    continue;
+                }
                 List<Http2Event> events = protocol.receive(ByteBuffer.wrap(bytes, 0, n), System.nanoTime());
                 write(out, protocol.drainOutput());
                 for (Http2Event event : events) {
@@ -92,13 +114,22 @@ final class ScriptedH2Server implements AutoCloseable {
                     }
                 }
             }
+            closedByClient.incrementAndGet();
         } catch (IOException e) {
+            if (!listener.isClosed()) {
+                closedByClient.incrementAndGet(); // reset by the client (an abortive close)
+            }
             // the client closed the connection, or close() did: the scenario is over
         }
     }
 
-    private static void write(OutputStream out, List<ByteBuffer> frames) throws IOException {
+    private void write(OutputStream out, List<ByteBuffer> frames) throws IOException {
         for (ByteBuffer frame : frames) {
+            // RFC 9113 §4.1: type is the 4th octet of the frame header; PING is 0x6, ACK flag 0x1.
+            if (frame.remaining() >= 9 && frame.get(frame.position() + 3) == 0x6
+                    && (frame.get(frame.position() + 4) & 0x1) != 0) {
+                pingAcksSent.incrementAndGet();
+            }
             out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
         }
         out.flush();

@@ -41,6 +41,8 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     private int http2StreamWindowBytes = HTTP2_STREAM_WINDOW_BYTES_DEFAULT;
     private int http2ConnectionWindowBytes = HTTP2_CONNECTION_WINDOW_BYTES_DEFAULT;
     private Duration idleTimeout = IDLE_TIMEOUT_DEFAULT;
+    private Duration http2PingInterval = HTTP2_PING_INTERVAL_DEFAULT;
+    private Duration http2PingTimeout = HTTP2_PING_TIMEOUT_DEFAULT;
 
     @Override
     public ClientBuilder cookieHandler(CookieHandler cookieHandler) {
@@ -147,13 +149,27 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     }
 
     @Override
+    public ClientBuilder http2PingInterval(Duration interval) {
+        Objects.requireNonNull(interval, "http2PingInterval");
+        this.http2PingInterval = interval.isZero() ? interval : positive(interval, "http2PingInterval");
+        return this;
+    }
+
+    @Override
+    public ClientBuilder http2PingTimeout(Duration timeout) {
+        this.http2PingTimeout = positive(timeout, "http2PingTimeout");
+        return this;
+    }
+
+    @Override
     public HttpClient build() {
         return new RingClient(config());
     }
 
     ClientConfig config() {
         ClientConfig.Extensions extensions = new ClientConfig.Extensions(http2PriorKnowledge,
-                connectionsPerHost, http2StreamWindowBytes, http2ConnectionWindowBytes, idleTimeout);
+                connectionsPerHost, http2StreamWindowBytes, http2ConnectionWindowBytes, idleTimeout,
+                http2PingInterval, http2PingTimeout);
         return new ClientConfig(cookieHandler, connectTimeout, sslContextOrDefault(),
                 sslParameters == null ? null : copy(sslParameters), executor, redirect, version,
                 priority, proxySelector, authenticator, localAddress, extensions);

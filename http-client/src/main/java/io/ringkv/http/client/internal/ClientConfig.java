@@ -35,6 +35,8 @@ public record ClientConfig(
             int connectionsPerHost,
             int http2StreamWindowBytes,
             int http2ConnectionWindowBytes,
-            Duration idleTimeout) {
+            Duration idleTimeout,
+            Duration http2PingInterval,
+            Duration http2PingTimeout) {
     }
 }

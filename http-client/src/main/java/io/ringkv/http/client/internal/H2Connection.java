@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  * the flush. Frames the protocol answers by itself on receipt (SETTINGS/PING ACK, RST_STREAM) and
  * WINDOW_UPDATEs jump the queue with {@link Connection#writeUrgent}. {@link ConnectionHandler}
  * callbacks run on the event loop; exchanges are told about their stream from there.
+ * Liveness ({@link H2Liveness}): a loop timer sends a PING after a quiet interval and closes the
+ * connection when nothing answers it in time.
  * Stream slots are reserved with {@link #tryReserve()} before a stream is opened, so the pool
  * never opens more streams than the peer's SETTINGS_MAX_CONCURRENT_STREAMS.
  */
@@ -48,9 +50,13 @@ final class H2Connection implements ConnectionHandler {
     private volatile boolean accepting = true;
     private final java.util.concurrent.atomic.AtomicLong idleGeneration = new java.util.concurrent.atomic.AtomicLong();
 
-    H2Connection(Route route, H2Codec codec, Http2Config config) {
+    /** Loop-confined. */
+    private final H2Liveness liveness;
+
+    H2Connection(Route route, H2Codec codec, Http2Config config, H2Liveness liveness) {
         this.route = route;
         this.codec = codec;
+        this.liveness = liveness;
         this.protocol = new Http2Connection(Role.CLIENT, config);
     }
 
@@ -105,10 +111,54 @@ final class H2Connection implements ConnectionHandler {
             lock.unlock();
         }
         opened.flush();
+        if (liveness.enabled()) {
+            scheduleLivenessCheck(liveness.start(opened.loop().nanoTime()));
+        }
+    }
+
+    private void scheduleLivenessCheck(long delayNanos) {
+        connection.loop().schedule(this::checkLiveness, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    /** Event loop: PING after a quiet interval; close when a PING stays unanswered (RFC 9113 §6.7). */
+    private void checkLiveness() {
+        Connection open = connection;
+        if (!open.isOpen()) {
+            return;
+        }
+        H2Liveness.Decision decision = liveness.check(open.loop().nanoTime());
+        switch (decision.action()) {
+            case PING -> sendPing(open);
+            case CLOSE -> {
+                log.debug("{} PING unanswered: closing", this);
+                accepting = false;
+                codec.remove(this);
+                open.abort(new IOException("HTTP/2 connection to " + route.authority() + " did not answer PING"));
+                return;
+            }
+            case NONE -> {
+            }
+        }
+        scheduleLivenessCheck(decision.delayNanos());
+    }
+
+    private void sendPing(Connection open) {
+        List<ByteBuffer> frames;
+        lock.lock();
+        try {
+            protocol.ping(open.loop().nanoTime());
+            frames = protocol.drainOutput();
+        } finally {
+            lock.unlock();
+        }
+        open.writeUrgent(frames.toArray(ByteBuffer[]::new));
     }
 
     @Override
     public void onRead(Connection conn, ByteBuffer input) {
+        if (input.hasRemaining()) {
+            liveness.onRead(conn.loop().nanoTime());
+        }
         List<Http2Event> events;
         List<ByteBuffer> answers;
         lock.lock();

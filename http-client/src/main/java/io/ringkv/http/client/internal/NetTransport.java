@@ -88,7 +88,8 @@ final class NetTransport implements Transport {
 
     /** Completes once the server's SETTINGS arrived, so that its stream limit is known. */
     private CompletableFuture<H2Connection> connectH2(Route route) {
-        H2Connection handler = new H2Connection(route, h2, http2Config(config.extensions()));
+        H2Connection handler = new H2Connection(route, h2, http2Config(config.extensions()),
+                new H2Liveness(config.extensions().http2PingInterval(), config.extensions().http2PingTimeout()));
         if (!route.secure()) {
             return connect(route, handler).thenCompose(connected -> handler.ready());
         }
