@@ -1,0 +1,48 @@
+package io.ringkv.bench.client;
+
+import java.util.Collection;
+import java.util.List;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.profile.InternalProfiler;
+import org.openjdk.jmh.results.AggregationPolicy;
+import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.ScalarResult;
+
+/**
+ * JMH profiler ({@code -prof io.ringkv.bench.client.ClientProfiler}) adding two secondary
+ * results from {@link ClientMeter}:
+ * <ul>
+ *   <li>{@code client.alloc.norm}: bytes allocated per operation by everything but the server's
+ *       threads (JMH's {@code gc.alloc.rate.norm} counts the server too);</li>
+ *   <li>{@code client.threads}: threads started since the client was built, server excluded;
+ *       reported as the maximum over iterations (the count only grows).</li>
+ * </ul>
+ *
+ * <p>Threading: JMH calls the hooks from one thread per iteration.
+ */
+public final class ClientProfiler implements InternalProfiler {
+    private long[] before;
+
+    @Override
+    public String getDescription() {
+        return "client-only allocation per operation and threads started by the client (server excluded)";
+    }
+
+    @Override
+    public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
+        before = ClientMeter.allocatedBytes();
+    }
+
+    @Override
+    public Collection<? extends Result> afterIteration(BenchmarkParams benchmarkParams,
+            IterationParams iterationParams, IterationResult result) {
+        long[] after = ClientMeter.allocatedBytes();
+        long clientBytes = (after[0] - before[0]) - (after[1] - before[1]);
+        long ops = Math.max(1, result.getMetadata().getAllOps());
+        return List.of(
+                new ScalarResult("client.alloc.norm", (double) clientBytes / ops, "B/op", AggregationPolicy.AVG),
+                new ScalarResult("client.threads", ClientMeter.clientThreadsStarted(), "threads", AggregationPolicy.MAX));
+    }
+}
