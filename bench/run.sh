@@ -198,14 +198,12 @@ profile_dump() {
   jcmd "$PROFILE_PID" JFR.dump name=bench begin="-${secs}s" filename="$jfr_file" >"$RUN_TMP/jcmd-$n-$s.log" 2>&1 \
     || { cat "$RUN_TMP/jcmd-$n-$s.log" >&2; warn "jcmd JFR.dump failed; no profile for $n-node $s"; return 0; }
   summary="$RUN_TMP/profile-$n-$s.txt"
-  { for view in hot-methods allocation-by-class contention-by-site; do
-      echo "== jfr view $view"; jfr view --width 160 "$view" "$jfr_file" 2>&1 | head -n 30
-    done; } >"$summary"
+  "$BENCH_DIR/lib/profile-summary.sh" "$jfr_file" >"$summary" 2>&1 || warn "profile summary incomplete"
   f=$(next_fragment "profile-$n-$s")
   "$PYTHON" "$REPORT_DIR/fragment.py" profile --target ringkv --nodes "$n" --scenario "$s" \
     --jfr "${jfr_file#"$ROOT"/}" --seconds "$secs" --out "$f" "$summary"
   log "profile of the $s window (${secs}s) in $jfr_file"
-  sed -n '1,14p' "$summary" >&2
+  sed -n '/== hot methods/,/^$/p' "$summary" | head -n 12 >&2
 }
 
 finish() {

@@ -186,9 +186,10 @@ def profile_text(r):
                 "node of each cluster during GET and PUT).")
     out = []
     for p in r["profiles"]:
-        out.append("%s, %s (first node; `%s`, %s s window):\n\n```\n%s\n```" % (
-            SCENARIO_LABEL.get(p["scenario"], p["scenario"]), nodes_label(p["nodes"]), p["jfr"], p["window_s"],
-            "\n".join(p["summary"].rstrip().splitlines()[:40])))
+        out.append("<details><summary>%s, %s (first node; <code>%s</code>, %s s window)</summary>\n\n"
+                   "```\n%s\n```\n</details>" % (
+                       SCENARIO_LABEL.get(p["scenario"], p["scenario"]), nodes_label(p["nodes"]), p["jfr"],
+                       p["window_s"], "\n".join(p["summary"].rstrip().splitlines()[:80])))
     return "\n\n".join(out)
 
 
@@ -247,7 +248,7 @@ def draw_charts(r, img_dir):
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(labels) + 2), 4.2))
     bars = ax.bar(range(len(values)), values, color=colors)
     ax.set_xticks(range(len(values)), labels, fontsize=8)
-    ax.set_ylabel("requests per second (wrk, 64 connections)")
+    ax.set_ylabel("requests per second (wrk; range: 8 connections)")
     ax.set_title("Closed-loop maximum throughput (%s)" % r["run_id"], fontsize=10)
     for b, v in zip(bars, values):
         ax.annotate("%.0f" % v, (b.get_x() + b.get_width() / 2, v), ha="center", va="bottom", fontsize=7)
