@@ -185,6 +185,9 @@ def profile_text(r):
         return ("Not recorded in this run (`./ringkv bench --profile` records a JFR profile of the first "
                 "node of each cluster during GET and PUT).")
     out = []
+    others = sorted({p["run_id"] for p in r["profiles"] if p.get("run_id") and p["run_id"] != r["run_id"]})
+    if others:
+        out.append("From run `%s` (with `--profile`; its figures are in its results file)." % ", ".join(others))
     for p in r["profiles"]:
         out.append("<details><summary>%s, %s (first node; <code>%s</code>, %s s window)</summary>\n\n"
                    "```\n%s\n```\n</details>" % (
@@ -320,9 +323,16 @@ def main():
     p.add_argument("--doc", help="markdown file whose generated section is replaced")
     p.add_argument("--img-dir", help="where the PNG charts go (default: img/ beside --doc)")
     p.add_argument("--summary", action="store_true", help="print the key figures")
+    p.add_argument("--profiles-from", metavar="RESULTS",
+                   help="take the JFR profiles from another results file (e.g. a --profile run, so that "
+                        "the figures come from an unprofiled one)")
     a = p.parse_args()
     with open(a.results) as f:
         r = json.load(f)
+    if a.profiles_from:
+        with open(a.profiles_from) as f:
+            other = json.load(f)
+        r["profiles"] = [dict(prof, run_id=other["run_id"]) for prof in other.get("profiles", [])]
     if a.summary:
         print(summary(r))
     if a.doc:
