@@ -61,7 +61,9 @@ class RingClientStaleConnectionTest {
                 peer.respond("fresh");
             }
         });
-        client = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        // One connection per host: the second request must wait for connection 0 and reuse it,
+        // instead of racing its return to the pool and maybe opening a fresh one.
+        client = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectionsPerHost(1).build();
     }
 
     private String send(String method, BodyPublisher body) throws Exception {
@@ -113,7 +115,9 @@ class RingClientStaleConnectionTest {
             peer.respond("answer " + index);
             peer.close();
         });
-        client = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        // One connection per host: the second request must wait for connection 0 and reuse it,
+        // instead of racing its return to the pool and maybe opening a fresh one.
+        client = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectionsPerHost(1).build();
         assertThat(send("GET", BodyPublishers.noBody()), is("answer 0"));
         assertThat(send("GET", BodyPublishers.noBody()), is("answer 1"));
     }
@@ -128,7 +132,9 @@ class RingClientStaleConnectionTest {
             }
             peer.close();
         });
-        client = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        // One connection per host: the second request must wait for connection 0 and reuse it,
+        // instead of racing its return to the pool and maybe opening a fresh one.
+        client = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectionsPerHost(1).build();
         send("GET", BodyPublishers.noBody());
         IOException error = assertThrows(IOException.class, () -> send("GET", BodyPublishers.noBody()));
         assertThat(error, not(instanceOf(Class.forName("io.ringkv.http.client.internal.StaleConnectionException"))));

@@ -89,10 +89,13 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
     }
 
     void onEnd() {
-        body.complete();
+        // Release the connection before the body completes: every byte is already in the body
+        // pipe, and a caller that sends its next request as soon as this body is read must find
+        // the connection back in the pool, not race its release and open a new one.
         if (responseDone.compareAndSet(false, true) && requestDone.get()) {
             connection.finished(this, reusable);
         }
+        body.complete();
     }
 
     /** Event loop: the connection carried an exchange before this one. */
