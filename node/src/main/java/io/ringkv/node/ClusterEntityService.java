@@ -1,6 +1,8 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.Cluster;
+import io.ringkv.cluster.ClusterRangeMerge;
+import io.ringkv.cluster.LocalRecordStream;
 import io.ringkv.cluster.NotEnoughReplicas;
 import io.ringkv.cluster.ReadOutcome;
 import io.ringkv.cluster.ReplicationParams;
@@ -8,6 +10,7 @@ import io.ringkv.cluster.WriteOutcome;
 import io.ringkv.http.server.ChunkSource;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -62,7 +65,9 @@ final class ClusterEntityService implements EntityService {
     public CompletableFuture<ChunkSource> range(byte[] start, byte[] end, boolean localOnly) {
         if (localOnly || cluster.topology().size() == 1) {
             try {
-                return CompletableFuture.completedFuture(new LocalRangeChunkSource(localEngine.range(start, end)));
+                // The merge of this node's stream alone: same format, tombstones dropped.
+                ChunkSource local = new ClusterRangeMerge(List.of(new LocalRecordStream(localEngine.range(start, end))));
+                return CompletableFuture.completedFuture(local);
             } catch (StoreException e) {
                 return CompletableFuture.failedFuture(e);
             }
