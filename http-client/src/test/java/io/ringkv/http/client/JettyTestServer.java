@@ -162,6 +162,9 @@ final class JettyTestServer implements AutoCloseable {
         response.getHeaders().put("X-Request-Transfer-Encoding", coding == null ? "none" : coding);
         String expect = request.getHeaders().get(HttpHeader.EXPECT);
         response.getHeaders().put("X-Request-Expect", expect == null ? "none" : expect);
+        // Proxy credentials must never reach an origin: the proxy tests look here.
+        String proxyAuthorization = request.getHeaders().get(HttpHeader.PROXY_AUTHORIZATION);
+        response.getHeaders().put("X-Request-Proxy-Authorization", proxyAuthorization == null ? "none" : proxyAuthorization);
         response.write(true, body, callback);
     }
 

@@ -18,7 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * A tiny HTTP proxy over blocking sockets on 127.0.0.1, for tests: forwards absolute-form
  * requests (RFC 9112 §3.2.2) to the origin as origin-form with {@code Connection: close}, and
  * opens CONNECT tunnels (RFC 9110 §9.3.6). Optionally demands Basic credentials with 407 and
- * {@code Proxy-Authenticate} (RFC 9110 §11.7.1). Records every request line it saw and the
+ * {@code Proxy-Authenticate} (RFC 9110 §11.7.1), for forwarded requests and CONNECT alike, or
+ * refuses every CONNECT with a given status ({@link #refuseConnectWith}). Records every request line it saw and the
  * {@code Proxy-Authorization} values. Test scope only.
  *
  * <p>Threading: an accept thread, one thread per client connection and one more per tunnel or
@@ -33,6 +34,7 @@ final class TestProxy implements AutoCloseable {
     private final List<String> requestLines = new CopyOnWriteArrayList<>();
     private final List<String> authorizations = new CopyOnWriteArrayList<>();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private volatile int connectRefusal;
 
     /** A proxy that lets everyone through. */
     TestProxy() throws IOException {
@@ -48,6 +50,12 @@ final class TestProxy implements AutoCloseable {
 
     InetSocketAddress address() {
         return new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.getLocalPort());
+    }
+
+    /** From now on every CONNECT is answered with {@code status} (e.g. 403) and the connection closed. */
+    TestProxy refuseConnectWith(int status) {
+        this.connectRefusal = status;
+        return this;
     }
 
     /** Request lines as received, e.g. {@code GET http://127.0.0.1:80/x HTTP/1.1}, {@code CONNECT localhost:443 HTTP/1.1}. */
@@ -88,6 +96,11 @@ final class TestProxy implements AutoCloseable {
                     continue; // the client may try again on this connection
                 }
                 String[] parts = requestLine.split(" ", 3);
+                if (parts[0].equals("CONNECT") && connectRefusal != 0) {
+                    client.getOutputStream().write(("HTTP/1.1 " + connectRefusal + " Refused\r\nContent-Length: 0\r\n"
+                            + "Connection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                    return;
+                }
                 if (parts[0].equals("CONNECT")) {
                     tunnel(client, parts[1]);
                 } else {

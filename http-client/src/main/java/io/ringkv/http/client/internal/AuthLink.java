@@ -2,8 +2,10 @@ package io.ringkv.http.client.internal;
 
 import java.io.IOException;
 import java.net.Authenticator;
+import java.net.InetSocketAddress;
 import java.net.MalformedURLException;
 import java.net.PasswordAuthentication;
+import java.net.ProxySelector;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.Optional;
@@ -11,19 +13,34 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Answers 401 (origin) and 407 (proxy) Basic challenges with credentials from the client's
- * {@link Authenticator} (RFC 9110 §11.6). At most {@link #ATTEMPTS_MAX} retries per call; when the
- * authenticator has nothing to offer, the challenge response is returned to the application.
+ * {@link Authenticator} (RFC 9110 §11.6). At most {@link #ATTEMPTS_MAX} retries per call. As the
+ * JDK does, the challenge response is returned to the application when the request carried its
+ * own Authorization / Proxy-Authorization, when the challenge offers no Basic, or when Basic is
+ * disabled for that kind of proxy ({@link ProxyAuthPolicy}; by default for CONNECT tunnels); an
+ * authenticator that has no credentials fails the call with an {@link IOException}.
+ *
+ * <p>Proxy credentials go into the request's Proxy-Authorization field; the codecs send it only to
+ * a forwarding proxy, and {@link NetworkLink} moves it onto the CONNECT of a tunnel, so the origin
+ * never sees it.
  *
  * <p>Threading: stateless; the authenticator is called on the client executor.
  */
 final class AuthLink implements Link {
-    /** The JDK client's default bound (its jdk.httpclient.auth.retrylimit). */
+    /**
+     * The JDK client's default bound (its jdk.httpclient.auth.retrylimit): after the first answer,
+     * this many more challenges are answered; the next one fails the call.
+     */
     static final int ATTEMPTS_MAX = 3;
+    /** The scheme as the JDK names it to the authenticator: lower case, as its header parser returns it. */
+    static final String BASIC_AS_PARSED = "basic";
 
     private final Authenticator authenticator;
+    private final ProxySelector proxies;
 
-    AuthLink(Authenticator authenticator) {
+    /** @param proxies the client's selector, {@code null} for none: a proxy's challenge names the proxy */
+    AuthLink(Authenticator authenticator, ProxySelector proxies) {
         this.authenticator = authenticator;
+        this.proxies = proxies;
     }
 
     @Override
@@ -40,40 +57,62 @@ final class AuthLink implements Link {
                 return CompletableFuture.completedFuture(interim);
             }
             boolean proxy = status == 407;
-            Optional<String> credentials = credentialsFor(interim, proxy);
-            if (credentials.isEmpty()) {
+            Optional<BasicChallenge> challenge = answerable(interim, proxy);
+            if (challenge.isEmpty()) {
                 return CompletableFuture.completedFuture(interim);
             }
             interim.exchange().discardBody();
-            if (retries >= ATTEMPTS_MAX) {
+            if (retries > ATTEMPTS_MAX) {
                 return CompletableFuture.failedFuture(new IOException(
                         "too many authentication attempts. Limit: " + ATTEMPTS_MAX));
             }
+            PasswordAuthentication password;
+            try {
+                password = ask(interim, proxy, challenge.get());
+            } catch (IOException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            if (password == null) {
+                return CompletableFuture.failedFuture(new IOException("No credentials provided"));
+            }
             ExchangeRequest retry = request.withField(proxy ? "Proxy-Authorization" : "Authorization",
-                    credentials.get());
+                    BasicChallenge.credentials(password.getUserName(), password.getPassword()));
             return attempt(retry, chain, retries + 1, interim.asPrevious());
         });
     }
 
-    private Optional<String> credentialsFor(Interim interim, boolean proxy) {
-        String challengeField = proxy ? "Proxy-Authenticate" : "WWW-Authenticate";
-        Optional<BasicChallenge> challenge = BasicChallenge.find(interim.head().fields().all(challengeField));
-        if (challenge.isEmpty()) {
-            return Optional.empty();
+    /** The Basic challenge to answer, or empty when the response goes back to the application as it is. */
+    private static Optional<BasicChallenge> answerable(Interim interim, boolean proxy) {
+        String own = proxy ? "Proxy-Authorization" : "Authorization";
+        if (interim.request().userRequest().headers().firstValue(own).isPresent()) {
+            return Optional.empty(); // the application manages these credentials itself
         }
+        Optional<BasicChallenge> challenge = BasicChallenge.find(
+                interim.head().fields().all(proxy ? "Proxy-Authenticate" : "WWW-Authenticate"));
+        if (challenge.isEmpty() || !proxy) {
+            return challenge;
+        }
+        boolean allowed = interim.exchange() instanceof ProxyRefusal
+                ? ProxyAuthPolicy.SYSTEM.tunnelAllows("Basic") : ProxyAuthPolicy.SYSTEM.proxyAllows("Basic");
+        return allowed ? challenge : Optional.empty();
+    }
+
+    /** As the JDK: a proxy is named by its own address, with protocol "http"; an origin by the request URI. */
+    private PasswordAuthentication ask(Interim interim, boolean proxy, BasicChallenge challenge) throws IOException {
         URI uri = interim.request().uri();
-        Route route = Route.of(uri, null);
-        PasswordAuthentication password;
+        InetSocketAddress proxyAddress = proxy ? ProxyChoice.of(proxies, uri) : null;
+        Route origin = Route.of(uri, null);
         try {
-            password = authenticator.requestPasswordAuthenticationInstance(route.host(), null, route.port(),
-                    route.scheme(), challenge.get().realm(), "Basic", uri.toURL(),
+            if (proxyAddress != null) {
+                return authenticator.requestPasswordAuthenticationInstance(proxyAddress.getHostString(), null,
+                        proxyAddress.getPort(), "http", challenge.realm(), BASIC_AS_PARSED, uri.toURL(),
+                        Authenticator.RequestorType.PROXY);
+            }
+            return authenticator.requestPasswordAuthenticationInstance(origin.host(), null, origin.port(),
+                    origin.scheme(), challenge.realm(), BASIC_AS_PARSED, uri.toURL(),
                     proxy ? Authenticator.RequestorType.PROXY : Authenticator.RequestorType.SERVER);
         } catch (MalformedURLException e) {
-            return Optional.empty();
+            throw new IOException("cannot name " + uri + " to the authenticator", e);
         }
-        if (password == null) {
-            return Optional.empty();
-        }
-        return Optional.of(BasicChallenge.credentials(password.getUserName(), password.getPassword()));
     }
 }

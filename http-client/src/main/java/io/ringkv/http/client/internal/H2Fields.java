@@ -34,7 +34,8 @@ final class H2Fields {
         }
         for (int i = 0; i < own.size(); i++) {
             String name = own.name(i).toLowerCase(Locale.ROOT);
-            if (!CONNECTION_SPECIFIC.contains(name) && !name.equals("expect")) {
+            if (!CONNECTION_SPECIFIC.contains(name) && !name.equals("expect")
+                    && (route.forwardedByProxy() || !RequestHeadBuilder.isProxyField(name))) {
                 fields.add(new HeaderField(name, own.value(i)));
             }
         }

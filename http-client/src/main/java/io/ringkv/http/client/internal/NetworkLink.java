@@ -1,10 +1,7 @@
 package io.ringkv.http.client.internal;
 
 import java.net.InetSocketAddress;
-import java.net.Proxy;
 import java.net.ProxySelector;
-import java.net.SocketAddress;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -31,7 +28,8 @@ final class NetworkLink implements Link {
     }
 
     private CompletableFuture<Interim> attempt(ExchangeRequest request, Call<?> call, int staleRetries) {
-        Route route = Route.of(request.uri(), proxyFor(request));
+        InetSocketAddress proxy = ProxyChoice.of(proxies, request.uri());
+        Route route = Route.of(request.uri(), proxy, tunnelAuthorization(request));
         CompletableFuture<Exchange> started = staleRetries > 0
                 ? codec.startFresh(request, route, call) : codec.start(request, route, call);
         CompletableFuture<Interim> answer = started.thenCompose(exchange -> {
@@ -47,6 +45,11 @@ final class NetworkLink implements Link {
         if (error instanceof Http1NegotiatedException) {
             return attempt(request, call, staleRetries);
         }
+        if (error instanceof ProxyAuthenticationRequired required) {
+            // As the JDK: the proxy's 407 becomes the response (no body); the auth link may answer it.
+            return CompletableFuture.completedFuture(
+                    new Interim(request, required.head(), new ProxyRefusal(required.head()), null));
+        }
         if (error instanceof StaleConnectionException stale) {
             // RFC 9112 §9.3.1: idempotent requests may be retried on a new connection; the pool
             // drops the closed one, so the retry gets another (idle or fresh) connection.
@@ -59,21 +62,14 @@ final class NetworkLink implements Link {
         return CompletableFuture.failedFuture(error);
     }
 
-    /** The first HTTP proxy the selector offers for the target, or {@code null} to go direct. */
-    private InetSocketAddress proxyFor(ExchangeRequest request) {
-        if (proxies == null) {
-            return null;
-        }
-        List<Proxy> candidates = proxies.select(request.uri());
-        for (Proxy proxy : candidates) {
-            SocketAddress address = proxy.address();
-            if (proxy.type() == Proxy.Type.HTTP && address instanceof InetSocketAddress inet) {
-                return inet;
-            }
-            if (proxy.type() == Proxy.Type.DIRECT) {
-                return null;
-            }
-        }
-        return null;
+    /**
+     * The request's {@code Proxy-Authorization} (set by the application or by the auth link) goes on
+     * the CONNECT, and only there, unless its scheme is disabled for tunnels
+     * ({@link ProxyAuthPolicy}); the codecs never send proxy fields through a tunnel.
+     */
+    private static String tunnelAuthorization(ExchangeRequest request) {
+        return request.fields().first("Proxy-Authorization")
+                .filter(value -> ProxyAuthPolicy.SYSTEM.tunnelAllows(ProxyAuthPolicy.schemeOf(value)))
+                .orElse(null);
     }
 }

@@ -5,7 +5,6 @@ import io.ringkv.http.h1.H1Limits;
 import io.ringkv.http.h1.H1ResponseEvent;
 import io.ringkv.http.h1.MalformedResponseException;
 import io.ringkv.http.h1.RequestWriter;
-import io.ringkv.http.h1.ResponseHead;
 import io.ringkv.http.h1.ResponseParser;
 import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
@@ -17,8 +16,10 @@ import java.util.concurrent.CompletableFuture;
  * The handler of a connection to an HTTP proxy that must first become a tunnel to the origin
  * (RFC 9110 §9.3.6): sends {@code CONNECT host:port}, reads the proxy's answer, and on a 2xx hands
  * the connection, and every later callback, to {@code next} (the TLS layer), which sees the
- * connection as if it had just opened. Any other status fails {@link #established()} with an
- * {@link IOException} naming it, and the connection is closed.
+ * connection as if it had just opened. The CONNECT carries the route's {@code Proxy-Authorization}
+ * value, if any. A 407 fails {@link #established()} with {@link ProxyAuthenticationRequired} (the
+ * client returns it as a response, or answers it with the authenticator); any other status with
+ * an {@link IOException} naming it. Either way the connection is closed, as the JDK does.
  *
  * <p>Threading: callbacks come from the connection's loop; {@code next} is written there once
  * and read there ({@code volatile} only so that toString may look).
@@ -45,9 +46,12 @@ final class ProxyTunnel implements ConnectionHandler {
     public void onOpen(Connection connection) {
         // RFC 9110 §9.3.6 and RFC 9112 §3.2.3: CONNECT takes the authority-form target; Host repeats it.
         String authority = authorityForm();
-        Headers fields = new Headers(2);
+        Headers fields = new Headers(3);
         fields.add("Host", authority);
         fields.add("User-Agent", RequestHeadBuilder.USER_AGENT);
+        if (route.tunnelAuthorization() != null) {
+            fields.add("Proxy-Authorization", route.tunnelAuthorization()); // RFC 9110 §11.7.2
+        }
         parser.begin("CONNECT");
         connection.write(RequestWriter.head("CONNECT", authority, fields));
     }
@@ -61,7 +65,7 @@ final class ProxyTunnel implements ConnectionHandler {
         try {
             H1ResponseEvent event;
             while (!open && (event = parser.next(input)) != null) {
-                if (event instanceof ResponseHead head) {
+                if (event instanceof io.ringkv.http.h1.ResponseHead head) {
                     onProxyAnswer(connection, head, input);
                 }
             }
@@ -70,7 +74,14 @@ final class ProxyTunnel implements ConnectionHandler {
         }
     }
 
-    private void onProxyAnswer(Connection connection, ResponseHead head, ByteBuffer input) {
+    private void onProxyAnswer(Connection connection, io.ringkv.http.h1.ResponseHead head, ByteBuffer input) {
+        if (head.status() == 407) {
+            fail(connection, new ProxyAuthenticationRequired(
+                    new ResponseHead(head.status(), head.headers(), java.net.http.HttpClient.Version.HTTP_1_1),
+                    "proxy " + route.proxy() + " requires authentication for CONNECT " + authorityForm()));
+            input.position(input.limit());
+            return;
+        }
         if (head.status() / 100 != 2) {
             fail(connection, new IOException("proxy " + route.proxy() + " refused CONNECT " + authorityForm()
                     + ": " + head.status()));

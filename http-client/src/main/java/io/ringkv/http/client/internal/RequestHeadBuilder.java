@@ -46,9 +46,28 @@ final class RequestHeadBuilder {
         if (!request.fields().contains("User-Agent")) {
             fields.add("User-Agent", USER_AGENT);
         }
+        boolean toProxy = route.forwardedByProxy();
         for (int i = 0; i < request.fields().size(); i++) {
-            fields.add(request.fields().name(i), request.fields().value(i));
+            String name = request.fields().name(i);
+            if (toProxy ? allowedToProxy(name, request.fields().value(i)) : !isProxyField(name)) {
+                fields.add(name, request.fields().value(i));
+            }
         }
         return fields;
+    }
+
+    /**
+     * Proxy-* fields (Proxy-Authorization above all) are for a proxy that forwards the request;
+     * like the JDK, they never go to an origin, directly or through a tunnel (the CONNECT carries
+     * Proxy-Authorization instead, see {@link ProxyTunnel}).
+     */
+    static boolean isProxyField(String name) {
+        return name.length() > 6 && name.regionMatches(true, 0, "proxy-", 0, 6);
+    }
+
+    /** A Proxy-Authorization of a scheme disabled for forwarding proxies is dropped, as the JDK does. */
+    private static boolean allowedToProxy(String name, String value) {
+        return !name.equalsIgnoreCase("Proxy-Authorization")
+                || ProxyAuthPolicy.SYSTEM.proxyAllows(ProxyAuthPolicy.schemeOf(value));
     }
 }

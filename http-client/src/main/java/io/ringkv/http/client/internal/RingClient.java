@@ -55,7 +55,7 @@ public final class RingClient extends HttpClient {
             links.add(new RedirectLink(config.redirect()));
         }
         if (config.authenticator() != null) {
-            links.add(new AuthLink(config.authenticator()));
+            links.add(new AuthLink(config.authenticator(), config.proxySelector()));
         }
         if (config.cookieHandler() != null) {
             links.add(new CookieLink(config.cookieHandler()));
@@ -117,6 +117,12 @@ public final class RingClient extends HttpClient {
     /** Executor thread: the final head is here; the application's subscriber takes the body. */
     private static <T> void readBody(Call<T> call, Interim interim, BodyHandler<T> handler) {
         call.disarmTimeout();
+        if (interim.exchange() instanceof ProxyRefusal) {
+            // As the JDK: a 407 answer to CONNECT has no body to read; body() is null and the
+            // handler is never asked for a subscriber.
+            call.succeed(ResponseImpl.of(interim, null));
+            return;
+        }
         BodySubscriber<T> subscriber;
         try {
             subscriber = handler.apply(new ResponseInfoImpl(interim.head()));

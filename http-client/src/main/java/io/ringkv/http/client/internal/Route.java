@@ -8,11 +8,19 @@ import java.util.Locale;
  * Where a request's bytes go: the origin (scheme, host, port) and, when a proxy was selected, the
  * proxy's address. Pool key of connections. Immutable.
  *
- * @param proxy {@code null} for a direct connection
+ * @param proxy               {@code null} for a direct connection
+ * @param tunnelAuthorization the {@code Proxy-Authorization} value a CONNECT through {@code proxy}
+ *                            carries, {@code null} for none (and always for routes without a tunnel).
+ *                            Part of the key: a tunnel opened with some credentials serves those only
  */
-public record Route(String scheme, String host, int port, InetSocketAddress proxy) {
+public record Route(String scheme, String host, int port, InetSocketAddress proxy, String tunnelAuthorization) {
 
     static Route of(URI uri, InetSocketAddress proxy) {
+        return of(uri, proxy, null);
+    }
+
+    /** @param tunnelAuthorization kept only when the route is an https one through a proxy (a tunnel) */
+    static Route of(URI uri, InetSocketAddress proxy, String tunnelAuthorization) {
         String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
         int port = uri.getPort() != -1 ? uri.getPort() : ("https".equals(scheme) ? 443 : 80);
         String host = uri.getHost();
@@ -20,7 +28,13 @@ public record Route(String scheme, String host, int port, InetSocketAddress prox
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }
-        return new Route(scheme, host, port, proxy);
+        boolean tunnel = proxy != null && "https".equals(scheme);
+        return new Route(scheme, host, port, proxy, tunnel ? tunnelAuthorization : null);
+    }
+
+    /** Whether requests on this route go to a proxy that forwards them (cleartext, absolute-form). */
+    public boolean forwardedByProxy() {
+        return proxy != null && !secure();
     }
 
     public boolean secure() {
@@ -37,5 +51,12 @@ public record Route(String scheme, String host, int port, InetSocketAddress prox
         boolean defaultPort = secure() ? port == 443 : port == 80;
         String name = host.indexOf(':') >= 0 ? '[' + host + ']' : host;
         return defaultPort ? name : name + ':' + port;
+    }
+
+    /** Never shows the credentials: routes end up in log lines and exception messages. */
+    @Override
+    public String toString() {
+        return "Route[" + scheme + "://" + authority() + (proxy != null ? " via " + proxy : "")
+                + (tunnelAuthorization != null ? " (proxy credentials)" : "") + "]";
     }
 }
