@@ -51,6 +51,8 @@ public final class EventLoop implements Executor {
     private final AtomicLong timerSequence = new AtomicLong();
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
     private final CountDownLatch terminated = new CountDownLatch(1);
+    /** The loop the current thread runs, if it is a loop thread. */
+    private static final ThreadLocal<EventLoop> CURRENT = new ThreadLocal<>();
 
     EventLoop(String name, int readBufferBytes, LongSupplier nanoClock) throws IOException {
         this.name = name;
@@ -66,6 +68,14 @@ public final class EventLoop implements Executor {
 
     public boolean inLoop() {
         return Thread.currentThread() == thread;
+    }
+
+    /**
+     * Whether the calling thread is the thread of any event loop. Code that may run application
+     * callbacks inline asks this first: such code must hop off a loop, and need not hop otherwise.
+     */
+    public static boolean inAnyLoop() {
+        return CURRENT.get() != null;
     }
 
     /** The loop's clock, in nanoseconds (System.nanoTime unless a test clock was given). */
@@ -142,6 +152,7 @@ public final class EventLoop implements Executor {
     }
 
     private void run() {
+        CURRENT.set(this);
         try {
             while (state.get() == State.RUNNING) {
                 runOnce();

@@ -17,10 +17,28 @@ final class TimerQueue {
     /** Returned by {@link #runDue} when no timer is pending. */
     static final long NO_DEADLINE = -1;
 
+    /** Below this size cancelled tasks are left to expire; purging would cost more than it saves. */
+    static final int PURGE_SIZE_MIN = 1024;
+
     private final PriorityQueue<ScheduledTask> queue = new PriorityQueue<>();
+    private int purgeAtSize = PURGE_SIZE_MIN;
 
     void add(ScheduledTask scheduled) {
         queue.add(scheduled);
+        if (queue.size() >= purgeAtSize) {
+            purgeCancelled();
+        }
+    }
+
+    /**
+     * Cancelled tasks stay queued until their deadline (cancel is a flag, settable from any
+     * thread). Timers that are nearly always cancelled, such as per-request timeouts, would then
+     * pile up to rate x delay entries. Dropping them whenever the queue has doubled since the last
+     * purge keeps the size within twice the live timers, at an amortised constant cost per add.
+     */
+    private void purgeCancelled() {
+        queue.removeIf(ScheduledTask::isCancelled);
+        purgeAtSize = Math.max(PURGE_SIZE_MIN, 2 * queue.size());
     }
 
     /**

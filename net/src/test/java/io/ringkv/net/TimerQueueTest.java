@@ -59,4 +59,17 @@ class TimerQueueTest {
         timers.runDue(2);
         assertThat(ran, contains("later"));
     }
+
+    @Test
+    void cancelledTasksAreDroppedBeforeTheirDeadlineOnceTheyPileUp() {
+        // Per-request timeouts: nearly every one is cancelled long before it is due.
+        int scheduled = 10 * TimerQueue.PURGE_SIZE_MIN;
+        for (int i = 0; i < scheduled; i++) {
+            add(1_000_000 + i, i, "t" + i).cancel();
+        }
+        add(2_000_000, scheduled, "live");
+        assertThat(timers.size() < 2 * TimerQueue.PURGE_SIZE_MIN, is(true));
+        timers.runDue(2_000_000);
+        assertThat(ran, contains("live"));
+    }
 }

@@ -109,6 +109,31 @@ class RingClientStaleConnectionTest {
     }
 
     @Test
+    void bytesOnAnIdleConnectionRetireItAndTheNextRequestGoesOnAFreshOne() throws Exception {
+        java.util.concurrent.CountDownLatch retired = new java.util.concurrent.CountDownLatch(1);
+        server = new ScriptedH1Server((index, peer) -> {
+            if (index == 0) {
+                peer.readRequest();
+                peer.respond("first");
+                // A parting 408 on a connection the client holds idle (RFC 9110 §15.5.9).
+                peer.write("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+                if (peer.awaitClientClose()) {
+                    retired.countDown();
+                }
+                return;
+            }
+            while (peer.readRequest() != null) {
+                peer.respond("fresh");
+            }
+        });
+        client = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectionsPerHost(1).build();
+        assertThat(send("GET", BodyPublishers.noBody()), is("first"));
+        assertThat(retired.await(30, TimeUnit.SECONDS), is(true));
+        assertThat(send("GET", BodyPublishers.noBody()), is("fresh"));
+        assertThat(server.connectionsAccepted(), is(2));
+    }
+
+    @Test
     void secondRequestSucceedsWhenTheServerClosesRightAfterTheFirstResponse() throws Exception {
         server = new ScriptedH1Server((index, peer) -> {
             peer.readRequest();

@@ -73,6 +73,47 @@ class RingClientThreadingTest {
         assertThat(isLoopName(thread), is(false));
     }
 
+    @Test
+    void synchronousSendRunsTheBodySubscriberOnTheCallingThread() throws Exception {
+        ThreadRecordingSubscriber subscriber = new ThreadRecordingSubscriber();
+        String caller = Thread.currentThread().getName();
+        HttpResponse<Void> response = client.send(request("/chunked?n=300000"), BodyHandlers.fromSubscriber(subscriber));
+        assertThat(response.statusCode(), is(200));
+        assertThat(subscriber.threads, is(Set.of(caller)));
+    }
+
+    @Test
+    void synchronousSendWithAnExecutorOfItsOwnLeavesThatExecutorIdleForASmallBody() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger tasks = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        HttpClient counting = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .executor(task -> {
+                    tasks.incrementAndGet();
+                    pool.execute(task);
+                }).build();
+        try {
+            // The first request connects (name resolution runs on the executor); the next reuse it.
+            counting.send(request("/bytes?n=10"), BodyHandlers.ofByteArray());
+            int afterConnect = tasks.get();
+            for (int i = 0; i < 20; i++) {
+                assertThat(counting.send(request("/bytes?n=10"), BodyHandlers.ofByteArray()).body().length, is(10));
+            }
+            assertThat(tasks.get(), is(afterConnect));
+        } finally {
+            counting.shutdownNow();
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void bodyThatOutlivesSynchronousSendKeepsFlowingOnTheExecutor() throws Exception {
+        HttpResponse<java.io.InputStream> response = client.send(request("/chunked?n=2000000"),
+                BodyHandlers.ofInputStream());
+        try (java.io.InputStream in = response.body()) {
+            assertThat(in.readAllBytes().length, is(2_000_000));
+        }
+    }
+
     private static boolean isLoopName(String name) {
         // Loops are named ringkv-http-client-N-I (no "worker" part).
         return name.startsWith("ringkv-http-client-") && !name.contains("-worker-");

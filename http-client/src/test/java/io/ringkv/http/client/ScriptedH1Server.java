@@ -59,6 +59,21 @@ final class ScriptedH1Server implements AutoCloseable {
             socket.getOutputStream().flush();
         }
 
+        /** Writes {@code raw} as it is (ISO-8859-1), e.g. bytes no request asked for. */
+        void write(String raw) throws IOException {
+            socket.getOutputStream().write(raw.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+        }
+
+        /** Blocks until the client closes or resets the connection; {@code true} if it did. */
+        boolean awaitClientClose() {
+            try {
+                return in.read() < 0;
+            } catch (IOException e) {
+                return true; // reset by the client
+            }
+        }
+
         void close() throws IOException {
             socket.close();
         }

@@ -1,5 +1,6 @@
 package io.ringkv.http.client.internal;
 
+import io.ringkv.net.EventLoop;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -71,7 +72,7 @@ public final class BodyPipe implements Flow.Subscription {
             queue.add(data);
         }
         queuedBytes.addAndGet(data.remaining());
-        schedule();
+        signal();
     }
 
     /** Producer: whether to keep reading; when false, the pipe calls {@link Producer#resume()} later. */
@@ -91,7 +92,7 @@ public final class BodyPipe implements Flow.Subscription {
     /** Producer: the body ended normally. */
     public void complete() {
         done = true;
-        schedule();
+        signal();
     }
 
     /** Producer: the body cannot be completed. */
@@ -101,7 +102,7 @@ public final class BodyPipe implements Flow.Subscription {
         }
         error = cause;
         done = true;
-        schedule();
+        signal();
     }
 
     /** Whether the producer ended the body (normally or not). */
@@ -112,7 +113,13 @@ public final class BodyPipe implements Flow.Subscription {
     /** Consumer side: attaches the subscriber; {@code onSubscribe} follows on the executor. */
     public void subscribe(Flow.Subscriber<? super List<ByteBuffer>> target) {
         subscriber = Objects.requireNonNull(target);
-        schedule();
+        if (EventLoop.inAnyLoop()) {
+            schedule();
+        } else if (work.getAndIncrement() == 0) {
+            // Already on an application or executor thread (the head's continuation): deliver
+            // what has arrived now instead of hopping once more.
+            drain();
+        }
     }
 
     @Override
@@ -135,6 +142,17 @@ public final class BodyPipe implements Flow.Subscription {
         cancelled = true;
         producer.cancel();
         schedule();
+    }
+
+    /**
+     * Producer side: there is something new for the subscriber. Before one is attached there is
+     * nobody to tell ({@link #subscribe} drains what queued up); the subscriber field is read after
+     * the change was made, so a concurrent subscribe either sees the change or is seen here.
+     */
+    private void signal() {
+        if (subscriber != null) {
+            schedule();
+        }
     }
 
     private void schedule() {

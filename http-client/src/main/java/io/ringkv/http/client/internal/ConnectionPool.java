@@ -68,21 +68,24 @@ final class ConnectionPool {
             waiter = pool.waiters.poll();
             if (waiter == null) {
                 pool.idle.push(connection);
+                connection.markIdle(); // under the monitor, so a taker's markBusy comes after it
             }
         }
-        if (waiter == null) {
-            long generation = connection.markIdle();
-            connection.connection().loop().schedule(() -> expire(pool, connection, generation), idleTimeout);
-        } else if (!waiter.complete(connection)) {
+        if (waiter != null && !waiter.complete(connection)) {
             release(connection); // the waiter gave up (cancelled); offer the connection again
         }
     }
 
-    /** Loop thread: closes the connection if it has stayed idle since {@code generation}. */
-    private static void expire(RoutePool pool, H1Connection connection, long generation) {
+    java.time.Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    /** Loop thread: the connection stayed idle for the idle timeout; closes it unless it was taken meanwhile. */
+    void expire(H1Connection connection) {
+        RoutePool pool = routes.get(connection.route());
         boolean expired;
         synchronized (pool) {
-            expired = connection.idleGeneration() == generation && pool.idle.remove(connection);
+            expired = pool.idle.remove(connection);
         }
         if (expired) {
             connection.connection().closeAfterFlush();
@@ -148,7 +151,7 @@ final class ConnectionPool {
         H1Connection takeIdle() {
             for (H1Connection candidate; (candidate = idle.poll()) != null; ) {
                 if (candidate.isOpen()) {
-                    candidate.markIdle(); // busy again: a pending idle expiry no longer applies
+                    candidate.markBusy();
                     return candidate;
                 }
             }

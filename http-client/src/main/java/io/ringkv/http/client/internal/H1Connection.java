@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * An HTTP/1.1 connection of the client: carries one exchange at a time (no pipelining), then goes
  * back to its {@link ConnectionPool} if both sides allow keep-alive (RFC 9112 §9.3).
  *
- * <p>Threading: the {@link ConnectionHandler} callbacks and the parser are confined to the
- * connection's event loop. {@link #start} may be called from any thread; it moves to the loop.
- * {@code exchange} is written by {@code start} (on the loop) and read on the loop.
+ * <p>Threading: the {@link ConnectionHandler} callbacks run on the connection's event loop. The
+ * parser is used by the loop while an exchange runs and by the thread that starts the next one
+ * (see {@link #startNow}); {@code exchange} (volatile) hands it from one to the other.
  */
 final class H1Connection implements ConnectionHandler {
     private static final Logger log = LoggerFactory.getLogger(H1Connection.class);
@@ -34,14 +34,18 @@ final class H1Connection implements ConnectionHandler {
     private final ResponseParser parser = new ResponseParser(LIMITS);
     private volatile Connection connection;
     private volatile H1Exchange exchange;
-    /** Bumped each time the connection enters or leaves the idle pool; stale expiry timers compare it. */
-    private final java.util.concurrent.atomic.AtomicLong idleGeneration = new java.util.concurrent.atomic.AtomicLong();
-    /** Exchanges started on this connection; loop-confined. */
+    private final IdleExpiry idleExpiry;
+    /**
+     * Exchanges started on this connection. Touched only by the thread starting an exchange;
+     * starts are ordered by the pool's hand-out (a monitor), which also orders them after the
+     * previous exchange's last use of the parser.
+     */
     private int exchangesStarted;
 
     H1Connection(Route route, ConnectionPool pool) {
         this.route = route;
         this.pool = pool;
+        this.idleExpiry = new IdleExpiry(pool.idleTimeout(), () -> pool.expire(this));
     }
 
     Route route() {
@@ -57,28 +61,45 @@ final class H1Connection implements ConnectionHandler {
         return open != null && open.isOpen();
     }
 
-    long markIdle() {
-        return idleGeneration.incrementAndGet();
+    /** Entered the pool's idle list. */
+    void markIdle() {
+        idleExpiry.idle(connection.loop());
     }
 
-    long idleGeneration() {
-        return idleGeneration.get();
+    /** Left the pool's idle list to carry an exchange. */
+    void markBusy() {
+        idleExpiry.busy();
     }
 
-    /** Runs {@code next} on this connection: the parser learns the method, then the request goes out. */
+    /**
+     * Runs {@code next} on this connection: the parser learns the method, then the request goes
+     * out, from the calling thread when it can (no hand-off to the loop, no selector wake-up).
+     * On the connection's own loop it is deferred to a task, because the loop may be inside
+     * {@link #onRead} for the previous exchange, whose end handed the connection over.
+     */
     void start(H1Exchange next) {
-        connection.loop().execute(() -> {
-            exchange = next;
-            if (exchangesStarted++ > 0) {
-                next.onReusedConnection();
-            }
-            if (!connection.isOpen()) {
-                next.onFailure(new IOException("connection closed before the request was sent"));
-                return;
-            }
-            parser.begin(next.method());
-            next.sendRequest();
-        });
+        if (connection.loop().inLoop()) {
+            connection.loop().execute(() -> startNow(next));
+        } else {
+            startNow(next);
+        }
+    }
+
+    /**
+     * The connection is idle, so the loop does not touch the parser: it parses only while an
+     * exchange is published, and {@link #exchange} is published after the parser was reset.
+     */
+    private void startNow(H1Exchange next) {
+        if (exchangesStarted++ > 0) {
+            next.onReusedConnection();
+        }
+        parser.begin(next.method());
+        exchange = next;
+        if (!connection.isOpen()) {
+            next.onFailure(new IOException("connection closed before the request was sent"));
+            return;
+        }
+        next.sendRequest();
     }
 
     /** Any thread: the exchange is complete; keep the connection if {@code reusable}. */
@@ -109,27 +130,43 @@ final class H1Connection implements ConnectionHandler {
     @Override
     public void onRead(Connection source, ByteBuffer input) {
         H1Exchange current = exchange;
-        if (current != null && input.hasRemaining()) {
+        if (current == null) {
+            // Bytes on an idle connection answer nothing we sent (a server's parting 408, say):
+            // the connection cannot carry a request any more. The parser is not ours to touch
+            // here: a thread may be starting an exchange on it right now.
+            if (input.hasRemaining()) {
+                input.position(input.limit());
+                source.abort(new IOException("unsolicited bytes on an idle connection to " + route.authority()));
+            }
+            return;
+        }
+        if (input.hasRemaining()) {
             current.onResponseBytes();
         }
+        boolean ended = false;
         try {
             H1ResponseEvent event;
             while ((event = parser.next(input)) != null) {
+                if (event instanceof MessageEnd) {
+                    ended = true;
+                    break;
+                }
                 dispatch(current, event);
             }
         } catch (MalformedResponseException e) {
             log.debug("{} malformed response: {}", route, e.reason());
             source.abort(e);
-            if (current != null) {
-                current.onFailure(e);
-            }
+            current.onFailure(e);
+            return;
+        }
+        if (ended) {
+            // Last: the end hands the connection back to the pool, and from then on another
+            // thread may start the next exchange and reset the parser.
+            current.onEnd();
         }
     }
 
     private void dispatch(H1Exchange current, H1ResponseEvent event) {
-        if (current == null) {
-            return;
-        }
         switch (event) {
             case InterimResponse interim -> {
                 if (interim.status() == 100) {
@@ -138,22 +175,24 @@ final class H1Connection implements ConnectionHandler {
             }
             case io.ringkv.http.h1.ResponseHead head -> current.onHead(head);
             case BodyChunk chunk -> current.onBody(chunk.data());
-            case MessageEnd end -> current.onEnd();
+            case MessageEnd end -> throw new IllegalStateException("the end is handled by onRead");
         }
     }
 
     @Override
     public void onInputClosed(Connection source) {
         H1Exchange current = exchange;
+        if (current == null) {
+            source.closeAfterFlush(); // idle: nothing to finish, and the parser is not ours (see onRead)
+            return;
+        }
         try {
             MessageEnd end = parser.endOfInput();
-            if (end != null && current != null) {
+            if (end != null) {
                 current.onEnd();
             }
         } catch (MalformedResponseException e) {
-            if (current != null) {
-                current.onFailure(new IOException("connection closed before the response was complete", e));
-            }
+            current.onFailure(new IOException("connection closed before the response was complete", e));
         }
         source.closeAfterFlush();
     }

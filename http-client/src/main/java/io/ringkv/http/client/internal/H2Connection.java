@@ -48,7 +48,7 @@ final class H2Connection implements ConnectionHandler {
     private volatile Connection connection;
     private volatile long streamsMax = 1;
     private volatile boolean accepting = true;
-    private final java.util.concurrent.atomic.AtomicLong idleGeneration = new java.util.concurrent.atomic.AtomicLong();
+    private final IdleExpiry idleExpiry;
 
     /** Loop-confined. */
     private final H2Liveness liveness;
@@ -58,6 +58,7 @@ final class H2Connection implements ConnectionHandler {
         this.codec = codec;
         this.liveness = liveness;
         this.protocol = new Http2Connection(Role.CLIENT, config);
+        this.idleExpiry = new IdleExpiry(codec.idleTimeout(), this::expireIfIdle);
     }
 
     Route route() {
@@ -83,7 +84,7 @@ final class H2Connection implements ConnectionHandler {
     boolean tryReserve() {
         for (int current = reserved.get(); accepting && current < streamsMax; current = reserved.get()) {
             if (reserved.compareAndSet(current, current + 1)) {
-                idleGeneration.incrementAndGet();
+                idleExpiry.busy();
                 return true;
             }
         }
@@ -373,15 +374,17 @@ final class H2Connection implements ConnectionHandler {
     }
 
     private void scheduleIdleExpiry() {
-        long generation = idleGeneration.incrementAndGet();
         Connection open = connection;
         if (open != null && open.isOpen() && accepting) {
-            open.loop().schedule(() -> {
-                if (idleGeneration.get() == generation && reserved.get() == 0) {
-                    codec.remove(this);
-                    shutdown();
-                }
-            }, codec.idleTimeout());
+            idleExpiry.idle(open.loop());
+        }
+    }
+
+    /** Loop thread: idle for the whole idle timeout, unless a stream was reserved meanwhile. */
+    private void expireIfIdle() {
+        if (reserved.get() == 0) {
+            codec.remove(this);
+            shutdown();
         }
     }
 

@@ -29,7 +29,8 @@ import javax.net.ssl.SSLParameters;
  * response body is read by the application's {@link BodySubscriber} on the client executor.
  *
  * <p>Threading: thread-safe. Returned futures complete on the client executor (or at once, when
- * the answer is already known), never on an event loop. Pushes are never accepted (HTTP/2
+ * the answer is already known), never on an event loop; a synchronous {@code send} does its
+ * call's work on the calling thread instead ({@link CallerThreadExecutor}). Pushes are never accepted (HTTP/2
  * SETTINGS_ENABLE_PUSH is 0), so a {@link PushPromiseHandler} is accepted and never called.
  */
 public final class RingClient extends HttpClient {
@@ -67,9 +68,11 @@ public final class RingClient extends HttpClient {
     @Override
     public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
             throws IOException, InterruptedException {
-        CompletableFuture<HttpResponse<T>> future = sendAsync(request, handler);
+        // The caller waits anyway: it does the call's work itself (see CallerThreadExecutor).
+        CallerThreadExecutor callerExecutor = new CallerThreadExecutor(executor);
+        CompletableFuture<HttpResponse<T>> future = start(request, handler, callerExecutor);
         try {
-            return future.get();
+            return callerExecutor.await(future);
         } catch (InterruptedException e) {
             future.cancel(true);
             throw e;
@@ -86,10 +89,16 @@ public final class RingClient extends HttpClient {
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
             PushPromiseHandler<T> pushPromiseHandler) {
+        return start(request, handler, executor);
+    }
+
+    /** @param callExecutor where this call's continuations and body signals run */
+    private <T> CompletableFuture<HttpResponse<T>> start(HttpRequest request, BodyHandler<T> handler,
+            Executor callExecutor) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(handler, "responseBodyHandler");
         SchemeGuard.checkSupported(request.uri());
-        Call<T> call = new Call<>(executor);
+        Call<T> call = new Call<>(callExecutor);
         try {
             lifecycle.admit(call);
         } catch (IOException e) {

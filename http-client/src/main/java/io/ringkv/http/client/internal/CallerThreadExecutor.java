@@ -1,0 +1,95 @@
+package io.ringkv.http.client.internal;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The executor of one synchronous {@code send}: its tasks (the response head's continuation, the
+ * body subscriber's signals, request body publishing) run on the thread that called {@code send}
+ * and is waiting for the answer anyway, instead of on the client executor.
+ *
+ * <p>Why: a synchronous exchange on the client executor costs two thread hand-offs on top of
+ * the network (event loop to a pool thread, pool thread to the waiting caller); here the event
+ * loop wakes the caller directly, which then does the work itself. The caller is never an event
+ * loop, so application code still never runs on one.
+ *
+ * <p>Once the caller stops waiting (the response is complete, for handlers such as
+ * {@code ofInputStream} only its head, or the caller was interrupted), tasks that are still
+ * queued or arrive later go to the client executor, so a body that outlives {@code send} keeps
+ * flowing.
+ *
+ * <p>Threading: {@link #execute} from any thread; {@link #await} only from the caller.
+ */
+final class CallerThreadExecutor implements Executor {
+    private static final Logger log = LoggerFactory.getLogger(CallerThreadExecutor.class);
+
+    private final Thread caller = Thread.currentThread();
+    private final Executor fallback;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private volatile boolean released;
+
+    /** @param fallback the client executor, for the tasks that come after the caller stopped waiting */
+    CallerThreadExecutor(Executor fallback) {
+        this.fallback = fallback;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        if (released) {
+            fallback.execute(task);
+            return;
+        }
+        tasks.add(task);
+        if (released) {
+            handOver(); // the caller left between the check and the add
+        } else if (Thread.currentThread() != caller) {
+            LockSupport.unpark(caller);
+        }
+    }
+
+    /**
+     * Runs this call's tasks on the calling thread until {@code result} is complete, then returns
+     * its value.
+     */
+    <T> T await(CompletableFuture<T> result) throws InterruptedException, ExecutionException {
+        // A completion from another thread (cancel, a failure completed elsewhere) must wake us too.
+        result.whenComplete((value, error) -> LockSupport.unpark(caller));
+        try {
+            while (true) {
+                for (Runnable task; (task = tasks.poll()) != null; ) {
+                    runContained(task);
+                }
+                if (result.isDone()) {
+                    return result.get();
+                }
+                LockSupport.park(this);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+        } finally {
+            released = true;
+            handOver();
+        }
+    }
+
+    private void handOver() {
+        for (Runnable task; (task = tasks.poll()) != null; ) {
+            Hops.run(fallback, task);
+        }
+    }
+
+    private static void runContained(Runnable task) {
+        try {
+            task.run();
+        } catch (RuntimeException e) {
+            // A pool thread would log and go on; so does the caller, which still owes its result.
+            log.warn("task of a synchronous send failed", e);
+        }
+    }
+}
