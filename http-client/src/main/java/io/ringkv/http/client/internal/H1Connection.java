@@ -160,10 +160,11 @@ final class H1Connection implements ConnectionHandler {
             return;
         }
         if (ended) {
-            // Last: the end hands the connection back to the pool, and from then on another
-            // thread may start the next exchange and reset the parser.
+            // After the parser's last use: the end hands the connection back to the pool, and
+            // from then on another thread may start the next exchange and reset the parser.
             current.onEnd();
         }
+        current.publishHead();
     }
 
     private void dispatch(H1Exchange current, H1ResponseEvent event) {

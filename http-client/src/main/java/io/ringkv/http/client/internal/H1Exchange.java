@@ -34,6 +34,8 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
     private volatile boolean reusedConnection;
     private volatile boolean responseStarted;
     private volatile boolean aborted;
+    /** The final head, parsed and not yet published; loop-confined. */
+    private ResponseHead pendingHead;
 
     H1Exchange(ExchangeRequest request, Route route, H1Connection connection, Executor executor) {
         this.request = request;
@@ -75,7 +77,20 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
             reusable = false;
             bodyWritten();
         }
-        head.complete(new ResponseHead(parsed.status(), parsed.headers(), HttpClient.Version.HTTP_1_1));
+        pendingHead = new ResponseHead(parsed.status(), parsed.headers(), HttpClient.Version.HTTP_1_1);
+    }
+
+    /**
+     * Event loop, once the read that carried the head was parsed: completes the head future. Not
+     * on arrival, so that the thread it wakes finds the rest of a small response already queued
+     * (see H2Exchange#publishHead).
+     */
+    void publishHead() {
+        ResponseHead ready = pendingHead;
+        if (ready != null) {
+            pendingHead = null;
+            head.complete(ready);
+        }
     }
 
     /** Event loop: {@code slice} aliases the loop's read buffer, so it is copied before queueing. */

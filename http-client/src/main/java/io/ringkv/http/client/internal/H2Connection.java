@@ -49,6 +49,8 @@ final class H2Connection implements ConnectionHandler {
     private volatile long streamsMax = 1;
     private volatile boolean accepting = true;
     private final IdleExpiry idleExpiry;
+    /** Exchanges whose response head arrived in the read being dispatched; loop-confined. */
+    private final List<H2Exchange> headsToPublish = new java.util.ArrayList<>(4);
 
     /** Loop-confined. */
     private final H2Liveness liveness;
@@ -175,11 +177,16 @@ final class H2Connection implements ConnectionHandler {
         for (Http2Event event : events) {
             dispatch(event);
         }
+        // After every event of this read: see H2Exchange.publishHead.
+        for (int i = 0; i < headsToPublish.size(); i++) {
+            headsToPublish.get(i).publishHead();
+        }
+        headsToPublish.clear();
     }
 
     private void dispatch(Http2Event event) {
         switch (event) {
-            case Http2Event.HeadersReceived e -> withExchange(e.streamId(), x -> x.onHeaders(e.fields(), e.endStream(), e.trailers()));
+            case Http2Event.HeadersReceived e -> onHeaders(e);
             case Http2Event.DataReceived e -> onData(e);
             case Http2Event.StreamReset e -> withExchange(e.streamId(), x -> x.onReset(e.code(), e.byPeer(), e.reason()));
             case Http2Event.WindowOpened e -> onWindowOpened(e.streamId());
@@ -188,6 +195,13 @@ final class H2Connection implements ConnectionHandler {
             case Http2Event.ConnectionFailed e -> onProtocolFailure(e.code(), e.reason());
             case Http2Event.PingAcknowledged e -> log.debug("{} ping acknowledged", this);
             case Http2Event.PushPromised e -> log.debug("{} push promise ignored (push is disabled)", this);
+        }
+    }
+
+    private void onHeaders(Http2Event.HeadersReceived e) {
+        H2Exchange exchange = exchanges.get(e.streamId());
+        if (exchange != null && exchange.onHeaders(e.fields(), e.endStream(), e.trailers())) {
+            headsToPublish.add(exchange);
         }
     }
 

@@ -36,6 +36,8 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
     /** DATA octets delivered to the pipe and not yet credited; -1 once the exchange was aborted. */
     private final AtomicLong uncredited = new AtomicLong();
     private volatile Attempt attempt;
+    /** A final head received and not yet published; loop-confined. */
+    private ResponseHead pendingHead;
     private volatile CompletableFuture<H2Connection> acquiring;
     private volatile Throwable aborted;
     private int attempts;
@@ -120,16 +122,37 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
 
     // ---- stream events (event loop) ----
 
-    void onHeaders(List<HeaderField> block, boolean endStream, boolean trailers) {
+    /**
+     * @return {@code true} when this block is the final response head, which the caller must then
+     *     {@link #publishHead() publish} once it has dispatched the rest of the bytes it read
+     */
+    boolean onHeaders(List<HeaderField> block, boolean endStream, boolean trailers) {
+        boolean final_ = false;
         if (!trailers) {
             int status = H2Fields.status(block);
             if (status >= 100 && status < 200) {
-                return; // RFC 9113 §8.1: interim responses precede the final one
+                return false; // RFC 9113 §8.1: interim responses precede the final one
             }
-            head.complete(H2Fields.head(status, block));
+            pendingHead = H2Fields.head(status, block);
+            final_ = true;
         }
         if (endStream) {
             responseEnded();
+        }
+        return final_;
+    }
+
+    /**
+     * Event loop, after the read that carried the head was dispatched: completes the head future.
+     * Later than on arrival on purpose: the DATA of a small response usually comes in the same
+     * read, and the thread woken by the head then finds the whole body queued instead of
+     * sleeping once more until it arrives.
+     */
+    void publishHead() {
+        ResponseHead ready = pendingHead;
+        if (ready != null) {
+            pendingHead = null;
+            head.complete(ready);
         }
     }
 
