@@ -132,6 +132,11 @@ final class JettyTestServer implements AutoCloseable {
             case "/echo" -> echo(request, response, callback);
             case "/bytes" -> bytes(response, callback, query.getValue("n"), false);
             case "/chunked" -> bytes(response, callback, query.getValue("n"), true);
+            case "/download" -> {
+                // For BodyHandlers.ofFileDownload, which takes the file name from Content-Disposition.
+                response.getHeaders().put("Content-Disposition", "attachment; filename=\"download.bin\"");
+                bytes(response, callback, query.getValue("n"), false);
+            }
             case "/status" -> status(response, callback, Integer.parseInt(query.getValue("code")));
             case "/redirect" -> {
                 // Read the body, so that Jetty keeps the connection for the next hop.
