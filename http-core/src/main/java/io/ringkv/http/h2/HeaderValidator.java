@@ -52,6 +52,22 @@ final class HeaderValidator {
         regular(streamId, fields, pseudo);
     }
 
+    /**
+     * RFC 9113 §8.4: a promised request is a valid request that is safe and cacheable (GET or
+     * HEAD, RFC 9110 §9.2.1 and §9.2.3) and carries no content. Anything else is a stream error on
+     * the promised stream.
+     */
+    static void promisedRequest(int promisedStreamId, List<HeaderField> fields) throws StreamError {
+        request(promisedStreamId, fields);
+        String method = fields.stream().filter(f -> f.name().equals(":method")).findFirst().orElseThrow().value();
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+            throw malformed(promisedStreamId, "promised_request_not_safe_and_cacheable");
+        }
+        if (contentLength(promisedStreamId, fields) > 0) {
+            throw malformed(promisedStreamId, "promised_request_with_content");
+        }
+    }
+
     /** RFC 9113 §8.3.2; returns the status code. */
     static int response(int streamId, List<HeaderField> fields) throws StreamError {
         int pseudo = pseudoHeaders(streamId, fields);

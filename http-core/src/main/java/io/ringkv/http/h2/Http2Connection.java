@@ -209,6 +209,10 @@ public final class Http2Connection {
         Http2Stream stream = streams.get(f.streamId());
         if (stream == null) {
             stream = openPeerStream(f.streamId());
+        } else if (stream.state() == StreamState.RESERVED_REMOTE
+                && streams.activeInitiatedBy(false) >= config.local().maxConcurrentStreams()) {
+            // RFC 9113 §5.1.2: a pushed response beyond our stream limit is refused.
+            throw new StreamError(f.streamId(), ErrorCode.REFUSED_STREAM, "too_many_pushed_streams");
         }
         boolean trailers = validateInbound(stream, fields, f.endStream());
         stream.apply(StreamEvent.RECV_HEADERS);
@@ -341,16 +345,29 @@ public final class Http2Connection {
         onPushPromiseBlock(f, f.fragment(), events);
     }
 
+    /**
+     * RFC 9113 §6.6 and §8.4. The promised id must be a new server id (else a connection error, from
+     * {@link StreamRegistry#openPeer}); the associated stream must be one of ours that the server may
+     * still send on. A promise that crossed our RST_STREAM of the associated stream is legal: the
+     * promised stream is reserved and cancelled at once. A promised request that is not safe and
+     * cacheable is a stream error on the promised stream.
+     */
     private void onPushPromiseBlock(PushPromiseFrame f, ByteBuffer block, List<Http2Event> events) throws Http2Error {
         List<HeaderField> fields = decode(f.streamId(), block);
         Http2Stream associated = streams.get(f.streamId());
-        if (associated == null || !associated.state().canReceive()) {
+        boolean crossedOurReset = associated == null && streams.wasResetLocally(f.streamId());
+        // RFC 9113 §6.6: only on a stream we opened (never on a pushed one) that the server may still send on.
+        if (!crossedOurReset && (associated == null || !associated.state().canReceive() || !role.initiates(f.streamId()))) {
             throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "push_promise_on_bad_stream");
         }
         Http2Stream promised = streams.openPeer(f.promisedStreamId(), peer.initialWindowSize(),
                 config.local().initialWindowSize(), config.creditRatio());
         promised.apply(StreamEvent.RECV_PUSH_PROMISE);
-        HeaderValidator.request(f.promisedStreamId(), fields);
+        if (crossedOurReset) {
+            throw new StreamError(f.promisedStreamId(), ErrorCode.CANCEL, "push_promise_on_reset_stream");
+        }
+        HeaderValidator.promisedRequest(f.promisedStreamId(), fields);
+        promised.headRequest(fields.stream().anyMatch(h -> h.name().equals(":method") && h.value().equals("HEAD")));
         events.add(new Http2Event.PushPromised(f.streamId(), f.promisedStreamId(), fields));
     }
 
@@ -403,6 +420,7 @@ public final class Http2Connection {
 
     private void resetAfterError(StreamError e, List<Http2Event> events) {
         output.add(generator.generate(new RstStreamFrame(e.streamId(), e.code())));
+        streams.resetLocally(e.streamId());
         Http2Stream stream = streams.get(e.streamId());
         if (stream != null) {
             try {
@@ -447,6 +465,28 @@ public final class Http2Connection {
         stream.headRequest(fields.stream().anyMatch(f -> f.name().equals(":method") && f.value().equals("HEAD")));
         queueHeaders(stream, fields, endStream);
         return stream.id;
+    }
+
+    /**
+     * Server: promises a push on {@code associatedStreamId} (RFC 9113 §8.4): reserves the next
+     * server stream id, encodes the promised request and queues the PUSH_PROMISE, in one step.
+     * Answer it later with {@link #sendHeaders} and {@link #sendData} on the returned id.
+     *
+     * @throws IllegalStateException    if we are not a server, the client disabled push, or the
+     *                                  associated stream is not open for sending
+     * @throws IllegalArgumentException if the fields are not a safe, cacheable request
+     */
+    public int pushPromise(int associatedStreamId, List<HeaderField> fields) {
+        Http2Stream associated = streams.get(associatedStreamId);
+        if (role != Role.SERVER || !peer.enablePush() || associated == null || !associated.state().canSend()) {
+            throw new IllegalStateException("cannot push on stream " + associatedStreamId);
+        }
+        checkOutbound(() -> HeaderValidator.promisedRequest(0, fields));
+        Http2Stream promised = streams.openLocal(peer.initialWindowSize(), config.local().initialWindowSize(),
+                config.creditRatio());
+        applyLocal(promised, StreamEvent.SEND_PUSH_PROMISE);
+        output.add(generator.pushPromise(associatedStreamId, promised.id, encoder.encode(fields)));
+        return promised.id;
     }
 
     /** Server response headers (1xx or final), or trailers (with {@code endStream}) on either side. */
@@ -541,6 +581,7 @@ public final class Http2Connection {
         Http2Stream stream = requireStream(streamId);
         applyLocal(stream, StreamEvent.SEND_RST_STREAM);
         streams.forgetIfClosed(stream);
+        streams.resetLocally(streamId);
         output.add(generator.generate(new RstStreamFrame(streamId, code)));
     }
 

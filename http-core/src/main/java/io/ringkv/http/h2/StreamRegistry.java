@@ -22,6 +22,8 @@ final class StreamRegistry {
     private final Role role;
     private final Map<Integer, Http2Stream> streams = new HashMap<>();
     private final ArrayDeque<Integer> recentlyClosed = new ArrayDeque<>(RECENTLY_CLOSED_MAX);
+    /** Streams we reset ourselves, newest last: a PUSH_PROMISE may still arrive on them (RFC 9113 §6.6). */
+    private final ArrayDeque<Integer> recentlyResetLocally = new ArrayDeque<>(RECENTLY_CLOSED_MAX);
     private int nextLocalId;
     private int lastPeerId;
 
@@ -82,6 +84,19 @@ final class StreamRegistry {
             }
             recentlyClosed.addLast(stream.id);
         }
+    }
+
+    /** We sent RST_STREAM on {@code id}. */
+    void resetLocally(int id) {
+        if (recentlyResetLocally.size() == RECENTLY_CLOSED_MAX) {
+            recentlyResetLocally.removeFirst();
+        }
+        recentlyResetLocally.addLast(id);
+    }
+
+    /** True for one of the last {@link #RECENTLY_CLOSED_MAX} streams we reset. */
+    boolean wasResetLocally(int id) {
+        return recentlyResetLocally.contains(id);
     }
 
     /** True for one of the last {@link #RECENTLY_CLOSED_MAX} streams that closed. */
