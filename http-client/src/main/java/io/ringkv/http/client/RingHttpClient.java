@@ -87,6 +87,14 @@ public final class RingHttpClient {
         /** How long a PING may go unanswered (nothing received) before the connection is closed. */
         Builder http2PingTimeout(Duration timeout);
 
+        /**
+         * Whether HTTP/2 servers may push responses (RFC 9113 §8.4). On by default, as in the JDK
+         * client: pushes reach the {@link java.net.http.HttpResponse.PushPromiseHandler} given to
+         * {@code sendAsync}, and are refused for requests sent without one. {@code false} sends
+         * SETTINGS_ENABLE_PUSH 0, after which a PUSH_PROMISE is a connection error.
+         */
+        Builder http2ServerPush(boolean enabled);
+
         @Override
         Builder cookieHandler(CookieHandler cookieHandler);
 

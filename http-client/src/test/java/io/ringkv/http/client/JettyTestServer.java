@@ -154,6 +154,7 @@ final class JettyTestServer implements AutoCloseable {
             case "/auth" -> auth(request, response, callback);
             case "/stall" -> stalled.add(callback);
             case "/reset" -> reset(response, callback);
+            case "/push" -> push(request, response, callback, query);
             default -> Response.writeError(request, response, callback, 404);
         }
     }
@@ -196,6 +197,19 @@ final class JettyTestServer implements AutoCloseable {
         response.write(false, ByteBuffer.wrap(Bodies.pattern(100)), written);
         written.get();
         callback.failed(new java.io.IOException("handler failed on purpose"));
+    }
+
+    /**
+     * {@code /push?n=10&n=2000}: over HTTP/2, promises {@code /bytes?n=10} and {@code /bytes?n=2000}
+     * (Jetty answers the pushed requests through this handler), then answers "main".
+     */
+    private static void push(Request request, Response response, Callback callback, Fields query) {
+        for (String n : query.getValues("n")) {
+            request.push(new org.eclipse.jetty.http.MetaData.Request("GET",
+                    org.eclipse.jetty.http.HttpURI.build(request.getHttpURI()).pathQuery("/bytes?n=" + n),
+                    org.eclipse.jetty.http.HttpVersion.HTTP_2, org.eclipse.jetty.http.HttpFields.EMPTY));
+        }
+        Content.Sink.write(response, true, "main", callback);
     }
 
     private static void status(Response response, Callback callback, int code) {

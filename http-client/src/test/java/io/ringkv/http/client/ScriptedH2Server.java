@@ -41,6 +41,9 @@ final class ScriptedH2Server implements AutoCloseable {
     private final java.util.Set<Integer> muted = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final AtomicInteger closedByClient = new AtomicInteger();
     private final AtomicInteger pingAcksSent = new AtomicInteger();
+    /** RST_STREAM and GOAWAY frames the client sent, as the server's protocol reported them. */
+    private final List<Http2Event> fromClient = new CopyOnWriteArrayList<>();
+    private volatile io.ringkv.http.h2.Http2Settings clientSettings;
 
     ScriptedH2Server(Script script) throws IOException {
         this.script = script;
@@ -70,6 +73,16 @@ final class ScriptedH2Server implements AutoCloseable {
     /** PING ACK frames the server wrote, on all connections. */
     int pingAcksSent() {
         return pingAcksSent.get();
+    }
+
+    /** Stream resets and GOAWAYs received from the client, oldest first. */
+    List<Http2Event> eventsFromClient() {
+        return List.copyOf(fromClient);
+    }
+
+    /** The client's SETTINGS as last received; {@code null} before any arrived. */
+    io.ringkv.http.h2.Http2Settings clientSettings() {
+        return clientSettings;
     }
 
     /** A response with a body, as frames (HEADERS then DATA with END_STREAM). */
@@ -108,6 +121,12 @@ final class ScriptedH2Server implements AutoCloseable {
                 List<Http2Event> events = protocol.receive(ByteBuffer.wrap(bytes, 0, n), System.nanoTime());
                 write(out, protocol.drainOutput());
                 for (Http2Event event : events) {
+                    switch (event) {
+                        case Http2Event.StreamReset reset when reset.byPeer() -> fromClient.add(reset);
+                        case Http2Event.GoAwayReceived goAway -> fromClient.add(goAway);
+                        case Http2Event.SettingsReceived settings -> clientSettings = settings.peer();
+                        default -> { }
+                    }
                     if (event instanceof Http2Event.HeadersReceived headers && headers.endStream()) {
                         requests.add(headers.streamId());
                         write(out, script.onRequest(index, protocol, List.copyOf(requests)));

@@ -21,10 +21,17 @@ public final class Call<T> {
     private final AtomicReference<Exchange> current = new AtomicReference<>();
     private final AtomicReference<Scheduler.Timer> timeout = new AtomicReference<>();
     private final Executor executor;
+    private final PushPromises<T> pushes;
     private volatile Throwable failure;
 
     Call(Executor executor) {
+        this(executor, null);
+    }
+
+    /** @param pushes what to do with HTTP/2 push promises; {@code null} refuses them */
+    Call(Executor executor, PushPromises<T> pushes) {
         this.executor = executor;
+        this.pushes = pushes;
         // Cancelling the returned future aborts the exchange (the JDK client does the same).
         result.whenComplete((response, error) -> {
             if (error instanceof CancellationException cancelled) {
@@ -39,6 +46,11 @@ public final class Call<T> {
 
     public Executor executor() {
         return executor;
+    }
+
+    /** The call's push promise handling, or {@code null} when it was sent without a handler. */
+    PushPromises<T> pushes() {
+        return pushes;
     }
 
     /** Fails the call with {@link HttpTimeoutException} unless it reached a response head before {@code delay}. */

@@ -43,6 +43,7 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     private Duration idleTimeout = IDLE_TIMEOUT_DEFAULT;
     private Duration http2PingInterval = HTTP2_PING_INTERVAL_DEFAULT;
     private Duration http2PingTimeout = HTTP2_PING_TIMEOUT_DEFAULT;
+    private boolean http2ServerPush = true;
 
     @Override
     public ClientBuilder cookieHandler(CookieHandler cookieHandler) {
@@ -162,6 +163,12 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     }
 
     @Override
+    public ClientBuilder http2ServerPush(boolean enabled) {
+        this.http2ServerPush = enabled;
+        return this;
+    }
+
+    @Override
     public HttpClient build() {
         return new RingClient(config());
     }
@@ -169,7 +176,7 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     ClientConfig config() {
         ClientConfig.Extensions extensions = new ClientConfig.Extensions(http2PriorKnowledge,
                 connectionsPerHost, http2StreamWindowBytes, http2ConnectionWindowBytes, idleTimeout,
-                http2PingInterval, http2PingTimeout);
+                http2PingInterval, http2PingTimeout, http2ServerPush);
         return new ClientConfig(cookieHandler, connectTimeout, sslContextOrDefault(),
                 sslParameters == null ? null : copy(sslParameters), executor, redirect, version,
                 priority, proxySelector, authenticator, localAddress, extensions);

@@ -37,6 +37,7 @@ public record ClientConfig(
             int http2ConnectionWindowBytes,
             Duration idleTimeout,
             Duration http2PingInterval,
-            Duration http2PingTimeout) {
+            Duration http2PingTimeout,
+            boolean http2ServerPush) {
     }
 }

@@ -40,7 +40,7 @@ final class H2Codec implements ExchangeCodec {
 
     @Override
     public CompletableFuture<Exchange> start(ExchangeRequest request, Route route, Call<?> call) {
-        H2Exchange exchange = new H2Exchange(request, route, this, call.executor());
+        H2Exchange exchange = new H2Exchange(request, route, this, call.executor(), call.pushes());
         call.attach(exchange);
         exchange.begin();
         return CompletableFuture.completedFuture(exchange);

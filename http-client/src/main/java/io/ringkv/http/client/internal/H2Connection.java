@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
  * connection when nothing answers it in time.
  * Stream slots are reserved with {@link #tryReserve()} before a stream is opened, so the pool
  * never opens more streams than the peer's SETTINGS_MAX_CONCURRENT_STREAMS.
+ * Pushed responses (RFC 9113 §8.4) run as exchanges of their own in {@code pushes}, keyed by the
+ * promised stream; they take no slot, but the connection stays open for them while draining.
  */
 final class H2Connection implements ConnectionHandler {
     private static final Logger log = LoggerFactory.getLogger(H2Connection.class);
@@ -42,6 +44,8 @@ final class H2Connection implements ConnectionHandler {
     private final Http2Connection protocol;
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Integer, H2Exchange> exchanges = new ConcurrentHashMap<>();
+    /** Exchanges receiving pushed responses, by promised stream id. */
+    private final Map<Integer, H2Exchange> pushes = new ConcurrentHashMap<>();
     private final AtomicInteger reserved = new AtomicInteger();
     /** Completes once the peer's first SETTINGS arrived (its stream limit is known), fails if the connection dies first. */
     private final CompletableFuture<H2Connection> ready = new CompletableFuture<>();
@@ -194,21 +198,36 @@ final class H2Connection implements ConnectionHandler {
             case Http2Event.GoAwayReceived e -> onGoAway(e.lastStreamId(), e.code());
             case Http2Event.ConnectionFailed e -> onProtocolFailure(e.code(), e.reason());
             case Http2Event.PingAcknowledged e -> log.debug("{} ping acknowledged", this);
-            case Http2Event.PushPromised e -> log.debug("{} push promise ignored (push is disabled)", this);
+            case Http2Event.PushPromised e -> onPushPromise(e);
         }
     }
 
     private void onHeaders(Http2Event.HeadersReceived e) {
-        H2Exchange exchange = exchanges.get(e.streamId());
+        H2Exchange exchange = streamOwner(e.streamId());
         if (exchange != null && exchange.onHeaders(e.fields(), e.endStream(), e.trailers())) {
             headsToPublish.add(exchange);
         }
     }
 
+    /** The initiating exchange decides; if it is gone (finished or reset), nobody wants the push. */
+    private void onPushPromise(Http2Event.PushPromised e) {
+        H2Exchange initiating = exchanges.get(e.streamId());
+        if (initiating == null) {
+            reset(e.promisedStreamId(), ErrorCode.REFUSED_STREAM);
+            return;
+        }
+        initiating.onPushPromise(e.promisedStreamId(), e.fields());
+    }
+
+    /** Event loop, before any frame of the promised stream is dispatched. */
+    void registerPush(int promisedStreamId, H2Exchange pushed) {
+        pushes.put(promisedStreamId, pushed);
+    }
+
     /** The payload aliases the loop's read buffer, which net reuses once onRead returns: copy it. */
     private void onData(Http2Event.DataReceived e) {
         ByteBuffer data = e.data();
-        H2Exchange exchange = exchanges.get(e.streamId());
+        H2Exchange exchange = streamOwner(e.streamId());
         if (exchange == null) {
             consumed(e.streamId(), data.remaining()); // nobody will take it: credit the connection now
             return;
@@ -267,10 +286,17 @@ final class H2Connection implements ConnectionHandler {
 
     private void failAll(IOException error) {
         exchanges.values().forEach(exchange -> exchange.onConnectionFailed(error));
+        pushes.values().forEach(pushed -> pushed.onConnectionFailed(error));
+    }
+
+    /** The exchange of a stream we opened, or of a pushed one; {@code null} when none is left. */
+    private H2Exchange streamOwner(int streamId) {
+        H2Exchange exchange = exchanges.get(streamId);
+        return exchange != null ? exchange : pushes.get(streamId);
     }
 
     private void withExchange(int streamId, java.util.function.Consumer<H2Exchange> action) {
-        H2Exchange exchange = exchanges.get(streamId);
+        H2Exchange exchange = streamOwner(streamId);
         if (exchange != null) {
             action.accept(exchange);
         }
@@ -361,11 +387,16 @@ final class H2Connection implements ConnectionHandler {
         if (exchanges.remove(streamId) != null) {
             release();
             closeIfDrained();
+        } else if (pushes.remove(streamId) != null) {
+            if (pushes.isEmpty() && reserved.get() == 0) {
+                scheduleIdleExpiry();
+            }
+            closeIfDrained();
         }
     }
 
     private void closeIfDrained() {
-        if (!accepting && exchanges.isEmpty()) {
+        if (!accepting && exchanges.isEmpty() && pushes.isEmpty()) {
             connection.closeAfterFlush();
         }
     }
@@ -394,9 +425,9 @@ final class H2Connection implements ConnectionHandler {
         }
     }
 
-    /** Loop thread: idle for the whole idle timeout, unless a stream was reserved meanwhile. */
+    /** Loop thread: idle for the whole idle timeout, unless a stream was reserved or a push runs meanwhile. */
     private void expireIfIdle() {
-        if (reserved.get() == 0) {
+        if (reserved.get() == 0 && pushes.isEmpty()) {
             codec.remove(this);
             shutdown();
         }
@@ -404,6 +435,6 @@ final class H2Connection implements ConnectionHandler {
 
     @Override
     public String toString() {
-        return "H2Connection[" + route.authority() + ", " + exchanges.size() + " streams]";
+        return "H2Connection[" + route.authority() + ", " + exchanges.size() + " streams, " + pushes.size() + " pushed]";
     }
 }

@@ -17,6 +17,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * so the exchange opens a new one, on another connection if need be, at most
  * {@link #ATTEMPTS_MAX} times, and only before a response head arrived.
  *
+ * <p>Server push (RFC 9113 §8.4): a PUSH_PROMISE on this exchange's stream is offered to the
+ * call's {@link PushPromises} (or the promised stream is refused when the call has no push
+ * handler). The pushed response is received by an exchange of its own ({@link #pushed}), on the
+ * promised stream, with the same flow control; it never takes a stream slot and is never retried.
+ * The initiating response's body completes only once the handler has decided on every promise
+ * that arrived before it ended, so that an application that waits for the main response finds
+ * its handler called, as with the JDK client. Aborting this exchange aborts the pushed exchanges
+ * it started that are still running.
+ *
  * <p>Threading: stream events ({@code on*}) come from the connection's event loop; the
  * {@link Exchange} methods from any thread. The current attempt is published through a volatile
  * field before its stream is visible to the loop. Response DATA is credited back to the peer when
@@ -33,6 +42,16 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
     private final List<HeaderField> fields;
     private final CompletableFuture<ResponseHead> head = new CompletableFuture<>();
     private final BodyPipe body;
+    /** The call's push handling; {@code null} when it has no push handler (and for pushed exchanges). */
+    private final PushPromises<?> pushes;
+    /** True for the exchange that receives a pushed response. */
+    private final boolean pushed;
+    /** Pushed exchanges started from this one's stream, aborted with it. */
+    private final java.util.Set<H2Exchange> promised = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Promises whose handler has not returned yet: the body completes after they are decided. */
+    private final java.util.concurrent.atomic.AtomicInteger undecided = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicBoolean bodyCompleted = new AtomicBoolean();
+    private volatile boolean responseEnded;
     /** DATA octets delivered to the pipe and not yet credited; -1 once the exchange was aborted. */
     private final AtomicLong uncredited = new AtomicLong();
     private volatile Attempt attempt;
@@ -55,13 +74,30 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
         }
     }
 
-    H2Exchange(ExchangeRequest request, Route route, H2Codec codec, Executor executor) {
+    H2Exchange(ExchangeRequest request, Route route, H2Codec codec, Executor executor, PushPromises<?> pushes) {
+        this(request, route, codec, executor, pushes, false);
+    }
+
+    private H2Exchange(ExchangeRequest request, Route route, H2Codec codec, Executor executor,
+            PushPromises<?> pushes, boolean pushed) {
         this.request = request;
         this.route = route;
         this.codec = codec;
         this.executor = executor;
-        this.fields = H2Fields.request(request, route);
+        this.pushes = pushes;
+        this.pushed = pushed;
+        this.fields = pushed ? List.of() : H2Fields.request(request, route);
         this.body = new BodyPipe(executor, this);
+    }
+
+    /** The exchange that receives the response pushed on {@code streamId} (reserved by a PUSH_PROMISE). */
+    static H2Exchange pushed(ExchangeRequest promisedRequest, H2Connection connection, int streamId, Executor executor) {
+        H2Exchange exchange = new H2Exchange(promisedRequest, connection.route(), null, executor, null, true);
+        Attempt attempt = new Attempt(connection);
+        attempt.streamId = streamId;
+        attempt.requestDone = true; // the server sent the request (the promise); we send nothing
+        exchange.attempt = attempt;
+        return exchange;
     }
 
     /** Starts the first attempt: a stream slot on a connection, then the stream. */
@@ -111,7 +147,7 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
     private void retry(String reason) {
         boolean again;
         synchronized (this) {
-            again = attempts < ATTEMPTS_MAX && !head.isDone() && aborted == null;
+            again = !pushed && attempts < ATTEMPTS_MAX && !head.isDone() && aborted == null;
         }
         if (again) {
             begin();
@@ -154,6 +190,65 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
             pendingHead = null;
             head.complete(ready);
         }
+    }
+
+    /**
+     * A PUSH_PROMISE on this exchange's stream, valid per http-core (RFC 9113 §8.4). Refused when
+     * the call has no push handler or was aborted (REFUSED_STREAM, as the JDK client does), reset
+     * as a stream error when the server is not authoritative for the promised origin; otherwise the
+     * pushed exchange starts receiving now and the handler is asked on the executor.
+     */
+    void onPushPromise(int promisedStreamId, List<HeaderField> promisedFields) {
+        H2Connection connection = attempt.connection;
+        if (pushes == null || aborted != null) {
+            connection.reset(promisedStreamId, ErrorCode.REFUSED_STREAM);
+            return;
+        }
+        PushedRequest promisedRequest;
+        try {
+            promisedRequest = PushedRequest.of(promisedFields, request.userRequest());
+        } catch (IllegalArgumentException e) {
+            connection.reset(promisedStreamId, ErrorCode.PROTOCOL_ERROR);
+            return;
+        }
+        if (!sameOrigin(promisedRequest.uri())) {
+            // RFC 9113 §8.4: a promise for an origin the server is not authoritative for is a stream error.
+            connection.reset(promisedStreamId, ErrorCode.PROTOCOL_ERROR);
+            return;
+        }
+        H2Exchange exchange = pushed(ExchangeRequest.of(promisedRequest, java.net.http.HttpClient.Version.HTTP_2),
+                connection, promisedStreamId, executor);
+        connection.registerPush(promisedStreamId, exchange);
+        promised.add(exchange);
+        if (aborted != null) {
+            // abort() may have run between the check above and the add: it did not see this push.
+            exchange.abort(new IOException("the exchange that initiated the push was aborted", aborted));
+        }
+        undecided.incrementAndGet();
+        pushes.offer(promisedRequest, exchange, this::pushDecided);
+    }
+
+    /** The connection's origin (as the route names it) is the one we trust the server for. */
+    private boolean sameOrigin(java.net.URI promised) {
+        Route origin = Route.of(promised, route.proxy());
+        return origin.scheme().equals(route.scheme()) && origin.port() == route.port()
+                && origin.host().equalsIgnoreCase(route.host());
+    }
+
+    private void pushDecided() {
+        undecided.decrementAndGet();
+        completeBodyWhenSettled();
+    }
+
+    private void completeBodyWhenSettled() {
+        if (responseEnded && undecided.get() == 0 && bodyCompleted.compareAndSet(false, true)) {
+            body.complete();
+        }
+    }
+
+    /** Whether this exchange already failed or was aborted (nothing more will arrive). */
+    boolean isFailed() {
+        return aborted != null || head.isCompletedExceptionally() || (body.isDone() && !bodyCompleted.get());
     }
 
     void onData(ByteBuffer data, boolean endStream) {
@@ -214,7 +309,8 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
     }
 
     private void responseEnded() {
-        body.complete();
+        responseEnded = true;
+        completeBodyWhenSettled();
         Attempt current = attempt;
         if (current.requestDone) {
             finish(current);
@@ -230,7 +326,7 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
     public void requestSent() {
         Attempt current = attempt;
         current.requestDone = true;
-        if (body.isDone()) {
+        if (responseEnded || body.isDone()) {
             finish(current);
         }
     }
@@ -279,6 +375,9 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
             credit(rest);
         }
         fail(cause);
+        for (H2Exchange push : promised) {
+            push.abort(new IOException("the exchange that initiated the push was aborted", cause));
+        }
     }
 
     // ---- BodyPipe.Producer ----

@@ -30,8 +30,20 @@ import javax.net.ssl.SSLParameters;
  *
  * <p>Threading: thread-safe. Returned futures complete on the client executor (or at once, when
  * the answer is already known), never on an event loop; a synchronous {@code send} does its
- * call's work on the calling thread instead ({@link CallerThreadExecutor}). Pushes are never accepted (HTTP/2
- * SETTINGS_ENABLE_PUSH is 0), so a {@link PushPromiseHandler} is accepted and never called.
+ * call's work on the calling thread instead ({@link CallerThreadExecutor}).
+ *
+ * <p>HTTP/2 server push (RFC 9113 §8.4) is enabled by default, as in the JDK client
+ * ({@code RingHttpClient.Builder.http2ServerPush(false)} sends SETTINGS_ENABLE_PUSH 0 instead).
+ * Each PUSH_PROMISE on a request sent with a {@link PushPromiseHandler} is offered to
+ * {@link PushPromiseHandler#applyPushPromise} on the client executor, with the initiating request
+ * (the one passed to {@code sendAsync}) and the promised request (method, URI from
+ * {@code :scheme}, {@code :authority} and {@code :path}, headers). An accepted push is read with
+ * the body handler given to the acceptor, under the same flow control as any response, and
+ * completes the future the acceptor returned. Declined promises are cancelled (RST_STREAM
+ * CANCEL); promises on a request without a handler are refused (REFUSED_STREAM). The future of a
+ * request completes only after its handler was called for every promise that preceded the end
+ * of its response. Cancelling a request cancels the pushes it started (their futures fail with
+ * an {@link IOException}), and so does the loss of the connection.
  */
 public final class RingClient extends HttpClient {
     private final ClientConfig config;
@@ -70,7 +82,7 @@ public final class RingClient extends HttpClient {
             throws IOException, InterruptedException {
         // The caller waits anyway: it does the call's work itself (see CallerThreadExecutor).
         CallerThreadExecutor callerExecutor = new CallerThreadExecutor(executor);
-        CompletableFuture<HttpResponse<T>> future = start(request, handler, callerExecutor);
+        CompletableFuture<HttpResponse<T>> future = start(request, handler, callerExecutor, null);
         try {
             return callerExecutor.await(future);
         } catch (InterruptedException e) {
@@ -89,16 +101,20 @@ public final class RingClient extends HttpClient {
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
             PushPromiseHandler<T> pushPromiseHandler) {
-        return start(request, handler, executor);
+        return start(request, handler, executor,
+                pushPromiseHandler == null ? null : new PushPromises<>(pushPromiseHandler, request, executor));
     }
 
-    /** @param callExecutor where this call's continuations and body signals run */
+    /**
+     * @param callExecutor where this call's continuations and body signals run
+     * @param pushes       what to do with HTTP/2 push promises; {@code null} refuses them
+     */
     private <T> CompletableFuture<HttpResponse<T>> start(HttpRequest request, BodyHandler<T> handler,
-            Executor callExecutor) {
+            Executor callExecutor, PushPromises<T> pushes) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(handler, "responseBodyHandler");
         SchemeGuard.checkSupported(request.uri());
-        Call<T> call = new Call<>(callExecutor);
+        Call<T> call = new Call<>(callExecutor, pushes);
         try {
             lifecycle.admit(call);
         } catch (IOException e) {

@@ -42,4 +42,12 @@ class ClientBuilderTest {
         }
         assertThat(client.isTerminated(), is(true));
     }
+
+    @Test
+    void serverPushIsAdvertisedUnlessTurnedOff() {
+        ClientBuilder builder = new ClientBuilder();
+        assertThat(NetTransport.http2Config(builder.config().extensions()).local().enablePush(), is(true));
+        builder.http2ServerPush(false);
+        assertThat(NetTransport.http2Config(builder.config().extensions()).local().enablePush(), is(false));
+    }
 }
