@@ -6,10 +6,9 @@ import io.ringkv.net.EventLoop;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
@@ -25,36 +24,64 @@ import org.slf4j.LoggerFactory;
  * the negotiated ALPN protocol picks the application handler ({@code handlers}), which is then
  * opened and sees only plaintext.
  *
- * <p>Threading: handler callbacks come from the plain connection's loop; {@code unwrap} state
- * ({@code plainIn}) is confined to it. Writes may come from any thread: {@code writeLock} makes
- * wrap + enqueue one step, so TLS records reach the outbound queue in sequence-number order; the
- * socket write ({@link Connection#flush}) happens after the lock is released. Because records are
- * sequenced, {@link #writeUrgent} cannot jump the queue here and writes in order.
- * Delegated handshake tasks (certificate checks) run inline on the loop: short, but CPU work.
- * Buffers: heap, not pooled (one packet buffer per write group, one plaintext buffer per connection).
+ * <p>Writing: {@link #enqueue} only queues plaintext in the {@link RecordWriter}; a flush wraps
+ * everything queued into as few records as possible under the writer's lock, enqueues them on the
+ * plain connection as one group, and writes the socket ({@link Connection#flush}) after the lock
+ * is released. {@link #writeUrgent} goes ahead of every group not yet wrapped; records already
+ * wrapped keep their place (their sequence numbers fix it).
+ *
+ * <p>Reading: records are decrypted straight from the plain connection's read buffer into one
+ * per-connection plaintext buffer that the application reads in place (one copy: the decryption).
+ * A record cut by the end of a read is kept in a per-connection buffer ({@code netIn}) until it is
+ * whole, so a read allocates nothing.
+ *
+ * <p>Handshake: delegated tasks (certificate checks, signatures) run on {@code tasks}, never on
+ * the loop; the plain connection stops reading meanwhile, and the handshake resumes on the loop
+ * when they are done. Threading: handler callbacks and handshake steps run on the plain
+ * connection's loop, which alone touches {@code plainIn}, {@code netIn} and {@code driving}; writes
+ * may come from any thread.
  */
 public final class TlsConnection implements Connection, ConnectionHandler {
     private static final Logger log = LoggerFactory.getLogger(TlsConnection.class);
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
-    /** Bound on wrap/unwrap steps per handshake round, so a misbehaving engine cannot spin the loop. */
+    /** Bound on steps per handshake round, so a misbehaving engine cannot spin the loop. */
     private static final int HANDSHAKE_STEPS_MAX = 64;
+    private static final int RECORD_HEADER_BYTES = 5;
 
     private final SSLEngine engine;
     private final Function<String, ConnectionHandler> handlers;
-    private final ReentrantLock writeLock = new ReentrantLock();
+    private final Executor tasks;
+    private final RecordWriter writer;
     private final CompletableFuture<SSLSession> handshake = new CompletableFuture<>();
     private volatile Connection plain;
     private volatile ConnectionHandler application;
     private volatile boolean suspended;
+    private volatile boolean tasksRunning;
+    private volatile boolean closing;
+    // Loop-confined below.
     private ByteBuffer plainIn;
+    private ByteBuffer netIn;
+    private boolean driving;
 
     /**
+     * Runs delegated handshake tasks on a small executor shared by the JVM's TLS connections.
+     *
      * @param engine   configured (client mode, parameters, ALPN offers) and not yet started
      * @param handlers the application handler for the negotiated ALPN protocol ("" when none)
      */
     public TlsConnection(SSLEngine engine, Function<String, ConnectionHandler> handlers) {
+        this(engine, handlers, DelegatedTasks.shared());
+    }
+
+    /**
+     * @param tasks runs the engine's delegated tasks (CPU work: certificate checks, signatures);
+     *              if it refuses one, the task runs on the loop
+     */
+    public TlsConnection(SSLEngine engine, Function<String, ConnectionHandler> handlers, Executor tasks) {
         this.engine = engine;
         this.handlers = handlers;
+        this.tasks = tasks;
+        this.writer = new RecordWriter(engine);
         this.plainIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
     }
 
@@ -72,32 +99,87 @@ public final class TlsConnection implements Connection, ConnectionHandler {
             engine.beginHandshake();
             advanceHandshake();
         } catch (IOException e) {
-            failHandshake(e);
+            fail(e);
         }
     }
 
     @Override
     public void onRead(Connection connection, ByteBuffer input) {
         try {
-            deliverPlaintext(); // what the application left last time comes first
-            while (input.hasRemaining() && !suspended) {
-                SSLEngineResult result = unwrap(input);
-                if (result.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW) {
-                    break; // a partial record stays in input; net presents it again with more bytes
-                }
-                if (result.getStatus() == SSLEngineResult.Status.CLOSED) {
-                    input.position(input.limit());
-                    break;
-                }
-                if (!handshake.isDone() || result.getHandshakeStatus() != HandshakeStatus.NOT_HANDSHAKING) {
-                    advanceHandshake(); // also TLS 1.3 post-handshake messages (tickets, key updates)
-                }
-                deliverPlaintext();
-            }
+            readRecords(input);
         } catch (IOException e) {
-            log.debug("TLS failure on {}", connection, e);
-            failHandshake(e);
-            connection.abort(e);
+            fail(e);
+        }
+    }
+
+    /** Unwraps whole records from {@code netIn} and then {@code input} while the reader wants them. */
+    private void readRecords(ByteBuffer input) throws IOException {
+        deliverPlaintext(); // what the application left last time comes first
+        while (!suspended && !tasksRunning) {
+            ByteBuffer source = input;
+            if (netIn != null && netIn.position() > 0) {
+                topUp(input); // the record cut by the last read continues with these bytes
+                netIn.flip();
+                source = netIn;
+            }
+            SSLEngineResult result = source.hasRemaining() ? unwrap(source) : null;
+            if (source == netIn) {
+                netIn.compact();
+            }
+            if (result == null) {
+                return;
+            }
+            switch (result.getStatus()) {
+                case BUFFER_UNDERFLOW -> {
+                    if (source == input) {
+                        keepPartialRecord(input);
+                        return;
+                    }
+                    if (!input.hasRemaining()) {
+                        return;
+                    }
+                    continue; // netIn had only the header: the rest of the record is taken next
+                }
+                case CLOSED -> {
+                    input.position(input.limit());
+                    return;
+                }
+                default -> {
+                }
+            }
+            if (!handshake.isDone() || result.getHandshakeStatus() != HandshakeStatus.NOT_HANDSHAKING) {
+                advanceHandshake(); // also TLS 1.3 post-handshake messages (tickets, key updates)
+            }
+            deliverPlaintext();
+        }
+    }
+
+    /** Moves the start of a record cut by the end of the read into {@code netIn}, so the read buffer is free. */
+    private void keepPartialRecord(ByteBuffer input) {
+        int packetBytes = engine.getSession().getPacketBufferSize();
+        if (netIn == null || netIn.capacity() < Math.max(packetBytes, input.remaining())) {
+            netIn = ByteBuffer.allocate(Math.max(packetBytes, input.remaining()));
+        }
+        netIn.put(input);
+    }
+
+    /**
+     * Appends from {@code input} to {@code netIn} the rest of the one record whose start it holds
+     * (RFC 8446 §5.1: a 5-byte header ending with the length), so that netIn empties with that
+     * record and later records are unwrapped from the read buffer in place.
+     */
+    private void topUp(ByteBuffer input) {
+        int have = netIn.position();
+        int want = have < RECORD_HEADER_BYTES ? RECORD_HEADER_BYTES
+                : RECORD_HEADER_BYTES + ((netIn.get(3) & 0xff) << 8 | (netIn.get(4) & 0xff));
+        if (want > netIn.capacity()) {
+            netIn = ByteBuffer.allocate(want).put(netIn.flip());
+        }
+        int take = Math.min(want - have, input.remaining());
+        if (take > 0) {
+            netIn.put(have, input, input.position(), take);
+            netIn.position(have + take);
+            input.position(input.position() + take);
         }
     }
 
@@ -122,6 +204,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     @Override
     public void onClosed(Connection connection, Throwable cause) {
         failHandshake(cause != null ? cause : new SSLException("connection closed during the TLS handshake"));
+        writer.dropQueued();
         ConnectionHandler app = application;
         if (app != null) {
             app.onClosed(this, cause); // only an opened application handler learns of the close
@@ -151,28 +234,79 @@ public final class TlsConnection implements Connection, ConnectionHandler {
         plainIn.compact(); // bytes the application left are presented again, ahead of newer ones
     }
 
-    /** Loop: runs tasks and wraps handshake records until the engine waits for the peer or is done. */
+    /** Loop: drives the handshake until the engine waits for the peer or a task, or is done. */
     private void advanceHandshake() throws IOException {
-        for (int step = 0; step < HANDSHAKE_STEPS_MAX; step++) {
-            HandshakeStatus status = engine.getHandshakeStatus();
-            switch (status) {
-                case NEED_TASK -> runDelegatedTasks();
-                case NEED_WRAP -> writeRecords(new ByteBuffer[] {EMPTY});
-                case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
-                    return;
-                }
-                case FINISHED, NOT_HANDSHAKING -> {
-                    openApplication();
-                    return;
+        driving = true;
+        try {
+            for (int step = 0; step < HANDSHAKE_STEPS_MAX; step++) {
+                HandshakeStatus status = engine.getHandshakeStatus();
+                switch (status) {
+                    case NEED_TASK -> {
+                        startDelegatedTasks();
+                        return;
+                    }
+                    case NEED_WRAP -> {
+                        writer.wrapQueued(plain, false);
+                        plain.flush(); // handshake records go out now (no lock held here)
+                    }
+                    case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
+                        return;
+                    }
+                    case FINISHED, NOT_HANDSHAKING -> {
+                        openApplication();
+                        return;
+                    }
                 }
             }
+        } finally {
+            driving = false;
         }
         throw new SSLException("TLS handshake did not settle within " + HANDSHAKE_STEPS_MAX + " steps");
     }
 
-    private void runDelegatedTasks() {
-        for (Runnable task; (task = engine.getDelegatedTask()) != null; ) {
-            task.run();
+    /**
+     * Loop: hands the engine's tasks to the executor and stops reading until they are done (the
+     * engine can take no record meanwhile); {@link #tasksDone} resumes on the loop.
+     */
+    private void startDelegatedTasks() {
+        if (tasksRunning) {
+            return;
+        }
+        tasksRunning = true;
+        plain.suspendReads();
+        Runnable run = () -> {
+            try {
+                for (Runnable task; (task = engine.getDelegatedTask()) != null; ) {
+                    task.run(); // a failure is kept by the engine and thrown by its next wrap/unwrap
+                }
+            } finally {
+                try {
+                    plain.loop().execute(this::tasksDone);
+                } catch (RejectedExecutionException e) {
+                    log.debug("loop of {} stopped before the TLS tasks finished", plain, e);
+                }
+            }
+        };
+        try {
+            tasks.execute(run);
+        } catch (RejectedExecutionException e) {
+            log.debug("TLS task executor refused; running the tasks of {} on the loop", plain);
+            run.run();
+        }
+    }
+
+    /** Loop: the delegated tasks finished; the handshake and the reads go on. */
+    private void tasksDone() {
+        tasksRunning = false;
+        if (!suspended) {
+            plain.resumeReads(); // presents the bytes kept meanwhile
+        }
+        try {
+            advanceHandshake();
+            readRecords(EMPTY); // records already in netIn
+            flush(); // plaintext the engine could not wrap while it waited
+        } catch (IOException e) {
+            fail(e);
         }
     }
 
@@ -185,6 +319,13 @@ public final class TlsConnection implements Connection, ConnectionHandler {
         application = app;
         app.onOpen(this);
         handshake.complete(engine.getSession());
+    }
+
+    private void fail(IOException cause) {
+        log.debug("TLS failure on {}", plain, cause);
+        failHandshake(cause);
+        writer.dropQueued();
+        plain.abort(cause);
     }
 
     private void failHandshake(Throwable cause) {
@@ -224,70 +365,75 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     @Override
     public boolean write(ByteBuffer... group) {
         boolean accepted = enqueue(group);
-        plain.flush();
+        flush();
         return accepted;
     }
 
+    /** Queues the plaintext; it is wrapped at the next flush, together with whatever else is queued then. */
     @Override
     public boolean enqueue(ByteBuffer... group) {
-        try {
-            return writeRecords(group);
-        } catch (SSLException e) {
-            plain.abort(e);
+        if (closing || !plain.isOpen()) {
             return false;
         }
+        writer.add(group, false);
+        return true;
     }
 
+    /** Ahead of every group not yet wrapped; behind records already wrapped (their sequence numbers fix their place). */
     @Override
     public boolean writeUrgent(ByteBuffer... group) {
-        return write(group);
-    }
-
-    /** Wraps {@code group} into records and enqueues them in one step under the write lock. */
-    private boolean writeRecords(ByteBuffer[] group) throws SSLException {
-        List<ByteBuffer> records = new ArrayList<>(2);
-        writeLock.lock();
-        try {
-            do {
-                ByteBuffer packet = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
-                SSLEngineResult result = engine.wrap(group, packet);
-                if (result.getStatus() == SSLEngineResult.Status.CLOSED && packet.position() == 0) {
-                    return false;
-                }
-                packet.flip();
-                if (packet.hasRemaining()) {
-                    records.add(packet);
-                }
-                if (result.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
-                    runDelegatedTasks();
-                }
-            } while (hasRemaining(group));
-            return records.isEmpty() || plain.enqueue(records.toArray(ByteBuffer[]::new));
-        } finally {
-            writeLock.unlock();
-            if (!records.isEmpty() && !handshake.isDone()) {
-                plain.flush(); // handshake records go out now (no lock held here)
-            }
+        if (closing || !plain.isOpen()) {
+            return false;
         }
-    }
-
-    private static boolean hasRemaining(ByteBuffer[] group) {
-        for (ByteBuffer buffer : group) {
-            if (buffer.hasRemaining()) {
-                return true;
-            }
-        }
-        return false;
+        writer.add(group, true);
+        flush();
+        return true;
     }
 
     @Override
     public void flush() {
-        plain.flush();
+        wrapAndFlush(false);
+    }
+
+    private void wrapAndFlush(boolean close) {
+        Connection connection = plain;
+        try {
+            if (writer.wrapQueued(connection, close)) {
+                resumeHandshakeOnLoop();
+            }
+        } catch (SSLException e) {
+            fail(e);
+            return;
+        }
+        if (close) {
+            connection.closeAfterFlush(); // writes the records, then shuts the output down
+        } else {
+            connection.flush();
+        }
+    }
+
+    /** A wrap reported a handshake status (tasks to run, a post-handshake message): the loop looks at it. */
+    private void resumeHandshakeOnLoop() {
+        EventLoop loop = plain.loop();
+        if (loop.inLoop() && driving) {
+            return; // advanceHandshake re-reads the status itself
+        }
+        try {
+            loop.execute(() -> {
+                try {
+                    advanceHandshake();
+                } catch (IOException e) {
+                    fail(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            log.debug("loop of {} stopped", plain, e);
+        }
     }
 
     @Override
     public long queuedBytes() {
-        return plain.queuedBytes();
+        return writer.queuedBytes() + plain.queuedBytes();
     }
 
     @Override
@@ -304,29 +450,40 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     @Override
     public void resumeReads() {
         suspended = false;
-        plain.resumeReads();
+        if (!tasksRunning) {
+            plain.resumeReads();
+        }
+        // Plaintext or whole records kept here are not the plain connection's kept bytes: it
+        // would not present them again, so present them from here (a task, as resumeReads may be
+        // called from inside onRead).
+        try {
+            plain.loop().execute(() -> {
+                if (!suspended && plain.isOpen()) {
+                    onRead(plain, EMPTY);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            log.debug("loop of {} stopped", plain, e);
+        }
     }
 
-    /** RFC 8446 §6.1: close_notify first, then the orderly close of the plain connection. */
+    /** RFC 8446 §6.1: what is queued, then close_notify, then the orderly close of the plain connection. */
     @Override
     public void closeAfterFlush() {
-        engine.closeOutbound();
-        try {
-            writeRecords(new ByteBuffer[] {EMPTY});
-        } catch (SSLException e) {
-            log.debug("could not write close_notify on {}", plain, e);
-        }
-        plain.closeAfterFlush();
+        closing = true;
+        wrapAndFlush(true);
     }
 
     @Override
     public void abort(Throwable cause) {
+        closing = true;
+        writer.dropQueued();
         plain.abort(cause);
     }
 
     @Override
     public boolean isOpen() {
-        return plain.isOpen();
+        return !closing && plain.isOpen();
     }
 
     @Override

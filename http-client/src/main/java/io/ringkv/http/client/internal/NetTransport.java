@@ -110,7 +110,8 @@ final class NetTransport implements Transport {
             java.util.function.Function<String, ConnectionHandler> handlers) {
         TlsConnection tls;
         try {
-            tls = new TlsConnection(TlsSetup.engine(config, route, alpn), handlers);
+            // Delegated handshake tasks run on the client executor (as the JDK client does), never on the loop.
+            tls = new TlsConnection(TlsSetup.engine(config, route, alpn), handlers, executor);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new javax.net.ssl.SSLException("cannot set up TLS: " + e.getMessage(), e));
         }
