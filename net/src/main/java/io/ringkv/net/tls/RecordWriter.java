@@ -127,7 +127,11 @@ final class RecordWriter {
             }
             moveScratchOut();
             if (!records.isEmpty()) {
-                plain.enqueue(records.toArray(ByteBuffer[]::new));
+                ByteBuffer[] group = records.toArray(ByteBuffer[]::new);
+                records.clear();
+                // Last, with the batch settled: the plain connection may call back into this
+                // writer on this thread (onWritable, inline on the loop), which the lock lets in.
+                plain.enqueue(group);
             }
             return handshaking;
         } finally {

@@ -58,6 +58,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     private volatile boolean suspended;
     private volatile boolean tasksRunning;
     private volatile boolean closing;
+    private volatile RuntimeException taskFailure;
     // Loop-confined below.
     private ByteBuffer plainIn;
     private ByteBuffer netIn;
@@ -277,8 +278,10 @@ public final class TlsConnection implements Connection, ConnectionHandler {
         Runnable run = () -> {
             try {
                 for (Runnable task; (task = engine.getDelegatedTask()) != null; ) {
-                    task.run(); // a failure is kept by the engine and thrown by its next wrap/unwrap
+                    task.run(); // the engine keeps a handshake failure and throws it from its next wrap/unwrap
                 }
+            } catch (RuntimeException e) {
+                taskFailure = e; // anything else: tasksDone fails the connection with it
             } finally {
                 try {
                     plain.loop().execute(this::tasksDone);
@@ -298,6 +301,11 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     /** Loop: the delegated tasks finished; the handshake and the reads go on. */
     private void tasksDone() {
         tasksRunning = false;
+        RuntimeException failure = taskFailure;
+        if (failure != null) {
+            fail(new SSLException("TLS delegated task failed", failure));
+            return;
+        }
         if (!suspended) {
             plain.resumeReads(); // presents the bytes kept meanwhile
         }
@@ -450,20 +458,27 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     @Override
     public void resumeReads() {
         suspended = false;
+        try {
+            plain.loop().execute(this::resumeOnLoop);
+        } catch (RejectedExecutionException e) {
+            log.debug("loop of {} stopped", plain, e);
+        }
+    }
+
+    /**
+     * Loop: plaintext the application left, or a whole record kept in {@code netIn}, is not among
+     * the plain connection's kept bytes, which it presents again on resume: present it from here,
+     * first (it comes before them). A task, as resumeReads may be called from inside onRead.
+     */
+    private void resumeOnLoop() {
+        if (suspended || !plain.isOpen()) {
+            return;
+        }
         if (!tasksRunning) {
             plain.resumeReads();
         }
-        // Plaintext or whole records kept here are not the plain connection's kept bytes: it
-        // would not present them again, so present them from here (a task, as resumeReads may be
-        // called from inside onRead).
-        try {
-            plain.loop().execute(() -> {
-                if (!suspended && plain.isOpen()) {
-                    onRead(plain, EMPTY);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            log.debug("loop of {} stopped", plain, e);
+        if (plainIn.position() > 0 || (netIn != null && netIn.position() > 0)) {
+            onRead(plain, EMPTY);
         }
     }
 
