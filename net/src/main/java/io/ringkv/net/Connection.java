@@ -19,6 +19,20 @@ public interface Connection {
 
     EventLoop loop();
 
+    /**
+     * Called from {@link ConnectionHandler#onRead} with {@code slice}, a part of that call's
+     * input (or a buffer the handler made from it): returns the same bytes in a buffer that stays
+     * valid after {@code onRead} returns, so a handler can pass received bytes on (to a body
+     * subscriber) without copying them. A plain connection gives up that region of its read
+     * buffer and returns a read-only view, no copy; other implementations may copy. The returned
+     * buffer must not be written to.
+     */
+    default ByteBuffer retain(ByteBuffer slice) {
+        ByteBuffer copy = ByteBuffer.allocate(slice.remaining());
+        copy.put(slice.duplicate()).flip();
+        return copy;
+    }
+
     InetSocketAddress remoteAddress();
 
     InetSocketAddress localAddress();

@@ -18,7 +18,8 @@ public interface ConnectionHandler {
      * byte: consume what you can by advancing its position. Bytes left unconsumed are kept by the
      * connection and presented again, ahead of newer bytes: at once if this call consumed
      * something (and reads are not suspended), otherwise when more bytes arrive or reads resume.
-     * The buffer (and any slice of it) must not be used after this method returns.
+     * The buffer (and any slice of it) must not be used after this method returns, except for
+     * what {@link Connection#retain} returned.
      */
     void onRead(Connection connection, ByteBuffer input);
 

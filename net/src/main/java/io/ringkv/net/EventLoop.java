@@ -28,13 +28,16 @@ import org.slf4j.LoggerFactory;
  * else runs on the loop thread. A channel registered here is read only by this thread. Tasks and
  * timers must not block: a blocked loop stalls every connection it owns.
  *
- * <p>The loop owns one read buffer shared by all its connections; see {@link ConnectionHandler#onRead}.
+ * <p>The loop owns the buffers its connections read into ({@link ReadArena}); see
+ * {@link ConnectionHandler#onRead} and {@link Connection#retain}.
  */
 public final class EventLoop implements Executor {
     private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
 
     /** Tasks run per loop iteration, so a flood of tasks cannot starve socket I/O. */
     static final int TASKS_PER_ITERATION_MAX = 1024;
+    /** A read gets a fresh buffer when less than this is left of the current one (see {@link ReadArena}). */
+    static final int READ_FREE_BYTES_MIN = 16 * 1024;
 
     enum State { RUNNING, STOPPING, TERMINATED }
 
@@ -42,7 +45,7 @@ public final class EventLoop implements Executor {
     private final Selector selector;
     private final Thread thread;
     private final LongSupplier nanoClock;
-    private final ByteBuffer readBuffer;
+    private final ReadArena readArena;
     private final TimerQueue timers = new TimerQueue();
     // Unbounded by type, bounded in practice: producers submit a constant number of tasks per
     // connection event (register, change interest, signal writability).
@@ -57,7 +60,7 @@ public final class EventLoop implements Executor {
     EventLoop(String name, int readBufferBytes, LongSupplier nanoClock) throws IOException {
         this.name = name;
         this.nanoClock = nanoClock;
-        this.readBuffer = ByteBuffer.allocate(readBufferBytes);
+        this.readArena = new ReadArena(readBufferBytes, READ_FREE_BYTES_MIN);
         this.selector = Selector.open();
         this.thread = Thread.ofPlatform().name(name).daemon(true).unstarted(this::run);
     }
@@ -130,10 +133,10 @@ public final class EventLoop implements Executor {
         return channel.register(selector, ops, handler);
     }
 
-    /** The loop's shared read buffer. Loop thread only. */
-    ByteBuffer readBuffer() {
+    /** Where this loop's socket reads land. Loop thread only. */
+    ReadArena readArena() {
         assert inLoop();
-        return readBuffer;
+        return readArena;
     }
 
     State state() {

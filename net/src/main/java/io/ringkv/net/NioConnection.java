@@ -236,8 +236,8 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
     }
 
     private void onReadable() {
-        ByteBuffer buffer = loop.readBuffer();
-        buffer.clear();
+        ReadArena arena = loop.readArena();
+        ByteBuffer buffer = arena.begin(kept == null ? 0 : kept.remaining() + 1);
         if (kept != null) {
             buffer.put(kept);
             kept = null;
@@ -246,11 +246,26 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
             inputEnded = readSocket(buffer) < 0;
         }
         buffer.flip();
-        switch (state.get()) {
-            case OPEN -> deliver(buffer);
-            case OUTPUT_CLOSING, LINGERING -> discard(buffer);
-            case CLOSED -> buffer.clear();
+        int filled = buffer.limit();
+        try {
+            switch (state.get()) {
+                case OPEN -> deliver(buffer);
+                case OUTPUT_CLOSING, LINGERING -> discard(buffer);
+                case CLOSED -> buffer.clear();
+            }
+        } finally {
+            arena.end(filled);
         }
+    }
+
+    @Override
+    public ByteBuffer retain(ByteBuffer slice) {
+        ReadArena arena = loop.inLoop() ? loop.readArena() : null;
+        if (arena == null || !arena.mayBeInCurrentRead(slice)) {
+            return slice; // not the loop's memory (a payload gathered into an array of its own), or no read in progress
+        }
+        arena.markRetained();
+        return slice.asReadOnlyBuffer();
     }
 
     private int readSocket(ByteBuffer buffer) {
@@ -286,11 +301,11 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
     }
 
     private void keep(ByteBuffer buffer, int before) {
-        if (buffer.remaining() == buffer.capacity() && buffer.remaining() == before && !readsSuspended) {
+        if (buffer.remaining() == loop.readArena().capacity() && buffer.remaining() == before && !readsSuspended) {
             // The handler consumed nothing from a full buffer and still wants input: it can never
             // make progress, so fail loudly instead of spinning on a readable socket.
             abort(new IOException("read buffer full and nothing consumed; message larger than "
-                    + buffer.capacity() + " bytes"));
+                    + loop.readArena().capacity() + " bytes"));
             return;
         }
         kept = ByteBuffer.allocate(buffer.remaining()).put(buffer).flip();

@@ -219,6 +219,51 @@ class ConnectionTest {
     }
 
     @Test
+    void retainedSlicesKeepTheirBytesWhileLaterReadsFillTheLoopsBuffers() throws Exception {
+        // Every read keeps a 16-byte slice at its start and drops the rest; 3 MB arrive in many
+        // reads, more than the loop's buffers hold, so a retained region that were reused would
+        // show other bytes by the end.
+        List<ByteBuffer> retained = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Integer> offsets = java.util.Collections.synchronizedList(new ArrayList<>());
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        int total = 3 * 1024 * 1024;
+        Acceptor acceptor = listen(remote -> new RecordingHandler(false) {
+            private int seen;
+
+            @Override
+            public void onRead(Connection connection, ByteBuffer input) {
+                int length = Math.min(16, input.remaining());
+                // Alternate writable and read-only slices: HTTP/1.1 bodies come read-only, h2 DATA writable.
+                ByteBuffer slice = input.slice(input.position(), length);
+                ByteBuffer kept = connection.retain(offsets.size() % 2 == 0 ? slice : slice.asReadOnlyBuffer());
+                assertThat(kept.isReadOnly(), is(true));
+                retained.add(kept);
+                offsets.add(seen);
+                seen += input.remaining();
+                input.position(input.limit());
+                if (seen == total) {
+                    done.complete(null);
+                }
+            }
+        });
+        Socket socket = dial(acceptor);
+        byte[] payload = new byte[total];
+        new java.util.Random(42).nextBytes(payload);
+        socket.getOutputStream().write(payload);
+        done.get(30, TimeUnit.SECONDS);
+        assertThat(retained.size() > 1, is(true));
+        synchronized (retained) {
+            for (int i = 0; i < retained.size(); i++) {
+                ByteBuffer kept = retained.get(i);
+                byte[] expected = java.util.Arrays.copyOfRange(payload, offsets.get(i), offsets.get(i) + kept.remaining());
+                byte[] actual = new byte[kept.remaining()];
+                kept.duplicate().get(actual);
+                assertThat("slice " + i + " at offset " + offsets.get(i), actual, is(expected));
+            }
+        }
+    }
+
+    @Test
     void connectsOutboundAndExchangesBytes() throws Exception {
         Acceptor acceptor = listen(remote -> new RecordingHandler(true));
         RecordingHandler client = new RecordingHandler(false);

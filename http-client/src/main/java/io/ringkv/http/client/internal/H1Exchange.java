@@ -93,11 +93,9 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
         }
     }
 
-    /** Event loop: {@code slice} aliases the loop's read buffer, so it is copied before queueing. */
+    /** Event loop: {@code slice} aliases what the connection read; {@code retain} lets it outlive the read (no copy on plain connections). */
     void onBody(ByteBuffer slice) {
-        ByteBuffer copy = ByteBuffer.allocate(slice.remaining());
-        copy.put(slice).flip();
-        body.offer(copy);
+        body.offer(connection.connection().retain(slice));
         if (!body.wantsMore()) {
             connection.connection().suspendReads();
         }

@@ -224,7 +224,7 @@ final class H2Connection implements ConnectionHandler {
         pushes.put(promisedStreamId, pushed);
     }
 
-    /** The payload aliases the loop's read buffer, which net reuses once onRead returns: copy it. */
+    /** The payload aliases what the connection read: {@code retain} makes it outlive onRead (a slice on plain connections, no copy). */
     private void onData(Http2Event.DataReceived e) {
         ByteBuffer data = e.data();
         H2Exchange exchange = streamOwner(e.streamId());
@@ -232,9 +232,7 @@ final class H2Connection implements ConnectionHandler {
             consumed(e.streamId(), data.remaining()); // nobody will take it: credit the connection now
             return;
         }
-        ByteBuffer copy = ByteBuffer.allocate(data.remaining());
-        copy.put(data).flip();
-        exchange.onData(copy, e.endStream());
+        exchange.onData(connection.retain(data), e.endStream());
     }
 
     private void onWindowOpened(int streamId) {
