@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * is released. {@link #writeUrgent} goes ahead of every group not yet wrapped; records already
  * wrapped keep their place (their sequence numbers fix it).
  *
- * <p>Reading: records are decrypted straight from the plain connection's read buffer into one
- * per-connection plaintext buffer that the application reads in place (one copy: the decryption).
+ * <p>Reading: records are decrypted straight from the plain connection's read buffer into a
+ * {@link PlaintextArena} that the application reads in place and may {@link #retain} slices of
+ * without a copy (the decryption is the only copy).
  * A record cut by the end of a read is kept in a per-connection buffer ({@code netIn}) until it is
  * whole, so a read allocates nothing.
  *
@@ -60,7 +61,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     private volatile boolean closing;
     private volatile RuntimeException taskFailure;
     // Loop-confined below.
-    private ByteBuffer plainIn;
+    private final PlaintextArena plainIn;
     private ByteBuffer netIn;
     private boolean driving;
 
@@ -83,7 +84,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
         this.handlers = handlers;
         this.tasks = tasks;
         this.writer = new RecordWriter(engine);
-        this.plainIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+        this.plainIn = new PlaintextArena(engine.getSession().getApplicationBufferSize());
     }
 
     /** Completes with the session once the handshake finished and the application handler was opened. */
@@ -214,25 +215,26 @@ public final class TlsConnection implements Connection, ConnectionHandler {
 
     private SSLEngineResult unwrap(ByteBuffer input) throws SSLException {
         while (true) {
-            SSLEngineResult result = engine.unwrap(input, plainIn);
+            SSLEngineResult result = engine.unwrap(input, plainIn.space());
+            plainIn.filled();
             if (result.getStatus() != SSLEngineResult.Status.BUFFER_OVERFLOW) {
                 return result;
             }
-            ByteBuffer larger = ByteBuffer.allocate(plainIn.capacity() + engine.getSession().getApplicationBufferSize());
-            plainIn.flip();
-            larger.put(plainIn);
-            plainIn = larger;
+            plainIn.grow(engine.getSession().getApplicationBufferSize());
         }
     }
 
     private void deliverPlaintext() {
         ConnectionHandler app = application;
-        if (app == null || plainIn.position() == 0) {
-            return;
+        if (app != null) {
+            plainIn.deliver(app, this); // bytes the application left are presented again, ahead of newer ones
         }
-        plainIn.flip();
-        app.onRead(this, plainIn);
-        plainIn.compact(); // bytes the application left are presented again, ahead of newer ones
+    }
+
+    /** Decrypted bytes are not copied for a handler that keeps them: see {@link PlaintextArena}. Loop thread. */
+    @Override
+    public ByteBuffer retain(ByteBuffer slice) {
+        return plain.loop().inLoop() ? plainIn.retain(slice) : Connection.super.retain(slice);
     }
 
     /** Loop: drives the handshake until the engine waits for the peer or a task, or is done. */
@@ -477,7 +479,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
         if (!tasksRunning) {
             plain.resumeReads();
         }
-        if (plainIn.position() > 0 || (netIn != null && netIn.position() > 0)) {
+        if (plainIn.hasPlaintext() || (netIn != null && netIn.position() > 0)) {
             onRead(plain, EMPTY);
         }
     }

@@ -306,6 +306,79 @@ class TlsConnectionTest {
         assertThat(handler.bytes(), is(sent));
     }
 
+    @Test
+    void retainedPlaintextIsNotCopiedAndNeverOverwritten() throws Exception {
+        int port = startEchoServer();
+        Retaining handler = new Retaining(1000);
+        SSLEngine engine = context.createSSLEngine("localhost", port);
+        engine.setUseClientMode(true);
+        TlsConnection tls = new TlsConnection(engine, protocol -> handler);
+        group.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Duration.ofSeconds(10),
+                ChannelOptions.defaults(), tls);
+        tls.handshake().get(30, TimeUnit.SECONDS);
+        byte[] sent = new byte[1_000_000];
+        for (int i = 0; i < sent.length; i++) {
+            sent[i] = (byte) (i * 7 + i / 1000);
+        }
+        tls.write(ByteBuffer.wrap(sent));
+        handler.done.get(30, TimeUnit.SECONDS);
+        assertThat("retained slices are views of the decrypted bytes, not copies",
+                handler.copies, is(0));
+        assertThat("later records did not overwrite kept slices", handler.concatenated(), is(sent));
+    }
+
+    /**
+     * Keeps what it reads as retained slices, in whole units of {@code unit} bytes (the rest is
+     * left for the next call), like an HTTP/2 client keeping DATA payloads for a subscriber.
+     */
+    private static final class Retaining implements ConnectionHandler {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        private final int unit;
+        private final List<ByteBuffer> kept = new ArrayList<>();
+        private int bytes;
+        volatile int copies;
+
+        Retaining(int unit) {
+            this.unit = unit;
+        }
+
+        @Override
+        public void onOpen(Connection connection) {
+        }
+
+        @Override
+        public void onRead(Connection connection, ByteBuffer input) {
+            int take = input.remaining() / unit * unit;
+            if (take == 0) {
+                return;
+            }
+            ByteBuffer slice = connection.retain(input.slice(input.position(), take));
+            input.position(input.position() + take);
+            if (!slice.isReadOnly()) {
+                copies++;
+            }
+            synchronized (kept) {
+                kept.add(slice);
+                bytes += take;
+            }
+            if (bytes >= 1_000_000) {
+                done.complete(null);
+            }
+        }
+
+        @Override
+        public void onClosed(Connection connection, Throwable cause) {
+        }
+
+        byte[] concatenated() {
+            synchronized (kept) {
+                ByteBuffer all = ByteBuffer.allocate(bytes);
+                kept.forEach(slice -> all.put(slice.duplicate()));
+                return all.array();
+            }
+        }
+    }
+
     private static ByteBuffer ascii(String text) {
         return ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII));
     }
