@@ -125,10 +125,15 @@ final class ScriptedH2Server implements AutoCloseable {
                         case Http2Event.StreamReset reset when reset.byPeer() -> fromClient.add(reset);
                         case Http2Event.GoAwayReceived goAway -> fromClient.add(goAway);
                         case Http2Event.SettingsReceived settings -> clientSettings = settings.peer();
+                        case Http2Event.DataReceived data -> fromClient.add(new Http2Event.DataReceived(
+                                data.streamId(), ByteBuffer.allocate(data.data().remaining()), data.endStream()));
                         default -> { }
                     }
-                    if (event instanceof Http2Event.HeadersReceived headers && headers.endStream()) {
-                        requests.add(headers.streamId());
+                    int requestEnded = event instanceof Http2Event.HeadersReceived headers && headers.endStream()
+                            ? headers.streamId()
+                            : event instanceof Http2Event.DataReceived data && data.endStream() ? data.streamId() : 0;
+                    if (requestEnded != 0) {
+                        requests.add(requestEnded);
                         write(out, script.onRequest(index, protocol, List.copyOf(requests)));
                     }
                 }

@@ -343,6 +343,12 @@ final class H2Connection implements ConnectionHandler {
         }
     }
 
+    /** Bytes queued on the connection and not yet written. */
+    long queuedBytes() {
+        Connection open = connection;
+        return open == null ? 0 : open.queuedBytes();
+    }
+
     void flush() {
         connection.flush();
     }

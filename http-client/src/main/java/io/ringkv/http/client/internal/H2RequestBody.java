@@ -36,6 +36,7 @@ final class H2RequestBody implements Flow.Subscriber<ByteBuffer> {
     private boolean completed;
     private boolean finished;
     private long received;
+    private final RequestFlushBatch batch = new RequestFlushBatch();
 
     H2RequestBody(H2Connection connection, int streamId, long contentLength, Listener listener, Executor executor) {
         this.connection = connection;
@@ -52,7 +53,7 @@ final class H2RequestBody implements Flow.Subscriber<ByteBuffer> {
             s.cancel();
             return;
         }
-        s.request(1);
+        batch.request(() -> s.request(1), connection::flush);
     }
 
     @Override
@@ -102,7 +103,7 @@ final class H2RequestBody implements Flow.Subscriber<ByteBuffer> {
 
     private void pump(boolean onLoop) {
         Step step = step();
-        if (step != Step.WAIT && step != Step.GONE) {
+        if (step != Step.WAIT && step != Step.GONE && !batch.deferFlush(connection.queuedBytes())) {
             connection.flush();
         }
         switch (step) {
@@ -121,8 +122,10 @@ final class H2RequestBody implements Flow.Subscriber<ByteBuffer> {
             return Step.WAIT;
         }
         if (pending != null) {
+            // The item that completes a known length ends the stream: no empty DATA frame after it.
+            boolean last = contentLength >= 0 && received == contentLength;
             // Waiting for the socket to drain keeps at most one buffer per stream queued in memory.
-            int taken = connection.enqueueData(streamId, pending, false);
+            int taken = connection.enqueueData(streamId, pending, last);
             if (taken < 0) {
                 finished = true;
                 return Step.GONE;
@@ -131,6 +134,10 @@ final class H2RequestBody implements Flow.Subscriber<ByteBuffer> {
                 return Step.WAIT;
             }
             pending = null;
+            if (last) {
+                finished = true;
+                return Step.SENT; // onComplete still comes, and finds the stream finished
+            }
             if (!completed) {
                 return Step.MORE;
             }
@@ -148,9 +155,11 @@ final class H2RequestBody implements Flow.Subscriber<ByteBuffer> {
     private void requestMore(boolean onLoop) {
         if (onLoop) {
             // request(1) may run the publisher's code inline: keep it off the event loop.
-            Hops.run(executor, () -> subscription.request(1));
+            Flow.Subscription s = subscription;
+            Hops.run(executor, () -> batch.request(() -> s.request(1), connection::flush));
         } else {
-            subscription.request(1);
+            Flow.Subscription s = subscription;
+            batch.request(() -> s.request(1), connection::flush);
         }
     }
 

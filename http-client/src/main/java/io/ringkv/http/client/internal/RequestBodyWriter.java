@@ -30,6 +30,7 @@ final class RequestBodyWriter implements Flow.Subscriber<ByteBuffer> {
     private volatile Flow.Subscription subscription;
     private volatile boolean awaitingWritable;
     private long written;
+    private final RequestFlushBatch batch = new RequestFlushBatch();
 
     RequestBodyWriter(Connection connection, long contentLength, Listener listener,
             java.util.concurrent.Executor executor) {
@@ -42,7 +43,7 @@ final class RequestBodyWriter implements Flow.Subscriber<ByteBuffer> {
     @Override
     public void onSubscribe(Flow.Subscription subscription) {
         this.subscription = subscription;
-        subscription.request(1);
+        batch.request(() -> subscription.request(1), connection::flush);
     }
 
     @Override
@@ -56,8 +57,11 @@ final class RequestBodyWriter implements Flow.Subscriber<ByteBuffer> {
         }
         if (size > 0) {
             boolean accepted = contentLength < 0
-                    ? connection.write(RequestWriter.chunkHeader(size), item, RequestWriter.chunkTrailer())
-                    : connection.write(item);
+                    ? connection.enqueue(RequestWriter.chunkHeader(size), item, RequestWriter.chunkTrailer())
+                    : connection.enqueue(item);
+            if (accepted && !batch.deferFlush(connection.queuedBytes())) {
+                connection.flush();
+            }
             if (!accepted) {
                 subscription.cancel();
                 listener.bodyFailed(new IOException("connection closed while sending the request body"));
@@ -91,20 +95,25 @@ final class RequestBodyWriter implements Flow.Subscriber<ByteBuffer> {
         if (awaitingWritable) {
             awaitingWritable = false;
             // request(1) may run the publisher's code inline: keep it off the event loop.
-            Hops.run(executor, () -> subscription.request(1));
+            Hops.run(executor, () -> batch.request(() -> subscription.request(1), connection::flush));
         }
     }
 
     private void requestMoreWhenWritable() {
         if (connection.isWritable()) {
-            subscription.request(1);
+            requestOne();
             return;
         }
+        connection.flush(); // about to wait for the queue to drain: it must be draining
         awaitingWritable = true;
         // Re-check: the loop may have announced writability between the test and the flag.
         if (connection.isWritable() && awaitingWritable) {
             awaitingWritable = false;
-            subscription.request(1);
+            requestOne();
         }
+    }
+
+    private void requestOne() {
+        batch.request(() -> subscription.request(1), connection::flush);
     }
 }
