@@ -53,7 +53,13 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
     void sendRequest() {
         ByteBuffer headBytes = RequestWriter.head(request.method(), RequestHeadBuilder.target(request, route),
                 RequestHeadBuilder.fields(request, route));
-        connection.connection().write(headBytes);
+        if (request.body() == null || request.expectContinue()) {
+            connection.connection().write(headBytes);
+        } else {
+            // The body writer flushes the head with the first body bytes (at the latest when it
+            // subscribes): one socket write, one TLS record, instead of two.
+            connection.connection().enqueue(headBytes);
+        }
         if (request.body() == null) {
             bodyWritten();
         } else if (!request.expectContinue()) {

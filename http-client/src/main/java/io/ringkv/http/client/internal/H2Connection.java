@@ -304,7 +304,10 @@ final class H2Connection implements ConnectionHandler {
 
     /**
      * Opens a stream for {@code exchange} in one critical step (id, HPACK, enqueue), then flushes
-     * outside it. Returns the stream id, or -1 if the connection can no longer open streams.
+     * outside it, unless {@code endStream} is false: a body follows, and its sender flushes the
+     * HEADERS with the first DATA (at the latest when it subscribes), in one socket write (one
+     * TLS record) instead of two. Returns the stream id, or -1 if the connection can no longer
+     * open streams.
      */
     int open(H2Exchange exchange, List<io.ringkv.http.hpack.HeaderField> fields, boolean endStream) {
         int id;
@@ -320,7 +323,9 @@ final class H2Connection implements ConnectionHandler {
         } finally {
             lock.unlock();
         }
-        connection.flush();
+        if (endStream) {
+            connection.flush();
+        }
         return id;
     }
 
