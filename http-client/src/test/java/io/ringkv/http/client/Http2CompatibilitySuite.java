@@ -28,9 +28,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The HTTP/2 half of the compatibility suite: cleartext HTTP/2 against Jetty 12 (HTTP/1.1 and
- * h2c on one port). How each client reaches HTTP/2 differs and is the subclass's business: ours
- * by prior knowledge, the JDK's by {@code Upgrade: h2c} on its first request (it has no prior
- * knowledge mode). Tests state only what both must do alike.
+ * h2c on one port). How each client reaches HTTP/2 is the subclass's business: the JDK's by
+ * {@code Upgrade: h2c} on its first request (it has no prior knowledge mode), ours by the same
+ * upgrade or by prior knowledge. Tests state only what all must do alike; the first request of
+ * most tests is a bodiless GET, which is the one that upgrades.
  */
 @Timeout(120)
 abstract class Http2CompatibilitySuite {
@@ -120,6 +121,23 @@ abstract class Http2CompatibilitySuite {
         assertThat(response.version(), is(HttpClient.Version.HTTP_2));
         assertThat(response.body(), equalTo(data));
         assertThat(response.headers().firstValue("X-Request-Transfer-Encoding").orElseThrow(), is("none"));
+    }
+
+    @Test
+    void laterRequestsShareTheFirstRequestsConnection() throws Exception {
+        HttpClient client = client();
+        HttpResponse<byte[]> first = client.send(HttpRequest.newBuilder(uri("/echo")).build(), BodyHandlers.ofByteArray());
+        assertThat(first.version(), is(HttpClient.Version.HTTP_2));
+        String port = first.headers().firstValue("X-Client-Port").orElseThrow();
+        List<CompletableFuture<HttpResponse<byte[]>>> later = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            later.add(client.sendAsync(HttpRequest.newBuilder(uri("/echo")).build(), BodyHandlers.ofByteArray()));
+        }
+        for (CompletableFuture<HttpResponse<byte[]>> response : later) {
+            assertThat(response.join().version(), is(HttpClient.Version.HTTP_2));
+            assertThat(response.join().headers().firstValue("X-Client-Port").orElseThrow(), is(port));
+        }
+        assertThat(server.openConnections(), is(1));
     }
 
     @Test

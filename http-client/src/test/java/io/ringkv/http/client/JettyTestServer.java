@@ -171,6 +171,8 @@ final class JettyTestServer implements AutoCloseable {
         // Proxy credentials must never reach an origin: the proxy tests look here.
         String proxyAuthorization = request.getHeaders().get(HttpHeader.PROXY_AUTHORIZATION);
         response.getHeaders().put("X-Request-Proxy-Authorization", proxyAuthorization == null ? "none" : proxyAuthorization);
+        // Which client connection carried the request: tests check that requests share one.
+        response.getHeaders().put("X-Client-Port", Request.getRemotePort(request));
         response.write(true, body, callback);
     }
 

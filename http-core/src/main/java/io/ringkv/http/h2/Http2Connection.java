@@ -27,6 +27,9 @@ import java.util.List;
  * it while writing to the socket: drain, leave, then write. Time comes in as {@code nowNanos}.
  */
 public final class Http2Connection {
+    /** RFC 7540 §3.2: the stream an upgraded HTTP/1.1 request continues on. */
+    public static final int UPGRADE_STREAM_ID = 1;
+
     private final Role role;
     private final Http2Config config;
     private final FrameParser parser;
@@ -65,6 +68,39 @@ public final class Http2Connection {
         if (extra > 0) {
             output.add(generator.generate(new WindowUpdateFrame(0, extra)));
         }
+    }
+
+    /**
+     * RFC 7540 §3.2 (HTTP/2 by {@code Upgrade: h2c}): the HTTP/1.1 request sent before the switch
+     * becomes stream 1, already complete in the client's direction. Call once, right after
+     * {@link #start()} and before any other stream: the client's stream 1 is HALF_CLOSED_LOCAL
+     * (its response arrives on it), the server's HALF_CLOSED_REMOTE (it answers on it). No frame
+     * is queued for the request itself. Returns the stream id, 1.
+     *
+     * @param headRequest whether the upgrade request was HEAD (its response carries no body)
+     * @throws IllegalStateException if a stream was opened already
+     */
+    public int openUpgradeStream(boolean headRequest) {
+        if (!streams.all().isEmpty() || (role == Role.CLIENT ? !streams.isIdle(UPGRADE_STREAM_ID) : streams.lastPeerId() != 0)) {
+            throw new IllegalStateException("the upgrade stream must be the connection's first stream");
+        }
+        Http2Stream stream;
+        if (role == Role.CLIENT) {
+            stream = streams.openLocal(peer.initialWindowSize(), config.local().initialWindowSize(), config.creditRatio());
+            applyLocal(stream, StreamEvent.SEND_HEADERS);
+            applyLocal(stream, StreamEvent.SEND_END_STREAM);
+        } else {
+            try {
+                stream = streams.openPeer(UPGRADE_STREAM_ID, peer.initialWindowSize(),
+                        config.local().initialWindowSize(), config.creditRatio());
+                stream.apply(StreamEvent.RECV_HEADERS);
+                stream.apply(StreamEvent.RECV_END_STREAM);
+            } catch (Http2Error impossible) {
+                throw new IllegalStateException("stream 1 cannot be refused on a new connection", impossible);
+            }
+        }
+        stream.headRequest(headRequest);
+        return stream.id;
     }
 
     public Role role() {

@@ -25,8 +25,29 @@ final class H1Codec implements ExchangeCodec {
         return start(request, call, pool.acquire(route, true));
     }
 
+    /**
+     * Like {@link #start} (or {@link #startFresh} when {@code fresh}) with {@code Upgrade: h2c}
+     * offered. The upgrade is told when no connection could be had, so its origin is not left
+     * waiting for an answer that will never come.
+     */
+    CompletableFuture<Exchange> startUpgrade(ExchangeRequest request, Route route, Call<?> call, boolean fresh,
+            H2cUpgrade upgrade) {
+        CompletableFuture<Exchange> started = start(request, call, pool.acquire(route, fresh), upgrade);
+        started.whenComplete((exchange, error) -> {
+            if (error != null) {
+                upgrade.failed();
+            }
+        });
+        return started;
+    }
+
     private CompletableFuture<Exchange> start(ExchangeRequest request, Call<?> call,
             CompletableFuture<H1Connection> connection) {
+        return start(request, call, connection, null);
+    }
+
+    private CompletableFuture<Exchange> start(ExchangeRequest request, Call<?> call,
+            CompletableFuture<H1Connection> connection, H2cUpgrade upgrade) {
         Executor executor = call.executor();
         // Cancelling the call while it waits for a connection stops the wait.
         call.result().whenComplete((response, error) -> {
@@ -35,7 +56,7 @@ final class H1Codec implements ExchangeCodec {
             }
         });
         return connection.thenApply(acquired -> {
-            H1Exchange exchange = new H1Exchange(request, acquired.route(), acquired, executor);
+            H1Exchange exchange = new H1Exchange(request, acquired.route(), acquired, executor, upgrade);
             call.attach(exchange);
             acquired.start(exchange);
             return exchange;

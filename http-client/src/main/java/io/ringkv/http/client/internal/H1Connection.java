@@ -41,6 +41,8 @@ final class H1Connection implements ConnectionHandler {
      * previous exchange's last use of the parser.
      */
     private int exchangesStarted;
+    /** After {@code 101 Switching Protocols}: the handler every later callback goes to. */
+    private volatile ConnectionHandler switchedTo;
 
     H1Connection(Route route, ConnectionPool pool) {
         this.route = route;
@@ -129,6 +131,11 @@ final class H1Connection implements ConnectionHandler {
 
     @Override
     public void onRead(Connection source, ByteBuffer input) {
+        ConnectionHandler next = switchedTo;
+        if (next != null) {
+            next.onRead(source, input);
+            return;
+        }
         H1Exchange current = exchange;
         if (current == null) {
             // Bytes on an idle connection answer nothing we sent (a server's parting 408, say):
@@ -147,6 +154,11 @@ final class H1Connection implements ConnectionHandler {
         try {
             H1ResponseEvent event;
             while ((event = parser.next(input)) != null) {
+                if (event instanceof io.ringkv.http.h1.ResponseHead head && head.status() == 101
+                        && current.offersUpgrade()) {
+                    switchProtocols(source, current, head, input);
+                    return;
+                }
                 if (event instanceof MessageEnd) {
                     ended = true;
                     break;
@@ -167,6 +179,29 @@ final class H1Connection implements ConnectionHandler {
         current.publishHead();
     }
 
+    /**
+     * RFC 7540 §3.2: after the 101 the connection speaks HTTP/2; it leaves the HTTP/1.1 pool and
+     * the bytes behind the 101 (the server's SETTINGS, maybe more) go to the new handler.
+     */
+    private void switchProtocols(Connection source, H1Exchange current, io.ringkv.http.h1.ResponseHead head,
+            ByteBuffer input) {
+        if (!H2cUpgrade.switchesToH2c(head)) {
+            IOException error = new java.net.ProtocolException("server " + route.authority()
+                    + " answered Upgrade: h2c with 101 to " + head.headers().first("Upgrade").orElse("no protocol"));
+            current.onFailure(error); // before the abort, which reports its own wrapping of the cause
+            source.abort(error);
+            return;
+        }
+        exchange = null;
+        pool.remove(this);
+        ConnectionHandler next = current.switchProtocols(source);
+        switchedTo = next;
+        log.debug("{} switched to HTTP/2 by Upgrade: h2c", route);
+        if (input.hasRemaining()) {
+            next.onRead(source, input);
+        }
+    }
+
     private void dispatch(H1Exchange current, H1ResponseEvent event) {
         switch (event) {
             case InterimResponse interim -> {
@@ -182,6 +217,11 @@ final class H1Connection implements ConnectionHandler {
 
     @Override
     public void onInputClosed(Connection source) {
+        ConnectionHandler next = switchedTo;
+        if (next != null) {
+            next.onInputClosed(source);
+            return;
+        }
         H1Exchange current = exchange;
         if (current == null) {
             source.closeAfterFlush(); // idle: nothing to finish, and the parser is not ours (see onRead)
@@ -200,6 +240,11 @@ final class H1Connection implements ConnectionHandler {
 
     @Override
     public void onWritable(Connection source) {
+        ConnectionHandler next = switchedTo;
+        if (next != null) {
+            next.onWritable(source);
+            return;
+        }
         H1Exchange current = exchange;
         if (current != null) {
             current.onWritable();
@@ -208,6 +253,11 @@ final class H1Connection implements ConnectionHandler {
 
     @Override
     public void onClosed(Connection source, Throwable cause) {
+        ConnectionHandler next = switchedTo;
+        if (next != null) {
+            next.onClosed(source, cause); // the pool let go of this connection at the switch
+            return;
+        }
         pool.remove(this);
         H1Exchange current = exchange;
         if (current != null) {

@@ -11,7 +11,9 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One HTTP/1.1 request/response on an {@link H1Connection}.
+ * One HTTP/1.1 request/response on an {@link H1Connection}. With an {@link H2cUpgrade} the request
+ * offers {@code Upgrade: h2c}; if the server switches, the response arrives over HTTP/2 on
+ * stream 1 and this exchange hands its head, body and abort to that stream's {@link H2Exchange}.
  *
  * <p>Threading: the {@code on*} response events come from the connection's event loop; the
  * {@link Exchange} methods from any thread; request body signals from the publisher's threads.
@@ -36,12 +38,23 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
     private volatile boolean aborted;
     /** The final head, parsed and not yet published; loop-confined. */
     private ResponseHead pendingHead;
+    private volatile Throwable abortCause;
+    /** The upgrade this request offers, or {@code null} for a plain HTTP/1.1 request. */
+    private final H2cUpgrade upgrade;
+    /** After a 101: the exchange on stream 1 of the switched connection, which carries the response. */
+    private volatile H2Exchange switched;
 
     H1Exchange(ExchangeRequest request, Route route, H1Connection connection, Executor executor) {
+        this(request, route, connection, executor, null);
+    }
+
+    /** @param upgrade offers {@code Upgrade: h2c} with this request (RFC 7540 §3.2); {@code null} for none */
+    H1Exchange(ExchangeRequest request, Route route, H1Connection connection, Executor executor, H2cUpgrade upgrade) {
         this.request = request;
         this.route = route;
         this.connection = connection;
         this.executor = executor;
+        this.upgrade = upgrade;
         this.body = new BodyPipe(executor, this);
     }
 
@@ -51,8 +64,11 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
 
     /** Event loop, right after the parser was told the method: writes the head, then maybe the body. */
     void sendRequest() {
-        ByteBuffer headBytes = RequestWriter.head(request.method(), RequestHeadBuilder.target(request, route),
-                RequestHeadBuilder.fields(request, route));
+        io.ringkv.http.Headers fields = RequestHeadBuilder.fields(request, route);
+        if (upgrade != null) {
+            upgrade.addFields(fields);
+        }
+        ByteBuffer headBytes = RequestWriter.head(request.method(), RequestHeadBuilder.target(request, route), fields);
         if (request.body() == null || request.expectContinue()) {
             connection.connection().write(headBytes);
         } else {
@@ -74,7 +90,37 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
         }
     }
 
+    /** Whether a 101 answer to this request switches the connection to HTTP/2. */
+    boolean offersUpgrade() {
+        return upgrade != null;
+    }
+
+    /**
+     * Event loop, on {@code 101 Switching Protocols} to our {@code Upgrade: h2c}: the connection is
+     * HTTP/2 from the next byte on; the response comes on stream 1 and completes this exchange's
+     * head. Returns the handler that takes the connection over.
+     */
+    io.ringkv.net.ConnectionHandler switchProtocols(io.ringkv.net.Connection socket) {
+        H2cUpgrade.Switched result = upgrade.switchProtocols(socket, request, executor);
+        H2Exchange stream = result.exchange();
+        switched = stream;
+        stream.responseHead().whenComplete((response, error) -> {
+            if (error != null) {
+                head.completeExceptionally(error);
+            } else {
+                head.complete(response);
+            }
+        });
+        if (aborted) {
+            stream.abort(abortCause); // the abort raced the switch; it may have missed the stream
+        }
+        return result.connection();
+    }
+
     void onHead(io.ringkv.http.h1.ResponseHead parsed) {
+        if (upgrade != null) {
+            upgrade.declined(); // RFC 7540 §3.2: a final status other than 101 means HTTP/1.1 stays
+        }
         reusable = parsed.keepAlive();
         if (request.expectContinue() && !bodyStarted.get()) {
             // RFC 9110 §10.1.1: a final status instead of 100 means the body is not wanted; the
@@ -129,6 +175,9 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
 
     /** Event loop (or aborting thread): the connection broke or was aborted. */
     void onFailure(Throwable cause) {
+        if (upgrade != null) {
+            upgrade.failed();
+        }
         IOException error = cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause);
         Throwable reported = cause instanceof IOException || cause instanceof RuntimeException ? cause : error;
         // A reused connection that fails before any response byte was most likely closed by the
@@ -152,12 +201,22 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
 
     @Override
     public void deliverBody(Flow.Subscriber<List<ByteBuffer>> subscriber) {
-        body.subscribe(subscriber);
+        H2Exchange stream = switched;
+        if (stream != null) {
+            stream.deliverBody(subscriber);
+        } else {
+            body.subscribe(subscriber);
+        }
     }
 
     @Override
     public void discardBody() {
-        body.subscribe(new DiscardingSubscriber());
+        H2Exchange stream = switched;
+        if (stream != null) {
+            stream.discardBody();
+        } else {
+            body.subscribe(new DiscardingSubscriber());
+        }
     }
 
     @Override
@@ -168,7 +227,13 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
 
     @Override
     public void abort(Throwable cause) {
+        abortCause = cause;
         aborted = true;
+        H2Exchange stream = switched;
+        if (stream != null) {
+            stream.abort(cause); // only the stream: the switched connection serves other requests
+            return;
+        }
         connection.abort(this, cause);
     }
 

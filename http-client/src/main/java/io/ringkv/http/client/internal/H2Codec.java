@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Runs exchanges as HTTP/2 streams on shared connections, per {@link Route}. A request takes a
@@ -23,13 +24,21 @@ import java.util.function.Function;
 final class H2Codec implements ExchangeCodec {
     private final Map<Route, RouteConnections> routes = new ConcurrentHashMap<>();
     private final Function<Route, CompletableFuture<H2Connection>> connector;
+    /** Routes this codec may open connections to itself; others only get connections by {@link #adopt}. */
+    private final Predicate<Route> connects;
     private final int connectionsMax;
     private final Duration idleTimeout;
     private volatile boolean closed;
 
-    /** @param connector opens a connection whose future completes once the peer's SETTINGS arrived */
-    H2Codec(Function<Route, CompletableFuture<H2Connection>> connector, int connectionsMax, Duration idleTimeout) {
+    /**
+     * @param connector opens a connection whose future completes once the peer's SETTINGS arrived
+     * @param connects  the routes {@code connector} may be used for (prior knowledge, ALPN); the
+     *                  others (origins reached by {@code Upgrade: h2c}) only use adopted connections
+     */
+    H2Codec(Function<Route, CompletableFuture<H2Connection>> connector, Predicate<Route> connects,
+            int connectionsMax, Duration idleTimeout) {
         this.connector = connector;
+        this.connects = connects;
         this.connectionsMax = connectionsMax;
         this.idleTimeout = idleTimeout;
     }
@@ -59,8 +68,11 @@ final class H2Codec implements ExchangeCodec {
             if (live != null) {
                 return CompletableFuture.completedFuture(live);
             }
+            if (!connects.test(route) && pool.live.isEmpty()) {
+                return CompletableFuture.failedFuture(connectionGone(route));
+            }
             pool.waiters.add(waiter);
-            connect = pool.claimConnect(connectionsMax);
+            connect = connects.test(route) && pool.claimConnect(connectionsMax);
         }
         if (connect) {
             open(route, pool);
@@ -76,6 +88,7 @@ final class H2Codec implements ExchangeCodec {
         }
         List<CompletableFuture<H2Connection>> granted = new ArrayList<>();
         List<H2Connection> slots = new ArrayList<>();
+        List<CompletableFuture<H2Connection>> stranded = List.of();
         boolean connect;
         synchronized (pool) {
             while (!pool.waiters.isEmpty()) {
@@ -86,8 +99,16 @@ final class H2Codec implements ExchangeCodec {
                 granted.add(pool.waiters.poll());
                 slots.add(live);
             }
-            connect = !pool.waiters.isEmpty() && !closed && pool.claimConnect(connectionsMax);
+            boolean mayConnect = connects.test(route);
+            connect = !pool.waiters.isEmpty() && !closed && mayConnect && pool.claimConnect(connectionsMax);
+            if (!mayConnect && pool.live.isEmpty() && !pool.waiters.isEmpty()) {
+                // The upgraded connection is gone and none can be opened here: the requests go back
+                // to the network link, which upgrades anew or sends them as HTTP/1.1.
+                stranded = new ArrayList<>(pool.waiters);
+                pool.waiters.clear();
+            }
         }
+        stranded.forEach(waiter -> waiter.completeExceptionally(connectionGone(route)));
         for (int i = 0; i < granted.size(); i++) {
             if (!granted.get(i).complete(slots.get(i))) {
                 slots.get(i).release(); // the waiter gave up (its call failed); offer the slot again
@@ -96,6 +117,34 @@ final class H2Codec implements ExchangeCodec {
         if (connect) {
             open(route, pool);
         }
+    }
+
+    /** Whether the route has an HTTP/2 connection that takes streams (maybe after a wait for a slot). */
+    boolean hasConnection(Route route) {
+        RouteConnections pool = routes.get(route);
+        if (pool == null) {
+            return false;
+        }
+        synchronized (pool) {
+            return pool.live.stream().anyMatch(H2Connection::isOpen);
+        }
+    }
+
+    /** A connection opened elsewhere (switched by {@code Upgrade: h2c}) joins the route's connections. */
+    void adopt(H2Connection connection) {
+        RouteConnections pool = routes.computeIfAbsent(connection.route(), key -> new RouteConnections());
+        synchronized (pool) {
+            pool.live.add(connection);
+        }
+        if (closed) {
+            remove(connection);
+            connection.shutdown();
+        }
+    }
+
+    private static UnsentRequestException connectionGone(Route route) {
+        return new UnsentRequestException(new IOException("the HTTP/2 connection to " + route.authority()
+                + " (reached by Upgrade: h2c) closed before the request got a stream"));
     }
 
     /** The connection takes no more streams (GOAWAY, closed, idle): forget it. */

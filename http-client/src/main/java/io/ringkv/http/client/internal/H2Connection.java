@@ -19,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One HTTP/2 connection of the client (prior knowledge, RFC 9113 §3.3): many exchanges, one per
- * stream, over http-core's {@link Http2Connection} in the client role.
+ * One HTTP/2 connection of the client (prior knowledge, RFC 9113 §3.3; h2 by ALPN; or an
+ * HTTP/1.1 connection switched by {@code Upgrade: h2c}, {@link #openUpgraded}): many exchanges,
+ * one per stream, over http-core's {@link Http2Connection} in the client role.
  *
  * <p>Threading: {@code protocol} is guarded by {@code lock}, held for one short step per call:
  * the protocol operation plus {@link Connection#enqueue} of the frames it produced, so stream
@@ -118,6 +119,35 @@ final class H2Connection implements ConnectionHandler {
             lock.unlock();
         }
         opened.flush();
+        startLiveness(opened);
+    }
+
+    /**
+     * Event loop, instead of {@link #onOpen}: an HTTP/1.1 connection switched to HTTP/2 by
+     * {@code Upgrade: h2c} (RFC 7540 §3.2). The preface and SETTINGS go out as on a new
+     * connection; the upgrade request, already sent, continues as stream 1, which holds a
+     * stream slot from the start and belongs to {@code exchange}.
+     */
+    void openUpgraded(Connection opened, H2Exchange exchange, boolean headRequest) {
+        this.connection = opened;
+        if (!tryReserve()) {
+            throw new IllegalStateException("a new connection has a stream slot for stream 1");
+        }
+        lock.lock();
+        try {
+            protocol.start();
+            int id = protocol.openUpgradeStream(headRequest);
+            exchange.adoptUpgradeStream(this, id);
+            exchanges.put(id, exchange);
+            opened.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+        } finally {
+            lock.unlock();
+        }
+        opened.flush();
+        startLiveness(opened);
+    }
+
+    private void startLiveness(Connection opened) {
         if (liveness.enabled()) {
             scheduleLivenessCheck(liveness.start(opened.loop().nanoTime()));
         }

@@ -139,6 +139,21 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
         }
     }
 
+    /**
+     * Event loop, inside the connection's critical section: the request went out as the HTTP/1.1
+     * request of an {@code Upgrade: h2c} and continues as stream {@code streamId} (RFC 7540 §3.2);
+     * only the response is left. Instead of {@link #begin()}.
+     */
+    void adoptUpgradeStream(H2Connection connection, int streamId) {
+        synchronized (this) {
+            attempts++;
+        }
+        Attempt adopted = new Attempt(connection);
+        adopted.streamId = streamId;
+        adopted.requestDone = true;
+        attempt = adopted;
+    }
+
     /** Inside the connection's critical section, before the stream can see any event. */
     void streamOpened(int streamId) {
         attempt.streamId = streamId;

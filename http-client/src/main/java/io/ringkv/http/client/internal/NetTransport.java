@@ -2,6 +2,7 @@ package io.ringkv.http.client.internal;
 
 import io.ringkv.http.h2.Http2Config;
 import io.ringkv.http.h2.Http2Settings;
+import io.ringkv.http.h2.UpgradeSettings;
 import io.ringkv.net.ChannelOptions;
 import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.ConnectTimeoutException;
@@ -45,9 +46,12 @@ final class NetTransport implements Transport {
         this.executor = executor;
         this.pool = new ConnectionPool(config.extensions().connectionsPerHost(),
                 config.extensions().idleTimeout(), this::connect);
-        this.h2 = new H2Codec(this::connectH2, config.extensions().connectionsPerHost(),
-                config.extensions().idleTimeout());
-        this.codec = new VersionedCodec(new H1Codec(pool), h2, config.extensions().http2PriorKnowledge());
+        boolean priorKnowledge = config.extensions().http2PriorKnowledge();
+        // Cleartext origins without prior knowledge reach HTTP/2 only by Upgrade: h2c on a request.
+        this.h2 = new H2Codec(this::connectH2, route -> route.secure() || priorKnowledge,
+                config.extensions().connectionsPerHost(), config.extensions().idleTimeout());
+        this.codec = new VersionedCodec(new H1Codec(pool), h2, priorKnowledge,
+                UpgradeSettings.fieldValue(http2Config(config.extensions()).local()), this::newH2Connection);
     }
 
     static NetTransport open(ClientConfig config, Executor executor) {
@@ -86,10 +90,15 @@ final class NetTransport implements Transport {
         return connectTls(route, List.of(TlsSetup.ALPN_HTTP1), protocol -> handler).thenApply(tls -> handler);
     }
 
+    /** An HTTP/2 connection handler for the route, not yet attached to a socket. */
+    private H2Connection newH2Connection(Route route) {
+        return new H2Connection(route, h2, http2Config(config.extensions()),
+                new H2Liveness(config.extensions().http2PingInterval(), config.extensions().http2PingTimeout()));
+    }
+
     /** Completes once the server's SETTINGS arrived, so that its stream limit is known. */
     private CompletableFuture<H2Connection> connectH2(Route route) {
-        H2Connection handler = new H2Connection(route, h2, http2Config(config.extensions()),
-                new H2Liveness(config.extensions().http2PingInterval(), config.extensions().http2PingTimeout()));
+        H2Connection handler = newH2Connection(route);
         if (!route.secure()) {
             return connect(route, handler).thenCompose(connected -> handler.ready());
         }

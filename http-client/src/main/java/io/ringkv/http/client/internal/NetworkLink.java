@@ -13,6 +13,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class NetworkLink implements Link {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NetworkLink.class);
+    /** Reruns per call of a request that was never sent, before its error is the answer. */
+    static final int UNSENT_RETRIES_MAX = 3;
     private final ExchangeCodec codec;
     private final ProxySelector proxies;
 
@@ -24,10 +26,11 @@ final class NetworkLink implements Link {
 
     @Override
     public CompletableFuture<Interim> intercept(ExchangeRequest request, Chain chain) {
-        return Hops.toExecutor(attempt(request, chain.call(), 0), chain.call().executor());
+        return Hops.toExecutor(attempt(request, chain.call(), 0, 0), chain.call().executor());
     }
 
-    private CompletableFuture<Interim> attempt(ExchangeRequest request, Call<?> call, int staleRetries) {
+    private CompletableFuture<Interim> attempt(ExchangeRequest request, Call<?> call, int staleRetries,
+            int unsentRetries) {
         InetSocketAddress proxy = ProxyChoice.of(proxies, request.uri());
         Route route = Route.of(request.uri(), proxy, tunnelAuthorization(request));
         CompletableFuture<Exchange> started = staleRetries > 0
@@ -36,14 +39,23 @@ final class NetworkLink implements Link {
             call.attach(exchange);
             return exchange.responseHead().thenApply(head -> new Interim(request, head, exchange, null));
         });
-        return answer.exceptionallyCompose(error -> retryOrFail(request, call, staleRetries, Failures.unwrap(error)));
+        return answer.exceptionallyCompose(error -> retryOrFail(request, call, staleRetries, unsentRetries,
+                Failures.unwrap(error)));
     }
 
     private CompletableFuture<Interim> retryOrFail(ExchangeRequest request, Call<?> call, int staleRetries,
-            Throwable error) {
+            int unsentRetries, Throwable error) {
         // An h2 attempt that met an HTTP/1.1-only server (ALPN) runs once more, now as HTTP/1.1.
         if (error instanceof Http1NegotiatedException) {
-            return attempt(request, call, staleRetries);
+            return attempt(request, call, staleRetries, unsentRetries);
+        }
+        // Never sent (its upgraded HTTP/2 connection went away first): any request may go again.
+        if (error instanceof UnsentRequestException unsent) {
+            if (unsentRetries < UNSENT_RETRIES_MAX && !call.isFinished()) {
+                log.debug("{} {}: retrying after {}", request.method(), request.uri(), unsent.getMessage());
+                return attempt(request, call, staleRetries, unsentRetries + 1);
+            }
+            return CompletableFuture.failedFuture(unsent.getCause());
         }
         if (error instanceof ProxyAuthenticationRequired required) {
             // As the JDK: the proxy's 407 becomes the response (no body); the auth link may answer it.
@@ -55,7 +67,7 @@ final class NetworkLink implements Link {
             // drops the closed one, so the retry gets another (idle or fresh) connection.
             if (staleRetries < StaleRetryRule.RETRIES_MAX && StaleRetryRule.allows(request) && !call.isFinished()) {
                 log.debug("{} {}: retrying after {}", request.method(), request.uri(), stale.getMessage());
-                return attempt(request, call, staleRetries + 1);
+                return attempt(request, call, staleRetries + 1, unsentRetries);
             }
             return CompletableFuture.failedFuture(stale.getCause());
         }

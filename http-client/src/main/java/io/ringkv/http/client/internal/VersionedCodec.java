@@ -1,46 +1,94 @@
 package io.ringkv.http.client.internal;
 
 import java.net.http.HttpClient;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Chooses the protocol per exchange when the request asks for HTTP/2: on {@code https://}, h2 by
  * ALPN (RFC 9113 §3.2) unless the origin already chose HTTP/1.1 by ALPN once; on {@code http://},
- * HTTP/2 with prior knowledge (RFC 9113 §3.3) when the client was built with it. HTTP/1.1
- * otherwise (an {@code Upgrade: h2c} round trip is not attempted yet).
+ * HTTP/2 with prior knowledge (RFC 9113 §3.3) when the client was built with it, else by
+ * {@code Upgrade: h2c} (RFC 7540 §3.2), as the JDK's client does. HTTP/1.1 otherwise.
  *
- * <p>Threading: thread-safe; the set of HTTP/1.1-only origins is concurrent and only grows.
+ * <p>The upgrade, per cleartext origin: the first request without a body carries the offer (a
+ * request with a body is sent as plain HTTP/1.1, because the body would have to go out in full
+ * before the switch). On 101 the connection becomes the origin's HTTP/2 connection and later
+ * requests use it (or wait for one of its streams); when it is gone, the next request offers the
+ * upgrade again. Any other answer means the origin stays on HTTP/1.1 for the client's lifetime:
+ * no further offers. Requests that start while an offer is in flight go as plain HTTP/1.1.
+ * Requests through an HTTP proxy never offer the upgrade: it is hop-by-hop, and the proxy, not
+ * the origin, would answer it.
+ *
+ * <p>Threading: thread-safe; the sets of origins are concurrent. The HTTP/1.1-only set only grows.
  */
-final class VersionedCodec implements ExchangeCodec {
+final class VersionedCodec implements ExchangeCodec, H2cUpgrade.Outcome {
     private final H1Codec h1;
     private final H2Codec h2;
     private final boolean priorKnowledge;
-    private final java.util.Set<Route> http1Origins = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final String upgradeSettings;
+    private final Function<Route, H2Connection> upgradedConnections;
+    private final Set<Route> http1Origins = ConcurrentHashMap.newKeySet();
+    /** Cleartext origins with an {@code Upgrade: h2c} offer in flight (at most one each). */
+    private final Set<Route> upgrading = ConcurrentHashMap.newKeySet();
 
-    VersionedCodec(H1Codec h1, H2Codec h2, boolean priorKnowledge) {
+    /**
+     * @param upgradeSettings     the {@code HTTP2-Settings} field value for upgrade offers
+     * @param upgradedConnections makes the HTTP/2 handler a connection switches to after a 101
+     */
+    VersionedCodec(H1Codec h1, H2Codec h2, boolean priorKnowledge, String upgradeSettings,
+            Function<Route, H2Connection> upgradedConnections) {
         this.h1 = h1;
         this.h2 = h2;
         this.priorKnowledge = priorKnowledge;
+        this.upgradeSettings = upgradeSettings;
+        this.upgradedConnections = upgradedConnections;
     }
 
     @Override
     public CompletableFuture<Exchange> start(ExchangeRequest request, Route route, Call<?> call) {
-        return usesHttp2(request, route) ? h2.start(request, route, call) : h1.start(request, route, call);
+        return start(request, route, call, false);
     }
 
     @Override
     public CompletableFuture<Exchange> startFresh(ExchangeRequest request, Route route, Call<?> call) {
-        return usesHttp2(request, route) ? h2.start(request, route, call) : h1.startFresh(request, route, call);
+        return start(request, route, call, true);
     }
 
-    private boolean usesHttp2(ExchangeRequest request, Route route) {
-        return request.version() == HttpClient.Version.HTTP_2
-                && (route.secure() ? !http1Origins.contains(route) : priorKnowledge);
+    private CompletableFuture<Exchange> start(ExchangeRequest request, Route route, Call<?> call, boolean fresh) {
+        if (request.version() == HttpClient.Version.HTTP_2 && !http1Origins.contains(route)) {
+            if (route.secure() || priorKnowledge || h2.hasConnection(route)) {
+                return h2.start(request, route, call);
+            }
+            if (route.proxy() == null && request.body() == null && upgrading.add(route)) {
+                H2cUpgrade upgrade = new H2cUpgrade(route, upgradeSettings, upgradedConnections, h2, this,
+                        call.pushes());
+                return h1.startUpgrade(request, route, call, fresh, upgrade);
+            }
+        }
+        return fresh ? h1.startFresh(request, route, call) : h1.start(request, route, call);
     }
 
     /** The origin answered an h2 offer with HTTP/1.1 by ALPN: send its requests as HTTP/1.1 from now on. */
     void http1Only(Route route) {
         http1Origins.add(route);
+    }
+
+    @Override
+    public void upgraded(Route route) {
+        upgrading.remove(route); // after the connection joined the HTTP/2 codec: later requests find it
+    }
+
+    @Override
+    public void declined(Route route) {
+        http1Origins.add(route);
+        upgrading.remove(route);
+    }
+
+    @Override
+    public void failed(Route route) {
+        upgrading.remove(route);
     }
 
     @Override
