@@ -121,6 +121,14 @@ final class JettyTestServer implements AutoCloseable {
         return connector.getConnectedEndPoints().size();
     }
 
+    /**
+     * Closes the connections open now, as a server going away would. A snapshot first: the client
+     * may open new connections while the old ones close, and those are left alone.
+     */
+    void closeConnections() {
+        List.copyOf(connector.getConnectedEndPoints()).forEach(org.eclipse.jetty.io.EndPoint::close);
+    }
+
     int stalledCount() {
         return stalled.size();
     }
@@ -173,6 +181,8 @@ final class JettyTestServer implements AutoCloseable {
         response.getHeaders().put("X-Request-Proxy-Authorization", proxyAuthorization == null ? "none" : proxyAuthorization);
         // Which client connection carried the request: tests check that requests share one.
         response.getHeaders().put("X-Client-Port", Request.getRemotePort(request));
+        String upgrade = request.getHeaders().get(HttpHeader.UPGRADE);
+        response.getHeaders().put("X-Request-Upgrade", upgrade == null ? "none" : upgrade);
         response.write(true, body, callback);
     }
 

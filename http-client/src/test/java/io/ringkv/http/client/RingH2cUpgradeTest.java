@@ -187,6 +187,36 @@ class RingH2cUpgradeTest {
     }
 
     @Test
+    void requestsWaitingForAStreamWhenTheUpgradedConnectionCloses_goAgainAndSucceed() throws Exception {
+        jetty = JettyTestServer.h2c(1); // one stream per connection: later requests queue behind /stall
+        client();
+        HttpResponse<String> first = client.send(HttpRequest.newBuilder(URI.create(jetty.base() + "/echo")).build(),
+                BodyHandlers.ofString());
+        assertThat(first.version(), is(HttpClient.Version.HTTP_2));
+        CompletableFuture<HttpResponse<String>> stalled = client.sendAsync(
+                HttpRequest.newBuilder(URI.create(jetty.base() + "/stall")).build(), BodyHandlers.ofString());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (jetty.stalledCount() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat("the stalled request reached the server", jetty.stalledCount(), is(1));
+        java.util.List<CompletableFuture<HttpResponse<String>>> waiting = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            waiting.add(client.sendAsync(HttpRequest.newBuilder(URI.create(jetty.base() + "/echo"))
+                    .POST(BodyPublishers.ofString("w" + i)).build(), BodyHandlers.ofString()));
+        }
+        jetty.closeConnections();
+        java.util.concurrent.ExecutionException sent = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> stalled.get(30, TimeUnit.SECONDS));
+        assertThat(sent.getCause(), instanceOf(IOException.class)); // it was sent: not run again
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> response = waiting.get(i).get(30, TimeUnit.SECONDS);
+            assertThat(response.statusCode(), is(200));
+            assertThat(response.body(), is("w" + i));
+        }
+    }
+
+    @Test
     void againstJettyAPostFirstStaysHttp11ThenAGetUpgradesAndLaterPostsUseHttp2() throws Exception {
         jetty = JettyTestServer.h2c(JettyTestServer.H2_STREAMS_MAX_DEFAULT);
         client();
@@ -196,7 +226,7 @@ class RingH2cUpgradeTest {
         assertThat(post.version(), is(HttpClient.Version.HTTP_1_1));
         assertThat(post.body(), is("one"));
         HttpResponse<String> get = client.send(HttpRequest.newBuilder(echo).build(), BodyHandlers.ofString());
-        assertThat(get.version(), is(HttpClient.Version.HTTP_2));
+        assertThat(get.headers().map().toString(), get.version(), is(HttpClient.Version.HTTP_2));
         byte[] data = Bodies.pattern(1024 * 1024);
         HttpResponse<byte[]> big = client.send(HttpRequest.newBuilder(echo).POST(BodyPublishers.ofByteArray(data)).build(),
                 BodyHandlers.ofByteArray());

@@ -12,9 +12,9 @@ import java.util.function.Function;
  * HTTP/2 with prior knowledge (RFC 9113 §3.3) when the client was built with it, else by
  * {@code Upgrade: h2c} (RFC 7540 §3.2), as the JDK's client does. HTTP/1.1 otherwise.
  *
- * <p>The upgrade, per cleartext origin: the first request without a body carries the offer (a
- * request with a body is sent as plain HTTP/1.1, because the body would have to go out in full
- * before the switch). On 101 the connection becomes the origin's HTTP/2 connection and later
+ * <p>The upgrade, per cleartext origin: the first request without a body carries the offer, on a
+ * newly opened connection unless the pool is at its limit (a request with a body is sent as plain
+ * HTTP/1.1, because the body would have to go out in full before the switch). On 101 the connection becomes the origin's HTTP/2 connection and later
  * requests use it (or wait for one of its streams); when it is gone, the next request offers the
  * upgrade again. Any other answer means the origin stays on HTTP/1.1 for the client's lifetime:
  * no further offers. Requests that start while an offer is in flight go as plain HTTP/1.1.
@@ -64,7 +64,9 @@ final class VersionedCodec implements ExchangeCodec, H2cUpgrade.Outcome {
             if (route.proxy() == null && request.body() == null && upgrading.add(route)) {
                 H2cUpgrade upgrade = new H2cUpgrade(route, upgradeSettings, upgradedConnections, h2, this,
                         call.pushes());
-                return h1.startUpgrade(request, route, call, fresh, upgrade);
+                // On a new connection while the pool may open one: the upgrade is then the first
+                // exchange, the case servers handle best, whatever earlier requests left behind.
+                return h1.startUpgrade(request, route, call, true, upgrade);
             }
         }
         return fresh ? h1.startFresh(request, route, call) : h1.start(request, route, call);
