@@ -189,6 +189,20 @@ public final class FrameGenerator {
         return out;
     }
 
+    /**
+     * The 9-byte header of an unpadded DATA frame whose {@code length} payload bytes follow in a
+     * buffer of their own: a sender writes both with one gathering write instead of copying the
+     * payload behind the header.
+     */
+    public ByteBuffer dataHeader(int streamId, int length, boolean endStream) {
+        if (length > maxFrameSize) {
+            throw new IllegalArgumentException("DATA payload " + length + " exceeds max frame size " + maxFrameSize);
+        }
+        ByteBuffer out = ByteBuffer.allocate(FrameHeader.BYTES);
+        writeHeader(out, length, FrameType.DATA, endStream ? Flags.END_STREAM : 0, streamId);
+        return out.flip();
+    }
+
     private static void writeHeader(ByteBuffer out, int length, FrameType type, int flags, int streamId) {
         Objects.requireNonNull(type);
         out.put((byte) (length >>> 16)).put((byte) (length >>> 8)).put((byte) length);

@@ -554,7 +554,8 @@ public final class Http2Connection {
      * Queues as much of {@code data} as both send windows allow, in frames no larger than the
      * peer's max frame size, and advances its position. END_STREAM goes on the last frame only
      * if everything was sent. Returns the octets taken; when that is less than was offered, wait
-     * for {@link Http2Event.WindowOpened} and call again with the rest.
+     * for {@link Http2Event.WindowOpened} and call again with the rest. The queued payloads are
+     * slices of {@code data}, not copies: its bytes must not change until they were written.
      */
     public int sendData(int streamId, ByteBuffer data, boolean endStream) {
         Http2Stream stream = requireStream(streamId);
@@ -568,8 +569,11 @@ public final class Http2Connection {
         do {
             int n = Math.min(allowed - sent, generator.maxFrameSize());
             boolean last = sent + n == data.remaining() && endStream;
-            ByteBuffer chunk = data.slice(data.position() + sent, n);
-            output.add(generator.generate(new DataFrame(streamId, chunk, last)));
+            // Header and payload as two buffers: the payload is the sender's bytes, not a copy.
+            output.add(generator.dataHeader(streamId, n, last));
+            if (n > 0) {
+                output.add(data.slice(data.position() + sent, n));
+            }
             sent += n;
         } while (sent < allowed);
         stream.sendWindow.consume(allowed);

@@ -41,6 +41,27 @@ class Http2ConnectionTest {
         assertThat(client.activeStreams() + server.activeStreams(), equalTo(0));
     }
 
+    @Test
+    void dataPayloadsGoOutAsSlicesOfTheSendersBufferBehindTheirOwnHeaders() {
+        Http2Connection client = new Http2Connection(Role.CLIENT, Http2Config.defaults());
+        Http2Connection server = new Http2Connection(Role.SERVER, Http2Config.defaults());
+        client.start();
+        server.start();
+        pump(client, server);
+        pump(server, client);
+        int id = client.openStream(ScriptedPeer.fields(":method", "PUT", ":scheme", "http", ":path", "/x",
+                ":authority", "n1"), false);
+        client.drainOutput();
+        byte[] body = "payload".getBytes();
+        ByteBuffer data = ByteBuffer.wrap(body);
+        client.sendData(id, data, true);
+        List<ByteBuffer> out = client.drainOutput();
+        assertThat(out.size(), equalTo(2));
+        assertThat(out.get(0).remaining(), equalTo(9));
+        assertThat(out.get(1).array() == body, equalTo(true));
+        assertThat(out.get(1).remaining(), equalTo(body.length));
+    }
+
     private static List<Http2Event> pump(Http2Connection from, Http2Connection to) {
         List<Http2Event> events = new ArrayList<>();
         for (ByteBuffer buffer : from.drainOutput()) {
