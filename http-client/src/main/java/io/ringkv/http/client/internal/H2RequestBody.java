@@ -8,12 +8,14 @@ import java.util.concurrent.Flow;
 /**
  * Streams a request body onto one HTTP/2 stream as DATA frames, within the send windows
  * (RFC 9113 §6.9): one buffer is requested at a time; what the windows do not take waits for
- * {@link #onWindowOpened()}. END_STREAM goes on an empty DATA frame after the publisher completes.
+ * {@link #onWindowOpened()}. END_STREAM goes on the item that completes a known content length,
+ * else on an empty DATA frame after the publisher completes.
  *
  * <p>Threading: publisher signals arrive serially on the publisher's threads; {@code onWindowOpened}
  * on the event loop. {@code pending} and {@code completed} are guarded by this object's monitor,
  * which is never held across a socket write: frames are enqueued inside it and flushed after.
- * The application's buffers are framed by http-core (the DATA payload is copied into the frame).
+ * The application's buffers are framed by http-core without a copy (a frame header, then a slice
+ * of the buffer), so they belong to the connection once handed over.
  */
 final class H2RequestBody implements Flow.Subscriber<ByteBuffer> {
     /** What the exchange learns from the sender. */
