@@ -35,7 +35,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -44,10 +43,7 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-import javax.net.ssl.SSLContext;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,7 +62,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * therefore starts with a warm-up GET, after which both clients speak the protocol under test.
  */
 @Timeout(120)
-abstract class CrossProtocolCompatibilitySuite {
+abstract class CrossProtocolCompatibilitySuite extends TlsClientSuiteFixture {
     static final int MEGABYTE = 1024 * 1024;
 
     /** A protocol under test and how to reach Jetty with it. */
@@ -86,15 +82,9 @@ abstract class CrossProtocolCompatibilitySuite {
     }
 
     @TempDir
-    static Path keys;
-    static Path keyStore;
-    static SSLContext trusting;
-    @TempDir
     Path files;
 
-    JettyTestServer server;
     Protocol protocol;
-    final List<HttpClient> clients = new ArrayList<>();
 
     /** The builder under test for {@code protocol} (ours adds prior knowledge for h2c). */
     abstract HttpClient.Builder newBuilder(Protocol protocol);
@@ -104,23 +94,6 @@ abstract class CrossProtocolCompatibilitySuite {
      * does; the JDK client (25) fails them with {@code IOException("too many concurrent streams")}.
      */
     abstract boolean queuesBeyondTheStreamLimit();
-
-    @BeforeAll
-    static void makeCertificate() throws Exception {
-        keyStore = TestCertificates.serverKeyStore(keys);
-        trusting = TestCertificates.trusting(keyStore);
-    }
-
-    @AfterEach
-    void stopEverything() throws Exception {
-        for (HttpClient client : clients) {
-            client.shutdownNow();
-            assertThat("client terminates", client.awaitTermination(Duration.ofSeconds(30)), is(true));
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
 
     /** Starts Jetty for {@code under}; the client is built by {@link #client}. */
     void start(Protocol under) throws Exception {

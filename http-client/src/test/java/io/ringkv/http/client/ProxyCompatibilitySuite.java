@@ -24,17 +24,11 @@ import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Proxies through the {@link ProxySelector}, for both clients, against Jetty 12 behind
@@ -47,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with the property empty; the cases that differ check the mode they run in.
  */
 @Timeout(120)
-abstract class ProxyCompatibilitySuite {
+abstract class ProxyCompatibilitySuite extends TlsClientSuiteFixture {
     static final String PROXY_USER = "proxy-user";
     static final String PROXY_PASSWORD = "proxy-secret";
     static final String PROXY_CREDENTIALS = "Basic " + Base64.getEncoder().encodeToString(
@@ -57,34 +51,16 @@ abstract class ProxyCompatibilitySuite {
                     System.getProperty("jdk.http.auth.tunneling.disabledSchemes", "Basic").split(","))
             .noneMatch(scheme -> scheme.trim().equalsIgnoreCase("Basic"));
 
-    @TempDir
-    static Path keys;
-    static Path keyStore;
-    static SSLContext trusting;
 
-    JettyTestServer server;
     TestProxy proxy;
-    final List<HttpClient> clients = new ArrayList<>();
 
     abstract HttpClient.Builder newBuilder();
 
-    @BeforeAll
-    static void makeCertificate() throws Exception {
-        keyStore = TestCertificates.serverKeyStore(keys);
-        trusting = TestCertificates.trusting(keyStore);
-    }
-
+    /** Runs before the fixture stops the clients and the server (JUnit runs subclass methods first). */
     @AfterEach
-    void stopEverything() throws Exception {
-        for (HttpClient client : clients) {
-            client.shutdownNow();
-            assertThat("client terminates", client.awaitTermination(Duration.ofSeconds(30)), is(true));
-        }
+    void closeProxy() throws Exception {
         if (proxy != null) {
             proxy.close();
-        }
-        if (server != null) {
-            server.close();
         }
     }
 

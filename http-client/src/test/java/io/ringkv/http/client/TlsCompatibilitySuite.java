@@ -11,18 +11,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -32,35 +27,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * certificate through an SSLContext built here. Run with the JDK's client and with ours.
  */
 @Timeout(120)
-abstract class TlsCompatibilitySuite {
+abstract class TlsCompatibilitySuite extends TlsClientSuiteFixture {
     static final int MEGABYTE = 1024 * 1024;
 
-    @TempDir
-    static Path keys;
-    static Path keyStore;
-    static SSLContext trusting;
 
-    JettyTestServer server;
-    final List<HttpClient> clients = new ArrayList<>();
 
     abstract HttpClient.Builder newBuilder();
-
-    @BeforeAll
-    static void makeCertificate() throws Exception {
-        keyStore = TestCertificates.serverKeyStore(keys);
-        trusting = TestCertificates.trusting(keyStore);
-    }
-
-    @AfterEach
-    void stopEverything() throws Exception {
-        for (HttpClient client : clients) {
-            client.shutdownNow();
-            assertThat("client terminates", client.awaitTermination(Duration.ofSeconds(30)), is(true));
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
 
     HttpClient client(HttpClient.Version version, SSLContext context) {
         HttpClient client = newBuilder().sslContext(context).version(version).build();
