@@ -350,13 +350,21 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
         loop.runOnLoop(this::startLingering);
     }
 
+    /**
+     * Always a task of its own, even on the loop: the drain is noticed inside some producer's
+     * enqueue or flush, and that producer may hold locks the handler takes to resume producers.
+     */
     @Override
     public void onWritable() {
-        loop.runOnLoop(() -> {
-            if (state.get() == State.OPEN) {
-                handler.onWritable(this);
-            }
-        });
+        try {
+            loop.execute(() -> {
+                if (state.get() == State.OPEN) {
+                    handler.onWritable(this);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            log.debug("{} loop stopped, writability not announced", this);
+        }
     }
 
     @Override

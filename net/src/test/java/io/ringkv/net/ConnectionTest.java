@@ -340,6 +340,39 @@ class ConnectionTest {
         }
     }
 
+    /**
+     * A producer may hold its own locks while it enqueues and flushes; a writability callback run
+     * inside that call would take the handler's locks in the opposite order (a deadlock between two
+     * request bodies on one HTTP/2 connection came from this). The callback must come as a loop task
+     * of its own, after the producer's call returned.
+     */
+    @Test
+    void writabilityIsAnnouncedAfterTheFlushThatDrainedTheQueueHasReturned() throws Exception {
+        CompletableFuture<Boolean> announcedInsideTheFlush = new CompletableFuture<>();
+        ChannelOptions smallWaterMarks = new ChannelOptions(8 * 1024, 1024,
+                ChannelOptions.LINGER_TIMEOUT_DEFAULT, ChannelOptions.LINGER_BYTES_MAX_DEFAULT);
+        Acceptor acceptor = group.bind(LOOPBACK, 16, smallWaterMarks, remote -> new RecordingHandler(false) {
+            private boolean producing;
+
+            @Override
+            public void onOpen(Connection connection) {
+                producing = true;
+                connection.enqueue(ByteBuffer.allocate(16 * 1024)); // passes the high-water mark
+                connection.flush(); // loopback takes it all: the queue drains below low water here
+                producing = false;
+            }
+
+            @Override
+            public void onWritable(Connection connection) {
+                announcedInsideTheFlush.complete(producing);
+            }
+        });
+        resources.add(acceptor);
+        Socket socket = dial(acceptor);
+        assertThat(readN(socket.getInputStream(), 16 * 1024).length, is(16 * 1024));
+        assertThat(announcedInsideTheFlush.get(10, TimeUnit.SECONDS), is(false));
+    }
+
     private static ExecutionException expectFailure(CompletableFuture<?> future) throws Exception {
         try {
             future.get(10, TimeUnit.SECONDS);

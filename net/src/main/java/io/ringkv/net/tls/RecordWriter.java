@@ -129,8 +129,7 @@ final class RecordWriter {
             if (!records.isEmpty()) {
                 ByteBuffer[] group = records.toArray(ByteBuffer[]::new);
                 records.clear();
-                // Last, with the batch settled: the plain connection may call back into this
-                // writer on this thread (onWritable, inline on the loop), which the lock lets in.
+                // Last, with the batch settled.
                 plain.enqueue(group);
             }
             return handshaking;
