@@ -265,12 +265,14 @@ final class H2Connection implements ConnectionHandler {
         exchange.onData(connection.retain(data), e.endStream());
     }
 
+    /** Request bodies enqueue what the new window allows; one flush sends it all, in one write. */
     private void onWindowOpened(int streamId) {
         if (streamId == 0) {
             exchanges.values().forEach(H2Exchange::onWindowOpened);
         } else {
             withExchange(streamId, H2Exchange::onWindowOpened);
         }
+        flush();
     }
 
     private void onSettings(long peerStreamsMax) {
@@ -301,6 +303,7 @@ final class H2Connection implements ConnectionHandler {
     @Override
     public void onWritable(Connection conn) {
         exchanges.values().forEach(H2Exchange::onWindowOpened);
+        conn.flush();
     }
 
     @Override

@@ -89,7 +89,10 @@ final class H2RequestBody implements Flow.Subscriber<ByteBuffer> {
         pump(false);
     }
 
-    /** Event loop: a send window opened (or the socket drained); go on with what waits. */
+    /**
+     * Event loop: a send window opened (or the socket drained); go on with what waits. Enqueues
+     * without flushing: the connection flushes once after every stream had its turn.
+     */
     void onWindowOpened() {
         pump(true);
     }
@@ -105,7 +108,7 @@ final class H2RequestBody implements Flow.Subscriber<ByteBuffer> {
 
     private void pump(boolean onLoop) {
         Step step = step();
-        if (step != Step.WAIT && step != Step.GONE && !batch.deferFlush(connection.queuedBytes())) {
+        if (!onLoop && step != Step.WAIT && step != Step.GONE && !batch.deferFlush(connection.queuedBytes())) {
             connection.flush();
         }
         switch (step) {
