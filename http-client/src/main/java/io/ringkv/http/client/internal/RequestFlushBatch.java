@@ -1,5 +1,7 @@
 package io.ringkv.http.client.internal;
 
+import io.ringkv.net.ChannelOptions;
+
 /**
  * Lets a request body subscriber flush once per run of items instead of once per item.
  *
@@ -14,8 +16,13 @@ package io.ringkv.http.client.internal;
  * asynchronous publisher) is never deferred.
  */
 final class RequestFlushBatch {
-    /** Queued bytes beyond which an item is flushed even inside a run. */
-    static final long BYTES_MAX = 64 * 1024;
+    /**
+     * Queued bytes beyond which an item is flushed even inside a run: the connection's default
+     * high-water mark, where the writer would stop asking for items anyway. Larger writes cost
+     * fewer system calls here and fewer wake-ups of the server's reader (measured: a 1 MiB POST
+     * over HTTP/1.1 took 15 writes at 64 KiB, 4 at 256 KiB).
+     */
+    static final long BYTES_MAX = ChannelOptions.WRITE_HIGH_WATER_BYTES_DEFAULT;
 
     private volatile Thread requesting;
 
