@@ -20,7 +20,7 @@ Usage: bench/client-bench.sh [--quick] [--no-build] [--no-render] [--render RESU
 
   --quick       1-byte bodies only, 1 s warm-up + 1 x 2 s measurement per combination
                 (48 forks: about 7-8 minutes on a busy 2-core machine)
-  (default)     the full matrix, 1 s warm-up + 2 x 2 s measurement (192 forks; see
+  (default)     the full matrix, 2 x 2 s warm-up + 2 x 2 s measurement (192 forks; see
                 docs/benchmarks.md for its duration)
   --no-build    use the existing bench/target/benchmarks.jar
   --no-render   only run and write the results
@@ -56,7 +56,7 @@ if [[ -n $RENDER_ONLY ]]; then render "$RENDER_ONLY"; exit 0; fi
 if ((QUICK)); then
   SIZES=1 WARMUP=(-wi 1 -w 1s) MEASURE=(-i 1 -r 2s)
 else
-  SIZES=1,8192,122880,1048576 WARMUP=(-wi 1 -w 1s) MEASURE=(-i 2 -r 2s)
+  SIZES=1,8192,122880,1048576 WARMUP=(-wi 2 -w 2s) MEASURE=(-i 2 -r 2s)
 fi
 
 if ((BUILD)); then
