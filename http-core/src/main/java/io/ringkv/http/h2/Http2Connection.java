@@ -16,7 +16,8 @@ import java.util.List;
  *
  * <p>Inbound: {@link #receive(ByteBuffer, long)} parses frames, checks them against the stream
  * and connection rules, answers what the protocol answers by itself (SETTINGS ACK, PING ACK,
- * RST_STREAM for stream errors, GOAWAY for connection errors) and returns {@link Http2Event}s.
+ * RST_STREAM for stream errors, GOAWAY for connection errors), ignores what arrives on streams it
+ * reset (RFC 9113 §5.1), and returns {@link Http2Event}s.
  * Outbound: {@link #openStream}, {@link #sendHeaders}, {@link #sendData}, {@link #resetStream},
  * {@link #consumed}, {@link #ping}, {@link #goAway} queue frames. {@link #drainOutput()} hands
  * the queued frames over, in order, for the caller to write.
@@ -140,7 +141,11 @@ public final class Http2Connection {
                 onFrame(frame, nowNanos, events);
             } catch (Http2Error e) {
                 if (e instanceof StreamError streamError) {
-                    resetAfterError(streamError, events);
+                    // RFC 9113 §5.1: a stream we reset already had its RST_STREAM; what still comes
+                    // on it (even malformed) is ignored, not answered with another one.
+                    if (!streams.wasResetLocally(streamError.streamId())) {
+                        resetAfterError(streamError, events);
+                    }
                     continue;
                 }
                 fail((ConnectionError) e, events);
@@ -180,8 +185,12 @@ public final class Http2Connection {
             if (streams.isIdle(f.streamId())) {
                 throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "data_on_idle_stream");
             }
-            // STYLE §6: data for a closed stream is still credited to the connection window.
+            // RFC 9113 §6.9: DATA on a closed stream still counted against the connection window
+            // at both ends, so its credit goes back, or the window would shrink for good.
             creditConnection(length);
+            if (streams.wasResetLocally(f.streamId())) {
+                return; // RFC 9113 §5.1: sent before the peer saw our RST_STREAM; ignored
+            }
             throw new StreamError(f.streamId(), ErrorCode.STREAM_CLOSED, "data_on_closed_stream");
         }
         try {
@@ -236,10 +245,23 @@ public final class Http2Connection {
         }
     }
 
-    /** Decodes first, whatever happens next: the HPACK context must stay in step (RFC 9113 §4.3). */
+    /**
+     * Decodes first, whatever happens next: the HPACK context must stay in step (RFC 9113 §4.3),
+     * also for a block on a stream we reset, which is then dropped (§5.1).
+     */
     private void onHeaderBlock(HeadersFrame f, ByteBuffer block, List<Http2Event> events) throws Http2Error {
-        List<HeaderField> fields = decode(f.streamId(), block);
+        List<HeaderField> fields;
+        try {
+            fields = decode(f.streamId(), block);
+        } catch (StreamError e) {
+            openRejected(f.streamId());
+            throw e;
+        }
+        if (streams.wasResetLocally(f.streamId())) {
+            return; // sent before the peer saw our RST_STREAM
+        }
         if (f.priority() != null && f.priority().streamDependency() == f.streamId()) {
+            openRejected(f.streamId());
             throw new StreamError(f.streamId(), ErrorCode.PROTOCOL_ERROR, "priority_self_dependency");
         }
         Http2Stream stream = streams.get(f.streamId());
@@ -270,7 +292,8 @@ public final class Http2Connection {
 
     private Http2Stream openPeerStream(int id) throws Http2Error {
         if (!streams.isIdle(id) && streams.wasRecentlyClosed(id)) {
-            // RFC 9113 §5.1: a closed stream; we may have reset it while the peer was still sending.
+            // RFC 9113 §5.1: a stream that closed otherwise than by our reset (END_STREAM both
+            // ways, or the peer's RST_STREAM): costs that stream only while the id is remembered.
             throw new StreamError(id, ErrorCode.STREAM_CLOSED, "headers_on_closed_stream");
         }
         if (role == Role.CLIENT) {
@@ -279,11 +302,33 @@ public final class Http2Connection {
         Http2Stream stream = streams.openPeer(id, peer.initialWindowSize(), config.local().initialWindowSize(),
                 config.creditRatio());
         // RFC 9113 §5.1.2: beyond our limit the stream is refused (and must not be counted as processed).
-        if (!state.acceptsNewStreams() || streams.activeInitiatedBy(false) >= config.local().maxConcurrentStreams()) {
-            stream.apply(StreamEvent.RECV_HEADERS);
+        boolean refused = !state.acceptsNewStreams()
+                || streams.activeInitiatedBy(false) >= config.local().maxConcurrentStreams();
+        // The HEADERS opened it (§5.1: idle -> open) whatever we make of the block: a refused or
+        // malformed request is reset from OPEN, and closes like any stream we reset.
+        stream.apply(StreamEvent.RECV_HEADERS);
+        if (refused) {
             throw new StreamError(id, ErrorCode.REFUSED_STREAM, "too_many_streams");
         }
         return stream;
+    }
+
+    /**
+     * A header block rejected before its stream was looked up (its field list too large, a
+     * priority on itself) still opened the stream if it was new (RFC 9113 §5.1): the peer has
+     * used the id, our RST_STREAM closes it, and the frames the peer sent after the block are
+     * then ignored like those on any stream we reset, instead of being taken for frames on an
+     * idle stream (a connection error).
+     */
+    private void openRejected(int id) throws Http2Error {
+        if (streams.get(id) != null || !streams.isIdle(id)) {
+            return;
+        }
+        if (role == Role.CLIENT) {
+            throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "server_opened_stream");
+        }
+        streams.openPeer(id, peer.initialWindowSize(), config.local().initialWindowSize(), config.creditRatio())
+                .apply(StreamEvent.RECV_HEADERS);
     }
 
     /** Returns true if the block is trailers. 1xx responses may precede the final one. */
@@ -456,7 +501,10 @@ public final class Http2Connection {
 
     private void resetAfterError(StreamError e, List<Http2Event> events) {
         output.add(generator.generate(new RstStreamFrame(e.streamId(), e.code())));
-        streams.resetLocally(e.streamId());
+        if (!streams.isIdle(e.streamId())) {
+            // An idle id (a malformed frame naming it) is no stream of the peer's yet: it may still open it.
+            streams.resetLocally(e.streamId());
+        }
         Http2Stream stream = streams.get(e.streamId());
         if (stream != null) {
             try {

@@ -1,6 +1,5 @@
 package io.ringkv.http.h2;
 
-import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,12 +17,23 @@ final class StreamRegistry {
     private static final int MAX_STREAM_ID = Integer.MAX_VALUE;
     /** Closed stream ids remembered so that frames still in flight for them are told apart. */
     static final int RECENTLY_CLOSED_MAX = 128;
+    /**
+     * Streams we reset that are remembered: the most recent resets, not the resets of some period.
+     * RFC 9113 §5.1: frames the peer sent before it saw our RST_STREAM must be ignored. They arrive
+     * within about one round trip of the reset, so what must fit is the number of streams we reset
+     * in one round trip; 1,024 (4 KiB per connection) is ten times our default concurrent-stream
+     * limit, enough for a client cancelling, or a server refusing, a whole burst at once. Late frames
+     * on a stream that has dropped out get what frames on any closed stream get (the RFC lets the
+     * period be limited): DATA a RST_STREAM(STREAM_CLOSED), and its credit for the connection window
+     * all the same, so no window leaks either way.
+     */
+    static final int RESET_BY_US_MAX = 1024;
 
     private final Role role;
     private final Map<Integer, Http2Stream> streams = new HashMap<>();
-    private final ArrayDeque<Integer> recentlyClosed = new ArrayDeque<>(RECENTLY_CLOSED_MAX);
-    /** Streams we reset ourselves, newest last: a PUSH_PROMISE may still arrive on them (RFC 9113 §6.6). */
-    private final ArrayDeque<Integer> recentlyResetLocally = new ArrayDeque<>(RECENTLY_CLOSED_MAX);
+    private final RecentStreamIds recentlyClosed = new RecentStreamIds(RECENTLY_CLOSED_MAX);
+    /** Streams we reset ourselves: frames may still arrive on them (RFC 9113 §5.1, a PUSH_PROMISE too, §6.6). */
+    private final RecentStreamIds resetByUs = new RecentStreamIds(RESET_BY_US_MAX);
     private int nextLocalId;
     private int lastPeerId;
 
@@ -79,24 +89,21 @@ final class StreamRegistry {
 
     void forgetIfClosed(Http2Stream stream) {
         if (stream.state() == StreamState.CLOSED && streams.remove(stream.id) != null) {
-            if (recentlyClosed.size() == RECENTLY_CLOSED_MAX) {
-                recentlyClosed.removeFirst();
-            }
-            recentlyClosed.addLast(stream.id);
+            recentlyClosed.add(stream.id);
         }
     }
 
     /** We sent RST_STREAM on {@code id}. */
     void resetLocally(int id) {
-        if (recentlyResetLocally.size() == RECENTLY_CLOSED_MAX) {
-            recentlyResetLocally.removeFirst();
-        }
-        recentlyResetLocally.addLast(id);
+        resetByUs.add(id);
     }
 
-    /** True for one of the last {@link #RECENTLY_CLOSED_MAX} streams we reset. */
+    /**
+     * True for a stream that is gone and that we reset, one of the last {@link #RESET_BY_US_MAX}:
+     * the peer may have sent frames on it before it saw our RST_STREAM.
+     */
     boolean wasResetLocally(int id) {
-        return recentlyResetLocally.contains(id);
+        return !streams.containsKey(id) && !isIdle(id) && resetByUs.contains(id);
     }
 
     /** True for one of the last {@link #RECENTLY_CLOSED_MAX} streams that closed. */

@@ -115,10 +115,20 @@ class FlowControlTest {
     void dataForClosedStreamIsStillCreditedToTheConnection() {
         ScriptedPeer peer = new ScriptedPeer(Role.SERVER, small.withConnectionWindow(65_535, 0.01));
         peer.sendRequest(1, false);
-        peer.connection.resetStream(1, ErrorCode.CANCEL);
+        peer.send(new RstStreamFrame(1, ErrorCode.CANCEL));
         peer.sent();
         peer.send(new DataFrame(1, ByteBuffer.allocate(1_000), false));
         assertThat(peer.sent(), contains(new WindowUpdateFrame(0, 1_000), new RstStreamFrame(1, ErrorCode.STREAM_CLOSED)));
+    }
+
+    @Test
+    void dataForAStreamWeResetIsCreditedToTheConnectionAndOtherwiseIgnored() {
+        ScriptedPeer peer = new ScriptedPeer(Role.SERVER, small.withConnectionWindow(65_535, 0.01));
+        peer.sendRequest(1, false);
+        peer.connection.resetStream(1, ErrorCode.CANCEL);
+        peer.sent();
+        peer.send(new DataFrame(1, ByteBuffer.allocate(1_000), false));
+        assertThat(peer.sent(), contains(new WindowUpdateFrame(0, 1_000)));
     }
 
     @Test

@@ -88,13 +88,23 @@ class Http2ConnectionTest {
     }
 
     @Test
-    void headersOnRecentlyResetStreamCostOnlyThatStream() {
+    void headersOnRecentlyClosedStreamCostOnlyThatStream() {
         ScriptedPeer peer = new ScriptedPeer(Role.SERVER, config);
-        peer.sendRequest(1, false);
-        peer.connection.resetStream(1, ErrorCode.CANCEL);
+        peer.sendRequest(1, true);
+        peer.connection.sendHeaders(1, ScriptedPeer.fields(":status", "204"), true);
         List<Http2Event> events = peer.sendHeaders(1, true, "x-trailer", "v");
         assertThat(events, contains(new Http2Event.StreamReset(1, ErrorCode.STREAM_CLOSED, false,
                 "headers_on_closed_stream")));
+    }
+
+    @Test
+    void headersOnStreamWeResetAreIgnored() {
+        ScriptedPeer peer = new ScriptedPeer(Role.SERVER, config);
+        peer.sendRequest(1, false);
+        peer.connection.resetStream(1, ErrorCode.CANCEL);
+        peer.sent();
+        assertThat(peer.sendHeaders(1, true, "x-trailer", "v"), equalTo(List.of()));
+        assertThat(peer.sent(), equalTo(List.of()));
     }
 
     @Test
