@@ -23,10 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * what to answer. Test scope only.
  *
  * <p>Threading: the accept thread and one thread per connection; the connection count is atomic.
+ * Public for the tests of {@code io.ringkv.http.client.internal}.
  */
-final class ScriptedH2Server implements AutoCloseable {
+public final class ScriptedH2Server implements AutoCloseable {
     /** Frames the test writes to a connection; receives the requests (stream ids) seen so far on it. */
-    interface Script {
+    public interface Script {
         /** Called after each complete request; returns raw frames to write (may be empty). */
         List<ByteBuffer> onRequest(int connectionIndex, Http2Connection protocol, List<Integer> requestStreams);
     }
@@ -45,18 +46,18 @@ final class ScriptedH2Server implements AutoCloseable {
     private final List<Http2Event> fromClient = new CopyOnWriteArrayList<>();
     private volatile io.ringkv.http.h2.Http2Settings clientSettings;
 
-    ScriptedH2Server(Script script) throws IOException {
+    public ScriptedH2Server(Script script) throws IOException {
         this.script = script;
         this.acceptor = new Thread(this::acceptLoop, "scripted-h2-accept");
         acceptor.setDaemon(true);
         acceptor.start();
     }
 
-    String base() {
+    public String base() {
         return "http://127.0.0.1:" + listener.getLocalPort();
     }
 
-    int connectionsAccepted() {
+    public int connectionsAccepted() {
         return connections.get();
     }
 
@@ -86,7 +87,7 @@ final class ScriptedH2Server implements AutoCloseable {
     }
 
     /** A response with a body, as frames (HEADERS then DATA with END_STREAM). */
-    static List<ByteBuffer> respond(Http2Connection protocol, int streamId, String body) {
+    public static List<ByteBuffer> respond(Http2Connection protocol, int streamId, String body) {
         protocol.sendHeaders(streamId, List.of(new HeaderField(":status", "200")), false);
         protocol.sendData(streamId, ByteBuffer.wrap(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)), true);
         return protocol.drainOutput();

@@ -308,7 +308,14 @@ final class H2Connection implements ConnectionHandler {
 
     @Override
     public void onClosed(Connection conn, Throwable cause) {
-        accepting = false;
+        // Under the lock, as open() tests it: an open() that got past its test has registered its
+        // exchange by now, so failAll below reaches it; a later one is turned away and goes elsewhere.
+        lock.lock();
+        try {
+            accepting = false;
+        } finally {
+            lock.unlock();
+        }
         codec.remove(this);
         IOException error = new IOException("HTTP/2 connection closed" + (cause == null ? "" : ": " + cause), cause);
         ready.completeExceptionally(error);
@@ -340,21 +347,36 @@ final class H2Connection implements ConnectionHandler {
      * outside it, unless {@code endStream} is false: a body follows, and its sender flushes the
      * HEADERS with the first DATA (at the latest when it subscribes), in one socket write (one
      * TLS record) instead of two. Returns the stream id, or -1 if the connection can no longer
-     * open streams.
+     * open streams; nothing of the request was sent then, so it may go to another connection.
      */
     int open(H2Exchange exchange, List<io.ringkv.http.hpack.HeaderField> fields, boolean endStream) {
         int id;
+        boolean queued;
         lock.lock();
         try {
             if (!accepting || !protocol.canOpenStream()) {
                 return -1;
             }
             id = protocol.openStream(fields, endStream);
-            exchange.streamOpened(id);
-            exchanges.put(id, exchange);
-            connection.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+            queued = connection.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+            if (queued) {
+                // Registered before the lock is released: no event of the stream can be read before.
+                exchange.streamOpened(id);
+                exchanges.put(id, exchange);
+            } else {
+                // The socket began closing (the peer's FIN, a failed write) before onClosed ran:
+                // the HEADERS were dropped and the server never saw the stream, as for a stream
+                // above a GOAWAY's last-stream-id. Open nothing more here; the protocol state of
+                // this stream stays behind with the dead connection.
+                accepting = false;
+            }
         } finally {
             lock.unlock();
+        }
+        if (!queued) {
+            log.debug("{} closing: stream {} not sent, the request goes elsewhere", this, id);
+            codec.remove(this);
+            return -1;
         }
         if (endStream) {
             connection.flush();
@@ -365,7 +387,7 @@ final class H2Connection implements ConnectionHandler {
     /**
      * Queues as much of {@code data} as the send windows allow (advancing its position) without
      * flushing; call {@link #flush()} after leaving any lock of the caller's. Returns -1 if the
-     * stream can no longer send (it was reset or the connection failed).
+     * stream can no longer send (it was reset, or the connection failed or is closing).
      */
     int enqueueData(int streamId, ByteBuffer data, boolean endStream) {
         lock.lock();
@@ -374,7 +396,10 @@ final class H2Connection implements ConnectionHandler {
                 return -1;
             }
             int taken = protocol.sendData(streamId, data, endStream);
-            connection.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+            if (!connection.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new))) {
+                // Dropped: the body cannot go on, so its publisher is not asked for more.
+                return -1;
+            }
             return taken;
         } finally {
             lock.unlock();

@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * One request/response over HTTP/2, across the streams it may need: a stream refused by the peer
  * (GOAWAY above its last-stream-id, RST_STREAM REFUSED_STREAM, RFC 9113 §8.7) was not processed,
- * so the exchange opens a new one, on another connection if need be, at most
- * {@link #ATTEMPTS_MAX} times, and only before a response head arrived.
+ * nor was one the connection could not take (it stopped accepting streams, or its socket began
+ * closing and dropped the HEADERS), so the exchange opens a new one, on another connection if
+ * need be, at most {@link #ATTEMPTS_MAX} times, and only before a response head arrived.
  *
  * <p>Server push (RFC 9113 §8.4): a PUSH_PROMISE on this exchange's stream is offered to the
  * call's {@link PushPromises} (or the promised stream is refused when the call has no push
