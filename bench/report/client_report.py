@@ -38,6 +38,8 @@ def load(path):
     for r in runs:
         mode = r["benchmark"].rsplit(".", 1)[1]
         p = r["params"]
+        if p.get("publisher", "JDK") != "JDK":
+            continue  # the WRAPPING variant is an experiment, not a row of the table
         key = (mode, p["method"], int(p["size"]), p["protocol"], p["tls"])
         sec = r.get("secondaryMetrics", {})
         cells.setdefault(key, {})[p["client"]] = {

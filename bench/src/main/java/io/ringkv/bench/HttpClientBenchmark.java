@@ -70,6 +70,10 @@ public class HttpClientBenchmark {
     @Param({"false", "true"})
     public boolean tls;
 
+    /** POST bodies of the java.net.http clients; the full run keeps JDK, {@code -p publisher=WRAPPING} shows the copy's cost. */
+    @Param({"JDK"})
+    public BenchClient.Publisher publisher;
+
     private SelfSignedCertificate certificate;
     private BenchServer server;
     private BenchClient bench;
@@ -88,7 +92,7 @@ public class HttpClientBenchmark {
         }
         ClientMeter.markClientStart();
         bench = BenchClient.create(client, protocol, context, URI.create(server.base() + "/bench"), body,
-                post ? BenchServer.POST_ANSWER.length() : size);
+                publisher, post ? BenchServer.POST_ANSWER.length() : size);
         checkProtocol();
     }
 

@@ -26,11 +26,20 @@ public interface BenchClient extends AutoCloseable {
     /** HTTP/1.1 or HTTP/2 (cleartext by h2c; over TLS by ALPN). */
     enum Protocol { H1, H2 }
 
+    /**
+     * How a {@code java.net.http} client publishes a POST body: {@code JDK} is
+     * {@code BodyPublishers.ofByteArray} (a copy of the array per send), {@code WRAPPING} a
+     * user-written publisher of slices of the array ({@link WrappingBodyPublisher}). Jetty's client
+     * always sends through its own API, which wraps the array.
+     */
+    enum Publisher { JDK, WRAPPING }
+
     /** {@code postBody} null means GET; {@code tls} null means cleartext. */
     static BenchClient create(Kind kind, Protocol protocol, javax.net.ssl.SSLContext tls, java.net.URI uri,
-            byte[] postBody, int expectedBytes) throws Exception {
+            byte[] postBody, Publisher publisher, int expectedBytes) throws Exception {
         return kind == Kind.JETTY ? new JettyBenchClient(protocol, tls, uri, postBody, expectedBytes)
-                : new JavaNetBenchClient(kind, protocol, tls, uri, postBody, expectedBytes);
+                : new JavaNetBenchClient(kind, protocol, tls, uri, postBody, publisher == Publisher.WRAPPING,
+                        expectedBytes);
     }
 
     static void check(int status, int bodyBytes, int expectedBytes) throws java.io.IOException {

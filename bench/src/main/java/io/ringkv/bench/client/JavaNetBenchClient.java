@@ -24,12 +24,14 @@ final class JavaNetBenchClient implements BenchClient {
     private final HttpRequest probe;
     private final int expectedBytes;
 
-    JavaNetBenchClient(Kind kind, Protocol protocol, SSLContext tls, URI uri, byte[] postBody, int expectedBytes) {
+    JavaNetBenchClient(Kind kind, Protocol protocol, SSLContext tls, URI uri, byte[] postBody, boolean wrapBody,
+            int expectedBytes) {
         HttpClient.Version version = protocol == Protocol.H2 ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1;
         this.client = kind == Kind.RING ? ring(version, tls) : jdk(version, tls);
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri).version(version);
         this.request = postBody == null ? builder.GET().build()
-                : builder.POST(HttpRequest.BodyPublishers.ofByteArray(postBody)).build();
+                : builder.POST(wrapBody ? new WrappingBodyPublisher(postBody)
+                        : HttpRequest.BodyPublishers.ofByteArray(postBody)).build();
         this.probe = HttpRequest.newBuilder(uri).version(version).GET().build();
         this.expectedBytes = expectedBytes;
     }
