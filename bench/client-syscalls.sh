@@ -2,6 +2,7 @@
 # Per-request system calls, context switches and CPU time of one client benchmark row, by thread
 # group: perf stat attaches to the JMH fork for 6 s of a 12 s measurement and the counts are
 # divided by the requests made in those 6 s. Counts are steadier than ops/s on a shared machine.
+# The -p options must pick exactly one combination.
 #
 #   bench/client-syscalls.sh RING oneCaller "-p size=1 -p method=GET -p protocol=H1 -p tls=false"
 #
@@ -31,7 +32,11 @@ perf stat --per-thread -x, -p "$fork" -e 'syscalls:sys_enter_read,syscalls:sys_e
 wait $jmh
 python3 - "$work/result.json" "$work/perf.csv" <<'PY'
 import collections, json, re, sys
-requests = json.load(open(sys.argv[1]))[0]["primaryMetric"]["score"] * 6
+results = json.load(open(sys.argv[1]))
+if len(results) != 1:
+    sys.exit(f"the -p options must pick one combination; they picked {len(results)} "
+             "(pin size, method, protocol and tls); the counts above belong to the first only")
+requests = results[0]["primaryMetric"]["score"] * 6
 groups = collections.defaultdict(collections.Counter)
 for line in open(sys.argv[2]):
     fields = line.strip().split(",")
