@@ -35,7 +35,7 @@ import collections, json, re, sys
 results = json.load(open(sys.argv[1]))
 if len(results) != 1:
     sys.exit(f"the -p options must pick one combination; they picked {len(results)} "
-             "(pin size, method, protocol and tls); the counts above belong to the first only")
+             "(pin size, method, protocol and tls)")
 requests = results[0]["primaryMetric"]["score"] * 6
 groups = collections.defaultdict(collections.Counter)
 for line in open(sys.argv[2]):
