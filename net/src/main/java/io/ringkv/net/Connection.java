@@ -62,7 +62,8 @@ public interface Connection {
 
     /**
      * {@code false} from the moment queued bytes reach the high-water mark until they drain to the
-     * low-water mark; {@link ConnectionHandler#onWritable} announces the switch back.
+     * low-water mark. A {@code false} answer asks for {@link ConnectionHandler#onWritable}, which
+     * announces the switch back; a drain nobody asked about is not announced.
      */
     boolean isWritable();
 

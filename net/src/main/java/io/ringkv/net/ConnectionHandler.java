@@ -30,7 +30,8 @@ public interface ConnectionHandler {
 
     /**
      * The bytes queued for writing fell to the low-water mark after having reached the high-water
-     * mark: producers that paused may resume. Runs on the loop as a task of its own, never from
+     * mark, and a producer saw {@link Connection#isWritable()} answer {@code false} since the last
+     * call: producers that paused may resume. Runs on the loop as a task of its own, never from
      * inside the {@code enqueue}, {@code write} or {@code flush} call that drained the queue, so a
      * handler may take locks that producers hold while they write.
      */

@@ -43,7 +43,10 @@ final class OutboundQueue {
         /** Everything before the close marker has been written. */
         void onCloseMarkerWritten();
 
-        /** Queued bytes fell to the low-water mark after reaching the high-water mark. */
+        /**
+         * Queued bytes fell to the low-water mark after reaching the high-water mark, and
+         * {@link #isWritable()} answered {@code false} since the last signal.
+         */
         void onWritable();
 
         void onWriteFailed(IOException cause);
@@ -61,6 +64,7 @@ final class OutboundQueue {
     private final AtomicReference<State> state = new AtomicReference<>(State.IDLE);
     private final AtomicLong queuedBytes = new AtomicLong();
     private final AtomicBoolean aboveHighWater = new AtomicBoolean();
+    private final AtomicBoolean writableWanted = new AtomicBoolean();
     // Owned by the thread holding FLUSHING; the CAS on state publishes it between owners.
     private final ArrayDeque<ByteBuffer> batch = new ArrayDeque<>();
     private final ByteBuffer[] gather = new ByteBuffer[GATHER_BUFFERS_MAX];
@@ -122,7 +126,17 @@ final class OutboundQueue {
         return queuedBytes.get();
     }
 
+    /**
+     * A {@code false} answer arms the writability signal: the drain that follows calls
+     * {@link Sink#onWritable()}. A drain nobody asked about (the producer flushed its own bytes
+     * and went on) signals nothing, which spares the loop a wake-up per high-water crossing.
+     */
     boolean isWritable() {
+        if (!aboveHighWater.get()) {
+            return true;
+        }
+        writableWanted.set(true);
+        // Re-check after arming: a drain between the first read and the arming may have missed it.
         return !aboveHighWater.get();
     }
 
@@ -217,7 +231,10 @@ final class OutboundQueue {
     }
 
     private void signalIfDrained(long queued) {
-        if (queued <= lowWaterBytes && aboveHighWater.compareAndSet(true, false)) {
+        // Ordering with isWritable: it arms, then reads the flag; this clears the flag, then
+        // disarms. One of the two sees the other's write, so an armed waiter is never missed.
+        if (queued <= lowWaterBytes && aboveHighWater.compareAndSet(true, false)
+                && writableWanted.getAndSet(false)) {
             sink.onWritable();
         }
     }

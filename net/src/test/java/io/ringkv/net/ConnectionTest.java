@@ -349,6 +349,7 @@ class ConnectionTest {
     @Test
     void writabilityIsAnnouncedAfterTheFlushThatDrainedTheQueueHasReturned() throws Exception {
         CompletableFuture<Boolean> announcedInsideTheFlush = new CompletableFuture<>();
+        CompletableFuture<Boolean> askedWhileFull = new CompletableFuture<>();
         ChannelOptions smallWaterMarks = new ChannelOptions(8 * 1024, 1024,
                 ChannelOptions.LINGER_TIMEOUT_DEFAULT, ChannelOptions.LINGER_BYTES_MAX_DEFAULT);
         Acceptor acceptor = group.bind(LOOPBACK, 16, smallWaterMarks, remote -> new RecordingHandler(false) {
@@ -358,6 +359,7 @@ class ConnectionTest {
             public void onOpen(Connection connection) {
                 producing = true;
                 connection.enqueue(ByteBuffer.allocate(16 * 1024)); // passes the high-water mark
+                askedWhileFull.complete(!connection.isWritable()); // a producer about to wait asks
                 connection.flush(); // loopback takes it all: the queue drains below low water here
                 producing = false;
             }
@@ -370,6 +372,7 @@ class ConnectionTest {
         resources.add(acceptor);
         Socket socket = dial(acceptor);
         assertThat(readN(socket.getInputStream(), 16 * 1024).length, is(16 * 1024));
+        assertThat(askedWhileFull.get(10, TimeUnit.SECONDS), is(true));
         assertThat(announcedInsideTheFlush.get(10, TimeUnit.SECONDS), is(false));
     }
 

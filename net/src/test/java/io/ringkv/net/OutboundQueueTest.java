@@ -136,6 +136,22 @@ class OutboundQueueTest {
     }
 
     @Test
+    void aDrainNobodyAskedAboutIsNotSignalled() {
+        FakeSink sink = new FakeSink();
+        sink.capacity = -1;
+        OutboundQueue queue = new OutboundQueue(sink, 10, 4);
+        queue.enqueue(new ByteBuffer[] {ascii("0123456789AB")}, false); // past high water, unasked
+        queue.flush(); // the producer's own flush drains it
+        assertThat(sink.writableSignals, is(0));
+        assertThat(queue.isWritable(), is(true));
+
+        queue.enqueue(new ByteBuffer[] {ascii("0123456789AB")}, false);
+        assertThat(queue.isWritable(), is(false)); // this producer will wait: it asks
+        queue.flush();
+        assertThat(sink.writableSignals, is(1));
+    }
+
+    @Test
     void closeMarkerFiresAfterEverythingBeforeItIsWrittenAndLaterGroupsAreDropped() {
         FakeSink sink = new FakeSink();
         OutboundQueue queue = new OutboundQueue(sink, 1024, 256);
