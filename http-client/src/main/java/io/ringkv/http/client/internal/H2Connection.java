@@ -301,12 +301,6 @@ final class H2Connection implements ConnectionHandler {
     }
 
     @Override
-    public void onWritable(Connection conn) {
-        exchanges.values().forEach(H2Exchange::onWindowOpened);
-        conn.flush();
-    }
-
-    @Override
     public void onClosed(Connection conn, Throwable cause) {
         // Under the lock, as open() tests it: an open() that got past its test has registered its
         // exchange by now, so failAll below reaches it; a later one is turned away and goes elsewhere.

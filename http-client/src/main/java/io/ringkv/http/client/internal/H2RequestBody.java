@@ -90,8 +90,10 @@ final class H2RequestBody implements Flow.Subscriber<ByteBuffer> {
     }
 
     /**
-     * Event loop: a send window opened (or the socket drained); go on with what waits. Enqueues
-     * without flushing: the connection flushes once after every stream had its turn.
+     * Event loop: a send window opened; go on with what waits. Enqueues without flushing: the
+     * connection flushes once after every stream had its turn. (Senders are held back by the
+     * windows only, never by the socket queue: they do not ask {@code isWritable}, so the
+     * connection's {@code onWritable} never comes to them.)
      */
     void onWindowOpened() {
         pump(true);
