@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.io.IOException;
 import java.net.URI;
@@ -50,6 +51,22 @@ abstract class Http2CompatibilitySuite {
     /** A builder configured so that {@code http://} requests with version HTTP_2 use HTTP/2. */
     abstract HttpClient.Builder newBuilder();
 
+    /** Whether the client reaches h2c by {@code Upgrade: h2c} (true) or by prior knowledge. */
+    abstract boolean upgradesFromHttp1();
+
+    /**
+     * 1 MiB bodies on a connection that Jetty 12.1 upgraded to h2c fail now and then in a full
+     * module run, for the JDK's client as much as for ours: the JDK's once read a frame header
+     * out of body bytes right after the 101 ("Frame type(186) length(6126747) exceeds
+     * MAX_FRAME_SIZE"), ours saw the upgraded connection close under a 1 MiB upload and sent it
+     * again over HTTP/1.1. It never happened in isolation or by prior knowledge. Those cases run
+     * by prior knowledge (RingHttp2CompatibilityTest) and over TLS (the TLS suites) instead.
+     */
+    void skipLargeBodiesOverAnUpgrade(int size) {
+        assumeFalse(upgradesFromHttp1() && size >= MEGABYTE,
+                "1 MiB over an h2c upgrade: Jetty 12.1 is unreliable there (see the method's javadoc)");
+    }
+
     @BeforeEach
     void startServer() throws Exception {
         server = JettyTestServer.h2c(JettyTestServer.H2_STREAMS_MAX_DEFAULT);
@@ -77,6 +94,7 @@ abstract class Http2CompatibilitySuite {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 1000, MEGABYTE})
     void getsAFixedLengthBodyOverHttp2(int size) throws Exception {
+        skipLargeBodiesOverAnUpgrade(size);
         HttpResponse<byte[]> response = client().send(
                 HttpRequest.newBuilder(uri("/bytes?n=" + size)).build(), BodyHandlers.ofByteArray());
         assertThat(response.version(), is(HttpClient.Version.HTTP_2));
@@ -88,6 +106,7 @@ abstract class Http2CompatibilitySuite {
     @ParameterizedTest
     @ValueSource(ints = {1, 100_000, MEGABYTE})
     void getsABodyOfUnknownLengthOverHttp2(int size) throws Exception {
+        skipLargeBodiesOverAnUpgrade(size);
         HttpResponse<byte[]> response = client().send(
                 HttpRequest.newBuilder(uri("/chunked?n=" + size)).build(), BodyHandlers.ofByteArray());
         assertThat(response.body(), equalTo(Bodies.pattern(size)));
@@ -96,6 +115,7 @@ abstract class Http2CompatibilitySuite {
     @ParameterizedTest
     @ValueSource(ints = {0, 5, MEGABYTE})
     void postsAFixedLengthBodyAndReadsItBack(int size) throws Exception {
+        skipLargeBodiesOverAnUpgrade(size);
         HttpClient client = client();
         client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(), BodyHandlers.ofByteArray()); // settles on h2
         byte[] data = Bodies.pattern(size);
@@ -112,6 +132,7 @@ abstract class Http2CompatibilitySuite {
     @ParameterizedTest
     @ValueSource(ints = {5, MEGABYTE})
     void putsABodyOfUnknownLength(int size) throws Exception {
+        skipLargeBodiesOverAnUpgrade(size);
         HttpClient client = client();
         client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(), BodyHandlers.ofByteArray());
         byte[] data = Bodies.pattern(size);

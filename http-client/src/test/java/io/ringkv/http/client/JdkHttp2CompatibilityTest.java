@@ -16,4 +16,9 @@ class JdkHttp2CompatibilityTest extends Http2CompatibilitySuite {
     boolean queuesBeyondTheStreamLimit() {
         return false;
     }
+
+    @Override
+    boolean upgradesFromHttp1() {
+        return true;
+    }
 }

@@ -16,4 +16,9 @@ class RingH2cUpgradeCompatibilityTest extends Http2CompatibilitySuite {
     boolean queuesBeyondTheStreamLimit() {
         return true;
     }
+
+    @Override
+    boolean upgradesFromHttp1() {
+        return true;
+    }
 }

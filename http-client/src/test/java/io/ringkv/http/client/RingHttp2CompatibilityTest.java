@@ -13,4 +13,9 @@ class RingHttp2CompatibilityTest extends Http2CompatibilitySuite {
     boolean queuesBeyondTheStreamLimit() {
         return true;
     }
+
+    @Override
+    boolean upgradesFromHttp1() {
+        return false;
+    }
 }
