@@ -18,6 +18,9 @@ import org.junit.jupiter.api.Test;
 class ShutdownTest {
     private final ServerFixture fixture = new ServerFixture();
     private final CountDownLatch release = new CountDownLatch(1);
+    /** Counted down once the /block handler runs. {@code inFlight() == 1} alone cannot tell: a
+     * finished request keeps its permit until just after its response is flushed. */
+    private final CountDownLatch blocking = new CountDownLatch(1);
 
     @AfterEach
     void stop() throws Exception {
@@ -28,6 +31,7 @@ class ShutdownTest {
     private HttpServer start() throws IOException {
         return fixture.start(request -> {
             if (request.path().equals("/block")) {
+                blocking.countDown();
                 release.await(30, TimeUnit.SECONDS);
             }
             return CompletableFuture.completedFuture(Response.text(200, "finished"));
@@ -52,7 +56,7 @@ class ShutdownTest {
         assertThat(idle.send(RawClient.get("/quick")).read().status(), is(200));
         RawClient busy = fixture.client(server);
         busy.send(RawClient.get("/block"));
-        Poll.until("the request is in flight", () -> server.inFlight() == 1);
+        assertThat("the /block handler runs", blocking.await(20, TimeUnit.SECONDS), is(true));
 
         Thread stopper = Thread.ofPlatform().start(() -> server.shutdown(Duration.ofSeconds(20)));
         Poll.until("new connections are refused", () -> refusesConnections(server.port()));
@@ -74,7 +78,7 @@ class ShutdownTest {
         HttpServer server = start();
         RawClient busy = fixture.client(server);
         busy.send(RawClient.get("/block"));
-        Poll.until("the request is in flight", () -> server.inFlight() == 1);
+        assertThat("the /block handler runs", blocking.await(20, TimeUnit.SECONDS), is(true));
 
         server.shutdown(Duration.ofMillis(200)); // returns although the handler never finishes by itself
         assertThat(busy.closedByServer(), is(true));

@@ -61,7 +61,7 @@ final class Http1Session implements ConnectionHandler {
     @Override
     public void onOpen(Connection opened) {
         connection = opened;
-        sequencer = new ResponseSequencer(opened, context.executor(), this::exchangeDone);
+        sequencer = new ResponseSequencer(opened, context.executor(), this::exchangeDone, context::draining);
         context.opened(this);
         deadline.start(opened.loop());
         update();
@@ -89,7 +89,7 @@ final class Http1Session implements ConnectionHandler {
     }
 
     private boolean mustPauseBeforeNextRequest() {
-        return noMoreRequests || draining || sequencer.pendingCount() >= PIPELINE_DEPTH_MAX;
+        return noMoreRequests || draining || context.draining() || sequencer.pendingCount() >= PIPELINE_DEPTH_MAX;
     }
 
     private void pauseReading() {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,16 +32,23 @@ final class ResponseSequencer {
     private final Connection connection;
     private final Executor executor;
     private final Runnable onExchangeDone;
+    private final BooleanSupplier serverDraining;
     /** Bounded by the session's pipelining depth. */
     private final ArrayDeque<Exchange> pending = new ArrayDeque<>();
     private boolean closed;
     private boolean draining;
 
-    /** @param onExchangeDone told (on any thread) after exchanges leave the queue */
-    ResponseSequencer(Connection connection, Executor executor, Runnable onExchangeDone) {
+    /**
+     * @param onExchangeDone told (on any thread) after exchanges leave the queue
+     * @param serverDraining whether the whole server is shutting down; checked on every emit so
+     *     that shutdown does not race this connection's own {@link #drain} call
+     */
+    ResponseSequencer(Connection connection, Executor executor, Runnable onExchangeDone,
+            BooleanSupplier serverDraining) {
         this.connection = connection;
         this.executor = executor;
         this.onExchangeDone = onExchangeDone;
+        this.serverDraining = serverDraining;
     }
 
     synchronized int pendingCount() {
@@ -151,7 +159,8 @@ final class ResponseSequencer {
                     break;
                 }
                 EncodedResponse response = head.outcome;
-                if (draining && pending.size() == 1 && !response.closeConnection()) {
+                if ((draining || serverDraining.getAsBoolean()) && pending.size() == 1
+                        && !response.closeConnection()) {
                     response = withClose(response);
                     head.outcome = response;
                 }

@@ -31,6 +31,8 @@ public final class ServerContext implements AcceptHandler {
     private final Set<Http1Session> sessions = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connections = new AtomicInteger();
     private final Object sessionsChanged = new Object();
+    /** Set once by {@link #drainAll}; read by every session without waiting for its own drain task. */
+    private volatile boolean draining;
 
     public ServerContext(ServerConfig config, HttpHandler handler, ExecutorService executor) {
         this.config = config;
@@ -87,8 +89,18 @@ public final class ServerContext implements AcceptHandler {
         return budget.inFlight();
     }
 
-    /** Asks every session to finish what it has started and close. */
+    /** Whether shutdown has begun: from then on every response is the last on its connection. */
+    boolean draining() {
+        return draining;
+    }
+
+    /**
+     * Asks every session to finish what it has started and close. The flag goes up before the
+     * per-session tasks are queued, so a response that completes while a session's drain task is
+     * still waiting on its loop already carries {@code Connection: close}.
+     */
     public void drainAll() {
+        draining = true;
         for (Http1Session session : List.copyOf(sessions)) {
             try {
                 session.loop().execute(session::beginDrain);
