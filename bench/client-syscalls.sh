@@ -18,7 +18,7 @@ JAVA_BIN="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
 [[ -x $JAVA_BIN ]] || { echo "no JDK 25 at $JAVA_BIN: set JAVA_HOME" >&2; exit 1; }
 work=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 # shellcheck disable=SC2086
-"$JAVA_BIN" -jar "$JAR" "HttpClientBenchmark.$mode" -f 1 -wi 4 -w 2s -i 1 -r 12s -p client="$client" $params \
+"$JAVA_BIN" -jar "$JAR" "HttpClientBenchmark.$mode" -jvmArgs '-Xms1g -Xmx1g' -f 1 -wi 4 -w 2s -i 1 -r 12s -p client="$client" $params \
   -rf json -rff "$work/result.json" >"$work/jmh.log" 2>&1 &
 jmh=$!
 until grep -q "^Iteration   1" "$work/jmh.log" 2>/dev/null; do

@@ -58,6 +58,8 @@ public final class RingHttpClient {
         Duration HTTP2_PING_INTERVAL_DEFAULT = Duration.ofSeconds(30);
         /** Default of {@link #http2PingTimeout(Duration)}. */
         Duration HTTP2_PING_TIMEOUT_DEFAULT = Duration.ofSeconds(10);
+        /** Default of {@link #syncSendSpin(Duration)}. */
+        Duration SYNC_SEND_SPIN_DEFAULT = Duration.ofNanos(50_000);
 
         /**
          * Speak HTTP/2 on {@code http://} URIs without an {@code Upgrade} round trip (RFC 9113 §3.3,
@@ -94,6 +96,16 @@ public final class RingHttpClient {
          * SETTINGS_ENABLE_PUSH 0, after which a PUSH_PROMISE is a connection error.
          */
         Builder http2ServerPush(boolean enabled);
+
+        /**
+         * How long a thread in a synchronous {@code send} may busy-wait for its answer before it
+         * parks; {@link Duration#ZERO} never spins. A quick answer then costs no thread wake-up,
+         * which on a machine with idle CPUs (a quiet virtual machine above all) is the wake-up of
+         * a halted CPU. The client bounds the cost: at most one caller per CPU but one spins at a
+         * time, none on a single CPU, at most one spin per {@code send} times out, and spinning
+         * mostly stops while answers keep arriving later than this. {@code sendAsync} never spins.
+         */
+        Builder syncSendSpin(Duration spin);
 
         @Override
         Builder cookieHandler(CookieHandler cookieHandler);

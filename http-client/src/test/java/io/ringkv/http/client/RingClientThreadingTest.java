@@ -82,6 +82,27 @@ class RingClientThreadingTest {
         assertThat(subscriber.threads, is(Set.of(caller)));
     }
 
+    /** Parking only, a spin that always times out, and a long spin: the caller does the same work. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {0, 1, 1_000_000})
+    void synchronousSendRunsTheBodySubscriberOnTheCallingThreadWhateverTheSpin(long spinNanos) throws Exception {
+        HttpClient spinning = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .syncSendSpin(Duration.ofNanos(spinNanos)).build();
+        try {
+            String caller = Thread.currentThread().getName();
+            for (int i = 0; i < 3; i++) {
+                ThreadRecordingSubscriber subscriber = new ThreadRecordingSubscriber();
+                HttpResponse<Void> response = spinning.send(request("/chunked?n=300000"),
+                        BodyHandlers.fromSubscriber(subscriber));
+                assertThat(response.statusCode(), is(200));
+                assertThat(subscriber.bytes.get(), is(300_000L));
+                assertThat(subscriber.threads, is(Set.of(caller)));
+            }
+        } finally {
+            spinning.shutdownNow();
+        }
+    }
+
     @Test
     void synchronousSendWithAnExecutorOfItsOwnLeavesThatExecutorIdleForASmallBody() throws Exception {
         java.util.concurrent.atomic.AtomicInteger tasks = new java.util.concurrent.atomic.AtomicInteger();
@@ -126,6 +147,7 @@ class RingClientThreadingTest {
     /** Records the thread of every signal. */
     static final class ThreadRecordingSubscriber implements Flow.Subscriber<List<ByteBuffer>> {
         final Set<String> threads = ConcurrentHashMap.newKeySet();
+        final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
         private Flow.Subscription subscription;
 
         @Override
@@ -138,6 +160,7 @@ class RingClientThreadingTest {
         @Override
         public void onNext(List<ByteBuffer> item) {
             threads.add(Thread.currentThread().getName());
+            item.forEach(buffer -> bytes.addAndGet(buffer.remaining()));
             subscription.request(1);
         }
 

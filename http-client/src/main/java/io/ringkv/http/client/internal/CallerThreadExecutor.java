@@ -23,19 +23,33 @@ import org.slf4j.LoggerFactory;
  * queued or arrive later go to the client executor, so a body that outlives {@code send} keeps
  * flowing.
  *
+ * <p>Before parking, the caller may busy-wait a little for its work, as the client's
+ * {@link SpinPolicy} allows: a parked caller costs a thread wake-up per answer, and on a machine
+ * whose other CPUs are idle that is the wake-up of a halted CPU. A spin that times out is not
+ * repeated within the same send, so a slow answer costs at most one.
+ *
  * <p>Threading: {@link #execute} from any thread; {@link #await} only from the caller.
  */
 final class CallerThreadExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(CallerThreadExecutor.class);
+    /** Polls between clock reads while spinning. */
+    private static final int POLLS_PER_CLOCK_READ = 64;
 
     private final Thread caller = Thread.currentThread();
     private final Executor fallback;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final SpinPolicy spin;
     private volatile boolean released;
+    /** Cleared once a spin times out: a slow answer is waited for by parking only. */
+    private boolean mayStillSpin = true;
 
-    /** @param fallback the client executor, for the tasks that come after the caller stopped waiting */
-    CallerThreadExecutor(Executor fallback) {
+    /**
+     * @param fallback the client executor, for the tasks that come after the caller stopped waiting
+     * @param spin     the client's policy on busy-waiting before parking
+     */
+    CallerThreadExecutor(Executor fallback, SpinPolicy spin) {
         this.fallback = fallback;
+        this.spin = spin;
     }
 
     @Override
@@ -67,6 +81,17 @@ final class CallerThreadExecutor implements Executor {
                 if (result.isDone()) {
                     return result.get();
                 }
+                if (mayStillSpin && spin.tryBegin()) {
+                    boolean foundWork = spinUntilWork(result);
+                    spin.end(foundWork);
+                    mayStillSpin = foundWork;
+                    if (foundWork) {
+                        if (Thread.interrupted()) {
+                            throw new InterruptedException();
+                        }
+                        continue;
+                    }
+                }
                 LockSupport.park(this);
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
@@ -76,6 +101,20 @@ final class CallerThreadExecutor implements Executor {
             released = true;
             handOver();
         }
+    }
+
+    /** Busy-waits for a task or the result; false when the spin timed out. */
+    private boolean spinUntilWork(CompletableFuture<?> result) {
+        long deadline = System.nanoTime() + spin.spinNanos();
+        do {
+            for (int i = 0; i < POLLS_PER_CLOCK_READ; i++) {
+                if (!tasks.isEmpty() || result.isDone()) {
+                    return true;
+                }
+                Thread.onSpinWait();
+            }
+        } while (System.nanoTime() - deadline < 0);
+        return false;
     }
 
     private void handOver() {

@@ -36,6 +36,9 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     private ProxySelector proxySelector;
     private Authenticator authenticator;
     private InetAddress localAddress;
+    /** A spin longer than this is a mistake: it would burn a CPU per send. */
+    private static final Duration SYNC_SEND_SPIN_MAX = Duration.ofMillis(1);
+
     private boolean http2PriorKnowledge;
     private int connectionsPerHost = CONNECTIONS_PER_HOST_DEFAULT;
     private int http2StreamWindowBytes = HTTP2_STREAM_WINDOW_BYTES_DEFAULT;
@@ -44,6 +47,7 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     private Duration http2PingInterval = HTTP2_PING_INTERVAL_DEFAULT;
     private Duration http2PingTimeout = HTTP2_PING_TIMEOUT_DEFAULT;
     private boolean http2ServerPush = true;
+    private Duration syncSendSpin = SYNC_SEND_SPIN_DEFAULT;
 
     @Override
     public ClientBuilder cookieHandler(CookieHandler cookieHandler) {
@@ -169,6 +173,17 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     }
 
     @Override
+    public ClientBuilder syncSendSpin(Duration spin) {
+        Objects.requireNonNull(spin, "syncSendSpin");
+        if (spin.isNegative() || spin.compareTo(SYNC_SEND_SPIN_MAX) > 0) {
+            throw new IllegalArgumentException("syncSendSpin must be between 0 and " + SYNC_SEND_SPIN_MAX
+                    + ", was " + spin);
+        }
+        this.syncSendSpin = spin;
+        return this;
+    }
+
+    @Override
     public HttpClient build() {
         return new RingClient(config());
     }
@@ -176,7 +191,7 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     ClientConfig config() {
         ClientConfig.Extensions extensions = new ClientConfig.Extensions(http2PriorKnowledge,
                 connectionsPerHost, http2StreamWindowBytes, http2ConnectionWindowBytes, idleTimeout,
-                http2PingInterval, http2PingTimeout, http2ServerPush);
+                http2PingInterval, http2PingTimeout, http2ServerPush, syncSendSpin);
         return new ClientConfig(cookieHandler, connectTimeout, sslContextOrDefault(),
                 sslParameters == null ? null : copy(sslParameters), executor, redirect, version,
                 priority, proxySelector, authenticator, localAddress, extensions);

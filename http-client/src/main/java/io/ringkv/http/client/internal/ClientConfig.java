@@ -38,6 +38,7 @@ public record ClientConfig(
             Duration idleTimeout,
             Duration http2PingInterval,
             Duration http2PingTimeout,
-            boolean http2ServerPush) {
+            boolean http2ServerPush,
+            Duration syncSendSpin) {
     }
 }

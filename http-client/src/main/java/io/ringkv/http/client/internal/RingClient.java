@@ -52,6 +52,7 @@ public final class RingClient extends HttpClient {
     private final Transport transport;
     private final List<Link> links;
     private final ClientLifecycle lifecycle;
+    private final SpinPolicy syncSendSpin;
 
     RingClient(ClientConfig config) {
         this.config = config;
@@ -60,6 +61,7 @@ public final class RingClient extends HttpClient {
         this.transport = NetTransport.open(config, executor);
         this.links = links(config, transport.codec());
         this.lifecycle = new ClientLifecycle(this::releaseResources);
+        this.syncSendSpin = SpinPolicy.forThisMachine(config.extensions().syncSendSpin());
     }
 
     private static List<Link> links(ClientConfig config, ExchangeCodec codec) {
@@ -81,7 +83,7 @@ public final class RingClient extends HttpClient {
     public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
             throws IOException, InterruptedException {
         // The caller waits anyway: it does the call's work itself (see CallerThreadExecutor).
-        CallerThreadExecutor callerExecutor = new CallerThreadExecutor(executor);
+        CallerThreadExecutor callerExecutor = new CallerThreadExecutor(executor, syncSendSpin);
         CompletableFuture<HttpResponse<T>> future = start(request, handler, callerExecutor, null);
         try {
             return callerExecutor.await(future);

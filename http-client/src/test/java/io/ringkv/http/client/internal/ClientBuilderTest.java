@@ -25,6 +25,10 @@ class ClientBuilderTest {
         assertThrows(IllegalArgumentException.class, () -> builder.connectionsPerHost(0));
         assertThrows(IllegalArgumentException.class, () -> builder.http2StreamWindowBytes(65_534));
         assertThrows(IllegalArgumentException.class, () -> builder.idleTimeout(Duration.ofSeconds(-1)));
+        assertThrows(IllegalArgumentException.class, () -> builder.syncSendSpin(Duration.ofNanos(-1)));
+        assertThrows(IllegalArgumentException.class, () -> builder.syncSendSpin(Duration.ofMillis(2)));
+        assertThrows(NullPointerException.class, () -> builder.syncSendSpin(null));
+        builder.syncSendSpin(Duration.ZERO);
     }
 
     @Test
