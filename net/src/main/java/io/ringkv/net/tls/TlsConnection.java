@@ -451,15 +451,31 @@ public final class TlsConnection implements Connection, ConnectionHandler {
         return plain.isWritable();
     }
 
+    /**
+     * The flag changes on the loop only, in the order the loop runs the two calls: a resume from
+     * another thread that comes just before the loop's own suspend must run after it, not be
+     * undone by it (the resume would be lost and the connection never read again).
+     */
     @Override
     public void suspendReads() {
+        if (plain.loop().inLoop()) {
+            suspendOnLoop();
+            return;
+        }
+        try {
+            plain.loop().execute(this::suspendOnLoop);
+        } catch (RejectedExecutionException e) {
+            log.debug("loop of {} stopped", plain, e);
+        }
+    }
+
+    private void suspendOnLoop() {
         suspended = true;
         plain.suspendReads();
     }
 
     @Override
     public void resumeReads() {
-        suspended = false;
         try {
             plain.loop().execute(this::resumeOnLoop);
         } catch (RejectedExecutionException e) {
@@ -473,7 +489,8 @@ public final class TlsConnection implements Connection, ConnectionHandler {
      * first (it comes before them). A task, as resumeReads may be called from inside onRead.
      */
     private void resumeOnLoop() {
-        if (suspended || !plain.isOpen()) {
+        suspended = false;
+        if (!plain.isOpen()) {
             return;
         }
         if (!tasksRunning) {

@@ -289,6 +289,37 @@ class TlsConnectionTest {
         assertThat(taskThreads, everyItem(is("tls-tasks-test")));
     }
 
+    /**
+     * A resume from another thread that comes just before the loop suspends (a body consumer
+     * draining while the loop decides the body is full) must win: it runs after the suspend.
+     */
+    @Test
+    void aResumeRequestedBeforeTheLoopSuspendsIsNotLost() throws Exception {
+        int port = startEchoServer();
+        Collecting handler = new Collecting();
+        TlsConnection tls = connect("localhost", port, handler);
+        tls.handshake().get(30, TimeUnit.SECONDS);
+        CountDownLatch loopHeld = new CountDownLatch(1);
+        CountDownLatch resumeRequested = new CountDownLatch(1);
+        tls.loop().execute(() -> {
+            loopHeld.countDown();
+            try {
+                resumeRequested.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            tls.suspendReads(); // on the loop, after the resume below was requested
+        });
+        assertThat(loopHeld.await(10, TimeUnit.SECONDS), is(true));
+        tls.resumeReads();
+        resumeRequested.countDown();
+
+        byte[] sent = "read after all".getBytes(StandardCharsets.US_ASCII);
+        tls.write(ByteBuffer.wrap(sent));
+        handler.expect(sent.length).get(10, TimeUnit.SECONDS);
+        assertThat(handler.bytes(), is(sent));
+    }
+
     @Test
     void recordsCutByEveryReadAreReassembled() throws Exception {
         group.close();
