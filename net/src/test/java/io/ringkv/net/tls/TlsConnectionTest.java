@@ -155,12 +155,18 @@ class TlsConnectionTest {
         return tls;
     }
 
-    @Test
-    void handshakeChoosesTheHandlerByAlpnAndCarriesPlaintextBothWays() throws Exception {
+    /** A client connection to a fresh echo server, its handshake done. */
+    private TlsConnection handshakenWithEcho(Collecting handler) throws Exception {
         int port = startEchoServer();
-        Collecting handler = new Collecting();
         TlsConnection tls = connect("localhost", port, handler);
         tls.handshake().get(30, TimeUnit.SECONDS);
+        return tls;
+    }
+
+    @Test
+    void handshakeChoosesTheHandlerByAlpnAndCarriesPlaintextBothWays() throws Exception {
+        Collecting handler = new Collecting();
+        TlsConnection tls = handshakenWithEcho(handler);
         assertThat(handler.protocol.get(), is("h2"));
         byte[] sent = new byte[1024 * 1024];
         for (int i = 0; i < sent.length; i++) {
@@ -295,10 +301,8 @@ class TlsConnectionTest {
      */
     @Test
     void aResumeRequestedBeforeTheLoopSuspendsIsNotLost() throws Exception {
-        int port = startEchoServer();
         Collecting handler = new Collecting();
-        TlsConnection tls = connect("localhost", port, handler);
-        tls.handshake().get(30, TimeUnit.SECONDS);
+        TlsConnection tls = handshakenWithEcho(handler);
         CountDownLatch loopHeld = new CountDownLatch(1);
         CountDownLatch resumeRequested = new CountDownLatch(1);
         tls.loop().execute(() -> {
