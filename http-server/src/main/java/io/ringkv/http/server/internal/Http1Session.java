@@ -44,7 +44,6 @@ final class Http1Session implements ConnectionHandler {
     /** No further request will be read: a close was decided (error, "Connection: close", end of input). */
     private boolean noMoreRequests;
     private boolean inputEnded;
-    private boolean draining;
     private long queuedAtLastCheck = -1;
 
     Http1Session(ServerContext context) {
@@ -89,7 +88,7 @@ final class Http1Session implements ConnectionHandler {
     }
 
     private boolean mustPauseBeforeNextRequest() {
-        return noMoreRequests || draining || context.draining() || sequencer.pendingCount() >= PIPELINE_DEPTH_MAX;
+        return noMoreRequests || context.draining() || sequencer.pendingCount() >= PIPELINE_DEPTH_MAX;
     }
 
     private void pauseReading() {
@@ -197,10 +196,11 @@ final class Http1Session implements ConnectionHandler {
         context.closed(this);
     }
 
-    /** Graceful shutdown: finish what has started, read no new request, then close. Loop thread. */
+    /**
+     * Graceful shutdown ({@link ServerContext#draining()} is already set): finish what has
+     * started, read no new request, then close. Loop thread.
+     */
     void beginDrain() {
-        draining = true;
-        sequencer.drain();
         update();
     }
 
@@ -225,11 +225,11 @@ final class Http1Session implements ConnectionHandler {
         }
         int pending = sequencer.pendingCount();
         boolean idle = pending == 0 && current == null;
-        if (idle && (inputEnded || draining)) {
+        if (idle && (inputEnded || context.draining())) {
             connection.closeAfterFlush();
             return;
         }
-        if (readsPaused && !noMoreRequests && !draining && pending < PIPELINE_DEPTH_MAX) {
+        if (readsPaused && !noMoreRequests && !context.draining() && pending < PIPELINE_DEPTH_MAX) {
             readsPaused = false;
             connection.resumeReads();
         }

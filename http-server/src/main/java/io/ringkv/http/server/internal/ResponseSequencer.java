@@ -36,12 +36,12 @@ final class ResponseSequencer {
     /** Bounded by the session's pipelining depth. */
     private final ArrayDeque<Exchange> pending = new ArrayDeque<>();
     private boolean closed;
-    private boolean draining;
 
     /**
      * @param onExchangeDone told (on any thread) after exchanges leave the queue
-     * @param serverDraining whether the whole server is shutting down; checked on every emit so
-     *     that shutdown does not race this connection's own {@link #drain} call
+     * @param serverDraining whether the server is shutting down: from then on the last response
+     *     before the queue empties carries {@code Connection: close}; read on every emit, so no
+     *     per-connection drain signal can arrive late
      */
     ResponseSequencer(Connection connection, Executor executor, Runnable onExchangeDone,
             BooleanSupplier serverDraining) {
@@ -71,14 +71,6 @@ final class ResponseSequencer {
     void requestContinue(Exchange exchange) {
         synchronized (this) {
             exchange.continuePending = true;
-        }
-        emit();
-    }
-
-    /** From now on the last response before the queue empties carries {@code Connection: close}. */
-    void drain() {
-        synchronized (this) {
-            draining = true;
         }
         emit();
     }
@@ -159,7 +151,7 @@ final class ResponseSequencer {
                     break;
                 }
                 EncodedResponse response = head.outcome;
-                if ((draining || serverDraining.getAsBoolean()) && pending.size() == 1
+                if (serverDraining.getAsBoolean() && pending.size() == 1
                         && !response.closeConnection()) {
                     response = withClose(response);
                     head.outcome = response;
