@@ -69,7 +69,9 @@ final class SpinPolicy {
     void end(boolean foundWork) {
         spinners.decrementAndGet();
         if (foundWork) {
-            credit.updateAndGet(c -> Math.min(CREDIT_MAX, c + 1));
+            if (credit.get() < CREDIT_MAX) { // the common case writes nothing shared
+                credit.updateAndGet(c -> Math.min(CREDIT_MAX, c + 1));
+            }
         } else {
             credit.updateAndGet(c -> Math.max(0, c - TIMEOUT_COST));
         }
