@@ -291,9 +291,12 @@ public final class Http2Connection {
     }
 
     private Http2Stream openPeerStream(int id) throws Http2Error {
-        if (!streams.isIdle(id) && streams.wasRecentlyClosed(id)) {
+        if (!streams.isIdle(id) && (streams.wasRecentlyClosed(id) || role == Role.CLIENT)) {
             // RFC 9113 §5.1: a stream that closed otherwise than by our reset (END_STREAM both
-            // ways, or the peer's RST_STREAM): costs that stream only while the id is remembered.
+            // ways, or the peer's RST_STREAM) costs that stream only while the id is remembered.
+            // A client never reads a HEADERS as a new stream: on an id it opened (or was promised)
+            // whose memory is gone, it is a late answer, typically to a request reset more than
+            // RESET_BY_US_MAX resets ago, and must not take the other streams down with it.
             throw new StreamError(id, ErrorCode.STREAM_CLOSED, "headers_on_closed_stream");
         }
         if (role == Role.CLIENT) {

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 
+import io.ringkv.http.hpack.HeaderField;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -154,6 +155,47 @@ class FramesAfterOurResetTest {
         assertThat(peer.sendHeaders(id, true, "x-checksum", "abc"), empty());
         assertThat(peer.sent(), contains(new WindowUpdateFrame(0, 1_000)));
         assertThat(peer.connection.state(), equalTo(ConnectionState.OPEN));
+    }
+
+    @Test
+    void aLateResponseOnAClientStreamNoLongerRememberedCostsThatStreamOnly() {
+        ScriptedPeer peer = new ScriptedPeer(Role.CLIENT, config);
+        List<HeaderField> get = ScriptedPeer.fields(":method", "GET", ":scheme", "http", ":path", "/",
+                ":authority", "a");
+        int first = peer.connection.openStream(get, true);
+        peer.connection.resetStream(first, ErrorCode.CANCEL);
+        // Enough later resets that the first drops out of the memory of our resets.
+        for (int i = 0; i < StreamRegistry.RESET_BY_US_MAX; i++) {
+            peer.connection.resetStream(peer.connection.openStream(get, true), ErrorCode.CANCEL);
+        }
+        int live = peer.connection.openStream(get, true);
+        peer.sent();
+
+        // The server's answer to the first request, crossing our RST_STREAM long ago. Its block
+        // adds "x-custom: abc" to the dynamic table (entry 62), so it must still be decoded.
+        List<Http2Event> events = peer.send(new HeadersFrame(first,
+                Hex.buffer("88 40 08 782d637573746f6d 03 616263"), false, true));
+
+        assertThat(events, contains(new Http2Event.StreamReset(first, ErrorCode.STREAM_CLOSED, false,
+                "headers_on_closed_stream")));
+        assertThat(peer.sent(), contains(new RstStreamFrame(first, ErrorCode.STREAM_CLOSED)));
+        assertThat(peer.connection.state(), equalTo(ConnectionState.OPEN));
+        // The stream still open gets its response, which refers to entry 62.
+        assertThat(peer.send(new HeadersFrame(live, Hex.buffer("88 be"), true, true)), contains(
+                new Http2Event.HeadersReceived(live, ScriptedPeer.fields(":status", "200", "x-custom", "abc"),
+                        true, false)));
+    }
+
+    @Test
+    void headersOnAStreamIdTheServerNeverOpenedAreStillAConnectionError() {
+        ScriptedPeer peer = new ScriptedPeer(Role.CLIENT, config);
+        peer.connection.openStream(ScriptedPeer.fields(":method", "GET", ":scheme", "http", ":path", "/",
+                ":authority", "a"), true);
+        peer.sent();
+
+        List<Http2Event> events = peer.send(new HeadersFrame(2, Hex.buffer("88"), true, true));
+
+        assertThat(events, contains(new Http2Event.ConnectionFailed(ErrorCode.PROTOCOL_ERROR, "server_opened_stream")));
     }
 
     @Test
