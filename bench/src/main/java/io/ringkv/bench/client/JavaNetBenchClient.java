@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import javax.net.ssl.SSLContext;
 
@@ -44,12 +45,22 @@ final class JavaNetBenchClient implements BenchClient {
         return builder.build();
     }
 
+    /**
+     * Microseconds a synchronous send of ours may spin before it parks; unset keeps the client's
+     * default. For A/B runs: {@code -jvmArgsAppend -Dringkv.bench.syncSendSpinMicros=0}.
+     */
+    static final String SYNC_SPIN_PROPERTY = "ringkv.bench.syncSendSpinMicros";
+
     private static HttpClient ring(HttpClient.Version version, SSLContext tls) {
         RingHttpClient.Builder builder = RingHttpClient.newBuilder().version(version);
         if (tls != null) {
             builder.sslContext(tls);
         } else if (version == HttpClient.Version.HTTP_2) {
             builder.http2PriorKnowledge(true);
+        }
+        String spin = System.getProperty(SYNC_SPIN_PROPERTY);
+        if (spin != null) {
+            builder.syncSendSpin(Duration.ofNanos(Long.parseLong(spin) * 1_000));
         }
         return builder.build();
     }
