@@ -47,6 +47,7 @@ def load(path):
             "err": r["primaryMetric"].get("scoreError"),
             "bop": sec.get("client.alloc.norm", {}).get("score"),
             "threads": sec.get("client.threads", {}).get("score"),
+            "steal": sec.get("host.steal", {}).get("score"),
         }
     return cells, meta
 
@@ -141,6 +142,27 @@ def chart(cells, img_dir):
     return CHART
 
 
+STEAL_NOTED = 5.0  # percent of CPU time taken by the hypervisor, above which a fork is listed
+
+
+def steal_lines(cells):
+    """Forks whose CPUs the hypervisor partly gave away: their ops/s say little about the client."""
+    forks = [(k, c, f["steal"]) for k, row in cells.items() for c, f in row.items() if f.get("steal") is not None]
+    if not forks:
+        return []
+    noted = sorted(((k, c, s) for k, c, s in forks if s > STEAL_NOTED), key=lambda x: -x[2])
+    mean = sum(s for _, _, s in forks) / len(forks)
+    out = [f"CPU time stolen by the hypervisor (JMH `host.steal`): {mean:.1f} % on average over {len(forks)} forks; "
+           f"{len(noted)} above {STEAL_NOTED:.0f} %" + (":" if noted else "."), ""]
+    for k, c, s in noted:
+        out.append(f"- {s:.1f} %: {c} {MODES_TITLE.get(k[0], k[0])}, {k[1]} {size_label(k[2])} "
+                   f"{'h2' if k[3] == 'H2' else 'HTTP/1.1'}{' TLS' if k[4] == 'true' else ''}")
+    return out + [""]
+
+
+MODES_TITLE = dict(MODES)
+
+
 def generated(cells, meta, results_path, chart_name):
     ahead, total, met, small = verdict(cells)
     lines = [f"Results file: `{os.path.relpath(results_path)}`"
@@ -156,6 +178,7 @@ def generated(cells, meta, results_path, chart_name):
         t = table(cells, mode)
         if t:
             lines += [f"**{title}**", ""] + t + [""]
+    lines += steal_lines(cells)
     skipped = meta.get("skipped") or []
     lines += ["Skipped combinations: " + ("none." if not skipped else "")]
     lines += [f"- {s}" for s in skipped]

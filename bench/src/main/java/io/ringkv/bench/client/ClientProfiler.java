@@ -1,5 +1,6 @@
 package io.ringkv.bench.client;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.openjdk.jmh.infra.BenchmarkParams;
@@ -18,12 +19,15 @@ import org.openjdk.jmh.results.ScalarResult;
  *       threads (JMH's {@code gc.alloc.rate.norm} counts the server too);</li>
  *   <li>{@code client.threads}: threads started since the client was built, server excluded;
  *       reported as the maximum over iterations (the count only grows).</li>
+ *   <li>{@code host.steal}: percent of the machine's CPU time the hypervisor gave to other
+ *       guests during the iteration ({@link HostSteal}); absent where {@code /proc/stat} is.</li>
  * </ul>
  *
  * <p>Threading: JMH calls the hooks from one thread per iteration.
  */
 public final class ClientProfiler implements InternalProfiler {
     private long[] before;
+    private HostSteal stealBefore;
 
     @Override
     public String getDescription() {
@@ -33,6 +37,7 @@ public final class ClientProfiler implements InternalProfiler {
     @Override
     public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
         before = ClientMeter.allocatedBytes();
+        stealBefore = HostSteal.now();
     }
 
     @Override
@@ -41,8 +46,14 @@ public final class ClientProfiler implements InternalProfiler {
         long[] after = ClientMeter.allocatedBytes();
         long clientBytes = (after[0] - before[0]) - (after[1] - before[1]);
         long ops = Math.max(1, result.getMetadata().getAllOps());
-        return List.of(
+        List<Result> results = new ArrayList<>(List.of(
                 new ScalarResult("client.alloc.norm", (double) clientBytes / ops, "B/op", AggregationPolicy.AVG),
-                new ScalarResult("client.threads", ClientMeter.clientThreadsStarted(), "threads", AggregationPolicy.MAX));
+                new ScalarResult("client.threads", ClientMeter.clientThreadsStarted(), "threads", AggregationPolicy.MAX)));
+        HostSteal stealAfter = HostSteal.now();
+        if (stealBefore != null && stealAfter != null) {
+            results.add(new ScalarResult("host.steal", stealAfter.stolenPercentSince(stealBefore), "%",
+                    AggregationPolicy.AVG));
+        }
+        return results;
     }
 }
