@@ -55,16 +55,21 @@ abstract class Http2CompatibilitySuite {
     abstract boolean upgradesFromHttp1();
 
     /**
-     * 1 MiB bodies on a connection that Jetty 12.1 upgraded to h2c fail now and then in a full
-     * module run, for the JDK's client as much as for ours: the JDK's once read a frame header
-     * out of body bytes right after the 101 ("Frame type(186) length(6126747) exceeds
-     * MAX_FRAME_SIZE"), ours saw the upgraded connection close under a 1 MiB upload and sent it
-     * again over HTTP/1.1. It never happened in isolation or by prior knowledge. Those cases run
-     * by prior knowledge (RingHttp2CompatibilityTest) and over TLS (the TLS suites) instead.
+     * 1 MiB bodies over a connection Jetty 12.1 upgraded to h2c now and then fail with the JDK's
+     * client in a full module run: it once read a frame header out of body bytes right after the
+     * 101 ("Frame type(186) length(6126747) exceeds MAX_FRAME_SIZE"). It never happened in
+     * isolation; for the JDK's client those cases are covered over TLS (the TLS suites) instead.
+     * Ours failed there too until its SETTINGS ACK could no longer overtake its connection
+     * preface (Jetty then sent GOAWAY "invalid_preface"), so our upgrade variant runs them.
      */
     void skipLargeBodiesOverAnUpgrade(int size) {
-        assumeFalse(upgradesFromHttp1() && size >= MEGABYTE,
-                "1 MiB over an h2c upgrade: Jetty 12.1 is unreliable there (see the method's javadoc)");
+        assumeFalse(upgradesFromHttp1() && size >= MEGABYTE && skipsLargeBodiesOverAnUpgrade(),
+                "1 MiB over an h2c upgrade with the JDK's client: unreliable there (see the method's javadoc)");
+    }
+
+    /** Whether the client under test skips 1 MiB bodies over an h2c upgrade; only the JDK's does. */
+    boolean skipsLargeBodiesOverAnUpgrade() {
+        return true;
     }
 
     @BeforeEach

@@ -21,4 +21,9 @@ class RingH2cUpgradeCompatibilityTest extends Http2CompatibilitySuite {
     boolean upgradesFromHttp1() {
         return true;
     }
+
+    @Override
+    boolean skipsLargeBodiesOverAnUpgrade() {
+        return false;
+    }
 }

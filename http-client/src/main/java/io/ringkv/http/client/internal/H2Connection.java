@@ -27,9 +27,11 @@ import org.slf4j.LoggerFactory;
  * the protocol operation plus {@link Connection#enqueue} of the frames it produced, so stream
  * ids, HPACK blocks and DATA leave in the order they were made. The socket write
  * ({@link Connection#flush}) always happens after the lock is released, by whichever thread wins
- * the flush. Frames the protocol answers by itself on receipt (SETTINGS/PING ACK, RST_STREAM) and
- * WINDOW_UPDATEs jump the queue with {@link Connection#writeUrgent}. {@link ConnectionHandler}
- * callbacks run on the event loop; exchanges are told about their stream from there.
+ * the flush. The connection preface, frames the protocol answers by itself on receipt
+ * (SETTINGS/PING ACK, RST_STREAM), PINGs and WINDOW_UPDATEs jump the queue with
+ * {@link Connection#writeUrgent}; an RST_STREAM we decide on keeps its place behind the
+ * stream's HEADERS. {@link ConnectionHandler} callbacks run on the event loop; exchanges are
+ * told about their stream from there.
  * Liveness ({@link H2Liveness}): a loop timer sends a PING after a quiet interval and closes the
  * connection when nothing answers it in time.
  * Stream slots are reserved with {@link #tryReserve()} before a stream is opened, so the pool
@@ -111,14 +113,15 @@ final class H2Connection implements ConnectionHandler {
     @Override
     public void onOpen(Connection opened) {
         this.connection = opened;
+        List<ByteBuffer> preface;
         lock.lock();
         try {
             protocol.start(); // RFC 9113 §3.4: preface, SETTINGS, then the larger connection window
-            opened.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+            preface = protocol.drainOutput();
         } finally {
             lock.unlock();
         }
-        opened.flush();
+        writePreface(opened, preface);
         startLiveness(opened);
     }
 
@@ -133,18 +136,32 @@ final class H2Connection implements ConnectionHandler {
         if (!tryReserve()) {
             throw new IllegalStateException("a new connection has a stream slot for stream 1");
         }
+        List<ByteBuffer> preface;
         lock.lock();
         try {
             protocol.start();
             int id = protocol.openUpgradeStream(headRequest);
             exchange.adoptUpgradeStream(this, id);
             exchanges.put(id, exchange);
-            opened.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+            preface = protocol.drainOutput();
         } finally {
             lock.unlock();
         }
-        opened.flush();
+        writePreface(opened, preface);
         startLiveness(opened);
+    }
+
+    /**
+     * The connection preface goes ahead of everything, urgent frames included (RFC 9113 §3.4):
+     * queued as an ordinary group, it could be overtaken by the SETTINGS ACK that the server's
+     * SETTINGS call for, whenever its own flush lost to a thread still finishing an earlier
+     * write. After an {@code Upgrade: h2c} that thread is the caller that wrote the request, and
+     * Jetty answered the ACK-first connection with GOAWAY "invalid_preface" (about 1 upgrade in
+     * 25 on a loaded machine). Urgent groups leave in the order they were queued, and nothing
+     * urgent exists before the preface, so it is first on the wire.
+     */
+    private static void writePreface(Connection opened, List<ByteBuffer> preface) {
+        opened.writeUrgent(preface.toArray(ByteBuffer[]::new));
     }
 
     private void startLiveness(Connection opened) {
@@ -225,7 +242,7 @@ final class H2Connection implements ConnectionHandler {
             case Http2Event.StreamReset e -> withExchange(e.streamId(), x -> x.onReset(e.code(), e.byPeer(), e.reason()));
             case Http2Event.WindowOpened e -> onWindowOpened(e.streamId());
             case Http2Event.SettingsReceived e -> onSettings(e.peer().maxConcurrentStreams());
-            case Http2Event.GoAwayReceived e -> onGoAway(e.lastStreamId(), e.code());
+            case Http2Event.GoAwayReceived e -> onGoAway(e.lastStreamId(), e.code(), e.debug());
             case Http2Event.ConnectionFailed e -> onProtocolFailure(e.code(), e.reason());
             case Http2Event.PingAcknowledged e -> log.debug("{} ping acknowledged", this);
             case Http2Event.PushPromised e -> onPushPromise(e);
@@ -282,8 +299,8 @@ final class H2Connection implements ConnectionHandler {
     }
 
     /** RFC 9113 §6.8: streams above lastStreamId were not processed and may be retried elsewhere. */
-    private void onGoAway(int lastStreamId, ErrorCode code) {
-        log.debug("{} GOAWAY last={} code={}", this, lastStreamId, code);
+    private void onGoAway(int lastStreamId, ErrorCode code, String debug) {
+        log.debug("{} GOAWAY last={} code={} debug={}", this, lastStreamId, code, debug);
         accepting = false;
         codec.remove(this);
         exchanges.forEach((id, exchange) -> {
@@ -439,7 +456,9 @@ final class H2Connection implements ConnectionHandler {
             lock.unlock();
         }
         if (!frames.isEmpty()) {
-            connection.writeUrgent(frames.toArray(ByteBuffer[]::new));
+            // In order, not urgent: the stream's HEADERS may still be queued, and an RST_STREAM
+            // ahead of them would name an idle stream, a connection error (RFC 9113 §6.4).
+            connection.write(frames.toArray(ByteBuffer[]::new));
         }
     }
 
