@@ -28,8 +28,8 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
     private final BodyPipe body;
     private final Executor executor;
     private final AtomicBoolean bodyStarted = new AtomicBoolean();
-    private final AtomicBoolean requestDone = new AtomicBoolean();
-    private final AtomicBoolean responseDone = new AtomicBoolean();
+    /** The request written and the response read: whichever ends last hands the connection back. */
+    private final TwoPartCompletion completion = new TwoPartCompletion();
     private volatile RequestBodyWriter bodyWriter;
     private volatile boolean reusable = true;
     /** Set on the loop before the request goes out / when the first response byte arrives. */
@@ -157,7 +157,7 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
         // Release the connection before the body completes: every byte is already in the body
         // pipe, and a caller that sends its next request as soon as this body is read must find
         // the connection back in the pool, not race its release and open a new one.
-        if (responseDone.compareAndSet(false, true) && requestDone.get()) {
+        if (completion.secondDone()) {
             connection.finished(this, reusable);
         }
         body.complete();
@@ -249,7 +249,7 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
 
     @Override
     public void bodyWritten() {
-        if (requestDone.compareAndSet(false, true) && responseDone.get()) {
+        if (completion.firstDone()) {
             connection.finished(this, reusable);
         }
     }
