@@ -66,6 +66,7 @@ if ((BUILD)); then
 fi
 
 GITREV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+GITREV_FULL=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown) # the code the jar was built from
 RUN_ID="client-$(date -u +%Y%m%dT%H%M%SZ)-$GITREV"
 mkdir -p "$BENCH_DIR/results"
 RESULTS="$BENCH_DIR/results/$RUN_ID.json"
@@ -87,7 +88,7 @@ python3 - "$RESULTS.meta" "$LOG" <<PY
 import json, re, sys, os
 log = open(sys.argv[2], errors="replace").read()
 skipped = sorted(set(re.findall(r"SKIPPED: ([^\n]*)", log)))
-meta = {"run_id": "$RUN_ID", "git_rev": "$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)",
+meta = {"run_id": "$RUN_ID", "git_rev": "$GITREV_FULL",
         "quick": $QUICK == 1, "sizes": "$SIZES", "warmup": "${WARMUP[*]}", "measurement": "${MEASURE[*]}",
         "cores": os.cpu_count(), "loadavg_before": "$LOAD_BEFORE", "loadavg_after": open("/proc/loadavg").read().split()[:3],
         "seconds": $(date +%s) - $T0, "extra_jmh_args": "${CLIENT_BENCH_JMH_ARGS:-}", "skipped": skipped}
