@@ -10,8 +10,6 @@ import io.ringkv.http.h1.ResponseParser;
 import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,16 +28,6 @@ final class H1Connection implements ConnectionHandler {
     private static final H1Limits LIMITS = new H1Limits(
             H1Limits.defaults().requestLineBytesMax(), H1Limits.defaults().headerBlockBytesMax(),
             H1Limits.defaults().headerCountMax(), Long.MAX_VALUE);
-
-    private static final VarHandle EXCHANGE;
-
-    static {
-        try {
-            EXCHANGE = MethodHandles.lookup().findVarHandle(H1Connection.class, "exchange", H1Exchange.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private final Route route;
     private final ConnectionPool pool;
@@ -116,12 +104,15 @@ final class H1Connection implements ConnectionHandler {
         next.sendRequest();
     }
 
-    /** Any thread: the exchange is complete; keep the connection if {@code reusable}. */
+    /**
+     * Any thread, once per exchange ({@link TwoPartCompletion} picks the one caller): the exchange
+     * is complete; keep the connection if {@code reusable}.
+     */
     void finished(H1Exchange done, boolean reusable) {
-        // Compare-and-set: a connection must reach the pool once per exchange, whoever calls.
-        if (!EXCHANGE.compareAndSet(this, done, null)) {
+        if (exchange != done) {
             return;
         }
+        exchange = null;
         if (reusable && connection.isOpen()) {
             pool.release(this);
         } else {
