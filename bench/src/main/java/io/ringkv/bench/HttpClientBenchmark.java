@@ -70,7 +70,7 @@ public class HttpClientBenchmark {
     @Param({"false", "true"})
     public boolean tls;
 
-    /** POST bodies of the java.net.http clients; the full run keeps JDK, {@code -p publisher=WRAPPING} shows the copy's cost. */
+    /** POST bodies of the java.net.http clients; the full run keeps JDK, {@code -p publisher=NO_COPY} shows the copy's cost. */
     @Param({"JDK"})
     public BenchClient.Publisher publisher;
 

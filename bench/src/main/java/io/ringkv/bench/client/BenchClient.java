@@ -28,17 +28,17 @@ public interface BenchClient extends AutoCloseable {
 
     /**
      * How a {@code java.net.http} client publishes a POST body: {@code JDK} is
-     * {@code BodyPublishers.ofByteArray} (a copy of the array per send), {@code WRAPPING} a
-     * user-written publisher of slices of the array ({@link WrappingBodyPublisher}). Jetty's client
+     * {@code BodyPublishers.ofByteArray} (a copy of the array per send), {@code NO_COPY}
+     * {@code RingBodyPublishers.ofByteArrayNoCopy} (read-only views of the array). Jetty's client
      * always sends through its own API, which wraps the array.
      */
-    enum Publisher { JDK, WRAPPING }
+    enum Publisher { JDK, NO_COPY }
 
     /** {@code postBody} null means GET; {@code tls} null means cleartext. */
     static BenchClient create(Kind kind, Protocol protocol, javax.net.ssl.SSLContext tls, java.net.URI uri,
             byte[] postBody, Publisher publisher, int expectedBytes) throws Exception {
         return kind == Kind.JETTY ? new JettyBenchClient(protocol, tls, uri, postBody, expectedBytes)
-                : new JavaNetBenchClient(kind, protocol, tls, uri, postBody, publisher == Publisher.WRAPPING,
+                : new JavaNetBenchClient(kind, protocol, tls, uri, postBody, publisher == Publisher.NO_COPY,
                         expectedBytes);
     }
 

@@ -1,5 +1,6 @@
 package io.ringkv.bench.client;
 
+import io.ringkv.http.client.RingBodyPublishers;
 import io.ringkv.http.client.RingHttpClient;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,7 +32,7 @@ final class JavaNetBenchClient implements BenchClient {
         this.client = kind == Kind.RING ? ring(version, tls) : jdk(version, tls);
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri).version(version);
         this.request = postBody == null ? builder.GET().build()
-                : builder.POST(wrapBody ? new WrappingBodyPublisher(postBody)
+                : builder.POST(wrapBody ? RingBodyPublishers.ofByteArrayNoCopy(postBody)
                         : HttpRequest.BodyPublishers.ofByteArray(postBody)).build();
         this.probe = HttpRequest.newBuilder(uri).version(version).GET().build();
         this.expectedBytes = expectedBytes;

@@ -136,6 +136,20 @@ abstract class Http2CompatibilitySuite {
 
     @ParameterizedTest
     @ValueSource(ints = {5, MEGABYTE})
+    void postsAnUncopiedArrayAndReadsItBack(int size) throws Exception {
+        skipLargeBodiesOverAnUpgrade(size);
+        HttpClient client = client();
+        client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(), BodyHandlers.ofByteArray()); // settles on h2
+        byte[] data = Bodies.pattern(size);
+        HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(uri("/echo"))
+                .POST(RingBodyPublishers.ofByteArrayNoCopy(data)).build(), BodyHandlers.ofByteArray());
+        assertThat(response.version(), is(HttpClient.Version.HTTP_2));
+        assertThat(response.body(), equalTo(data));
+        assertThat(response.headers().firstValue("X-Request-Content-Length").orElseThrow(), is(Integer.toString(size)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {5, MEGABYTE})
     void putsABodyOfUnknownLength(int size) throws Exception {
         skipLargeBodiesOverAnUpgrade(size);
         HttpClient client = client();

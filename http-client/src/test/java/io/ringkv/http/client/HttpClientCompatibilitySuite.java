@@ -116,6 +116,17 @@ abstract class HttpClientCompatibilitySuite {
 
     @ParameterizedTest
     @ValueSource(ints = {0, 5, MEGABYTE})
+    void postsAnUncopiedRangeOfAnArrayAndReadsItBack(int size) throws Exception {
+        byte[] data = Bodies.pattern(size + 10);
+        HttpResponse<byte[]> response = client().send(HttpRequest.newBuilder(uri("/echo"))
+                .POST(RingBodyPublishers.ofByteArrayNoCopy(data, 3, size)).build(), BodyHandlers.ofByteArray());
+        assertThat(response.statusCode(), is(200));
+        assertThat(response.body(), equalTo(java.util.Arrays.copyOfRange(data, 3, 3 + size)));
+        assertThat(response.headers().firstValue("X-Request-Content-Length").orElseThrow(), is(Integer.toString(size)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 5, MEGABYTE})
     void putsABodyOfUnknownLengthChunked(int size) throws Exception {
         byte[] data = Bodies.pattern(size);
         HttpRequest.BodyPublisher unknownLength = BodyPublishers.fromPublisher(BodyPublishers.ofByteArray(data));
