@@ -61,6 +61,26 @@ public interface Connection {
     long queuedBytes();
 
     /**
+     * Bytes of all groups enqueued since the connection opened; -1 where not counted. Read right
+     * after an {@code enqueue}, it is at or past the end of the group just enqueued: with
+     * {@link #bytesWritten()}, a producer learns when the connection is done with its buffers.
+     */
+    default long bytesEnqueued() {
+        return -1;
+    }
+
+    /**
+     * Bytes written to the socket since the connection opened; -1 where not counted. Once it
+     * reaches the {@link #bytesEnqueued()} read after a group's enqueue, the connection holds no
+     * reference to that group's buffers, and the producer may reuse them. That holds as long as
+     * groups leave in the order they were enqueued, that is while nobody uses {@link #writeUrgent}
+     * on this connection (an urgent group enqueued later may go first).
+     */
+    default long bytesWritten() {
+        return -1;
+    }
+
+    /**
      * {@code false} from the moment queued bytes reach the high-water mark until they drain to the
      * low-water mark. A {@code false} answer asks for {@link ConnectionHandler#onWritable}, which
      * announces the switch back; a drain nobody asked about is not announced.

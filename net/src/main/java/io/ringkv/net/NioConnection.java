@@ -129,6 +129,16 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
     }
 
     @Override
+    public long bytesEnqueued() {
+        return outbound.enqueuedTotal();
+    }
+
+    @Override
+    public long bytesWritten() {
+        return outbound.writtenTotal();
+    }
+
+    @Override
     public long queuedBytes() {
         return outbound.queuedBytes();
     }

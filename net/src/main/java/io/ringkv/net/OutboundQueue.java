@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Urgent groups are taken before normal ones whenever a new batch is formed, so they jump every
  * group that has not yet been taken for writing. No pooling: buffers come from producers and are
- * dropped once written.
+ * dropped once written; a producer that reuses its buffers compares {@link #enqueuedTotal} after
+ * its enqueue with {@link #writtenTotal} to learn when the queue is done with them.
  */
 final class OutboundQueue {
 
@@ -63,6 +64,9 @@ final class OutboundQueue {
     private final ConcurrentLinkedQueue<ByteBuffer[]> urgent = new ConcurrentLinkedQueue<>();
     private final AtomicReference<State> state = new AtomicReference<>(State.IDLE);
     private final AtomicLong queuedBytes = new AtomicLong();
+    private final AtomicLong enqueuedTotal = new AtomicLong();
+    /** Bytes written since the queue began; only the FLUSHING owner adds to it. */
+    private volatile long writtenTotal;
     private final AtomicBoolean aboveHighWater = new AtomicBoolean();
     private final AtomicBoolean writableWanted = new AtomicBoolean();
     // Owned by the thread holding FLUSHING; the CAS on state publishes it between owners.
@@ -83,6 +87,7 @@ final class OutboundQueue {
             bytes += buffer.remaining();
         }
         (jumpQueue ? urgent : normal).add(group);
+        enqueuedTotal.addAndGet(bytes);
         long queued = queuedBytes.addAndGet(bytes);
         if (queued >= highWaterBytes && aboveHighWater.compareAndSet(false, true)) {
             // The flusher may have drained below low water before the flag was set: re-check.
@@ -124,6 +129,20 @@ final class OutboundQueue {
 
     long queuedBytes() {
         return queuedBytes.get();
+    }
+
+    /** Bytes of every group enqueued so far, read after the enqueue of interest. */
+    long enqueuedTotal() {
+        return enqueuedTotal.get();
+    }
+
+    /**
+     * Bytes written so far. Counted after the written buffers left the batch, so once this count
+     * passes the end of a group (in enqueue order; an urgent group enqueued later may go first),
+     * the queue holds no reference to that group's buffers any more.
+     */
+    long writtenTotal() {
+        return writtenTotal;
     }
 
     /**
@@ -225,6 +244,7 @@ final class OutboundQueue {
             batch.pollFirst();
         }
         if (written > 0) {
+            writtenTotal += written; // a single writer: the FLUSHING owner
             signalIfDrained(queuedBytes.addAndGet(-written));
         }
         return written == offered;

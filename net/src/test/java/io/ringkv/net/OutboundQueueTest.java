@@ -102,6 +102,27 @@ class OutboundQueueTest {
     }
 
     @Test
+    void countsEnqueuedAndWrittenBytesSoAProducerKnowsWhenItsBuffersAreFree() {
+        FakeSink sink = new FakeSink();
+        sink.capacity = 4;
+        OutboundQueue queue = new OutboundQueue(sink, 1024, 256);
+        queue.enqueue(new ByteBuffer[] {ascii("abc"), ascii("def")}, false);
+        long firstEnd = queue.enqueuedTotal();
+        queue.enqueue(new ByteBuffer[] {ascii("gh")}, false);
+        assertThat(firstEnd, is(6L));
+        assertThat(queue.enqueuedTotal(), is(8L));
+        queue.flush();
+        assertThat(queue.writtenTotal(), is(4L)); // the first group is not done: "ef" waits
+        sink.capacity = 2;
+        queue.onSocketWritable();
+        assertThat(queue.writtenTotal() >= firstEnd, is(true));
+        sink.capacity = -1;
+        queue.onSocketWritable();
+        assertThat(queue.writtenTotal(), is(8L));
+        assertThat(sink.text(), is("abcdefgh"));
+    }
+
+    @Test
     void urgentGroupJumpsGroupsNotYetTaken() {
         FakeSink sink = new FakeSink();
         sink.capacity = 0;

@@ -2,6 +2,7 @@ package io.ringkv.net.tls;
 
 import io.ringkv.net.Connection;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -30,8 +31,13 @@ import javax.net.ssl.SSLException;
  * <p>Buffers: a record that cannot be full (less than {@value #FULL_RECORD_PLAINTEXT} bytes of
  * plaintext left) is wrapped into a per-connection scratch buffer and copied out at its exact size,
  * so a small write costs its own size, not a packet buffer (~16.7 KB). A full record is wrapped
- * straight into a packet-sized buffer of its own (no copy; at most the record overhead unused).
- * Buffers handed to the plain connection belong to it, which is why they cannot be reused.
+ * straight into a packet-sized buffer of its own (no copy; at most the record overhead unused),
+ * taken from {@link PacketBufferPool}. Buffers handed to the plain connection belong to it until
+ * it has written them: each group of pooled buffers waits in {@link #inFlight} with the plain
+ * connection's {@code bytesEnqueued} read after its enqueue, and goes back to the pool once
+ * {@code bytesWritten} reaches that count. This writer is the plain connection's only producer
+ * and never enqueues urgently there, so groups leave in order and the count is exact. A plain
+ * connection that does not count ({@code -1}) gets fresh buffers, never reused.
  */
 final class RecordWriter {
     /** Plaintext of a full record (RFC 8446 §5.1: 2^14); the engine never puts more in one. */
@@ -52,9 +58,24 @@ final class RecordWriter {
     private long batchBytes;
     private ByteBuffer scratch;
     private final ArrayList<ByteBuffer> records = new ArrayList<>();
+    private final PacketBufferPool pool;
+    /** Pooled buffers among {@link #records}. */
+    private final ArrayList<ByteBuffer> pooledRecords = new ArrayList<>();
+    /** Groups of pooled buffers the plain connection may still hold, oldest first. */
+    private final ArrayDeque<SentBuffers> inFlight = new ArrayDeque<>();
+    private boolean pooling;
+
+    /** Pooled buffers of one enqueued group, free once the plain connection wrote {@code end} bytes. */
+    private record SentBuffers(ByteBuffer[] buffers, long end) {
+    }
 
     RecordWriter(SSLEngine engine) {
+        this(engine, PacketBufferPool.SHARED);
+    }
+
+    RecordWriter(SSLEngine engine, PacketBufferPool pool) {
         this.engine = engine;
+        this.pool = pool;
     }
 
     /** Queues a group; {@code jumpQueue} puts it ahead of every group not yet wrapped. */
@@ -84,6 +105,9 @@ final class RecordWriter {
         boolean handshaking = false;
         lock.lock();
         try {
+            long written = plain.bytesWritten();
+            pooling = written >= 0;
+            reclaim(written);
             int packetBytes = engine.getSession().getPacketBufferSize();
             while (true) {
                 refill();
@@ -104,6 +128,9 @@ final class RecordWriter {
                     dst.flip();
                     if (dst.hasRemaining()) {
                         records.add(dst);
+                    } else if (pooling) {
+                        pooledRecords.remove(pooledRecords.size() - 1);
+                        pool.give(dst); // nothing was wrapped into it, and nobody else saw it
                     }
                 }
                 HandshakeStatus status = result.getHandshakeStatus();
@@ -130,11 +157,43 @@ final class RecordWriter {
                 ByteBuffer[] group = records.toArray(ByteBuffer[]::new);
                 records.clear();
                 // Last, with the batch settled.
-                plain.enqueue(group);
+                boolean queued = plain.enqueue(group);
+                if (!pooledRecords.isEmpty()) {
+                    ByteBuffer[] pooled = pooledRecords.toArray(ByteBuffer[]::new);
+                    if (queued) {
+                        inFlight.addLast(new SentBuffers(pooled, plain.bytesEnqueued()));
+                    } else {
+                        for (ByteBuffer buffer : pooled) {
+                            pool.give(buffer); // the closing connection did not take them
+                        }
+                    }
+                }
             }
             return handshaking;
         } finally {
             records.clear();
+            pooledRecords.clear(); // after a failure they are left to the garbage collector
+            lock.unlock();
+        }
+    }
+
+    /** Gives back the buffers of every group the plain connection has written by now. */
+    private void reclaim(long written) {
+        SentBuffers sent;
+        while ((sent = inFlight.peekFirst()) != null && sent.end() <= written) {
+            inFlight.pollFirst();
+            for (ByteBuffer buffer : sent.buffers()) {
+                pool.give(buffer);
+            }
+        }
+    }
+
+    /** Groups of pooled buffers not yet known to be written (for tests). */
+    int groupsInFlight() {
+        lock.lock();
+        try {
+            return inFlight.size();
+        } finally {
             lock.unlock();
         }
     }
@@ -201,7 +260,12 @@ final class RecordWriter {
     private ByteBuffer destination(int packetBytes) {
         if (batchBytes >= FULL_RECORD_PLAINTEXT) {
             moveScratchOut(); // records stay in order
-            return ByteBuffer.allocate(packetBytes);
+            if (!pooling) {
+                return ByteBuffer.allocate(packetBytes);
+            }
+            ByteBuffer buffer = pool.take(packetBytes);
+            pooledRecords.add(buffer);
+            return buffer;
         }
         if (scratch == null) {
             scratch = ByteBuffer.allocate(packetBytes);

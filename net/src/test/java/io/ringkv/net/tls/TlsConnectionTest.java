@@ -22,9 +22,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,14 +41,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -64,7 +60,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class TlsConnectionTest {
-    private static final String PASSWORD = "changeit";
     @TempDir
     static Path keys;
     static SSLContext context;
@@ -79,23 +74,7 @@ class TlsConnectionTest {
 
     @BeforeAll
     static void makeCertificate() throws Exception {
-        Path store = keys.resolve("server.p12");
-        Process keytool = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-                "-ext", "SAN=dns:localhost", "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(),
-                "-storepass", PASSWORD, "-keypass", PASSWORD)).redirectErrorStream(true)
-                .redirectOutput(keys.resolve("keytool.log").toFile()).start();
-        assertThat("keytool ran", keytool.waitFor(60, TimeUnit.SECONDS) && keytool.exitValue() == 0, is(true));
-        KeyStore keyStore = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(store)) {
-            keyStore.load(in, PASSWORD.toCharArray());
-        }
-        KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        keyManagers.init(keyStore, PASSWORD.toCharArray());
-        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trust.init(keyStore);
-        context = SSLContext.getInstance("TLS");
-        context.init(keyManagers.getKeyManagers(), trust.getTrustManagers(), null);
+        context = TestTlsContext.create(keys);
     }
 
     @AfterEach
