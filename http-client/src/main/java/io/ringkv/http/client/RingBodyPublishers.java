@@ -1,5 +1,6 @@
 package io.ringkv.http.client;
 
+import io.ringkv.http.client.internal.Resubscribable;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.nio.ByteBuffer;
@@ -47,8 +48,12 @@ public final class RingBodyPublishers {
         return new ArrayViewPublisher(bytes, offset, length);
     }
 
-    /** Publishes views of one array range; every subscription starts from the range's beginning. */
-    private record ArrayViewPublisher(byte[] bytes, int offset, int length) implements BodyPublisher {
+    /**
+     * Publishes views of one array range; every subscription starts from the range's beginning,
+     * so a request carrying it may be sent again after a stale pooled connection, as with the
+     * JDK's {@code ofByteArray}.
+     */
+    private record ArrayViewPublisher(byte[] bytes, int offset, int length) implements Resubscribable {
         @Override
         public long contentLength() {
             return length;

@@ -91,6 +91,18 @@ class RingClientStaleConnectionTest {
     }
 
     @Test
+    void retriesAPutWhoseBodyIsAnUncopiedArray() throws Exception {
+        startServerClosingAfterSecondRequest();
+        send("GET", BodyPublishers.noBody());
+        byte[] payload = "uncopied".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertThat(send("PUT", RingBodyPublishers.ofByteArrayNoCopy(payload)), is("fresh"));
+        List<String> requests = server.requests();
+        assertThat(requests.get(1), endsWith("\r\n\r\nuncopied"));
+        assertThat(requests.get(2), endsWith("\r\n\r\nuncopied"));
+        assertThat(server.connectionsAccepted(), is(2));
+    }
+
+    @Test
     void doesNotRetryPost() throws Exception {
         startServerClosingAfterSecondRequest();
         send("GET", BodyPublishers.noBody());

@@ -10,7 +10,8 @@ import java.util.Set;
  * §9.2.2: GET, HEAD, PUT, DELETE, OPTIONS, TRACE). The body must be sendable again: the JDK's own
  * {@code BodyPublishers} (byte arrays, strings, files, input-stream suppliers, concatenations) can
  * be subscribed again and produce the same bytes; an arbitrary {@code Flow.Publisher} adapted by
- * {@code BodyPublishers.fromPublisher} might not, so such a body is never retried.
+ * {@code BodyPublishers.fromPublisher} might not, so such a body is never retried. Ours say so by
+ * implementing {@link Resubscribable} ({@code RingBodyPublishers}).
  */
 final class StaleRetryRule {
     /** Retries after a stale connection per call: one, then the error is the answer. */
@@ -28,7 +29,7 @@ final class StaleRetryRule {
     }
 
     static boolean resubscribable(BodyPublisher body) {
-        if (body == null) {
+        if (body == null || body instanceof Resubscribable) {
             return true;
         }
         String type = body.getClass().getName();
