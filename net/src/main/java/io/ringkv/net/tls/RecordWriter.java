@@ -35,13 +35,20 @@ import javax.net.ssl.SSLException;
  * taken from {@link PacketBufferPool}. Buffers handed to the plain connection belong to it until
  * it has written them: each group of pooled buffers waits in {@link #inFlight} with the plain
  * connection's {@code bytesEnqueued} read after its enqueue, and goes back to the pool once
- * {@code bytesWritten} reaches that count. This writer is the plain connection's only producer
+ * {@code bytesWritten} reaches that count, checked before each wrap and after each flush (at most
+ * {@link #IN_FLIGHT_BUFFERS_MAX} per connection). This writer is the plain connection's only producer
  * and never enqueues urgently there, so groups leave in order and the count is exact. A plain
  * connection that does not count ({@code -1}) gets fresh buffers, never reused.
  */
 final class RecordWriter {
     /** Plaintext of a full record (RFC 8446 §5.1: 2^14); the engine never puts more in one. */
     static final int FULL_RECORD_PLAINTEXT = 16 * 1024;
+    /**
+     * Pooled buffers one connection may have in flight (about 1 MiB, the client's write high-water
+     * mark); full records beyond it get fresh buffers. It bounds what an idle connection can keep
+     * from the pool when its last group was written by the loop after the flush that queued it.
+     */
+    static final int IN_FLIGHT_BUFFERS_MAX = 64;
     /** Plaintext taken from the queues before wrapping: two full records, so records can be full. */
     static final int BATCH_BYTES_TARGET = 2 * FULL_RECORD_PLAINTEXT;
     private static final ByteBuffer[] NO_PLAINTEXT = {ByteBuffer.allocate(0)};
@@ -63,6 +70,8 @@ final class RecordWriter {
     private final ArrayList<ByteBuffer> pooledRecords = new ArrayList<>();
     /** Groups of pooled buffers the plain connection may still hold, oldest first. */
     private final ArrayDeque<SentBuffers> inFlight = new ArrayDeque<>();
+    /** Buffers in {@link #inFlight}; written under the lock, read without it by {@link #reclaimWritten}. */
+    private volatile int inFlightBuffers;
     private boolean pooling;
 
     /** Pooled buffers of one enqueued group, free once the plain connection wrote {@code end} bytes. */
@@ -162,6 +171,7 @@ final class RecordWriter {
                     ByteBuffer[] pooled = pooledRecords.toArray(ByteBuffer[]::new);
                     if (queued) {
                         inFlight.addLast(new SentBuffers(pooled, plain.bytesEnqueued()));
+                        inFlightBuffers += pooled.length;
                     } else {
                         for (ByteBuffer buffer : pooled) {
                             pool.give(buffer); // the closing connection did not take them
@@ -177,11 +187,28 @@ final class RecordWriter {
         }
     }
 
+    /**
+     * After the flush that follows a wrap: gives back what that flush wrote, so a connection that
+     * goes idle keeps nothing from the pool in the usual case (the flushing thread wrote it all).
+     * Skips when nothing is in flight or another thread holds the lock (its wrap reclaims).
+     */
+    void reclaimWritten(Connection plain) {
+        if (inFlightBuffers == 0 || !lock.tryLock()) {
+            return;
+        }
+        try {
+            reclaim(plain.bytesWritten());
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Gives back the buffers of every group the plain connection has written by now. */
     private void reclaim(long written) {
         SentBuffers sent;
         while ((sent = inFlight.peekFirst()) != null && sent.end() <= written) {
             inFlight.pollFirst();
+            inFlightBuffers -= sent.buffers().length;
             for (ByteBuffer buffer : sent.buffers()) {
                 pool.give(buffer);
             }
@@ -260,7 +287,7 @@ final class RecordWriter {
     private ByteBuffer destination(int packetBytes) {
         if (batchBytes >= FULL_RECORD_PLAINTEXT) {
             moveScratchOut(); // records stay in order
-            if (!pooling) {
+            if (!pooling || inFlightBuffers + pooledRecords.size() >= IN_FLIGHT_BUFFERS_MAX) {
                 return ByteBuffer.allocate(packetBytes);
             }
             ByteBuffer buffer = pool.take(packetBytes);

@@ -419,6 +419,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
             connection.closeAfterFlush(); // writes the records, then shuts the output down
         } else {
             connection.flush();
+            writer.reclaimWritten(connection);
         }
     }
 

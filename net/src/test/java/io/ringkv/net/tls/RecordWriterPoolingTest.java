@@ -97,6 +97,31 @@ class RecordWriterPoolingTest {
     }
 
     @Test
+    void aFlushThatWroteEverythingLeavesNothingInFlight() throws Exception {
+        writer.add(new ByteBuffer[] {ByteBuffer.wrap(new byte[40 * 1024])}, false);
+        writer.wrapQueued(plain, false);
+        writer.reclaimWritten(plain);
+        assertThat("not written yet: kept", writer.groupsInFlight(), is(1));
+        plain.written = plain.enqueued; // what a flush that emptied the queue reports
+        writer.reclaimWritten(plain);
+        assertThat(writer.groupsInFlight(), is(0));
+        assertThat(pool.size(), is(2));
+    }
+
+    @Test
+    void noMoreThanItsBoundOfPooledBuffersIsInFlightPerConnection() throws Exception {
+        PacketBufferPool large = new PacketBufferPool(1000);
+        RecordWriter bounded = new RecordWriter(client, large);
+        int records = RecordWriter.IN_FLIGHT_BUFFERS_MAX + 6;
+        bounded.add(new ByteBuffer[] {ByteBuffer.wrap(new byte[records * RecordWriter.FULL_RECORD_PLAINTEXT])}, false);
+        bounded.wrapQueued(plain, false);
+        assertThat("more records than the bound", plain.lastGroup().size() > RecordWriter.IN_FLIGHT_BUFFERS_MAX, is(true));
+        plain.written = plain.enqueued;
+        bounded.reclaimWritten(plain);
+        assertThat("the records beyond the bound had fresh buffers", large.size(), is(RecordWriter.IN_FLIGHT_BUFFERS_MAX));
+    }
+
+    @Test
     void buffersTheClosingConnectionRefusedGoBackAtOnce() throws Exception {
         plain.open = false;
         writer.add(new ByteBuffer[] {ByteBuffer.wrap(new byte[40 * 1024])}, false);
