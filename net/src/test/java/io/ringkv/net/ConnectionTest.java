@@ -263,6 +263,72 @@ class ConnectionTest {
         }
     }
 
+    /**
+     * A handler for a loop with 4 KiB read buffers that holds its input until the test resumes it,
+     * consumes everything it is given, and notes how many reads came before the loop's next task.
+     */
+    private static final class BurstCountingHandler extends RecordingHandler {
+        final java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
+        final CompletableFuture<Integer> readsBeforeNextTask = new CompletableFuture<>();
+        private final int suspendAfter;
+
+        BurstCountingHandler(int suspendAfter) {
+            super(false);
+            this.suspendAfter = suspendAfter;
+        }
+
+        @Override
+        public void onOpen(Connection connection) {
+            connection.suspendReads();
+            super.onOpen(connection);
+        }
+
+        @Override
+        public void onRead(Connection connection, ByteBuffer input) {
+            bytes.addAndGet(input.remaining());
+            input.position(input.limit());
+            int count = reads.incrementAndGet();
+            if (count == 1) {
+                // Tasks run after the loop's I/O for this event: the count they see is the burst's.
+                connection.loop().execute(() -> readsBeforeNextTask.complete(reads.get()));
+            }
+            if (count == suspendAfter) {
+                connection.suspendReads();
+            }
+        }
+    }
+
+    private BurstCountingHandler sendWhileSuspended(EventLoopGroup loops, int suspendAfter, int total) throws Exception {
+        BurstCountingHandler handler = new BurstCountingHandler(suspendAfter);
+        Acceptor acceptor = loops.bind(LOOPBACK, 16, ChannelOptions.defaults(), remote -> handler);
+        resources.add(acceptor);
+        Socket socket = dial(acceptor);
+        // Written in full before reading resumes: on loopback the bytes then wait in our socket.
+        socket.getOutputStream().write(new byte[total]);
+        handler.opened.get(10, TimeUnit.SECONDS).resumeReads();
+        return handler;
+    }
+
+    @Test
+    void readsThatFillTheirBufferGoOnInTheSameEventUpToTheCap() throws Exception {
+        try (EventLoopGroup loops = new EventLoopGroup(1, "burst", 4096, System::nanoTime)) {
+            BurstCountingHandler handler = sendWhileSuspended(loops, Integer.MAX_VALUE, 16 * 4096);
+            assertThat(handler.readsBeforeNextTask.get(10, TimeUnit.SECONDS), is(NioConnection.READS_PER_EVENT_MAX));
+            Poll.until("all bytes read", () -> handler.bytes.get() == 16 * 4096);
+        }
+    }
+
+    @Test
+    void suspendingReadsInsideABurstStopsItThere() throws Exception {
+        try (EventLoopGroup loops = new EventLoopGroup(1, "burst", 4096, System::nanoTime)) {
+            BurstCountingHandler handler = sendWhileSuspended(loops, 2, 16 * 4096);
+            assertThat(handler.readsBeforeNextTask.get(10, TimeUnit.SECONDS), is(2));
+            handler.opened.get().resumeReads();
+            Poll.until("all bytes read after resuming", () -> handler.bytes.get() == 16 * 4096);
+        }
+    }
+
     @Test
     void connectsOutboundAndExchangesBytes() throws Exception {
         Acceptor acceptor = listen(remote -> new RecordingHandler(true));
