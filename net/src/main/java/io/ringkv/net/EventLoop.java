@@ -81,6 +81,14 @@ public final class EventLoop implements Executor {
         return CURRENT.get() != null;
     }
 
+    /**
+     * The loop whose thread is calling, or {@code null} on any other thread. For work that should
+     * wait until the loop has finished the current iteration's reads: {@link #execute} on it.
+     */
+    public static EventLoop current() {
+        return CURRENT.get();
+    }
+
     /** The loop's clock, in nanoseconds (System.nanoTime unless a test clock was given). */
     public long nanoTime() {
         return nanoClock.getAsLong();

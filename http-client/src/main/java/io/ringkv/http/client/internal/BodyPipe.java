@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * time (the connection's event loop). Subscriber signals are serialised by a work counter and run
  * on the client executor, or inline in a thread that calls {@code request} (an application thread,
  * never an event loop). The queue is bounded by {@link #QUEUED_BYTES_MAX} through the producer's
- * pause, plus at most one read's worth.
+ * pause, plus at most one read's worth. A producing event loop signals new pieces once per loop
+ * iteration (see {@link #offer}); the end of the body and failures are signalled at once.
  */
 public final class BodyPipe implements Flow.Subscription {
     /** Bytes queued for the subscriber beyond which the producer pauses reading. */
@@ -57,13 +58,22 @@ public final class BodyPipe implements Flow.Subscription {
     private volatile IllegalArgumentException badRequest;
     private boolean terminated;
     private volatile boolean paused;
+    /** A {@link #signalDeferred} task is queued on the producing loop; that loop's thread only. */
+    private boolean signalDeferred;
 
     public BodyPipe(Executor executor, Producer producer) {
         this.executor = executor;
         this.producer = producer;
     }
 
-    /** Producer: one more piece of body. The buffer is owned by the pipe from now on. */
+    /**
+     * Producer: one more piece of body. The buffer is owned by the pipe from now on.
+     *
+     * <p>From an event loop the subscriber is told once per loop iteration, by a task that runs
+     * after the iteration's reads, not once per piece: a loop that reads a large body several
+     * buffers at a time then wakes the consuming thread once for all of them, instead of once per
+     * buffer while that thread parks between pieces. From any other thread, at once.
+     */
     public void offer(ByteBuffer data) {
         if (cancelled || !data.hasRemaining()) {
             return;
@@ -72,7 +82,21 @@ public final class BodyPipe implements Flow.Subscription {
             queue.add(data);
         }
         queuedBytes.addAndGet(data.remaining());
-        signal();
+        EventLoop loop = EventLoop.current();
+        if (loop == null) {
+            signal();
+        } else if (!signalDeferred && subscriber != null) { // without one, subscribe drains (see signal)
+            signalDeferred = true;
+            loop.execute(this::signalDeferred);
+        }
+    }
+
+    /** The loop iteration that offered pieces is over: tell the subscriber, unless an end already did. */
+    private void signalDeferred() {
+        signalDeferred = false;
+        if (!isEmpty()) {
+            signal();
+        }
     }
 
     /** Producer: whether to keep reading; when false, the pipe calls {@link Producer#resume()} later. */

@@ -88,6 +88,81 @@ class BodyPipeTest {
         assertThat(cancels.get(), is(1));
     }
 
+    /** A pipe whose executor only collects tasks, so a test decides when the subscriber runs. */
+    private static BodyPipe pipeOn(java.util.Queue<Runnable> pending) {
+        return new BodyPipe(pending::add, new BodyPipe.Producer() {
+            @Override
+            public void resume() {
+            }
+
+            @Override
+            public void cancel() {
+            }
+        });
+    }
+
+    private static void runAll(java.util.Queue<Runnable> pending) {
+        for (Runnable task; (task = pending.poll()) != null; ) {
+            task.run();
+        }
+    }
+
+    /** Runs {@code task} on the loop, then waits until the loop has run every task it queued before. */
+    private static void onLoopAndAfter(io.ringkv.net.EventLoop loop, Runnable task) throws Exception {
+        loop.execute(task);
+        java.util.concurrent.CompletableFuture<Void> after = new java.util.concurrent.CompletableFuture<>();
+        loop.execute(() -> loop.execute(() -> after.complete(null)));
+        after.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void piecesOfferedOnAnEventLoopAreSignalledOnceAfterTheLoopsIteration() throws Exception {
+        java.util.Queue<Runnable> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        BodyPipe batched = pipeOn(pending);
+        Recorder recorder = new Recorder();
+        batched.subscribe(recorder);
+        recorder.subscription.get().request(Long.MAX_VALUE);
+        try (io.ringkv.net.EventLoopGroup group = new io.ringkv.net.EventLoopGroup(1, "pipe-test")) {
+            AtomicInteger itemsDuringTheReads = new AtomicInteger(-1);
+            onLoopAndAfter(group.next(), () -> {
+                for (int i = 0; i < 3; i++) {
+                    batched.offer(ByteBuffer.allocate(10));
+                    runAll(pending); // a consumer that keeps up takes whatever it was told of
+                }
+                itemsDuringTheReads.set(recorder.items.get());
+            });
+            assertThat(itemsDuringTheReads.get(), is(0));
+            assertThat(pending.size(), is(1));
+            runAll(pending);
+            assertThat(recorder.items.get(), is(1));
+            assertThat(recorder.bytes.get(), is(30L));
+        }
+    }
+
+    @Test
+    void anEndOnTheLoopIsSignalledAtOnceAndTheDeferredSignalThenAddsNoWakeUp() throws Exception {
+        java.util.Queue<Runnable> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        BodyPipe batched = pipeOn(pending);
+        Recorder recorder = new Recorder();
+        batched.subscribe(recorder);
+        recorder.subscription.get().request(Long.MAX_VALUE);
+        try (io.ringkv.net.EventLoopGroup group = new io.ringkv.net.EventLoopGroup(1, "pipe-test")) {
+            AtomicInteger tasksAtTheEnd = new AtomicInteger(-1);
+            onLoopAndAfter(group.next(), () -> {
+                batched.offer(ByteBuffer.allocate(10));
+                batched.offer(ByteBuffer.allocate(5));
+                batched.complete();
+                tasksAtTheEnd.set(pending.size());
+                runAll(pending);
+            });
+            assertThat(tasksAtTheEnd.get(), is(1));
+            assertThat(pending.isEmpty(), is(true));
+            assertThat(recorder.items.get(), is(1));
+            assertThat(recorder.bytes.get(), is(15L));
+            assertThat(recorder.completed.get(), is(true));
+        }
+    }
+
     static final class Recorder implements Flow.Subscriber<List<ByteBuffer>> {
         final AtomicReference<Flow.Subscription> subscription = new AtomicReference<>();
         final AtomicInteger items = new AtomicInteger();
