@@ -28,6 +28,18 @@ public final class BodyPipe implements Flow.Subscription {
     /** Bytes queued for the subscriber beyond which the producer pauses reading. */
     static final long QUEUED_BYTES_MAX = 1024 * 1024;
 
+    /**
+     * A subscriber of the client's own that takes each piece by copying it, at once, on whichever
+     * thread offers it (an event loop), and runs no application code there. Once subscribed, the
+     * pipe queues nothing for it: the producer need not {@linkplain io.ringkv.net.Connection#retain
+     * retain} what it offers (see {@link #copiesOnArrival}), and its flow-control credit returns
+     * on arrival. Its {@code Flow} signals still come as for any subscriber.
+     */
+    interface CopyingSubscriber extends Flow.Subscriber<List<ByteBuffer>> {
+        /** Takes the piece's remaining bytes; the buffer is the producer's again on return. */
+        void append(ByteBuffer piece);
+    }
+
     /** What the producing codec offers back: resume reading, or stop because the body is not wanted. */
     public interface Producer {
         /** Reading may go on. Called from the client executor: hand over to the event loop. */
@@ -51,6 +63,8 @@ public final class BodyPipe implements Flow.Subscription {
     private final AtomicLong demand = new AtomicLong();
     private final AtomicLong queuedBytes = new AtomicLong();
     private volatile Flow.Subscriber<? super List<ByteBuffer>> subscriber;
+    /** Set once, under the queue's lock, when the subscriber copies on arrival; never cleared. */
+    private volatile CopyingSubscriber copier;
     private volatile boolean subscribedSignalled;
     private volatile boolean done;
     private volatile Throwable error;
@@ -78,10 +92,21 @@ public final class BodyPipe implements Flow.Subscription {
         if (cancelled || !data.hasRemaining()) {
             return;
         }
+        int size = data.remaining();
+        CopyingSubscriber target;
         synchronized (queue) {
-            queue.add(data);
+            target = copier;
+            if (target != null) {
+                target.append(data);
+            } else {
+                queue.add(data);
+            }
         }
-        queuedBytes.addAndGet(data.remaining());
+        if (target != null) {
+            producer.taken(size);
+            return;
+        }
+        queuedBytes.addAndGet(size);
         EventLoop loop = EventLoop.current();
         if (loop == null) {
             signal();
@@ -129,6 +154,14 @@ public final class BodyPipe implements Flow.Subscription {
         signal();
     }
 
+    /**
+     * Producer: whether what it offers now is copied before {@link #offer} returns, so it may
+     * offer a slice of its read buffer without retaining it. Once true, stays true.
+     */
+    public boolean copiesOnArrival() {
+        return copier != null;
+    }
+
     /** Whether the producer ended the body (normally or not). */
     public boolean isDone() {
         return done;
@@ -136,7 +169,11 @@ public final class BodyPipe implements Flow.Subscription {
 
     /** Consumer side: attaches the subscriber; {@code onSubscribe} follows on the executor. */
     public void subscribe(Flow.Subscriber<? super List<ByteBuffer>> target) {
-        subscriber = Objects.requireNonNull(target);
+        Objects.requireNonNull(target);
+        if (target instanceof CopyingSubscriber copying) {
+            takeOverQueue(copying);
+        }
+        subscriber = target;
         if (EventLoop.inAnyLoop()) {
             schedule();
         } else if (work.getAndIncrement() == 0) {
@@ -223,6 +260,29 @@ public final class BodyPipe implements Flow.Subscription {
             } else {
                 target.onComplete();
             }
+        }
+    }
+
+    /**
+     * From now on {@code target} copies each piece as it is offered; what queued before it came
+     * is handed to it first, in order, under the same lock as the offers.
+     */
+    private void takeOverQueue(CopyingSubscriber target) {
+        long bytes = 0;
+        synchronized (queue) {
+            for (ByteBuffer buffer; (buffer = queue.poll()) != null; ) {
+                bytes += buffer.remaining();
+                target.append(buffer);
+            }
+            copier = target;
+        }
+        if (bytes > 0) {
+            producer.taken(bytes);
+        }
+        long left = queuedBytes.addAndGet(-bytes);
+        if (paused && left < QUEUED_BYTES_MAX) {
+            paused = false;
+            producer.resume();
         }
     }
 

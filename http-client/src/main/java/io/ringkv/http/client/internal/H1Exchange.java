@@ -145,9 +145,12 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
         }
     }
 
-    /** Event loop: {@code slice} aliases what the connection read; {@code retain} lets it outlive the read (no copy on plain connections). */
+    /**
+     * Event loop: {@code slice} aliases what the connection read; {@code retain} lets it outlive
+     * the read (no copy on plain connections), unless the subscriber copies it right away.
+     */
     void onBody(ByteBuffer slice) {
-        body.offer(connection.connection().retain(slice));
+        body.offer(body.copiesOnArrival() ? slice : connection.connection().retain(slice));
         if (!body.wantsMore()) {
             connection.connection().suspendReads();
         }

@@ -267,6 +267,11 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
         return aborted != null || head.isCompletedExceptionally() || (body.isDone() && !bodyCompleted.get());
     }
 
+    /** Whether the body's subscriber copies what is offered before {@link #onData} returns. */
+    boolean copiesOnArrival() {
+        return body.copiesOnArrival();
+    }
+
     void onData(ByteBuffer data, boolean endStream) {
         int size = data.remaining();
         long before;

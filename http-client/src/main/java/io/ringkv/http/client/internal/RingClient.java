@@ -46,6 +46,9 @@ import javax.net.ssl.SSLParameters;
  * an {@link IOException}), and so does the loss of the connection.
  */
 public final class RingClient extends HttpClient {
+    /** The JDK's {@code BodyHandlers.ofByteArray()}, recognised by identity (see {@link #subscriberFor}). */
+    private static final BodyHandler<byte[]> JDK_BYTE_ARRAY_HANDLER = HttpResponse.BodyHandlers.ofByteArray();
+
     private final ClientConfig config;
     private final Executor executor;
     private final ExecutorService ownedExecutor;
@@ -141,6 +144,20 @@ public final class RingClient extends HttpClient {
         return call.result();
     }
 
+    /**
+     * The subscriber for a response with {@code head}: the handler's, except for the JDK's own
+     * {@code BodyHandlers.ofByteArray()}, whose result ours builds as the body arrives (see
+     * {@link ByteArrayBody}). That factory returns one shared instance (a lambda that captures
+     * nothing), so the identity test is exact; a JDK where it did not would only miss the fast path.
+     */
+    @SuppressWarnings("unchecked")
+    static <T> BodySubscriber<T> subscriberFor(BodyHandler<T> handler, ResponseHead head) {
+        if (handler == JDK_BYTE_ARRAY_HANDLER) {
+            return (BodySubscriber<T>) ByteArrayBody.forHead(head);
+        }
+        return handler.apply(new ResponseInfoImpl(head));
+    }
+
     /** Executor thread: the final head is here; the application's subscriber takes the body. */
     private static <T> void readBody(Call<T> call, Interim interim, BodyHandler<T> handler) {
         call.disarmTimeout();
@@ -152,7 +169,7 @@ public final class RingClient extends HttpClient {
         }
         BodySubscriber<T> subscriber;
         try {
-            subscriber = handler.apply(new ResponseInfoImpl(interim.head()));
+            subscriber = subscriberFor(handler, interim.head());
         } catch (RuntimeException e) {
             interim.exchange().abort(e);
             call.failHere(e);

@@ -163,6 +163,48 @@ class BodyPipeTest {
         }
     }
 
+    @Test
+    void aCopyingSubscriberTakesTheQueueInOrderThenEachPieceAsItIsOffered() throws Exception {
+        AtomicLong credited = new AtomicLong();
+        AtomicInteger resumed = new AtomicInteger();
+        BodyPipe copying = new BodyPipe(Runnable::run, new BodyPipe.Producer() {
+            @Override
+            public void resume() {
+                resumed.incrementAndGet();
+            }
+
+            @Override
+            public void cancel() {
+            }
+
+            @Override
+            public void taken(long bytes) {
+                credited.addAndGet(bytes);
+            }
+        });
+        byte[] early = new byte[(int) BodyPipe.QUEUED_BYTES_MAX];
+        java.util.Arrays.fill(early, (byte) 1);
+        copying.offer(ByteBuffer.wrap(early));
+        assertThat("a full queue pauses the producer", copying.wantsMore(), is(false));
+        assertThat(copying.copiesOnArrival(), is(false));
+
+        ByteArrayBody subscriber = new ByteArrayBody(-1);
+        copying.subscribe(subscriber);
+        assertThat(copying.copiesOnArrival(), is(true));
+        assertThat("taking the queue over resumes the producer", resumed.get(), is(1));
+        ByteBuffer late = ByteBuffer.wrap(new byte[] {2, 3, 4});
+        copying.offer(late);
+        assertThat("copied before offer returned", late.hasRemaining(), is(false));
+        late.put(0, (byte) 9); // the producer reuses its buffer: the body must not change
+        assertThat(copying.wantsMore(), is(true));
+        copying.complete();
+
+        byte[] body = subscriber.getBody().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertThat(body.length, is(early.length + 3));
+        assertThat(java.util.Arrays.copyOfRange(body, early.length - 1, body.length), is(new byte[] {1, 2, 3, 4}));
+        assertThat(credited.get(), is((long) body.length));
+    }
+
     static final class Recorder implements Flow.Subscriber<List<ByteBuffer>> {
         final AtomicReference<Flow.Subscription> subscription = new AtomicReference<>();
         final AtomicInteger items = new AtomicInteger();

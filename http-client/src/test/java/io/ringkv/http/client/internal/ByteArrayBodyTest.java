@@ -1,0 +1,112 @@
+package io.ringkv.http.client.internal;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.ringkv.http.Headers;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class ByteArrayBodyTest {
+
+    private static byte[] randomBytes(int size) {
+        byte[] bytes = new byte[size];
+        new Random(size).nextBytes(bytes);
+        return bytes;
+    }
+
+    /** Appends {@code body} in pieces of {@code piece} bytes, then completes. */
+    private static byte[] collect(ByteArrayBody subscriber, byte[] body, int piece) throws Exception {
+        for (int offset = 0; offset < body.length; offset += piece) {
+            ByteBuffer buffer = ByteBuffer.wrap(body, offset, Math.min(piece, body.length - offset));
+            subscriber.append(buffer);
+            assertThat("the piece is consumed", buffer.hasRemaining(), is(false));
+        }
+        subscriber.onComplete();
+        return subscriber.getBody().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    private static ResponseHead head(String... fields) {
+        Headers headers = new Headers();
+        for (int i = 0; i < fields.length; i += 2) {
+            headers.add(fields[i], fields[i + 1]);
+        }
+        return new ResponseHead(200, headers, HttpClient.Version.HTTP_1_1);
+    }
+
+    @Test
+    void aBodyOfTheDeclaredLengthArrivesWhole() throws Exception {
+        byte[] body = randomBytes(1024 * 1024 + 7);
+        assertThat(collect(ByteArrayBody.forHead(head("Content-Length", String.valueOf(body.length))), body, 65536),
+                is(body));
+    }
+
+    @Test
+    void withoutALengthTheArrayGrowsAndIsTrimmed() throws Exception {
+        byte[] body = randomBytes(3 * ByteArrayBody.INITIAL_BYTES + 5);
+        assertThat(collect(ByteArrayBody.forHead(head()), body, 1000), is(body));
+    }
+
+    @Test
+    void aDeclaredLengthBeyondThePresizeBoundAllocatesOnlyWhatArrives() throws Exception {
+        // A length header alone may not make the client allocate gigabytes; what arrives is kept.
+        byte[] body = randomBytes(100_000);
+        ByteArrayBody subscriber = new ByteArrayBody(50L * 1024 * 1024 * 1024);
+        assertThat(collect(subscriber, body, 8192), is(body));
+    }
+
+    @Test
+    void moreBytesThanDeclaredAreKeptToo() throws Exception {
+        byte[] body = randomBytes(50_000);
+        assertThat(collect(new ByteArrayBody(10_000), body, 4096), is(body));
+    }
+
+    @Test
+    void anEmptyBodyIsAnEmptyArray() throws Exception {
+        assertThat(collect(ByteArrayBody.forHead(head("Content-Length", "1048576")), new byte[0], 1).length, is(0));
+    }
+
+    @Test
+    void piecesDeliveredAsOnNextAreCollectedInOrder() throws Exception {
+        byte[] body = randomBytes(30_000);
+        ByteArrayBody subscriber = new ByteArrayBody(-1);
+        subscriber.onNext(List.of(ByteBuffer.wrap(body, 0, 10_000), ByteBuffer.wrap(body, 10_000, 5_000)));
+        subscriber.append(ByteBuffer.wrap(body, 15_000, 15_000));
+        subscriber.onComplete();
+        assertThat(subscriber.getBody().toCompletableFuture().get(), is(body));
+    }
+
+    @Test
+    void aFailureFailsTheBody() {
+        ByteArrayBody subscriber = new ByteArrayBody(100);
+        subscriber.append(ByteBuffer.wrap(new byte[10]));
+        subscriber.onError(new IOException("connection reset"));
+        ExecutionException thrown = assertThrows(ExecutionException.class,
+                () -> subscriber.getBody().toCompletableFuture().get(5, TimeUnit.SECONDS));
+        assertThat(thrown.getCause(), instanceOf(IOException.class));
+    }
+
+    @Test
+    void theClientTakesItForTheJdksByteArrayHandlerOnly() {
+        ResponseHead head = head("Content-Length", "5");
+        assertThat(RingClient.subscriberFor(BodyHandlers.ofByteArray(), head), instanceOf(ByteArrayBody.class));
+        assertThat(RingClient.subscriberFor(BodyHandlers.ofString(), head), not(instanceOf(ByteArrayBody.class)));
+        assertThat(RingClient.subscriberFor(BodyHandlers.ofInputStream(), head), not(instanceOf(ByteArrayBody.class)));
+    }
+
+    @Test
+    void aLengthThatIsNoNumberOnlyLosesThePresize() throws Exception {
+        byte[] body = randomBytes(40_000);
+        assertThat(collect(ByteArrayBody.forHead(head("Content-Length", "x1")), body, 3000), is(body));
+    }
+}
