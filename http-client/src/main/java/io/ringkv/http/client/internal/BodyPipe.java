@@ -276,14 +276,7 @@ public final class BodyPipe implements Flow.Subscription {
             }
             copier = target;
         }
-        if (bytes > 0) {
-            producer.taken(bytes);
-        }
-        long left = queuedBytes.addAndGet(-bytes);
-        if (paused && left < QUEUED_BYTES_MAX) {
-            paused = false;
-            producer.resume();
-        }
+        dequeued(bytes);
     }
 
     private List<ByteBuffer> takeAll() {
@@ -296,6 +289,12 @@ public final class BodyPipe implements Flow.Subscription {
                 batch.add(buffer);
             }
         }
+        dequeued(bytes);
+        return batch;
+    }
+
+    /** {@code bytes} left the queue for the subscriber: credit the producer, and resume it below the bound. */
+    private void dequeued(long bytes) {
         if (bytes > 0) {
             producer.taken(bytes);
         }
@@ -304,7 +303,6 @@ public final class BodyPipe implements Flow.Subscription {
             paused = false;
             producer.resume();
         }
-        return batch;
     }
 
     private boolean isEmpty() {

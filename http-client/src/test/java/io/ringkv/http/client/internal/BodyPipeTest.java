@@ -101,6 +101,13 @@ class BodyPipeTest {
         });
     }
 
+    private static Recorder subscribeWithUnboundedDemand(BodyPipe target) {
+        Recorder recorder = new Recorder();
+        target.subscribe(recorder); // from a test thread: onSubscribe runs inline
+        recorder.subscription.get().request(Long.MAX_VALUE);
+        return recorder;
+    }
+
     private static void runAll(java.util.Queue<Runnable> pending) {
         for (Runnable task; (task = pending.poll()) != null; ) {
             task.run();
@@ -119,9 +126,7 @@ class BodyPipeTest {
     void piecesOfferedOnAnEventLoopAreSignalledOnceAfterTheLoopsIteration() throws Exception {
         java.util.Queue<Runnable> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
         BodyPipe batched = pipeOn(pending);
-        Recorder recorder = new Recorder();
-        batched.subscribe(recorder);
-        recorder.subscription.get().request(Long.MAX_VALUE);
+        Recorder recorder = subscribeWithUnboundedDemand(batched);
         try (io.ringkv.net.EventLoopGroup group = new io.ringkv.net.EventLoopGroup(1, "pipe-test")) {
             AtomicInteger itemsDuringTheReads = new AtomicInteger(-1);
             onLoopAndAfter(group.next(), () -> {
@@ -143,9 +148,7 @@ class BodyPipeTest {
     void anEndOnTheLoopIsSignalledAtOnceAndTheDeferredSignalThenAddsNoWakeUp() throws Exception {
         java.util.Queue<Runnable> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
         BodyPipe batched = pipeOn(pending);
-        Recorder recorder = new Recorder();
-        batched.subscribe(recorder);
-        recorder.subscription.get().request(Long.MAX_VALUE);
+        Recorder recorder = subscribeWithUnboundedDemand(batched);
         try (io.ringkv.net.EventLoopGroup group = new io.ringkv.net.EventLoopGroup(1, "pipe-test")) {
             AtomicInteger tasksAtTheEnd = new AtomicInteger(-1);
             onLoopAndAfter(group.next(), () -> {
