@@ -15,7 +15,9 @@ import java.nio.ByteBuffer;
  * again; after a {@link ConnectionError} it must be discarded.
  *
  * <p>Payloads that arrive whole are returned as slices of the input buffer (no copy); payloads
- * that arrive in pieces are gathered into a fresh array of exactly the frame's length.
+ * that arrive in pieces are gathered into a fresh array of exactly the frame's length, except an
+ * unpadded DATA frame's, which is returned piece by piece as its bytes arrive (each a slice, see
+ * {@link #readDataPiece}).
  *
  * <p>Threading: confined to the connection's reading thread.
  */
@@ -136,6 +138,9 @@ public final class FrameParser {
     }
 
     private Frame readPayload(ByteBuffer input) throws Http2Error {
+        if (header.type() == FrameType.DATA.code && !header.has(Flags.PADDED)) {
+            return readDataPiece(input);
+        }
         int length = header.length();
         ByteBuffer body;
         if (payload == null && input.remaining() >= length) {
@@ -156,6 +161,33 @@ public final class FrameParser {
         payload = null;
         state = State.HEADER;
         return parseBody(header, body);
+    }
+
+    /**
+     * An unpadded DATA frame is handed on as its bytes arrive, each piece a slice of the input,
+     * never gathered into an array: one frame cut by the end of a read (over TLS a 16 KiB frame
+     * spans two records, so nearly every one) costs no copy. Flow control and body length count
+     * bytes, so the pieces add up to the frame; END_STREAM goes with the last piece only. A piece
+     * is as valid as a DATA frame of its size, so the connection treats it as one.
+     */
+    private Frame readDataPiece(ByteBuffer input) throws Http2Error {
+        if (header.streamId() == 0) {
+            throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "data_on_stream_zero");
+        }
+        int left = header.length() - payloadFilled;
+        int take = Math.min(left, input.remaining());
+        if (take == 0 && left > 0) {
+            return null;
+        }
+        ByteBuffer piece = input.slice(input.position(), take);
+        input.position(input.position() + take);
+        payloadFilled += take;
+        boolean last = payloadFilled == header.length();
+        if (last) {
+            payloadFilled = 0;
+            state = State.HEADER;
+        }
+        return new DataFrame(header.streamId(), piece, last && header.has(Flags.END_STREAM));
     }
 
     private Frame skip(ByteBuffer input) {

@@ -4,6 +4,7 @@ import static io.ringkv.http.h2.FrameRoundTripTest.bytes;
 import static io.ringkv.http.h2.FrameRoundTripTest.concat;
 import static io.ringkv.http.h2.FrameRoundTripTest.parseAll;
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.sameInstance;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
@@ -31,10 +32,31 @@ class FrameParserTest {
 
     @Test
     void truncatedInputWaitsForMoreBytes() throws Http2Error {
-        ByteBuffer whole = generator.generate(new DataFrame(1, bytes("abcdef"), true));
+        ByteBuffer whole = generator.generate(new PingFrame(42, false));
         FrameParser parser = FrameParser.forClient();
         assertThat(parser.next(whole.slice(0, whole.remaining() - 1)), nullValue());
-        assertThat(parser.next(whole.slice(whole.remaining() - 1, 1)), equalTo(new DataFrame(1, bytes("abcdef"), true)));
+        assertThat(parser.next(whole.slice(whole.remaining() - 1, 1)), equalTo(new PingFrame(42, false)));
+    }
+
+    @Test
+    void aCutDataFrameIsHandedOnInPiecesThatShareTheInputAndEndWithTheLast() throws Http2Error {
+        ByteBuffer whole = generator.generate(new DataFrame(1, bytes("abcdef"), true));
+        FrameParser parser = FrameParser.forClient();
+        ByteBuffer first = whole.slice(0, whole.remaining() - 2);
+        assertThat(parser.next(first), equalTo(new DataFrame(1, bytes("abcd"), false)));
+        assertThat(parser.next(first), nullValue());
+        ByteBuffer rest = whole.slice(whole.remaining() - 2, 2);
+        DataFrame last = (DataFrame) parser.next(rest);
+        assertThat(last, equalTo(new DataFrame(1, bytes("ef"), true)));
+        assertThat("a slice of the input, not a copy", last.data().array(), sameInstance(rest.array()));
+    }
+
+    @Test
+    void aCutPaddedDataFrameStillComesWhole() throws Http2Error {
+        ByteBuffer whole = generator.generate(new DataFrame(1, bytes("abcdef"), true, 3));
+        FrameParser parser = FrameParser.forClient();
+        assertThat(parser.next(whole.slice(0, whole.remaining() - 1)), nullValue());
+        assertThat(parser.next(whole.slice(whole.remaining() - 1, 1)), equalTo(new DataFrame(1, bytes("abcdef"), true, 3)));
     }
 
     @Test

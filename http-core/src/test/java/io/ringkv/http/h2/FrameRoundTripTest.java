@@ -39,8 +39,26 @@ class FrameRoundTripTest {
         expected.addAll(sequence);
         for (List<ByteBuffer> plan : chunking.plans(twice)) {
             FrameParser parser = FrameParser.forClient();
-            assertThat(parseAll(parser, plan), equalTo(expected));
+            // An unpadded DATA frame cut by the chunking comes out in pieces: compare the bytes.
+            assertThat(joinDataPieces(parseAll(parser, plan)), equalTo(joinDataPieces(expected)));
         }
+    }
+
+    /** Merges runs of unpadded DATA frames of one stream, up to and including one with END_STREAM. */
+    static List<Frame> joinDataPieces(List<Frame> frames) {
+        List<Frame> joined = new ArrayList<>();
+        for (Frame frame : frames) {
+            if (frame instanceof DataFrame piece && piece.padLength() == Frame.UNPADDED && !joined.isEmpty()
+                    && joined.getLast() instanceof DataFrame open && open.padLength() == Frame.UNPADDED
+                    && !open.endStream() && open.streamId() == piece.streamId()) {
+                ByteBuffer data = ByteBuffer.allocate(open.data().remaining() + piece.data().remaining());
+                data.put(open.data().duplicate()).put(piece.data().duplicate()).flip();
+                joined.set(joined.size() - 1, new DataFrame(piece.streamId(), data, piece.endStream()));
+            } else {
+                joined.add(frame);
+            }
+        }
+        return joined;
     }
 
     static List<Frame> parseAll(FrameParser parser, List<ByteBuffer> reads) throws Http2Error {
