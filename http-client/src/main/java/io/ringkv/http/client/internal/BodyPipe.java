@@ -31,9 +31,8 @@ public final class BodyPipe implements Flow.Subscription {
     /**
      * A subscriber of the client's own that takes each piece by copying it, at once, on whichever
      * thread offers it (an event loop), and runs no application code there. Once subscribed, the
-     * pipe queues nothing for it: the producer need not {@linkplain io.ringkv.net.Connection#retain
-     * retain} what it offers (see {@link #copiesOnArrival}), and its flow-control credit returns
-     * on arrival. Its {@code Flow} signals still come as for any subscriber.
+     * pipe queues nothing for it: a slice of a read buffer offered through {@link #offerRead} is
+     * not retained, and the flow-control credit returns on arrival. Its {@code Flow} signals still come as for any subscriber.
      */
     interface CopyingSubscriber extends Flow.Subscriber<List<ByteBuffer>> {
         /** Takes the piece's remaining bytes; the buffer is the producer's again on return. */
@@ -155,9 +154,15 @@ public final class BodyPipe implements Flow.Subscription {
     }
 
     /**
-     * Producer: whether what it offers now is copied before {@link #offer} returns, so it may
-     * offer a slice of its read buffer without retaining it. Once true, stays true.
+     * Producer, on the loop of {@code source}: one more piece that is a slice of what
+     * {@code source} just read. It is {@linkplain io.ringkv.net.Connection#retain retained}, so
+     * that it outlives the read, unless the subscriber copies it before {@link #offer} returns.
      */
+    public void offerRead(ByteBuffer slice, io.ringkv.net.Connection source) {
+        offer(copiesOnArrival() ? slice : source.retain(slice));
+    }
+
+    /** Whether what is offered now is copied before {@link #offer} returns. Once true, stays true. */
     public boolean copiesOnArrival() {
         return copier != null;
     }

@@ -145,12 +145,9 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
         }
     }
 
-    /**
-     * Event loop: {@code slice} aliases what the connection read; {@code retain} lets it outlive
-     * the read (no copy on plain connections), unless the subscriber copies it right away.
-     */
+    /** Event loop: {@code slice} aliases what the connection read (see {@link BodyPipe#offerRead}). */
     void onBody(ByteBuffer slice) {
-        body.offer(body.copiesOnArrival() ? slice : connection.connection().retain(slice));
+        body.offerRead(slice, connection.connection());
         if (!body.wantsMore()) {
             connection.connection().suspendReads();
         }

@@ -271,10 +271,7 @@ final class H2Connection implements ConnectionHandler {
         pushes.put(promisedStreamId, pushed);
     }
 
-    /**
-     * The payload aliases what the connection read: {@code retain} makes it outlive onRead (a
-     * slice on plain connections, no copy), unless the exchange's subscriber copies it right away.
-     */
+    /** The payload aliases what the connection read; the exchange's body pipe retains or copies it. */
     private void onData(Http2Event.DataReceived e) {
         ByteBuffer data = e.data();
         H2Exchange exchange = streamOwner(e.streamId());
@@ -282,7 +279,7 @@ final class H2Connection implements ConnectionHandler {
             consumed(e.streamId(), data.remaining()); // nobody will take it: credit the connection now
             return;
         }
-        exchange.onData(exchange.copiesOnArrival() ? data : connection.retain(data), e.endStream());
+        exchange.onData(data, connection, e.endStream());
     }
 
     /** Request bodies enqueue what the new window allows; one flush sends it all, in one write. */

@@ -267,12 +267,8 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
         return aborted != null || head.isCompletedExceptionally() || (body.isDone() && !bodyCompleted.get());
     }
 
-    /** Whether the body's subscriber copies what is offered before {@link #onData} returns. */
-    boolean copiesOnArrival() {
-        return body.copiesOnArrival();
-    }
-
-    void onData(ByteBuffer data, boolean endStream) {
+    /** Event loop: {@code data} aliases what {@code source} read (see {@link BodyPipe#offerRead}). */
+    void onData(ByteBuffer data, io.ringkv.net.Connection source, boolean endStream) {
         int size = data.remaining();
         long before;
         do {
@@ -282,7 +278,7 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
                 break;
             }
         } while (!uncredited.compareAndSet(before, before + size));
-        body.offer(data);
+        body.offerRead(data, source);
         if (endStream) {
             responseEnded();
         }
