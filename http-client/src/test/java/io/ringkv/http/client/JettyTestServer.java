@@ -36,6 +36,8 @@ final class JettyTestServer implements AutoCloseable {
     private final ServerConnector connector;
     private final String scheme;
     private final List<Callback> stalled = new CopyOnWriteArrayList<>();
+    /** {@code /bytes} answers whose whole body the server has written (handed to the socket). */
+    private final java.util.concurrent.atomic.AtomicInteger bytesAnswersWritten = new java.util.concurrent.atomic.AtomicInteger();
 
     /** HTTP/1.1 only. */
     JettyTestServer() throws Exception {
@@ -129,6 +131,11 @@ final class JettyTestServer implements AutoCloseable {
         List.copyOf(connector.getConnectedEndPoints()).forEach(org.eclipse.jetty.io.EndPoint::close);
     }
 
+    /** How many {@code /bytes} answers the server has written in full so far. */
+    int bytesAnswersWritten() {
+        return bytesAnswersWritten.get();
+    }
+
     int stalledCount() {
         return stalled.size();
     }
@@ -138,7 +145,10 @@ final class JettyTestServer implements AutoCloseable {
         Fields query = Request.extractQueryParameters(request);
         switch (path) {
             case "/echo" -> echo(request, response, callback);
-            case "/bytes" -> bytes(response, callback, query.getValue("n"), false);
+            case "/bytes" -> bytes(response, Callback.from(() -> {
+                bytesAnswersWritten.incrementAndGet();
+                callback.succeeded();
+            }, callback::failed), query.getValue("n"), false);
             case "/chunked" -> bytes(response, callback, query.getValue("n"), true);
             case "/download" -> {
                 // For BodyHandlers.ofFileDownload, which takes the file name from Content-Disposition.

@@ -172,10 +172,43 @@ public final class BodyPipe implements Flow.Subscription {
         return done;
     }
 
-    /** Consumer side: attaches the subscriber; {@code onSubscribe} follows on the executor. */
+    /**
+     * Producer, on its loop, before any subscriber: {@code target} copies every piece from now on,
+     * while the application has not subscribed yet, so that nothing read in the meantime is
+     * retained. Its {@code Flow} signals begin when it is {@linkplain #subscribe subscribed}; until
+     * then it is only {@linkplain #copier() remembered}. Used for the JDK's
+     * {@code BodyHandlers.ofByteArray()}, attached when the response head arrives.
+     */
+    void copyFromNowOn(CopyingSubscriber target) {
+        Objects.requireNonNull(target);
+        if (copier != null || subscriber != null) {
+            throw new IllegalStateException("the body already has a subscriber");
+        }
+        takeOverQueue(target);
+    }
+
+    /** The subscriber that copies on arrival, if one was attached; {@code null} if none. */
+    CopyingSubscriber copier() {
+        return copier;
+    }
+
+    /** The {@link ByteArrayBody} attached by {@link #copyFromNowOn}, or {@code null}. */
+    ByteArrayBody arrayBody() {
+        return copier instanceof ByteArrayBody array ? array : null;
+    }
+
+    /**
+     * Consumer side: attaches the subscriber; {@code onSubscribe} follows on the executor. A
+     * subscriber that copies on arrival is either the one {@linkplain #copyFromNowOn already
+     * copying} or the first to copy; a body that another already copies into its array can still
+     * be discarded by a subscriber that does not copy (it sees only the end).
+     */
     public void subscribe(Flow.Subscriber<? super List<ByteBuffer>> target) {
         Objects.requireNonNull(target);
-        if (target instanceof CopyingSubscriber copying) {
+        if (target instanceof CopyingSubscriber copying && copying != copier) {
+            if (copier != null) {
+                throw new IllegalStateException("the body is already copied by another subscriber");
+            }
             takeOverQueue(copying);
         }
         subscriber = target;

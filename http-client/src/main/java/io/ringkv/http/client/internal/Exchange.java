@@ -24,6 +24,15 @@ public interface Exchange {
     void deliverBody(Flow.Subscriber<List<ByteBuffer>> subscriber);
 
     /**
+     * The array the body is being copied into since its head arrived, when the request asked for
+     * it ({@link ExchangeRequest#bodyToArray()}); {@code null} otherwise. Once the application
+     * takes it, it is {@linkplain #deliverBody delivered} like any subscriber.
+     */
+    default ByteArrayBody arrayBody() {
+        return null;
+    }
+
+    /**
      * The body will not be read (a redirect or an authentication retry follows): drain it if that
      * keeps the connection reusable, else close the connection.
      */

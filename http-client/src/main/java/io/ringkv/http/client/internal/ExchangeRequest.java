@@ -20,9 +20,12 @@ import java.util.Optional;
  * @param fields      user fields plus those links added; never codec-managed ones (Host, framing)
  * @param body        the body, or {@code null} for none
  * @param version     the protocol version asked for (request's, else client's)
+ * @param bodyToArray the application reads the response body with the JDK's
+ *                    {@code BodyHandlers.ofByteArray()}: the exchange copies the body into a
+ *                    {@link ByteArrayBody} from the head on (see {@link BodyPipe#copyFromNowOn})
  */
 public record ExchangeRequest(HttpRequest userRequest, String method, URI uri, Headers fields,
-        BodyPublisher body, HttpClient.Version version) {
+        BodyPublisher body, HttpClient.Version version, boolean bodyToArray) {
 
     static ExchangeRequest of(HttpRequest request, HttpClient.Version clientVersion) {
         Headers fields = new Headers(request.headers().map().size() + 4);
@@ -32,7 +35,12 @@ public record ExchangeRequest(HttpRequest userRequest, String method, URI uri, H
             }
         }
         return new ExchangeRequest(request, request.method(), request.uri(), fields,
-                request.bodyPublisher().orElse(null), request.version().orElse(clientVersion));
+                request.bodyPublisher().orElse(null), request.version().orElse(clientVersion), false);
+    }
+
+    /** The same request, whose response body the application reads into one array. */
+    ExchangeRequest withBodyToArray() {
+        return new ExchangeRequest(userRequest, method, uri, fields, body, version, true);
     }
 
     /** Whether the application asked for {@code Expect: 100-continue} (RFC 9110 §10.1.1). */
@@ -49,7 +57,7 @@ public record ExchangeRequest(HttpRequest userRequest, String method, URI uri, H
     public ExchangeRequest withField(String name, String value) {
         Headers copy = copyFields();
         copy.set(name, value);
-        return new ExchangeRequest(userRequest, method, uri, copy, body, version);
+        return new ExchangeRequest(userRequest, method, uri, copy, body, version, bodyToArray);
     }
 
     /** The request sent after a redirect: new target, possibly new method; no body if it is GET. */
@@ -59,7 +67,7 @@ public record ExchangeRequest(HttpRequest userRequest, String method, URI uri, H
         if (newBody == null) {
             copy.remove("Content-Type");
         }
-        return new ExchangeRequest(userRequest, newMethod, target, copy, newBody, version);
+        return new ExchangeRequest(userRequest, newMethod, target, copy, newBody, version, bodyToArray);
     }
 
     /**

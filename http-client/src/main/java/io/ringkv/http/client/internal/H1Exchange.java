@@ -130,6 +130,9 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
             bodyWritten();
         }
         pendingHead = new ResponseHead(parsed.status(), parsed.headers(), HttpClient.Version.HTTP_1_1);
+        if (request.bodyToArray()) {
+            body.copyFromNowOn(ByteArrayBody.forHead(pendingHead));
+        }
     }
 
     /**
@@ -207,6 +210,12 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
         } else {
             body.subscribe(subscriber);
         }
+    }
+
+    @Override
+    public ByteArrayBody arrayBody() {
+        H2Exchange stream = switched;
+        return stream != null ? stream.arrayBody() : body.arrayBody();
     }
 
     @Override

@@ -187,6 +187,9 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
             }
             pendingHead = H2Fields.head(status, block);
             final_ = true;
+            if (request.bodyToArray() && body.copier() == null) {
+                body.copyFromNowOn(ByteArrayBody.forHead(pendingHead));
+            }
         }
         if (endStream) {
             responseEnded();
@@ -363,6 +366,11 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
     @Override
     public void deliverBody(Flow.Subscriber<List<ByteBuffer>> subscriber) {
         body.subscribe(subscriber);
+    }
+
+    @Override
+    public ByteArrayBody arrayBody() {
+        return body.arrayBody();
     }
 
     @Override

@@ -127,6 +127,9 @@ public final class RingClient extends HttpClient {
         }
         request.timeout().ifPresent(timeout -> call.armTimeout(transport.scheduler(), timeout));
         ExchangeRequest first = ExchangeRequest.of(request, config.version());
+        if (handler == JDK_BYTE_ARRAY_HANDLER) {
+            first = first.withBodyToArray();
+        }
         CompletableFuture<Interim> head;
         try {
             head = new Chain(links, call).proceed(first);
@@ -145,17 +148,19 @@ public final class RingClient extends HttpClient {
     }
 
     /**
-     * The subscriber for a response with {@code head}: the handler's, except for the JDK's own
+     * The subscriber for the response of {@code interim}: the handler's, except for the JDK's own
      * {@code BodyHandlers.ofByteArray()}, whose result ours builds as the body arrives (see
-     * {@link ByteArrayBody}). That factory returns one shared instance (a lambda that captures
-     * nothing), so the identity test is exact; a JDK where it did not would only miss the fast path.
+     * {@link ByteArrayBody}): the one the exchange has been filling since the head arrived, else a
+     * new one. That factory returns one shared instance (a lambda that captures nothing), so the
+     * identity test is exact; a JDK where it did not would only miss the fast path.
      */
     @SuppressWarnings("unchecked")
-    static <T> BodySubscriber<T> subscriberFor(BodyHandler<T> handler, ResponseHead head) {
+    static <T> BodySubscriber<T> subscriberFor(BodyHandler<T> handler, Interim interim) {
         if (handler == JDK_BYTE_ARRAY_HANDLER) {
-            return (BodySubscriber<T>) ByteArrayBody.forHead(head);
+            ByteArrayBody filling = interim.exchange().arrayBody();
+            return (BodySubscriber<T>) (filling != null ? filling : ByteArrayBody.forHead(interim.head()));
         }
-        return handler.apply(new ResponseInfoImpl(head));
+        return handler.apply(new ResponseInfoImpl(interim.head()));
     }
 
     /** Executor thread: the final head is here; the application's subscriber takes the body. */
@@ -169,7 +174,7 @@ public final class RingClient extends HttpClient {
         }
         BodySubscriber<T> subscriber;
         try {
-            subscriber = subscriberFor(handler, interim.head());
+            subscriber = subscriberFor(handler, interim);
         } catch (RuntimeException e) {
             interim.exchange().abort(e);
             call.failHere(e);

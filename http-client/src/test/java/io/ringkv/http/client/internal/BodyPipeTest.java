@@ -3,6 +3,7 @@ package io.ringkv.http.client.internal;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -206,6 +207,59 @@ class BodyPipeTest {
         assertThat(body.length, is(early.length + 3));
         assertThat(java.util.Arrays.copyOfRange(body, early.length - 1, body.length), is(new byte[] {1, 2, 3, 4}));
         assertThat(credited.get(), is((long) body.length));
+    }
+
+    @Test
+    void aCopierAttachedByTheProducerTakesPiecesBeforeTheApplicationSubscribes() throws Exception {
+        AtomicLong credited = new AtomicLong();
+        BodyPipe pipe = new BodyPipe(Runnable::run, new BodyPipe.Producer() {
+            @Override
+            public void resume() {
+            }
+
+            @Override
+            public void cancel() {
+            }
+
+            @Override
+            public void taken(long bytes) {
+                credited.addAndGet(bytes);
+            }
+        });
+        ByteArrayBody array = new ByteArrayBody(6);
+        pipe.copyFromNowOn(array);
+        assertThat(pipe.arrayBody() == array, is(true));
+
+        ByteBuffer read = ByteBuffer.wrap(new byte[] {1, 2, 3});
+        pipe.offer(read);
+        assertThat("copied before offer returned", read.hasRemaining(), is(false));
+        assertThat("credited on arrival, with nobody subscribed", credited.get(), is(3L));
+        read.clear().put(new byte[] {4, 5, 6}).flip(); // the producer reuses its read buffer
+        pipe.offer(read);
+        pipe.complete();
+        assertThat("nothing signalled before the subscriber comes", array.getBody().toCompletableFuture().isDone(),
+                is(false));
+
+        Recorder discarding = new Recorder();
+        BodyPipe other = new BodyPipe(Runnable::run, new BodyPipe.Producer() {
+            @Override
+            public void resume() {
+            }
+
+            @Override
+            public void cancel() {
+            }
+        });
+        other.copyFromNowOn(new ByteArrayBody(-1));
+        other.offer(ByteBuffer.wrap(new byte[] {7}));
+        other.complete();
+        other.subscribe(discarding);
+        assertThat("a discarding subscriber sees the end only", discarding.completed.get(), is(true));
+        assertThat(discarding.bytes.get(), is(0L));
+        assertThrows(IllegalStateException.class, () -> other.subscribe(new ByteArrayBody(-1)));
+
+        pipe.subscribe(array);
+        assertThat(array.getBody().toCompletableFuture().get(5, TimeUnit.SECONDS), is(new byte[] {1, 2, 3, 4, 5, 6}));
     }
 
     static final class Recorder implements Flow.Subscriber<List<ByteBuffer>> {

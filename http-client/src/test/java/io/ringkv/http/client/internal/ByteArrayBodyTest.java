@@ -96,12 +96,20 @@ class ByteArrayBodyTest {
         assertThat(thrown.getCause(), instanceOf(IOException.class));
     }
 
+    /** An attempt whose exchange has no body of its own (a proxy's refusal stands in). */
+    private static Interim interim(ResponseHead head) {
+        ExchangeRequest request = ExchangeRequest.of(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:1/")).build(),
+                HttpClient.Version.HTTP_1_1);
+        return new Interim(request, head, new ProxyRefusal(head), null);
+    }
+
     @Test
     void theClientTakesItForTheJdksByteArrayHandlerOnly() {
-        ResponseHead head = head("Content-Length", "5");
-        assertThat(RingClient.subscriberFor(BodyHandlers.ofByteArray(), head), instanceOf(ByteArrayBody.class));
-        assertThat(RingClient.subscriberFor(BodyHandlers.ofString(), head), not(instanceOf(ByteArrayBody.class)));
-        assertThat(RingClient.subscriberFor(BodyHandlers.ofInputStream(), head), not(instanceOf(ByteArrayBody.class)));
+        Interim interim = interim(head("Content-Length", "5"));
+        assertThat(RingClient.subscriberFor(BodyHandlers.ofByteArray(), interim), instanceOf(ByteArrayBody.class));
+        assertThat(RingClient.subscriberFor(BodyHandlers.ofString(), interim), not(instanceOf(ByteArrayBody.class)));
+        assertThat(RingClient.subscriberFor(BodyHandlers.ofInputStream(), interim), not(instanceOf(ByteArrayBody.class)));
     }
 
     @Test
