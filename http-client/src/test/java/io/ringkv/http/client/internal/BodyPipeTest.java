@@ -169,23 +169,10 @@ class BodyPipeTest {
 
     @Test
     void aCopyingSubscriberTakesTheQueueInOrderThenEachPieceAsItIsOffered() throws Exception {
-        AtomicLong credited = new AtomicLong();
-        AtomicInteger resumed = new AtomicInteger();
-        BodyPipe copying = new BodyPipe(Runnable::run, new BodyPipe.Producer() {
-            @Override
-            public void resume() {
-                resumed.incrementAndGet();
-            }
-
-            @Override
-            public void cancel() {
-            }
-
-            @Override
-            public void taken(long bytes) {
-                credited.addAndGet(bytes);
-            }
-        });
+        CountingProducer producer = new CountingProducer();
+        AtomicLong credited = producer.credited;
+        AtomicInteger resumed = producer.resumed;
+        BodyPipe copying = new BodyPipe(Runnable::run, producer);
         byte[] early = new byte[(int) BodyPipe.QUEUED_BYTES_MAX];
         java.util.Arrays.fill(early, (byte) 1);
         copying.offer(ByteBuffer.wrap(early));
@@ -211,21 +198,9 @@ class BodyPipeTest {
 
     @Test
     void aCopierAttachedByTheProducerTakesPiecesBeforeTheApplicationSubscribes() throws Exception {
-        AtomicLong credited = new AtomicLong();
-        BodyPipe pipe = new BodyPipe(Runnable::run, new BodyPipe.Producer() {
-            @Override
-            public void resume() {
-            }
-
-            @Override
-            public void cancel() {
-            }
-
-            @Override
-            public void taken(long bytes) {
-                credited.addAndGet(bytes);
-            }
-        });
+        CountingProducer producer = new CountingProducer();
+        AtomicLong credited = producer.credited;
+        BodyPipe pipe = new BodyPipe(Runnable::run, producer);
         ByteArrayBody array = new ByteArrayBody(6);
         pipe.copyFromNowOn(array);
         assertThat(pipe.arrayBody() == array, is(true));
@@ -241,15 +216,7 @@ class BodyPipeTest {
                 is(false));
 
         Recorder discarding = new Recorder();
-        BodyPipe other = new BodyPipe(Runnable::run, new BodyPipe.Producer() {
-            @Override
-            public void resume() {
-            }
-
-            @Override
-            public void cancel() {
-            }
-        });
+        BodyPipe other = new BodyPipe(Runnable::run, new CountingProducer());
         other.copyFromNowOn(new ByteArrayBody(-1));
         other.offer(ByteBuffer.wrap(new byte[] {7}));
         other.complete();
@@ -260,6 +227,26 @@ class BodyPipeTest {
 
         pipe.subscribe(array);
         assertThat(array.getBody().toCompletableFuture().get(5, TimeUnit.SECONDS), is(new byte[] {1, 2, 3, 4, 5, 6}));
+    }
+
+    /** A producer that counts what the pipe tells it: resumes and credited bytes. */
+    static final class CountingProducer implements BodyPipe.Producer {
+        final AtomicInteger resumed = new AtomicInteger();
+        final AtomicLong credited = new AtomicLong();
+
+        @Override
+        public void resume() {
+            resumed.incrementAndGet();
+        }
+
+        @Override
+        public void cancel() {
+        }
+
+        @Override
+        public void taken(long bytes) {
+            credited.addAndGet(bytes);
+        }
     }
 
     static final class Recorder implements Flow.Subscriber<List<ByteBuffer>> {
