@@ -2,6 +2,7 @@ package io.ringkv.http.client.internal;
 
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,8 +22,11 @@ import java.util.concurrent.Flow;
  * as it is read lets the loop reuse its read buffer, and the result is ready with the last byte.
  *
  * <p>Capacity: the declared {@code Content-Length} sizes the array at the first piece, up to
- * {@link #PRESIZED_BYTES_MAX} (a length header alone never allocates more); beyond that, or
- * without a length, the array doubles as needed and is trimmed at the end.
+ * {@link #PRESIZED_BYTES_MAX} (a length header alone never allocates more); that array is the
+ * result when the body fits it exactly, as it does when the length is declared and within the
+ * bound. Beyond that, or without a length, the body goes on into further arrays, each as large as
+ * all before it (at least {@link #INITIAL_BYTES}), which are joined into one at the end, on the
+ * executor: the loop copies each byte once as it arrives and never moves what it already holds.
  *
  * <p>Threading: {@code append} on the producing loop, the {@code Flow} signals on the client's
  * executor, serialised by the pipe; the monitor makes the array's state visible across them.
@@ -37,8 +41,12 @@ final class ByteArrayBody implements HttpResponse.BodySubscriber<byte[]>, BodyPi
 
     private final CompletableFuture<byte[]> result = new CompletableFuture<>();
     private final long declaredLength;
+    /** The array being filled, and how much of it is. */
     private byte[] bytes;
     private int size;
+    /** Arrays filled before {@link #bytes}, in order; {@code null} while there is only the one. */
+    private List<byte[]> filled;
+    private long filledBytes;
     private boolean overflowed;
 
     /** @param declaredLength the response's {@code Content-Length}, or -1 when it has none */
@@ -63,28 +71,38 @@ final class ByteArrayBody implements HttpResponse.BodySubscriber<byte[]>, BodyPi
     @Override
     public synchronized void append(ByteBuffer piece) {
         int length = piece.remaining();
-        if (overflowed || !ensureRoom(length)) {
+        if (overflowed || filledBytes + size + length > ARRAY_BYTES_MAX) {
+            overflowed = true;
             piece.position(piece.limit());
             return;
         }
-        piece.get(bytes, size, length);
-        size += length;
+        if (bytes == null) {
+            long first = declaredLength >= length ? Math.min(declaredLength, PRESIZED_BYTES_MAX) : INITIAL_BYTES;
+            bytes = new byte[(int) Math.max(first, length)];
+        }
+        while (piece.hasRemaining()) {
+            if (size == bytes.length) {
+                startNextArray();
+            }
+            int taken = Math.min(piece.remaining(), bytes.length - size);
+            piece.get(bytes, size, taken);
+            size += taken;
+        }
     }
 
-    private boolean ensureRoom(int length) {
-        long needed = (long) size + length;
-        if (needed > ARRAY_BYTES_MAX) {
-            overflowed = true;
-            return false;
+    /** The current array is full: keep it as it is and go on in one as large as all so far. */
+    private void startNextArray() {
+        if (filled == null) {
+            filled = new ArrayList<>();
         }
-        if (bytes == null) {
-            long first = declaredLength >= needed ? Math.min(declaredLength, PRESIZED_BYTES_MAX) : INITIAL_BYTES;
-            bytes = new byte[(int) Math.max(first, needed)];
-        } else if (needed > bytes.length) {
-            long grown = Math.max(needed, Math.min((long) bytes.length * 2, ARRAY_BYTES_MAX));
-            bytes = Arrays.copyOf(bytes, (int) grown);
+        filled.add(bytes);
+        filledBytes += size;
+        long next = Math.max(filledBytes, INITIAL_BYTES);
+        if (declaredLength > filledBytes) {
+            next = Math.min(next, declaredLength - filledBytes); // end on the declared length exactly
         }
-        return true;
+        bytes = new byte[(int) Math.min(next, ARRAY_BYTES_MAX - filledBytes)];
+        size = 0;
     }
 
     @Override
@@ -103,6 +121,7 @@ final class ByteArrayBody implements HttpResponse.BodySubscriber<byte[]>, BodyPi
     public void onError(Throwable throwable) {
         synchronized (this) {
             bytes = null;
+            filled = null;
         }
         result.completeExceptionally(throwable);
     }
@@ -115,10 +134,13 @@ final class ByteArrayBody implements HttpResponse.BodySubscriber<byte[]>, BodyPi
                 body = null;
             } else if (bytes == null) {
                 body = new byte[0];
-            } else {
+            } else if (filled == null) {
                 body = size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
+            } else {
+                body = join();
             }
             bytes = null;
+            filled = null;
         }
         if (body == null) {
             // As the JDK's subscriber, which cannot size a byte[] beyond Integer.MAX_VALUE either.
@@ -126,6 +148,23 @@ final class ByteArrayBody implements HttpResponse.BodySubscriber<byte[]>, BodyPi
         } else {
             result.complete(body);
         }
+    }
+
+    /** How many arrays hold the body so far (for tests: growth keeps arrays instead of copying them). */
+    synchronized int arraysHeld() {
+        return (filled == null ? 0 : filled.size()) + (bytes == null ? 0 : 1);
+    }
+
+    /** The filled arrays and the current one's bytes, as one array (on the executor, at the end). */
+    private byte[] join() {
+        byte[] body = new byte[(int) (filledBytes + size)];
+        int at = 0;
+        for (byte[] full : filled) {
+            System.arraycopy(full, 0, body, at, full.length);
+            at += full.length;
+        }
+        System.arraycopy(bytes, 0, body, at, size);
+        return body;
     }
 
     @Override

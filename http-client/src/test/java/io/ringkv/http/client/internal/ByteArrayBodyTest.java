@@ -66,6 +66,41 @@ class ByteArrayBodyTest {
     }
 
     @Test
+    void aBodyWithoutALengthGoesOnInFurtherArraysWithoutMovingWhatArrived() throws Exception {
+        byte[] body = randomBytes(1024 * 1024 + 5);
+        ByteArrayBody subscriber = new ByteArrayBody(-1);
+        for (int offset = 0; offset < body.length; offset += 4096) {
+            subscriber.append(ByteBuffer.wrap(body, offset, Math.min(4096, body.length - offset)));
+        }
+        // Each new array is as large as all before it: few arrays, none copied while arriving.
+        assertThat(subscriber.arraysHeld(), is(8));
+        subscriber.onComplete();
+        assertThat(subscriber.getBody().toCompletableFuture().get(5, TimeUnit.SECONDS), is(body));
+    }
+
+    @Test
+    void aDeclaredLengthAboveThePresizeBoundEndsInAnArrayOfTheRemainder() throws Exception {
+        byte[] body = randomBytes(ByteArrayBody.PRESIZED_BYTES_MAX + 70_000);
+        ByteArrayBody subscriber = new ByteArrayBody(body.length);
+        for (int offset = 0; offset < body.length; offset += 65_537) { // pieces straddle the arrays' ends
+            subscriber.append(ByteBuffer.wrap(body, offset, Math.min(65_537, body.length - offset)));
+        }
+        assertThat("the presized array, then one for the declared rest", subscriber.arraysHeld(), is(2));
+        subscriber.onComplete();
+        assertThat(subscriber.getBody().toCompletableFuture().get(5, TimeUnit.SECONDS), is(body));
+    }
+
+    @Test
+    void aBodyOfTheDeclaredLengthWithinTheBoundIsOneArray() throws Exception {
+        byte[] body = randomBytes(300_000);
+        ByteArrayBody subscriber = new ByteArrayBody(body.length);
+        subscriber.append(ByteBuffer.wrap(body));
+        assertThat(subscriber.arraysHeld(), is(1));
+        subscriber.onComplete();
+        assertThat(subscriber.getBody().toCompletableFuture().get(5, TimeUnit.SECONDS), is(body));
+    }
+
+    @Test
     void moreBytesThanDeclaredAreKeptToo() throws Exception {
         byte[] body = randomBytes(50_000);
         assertThat(collect(new ByteArrayBody(10_000), body, 4096), is(body));
