@@ -25,8 +25,9 @@ import java.util.concurrent.Flow;
  * {@link #PRESIZED_BYTES_MAX} (a length header alone never allocates more); that array is the
  * result when the body fits it exactly, as it does when the length is declared and within the
  * bound. Beyond that, or without a length, the body goes on into further arrays, each as large as
- * all before it (at least {@link #INITIAL_BYTES}), which are joined into one at the end, on the
- * executor: the loop copies each byte once as it arrives and never moves what it already holds.
+ * all before it (at least {@link #INITIAL_BYTES}, at most {@link #PRESIZED_BYTES_MAX}), which are
+ * joined into one at the end, on the executor: the loop copies each byte once as it arrives and
+ * never moves what it already holds.
  *
  * <p>Threading: {@code append} on the producing loop, the {@code Flow} signals on the client's
  * executor, serialised by the pipe; the monitor makes the array's state visible across them.
@@ -90,14 +91,18 @@ final class ByteArrayBody implements HttpResponse.BodySubscriber<byte[]>, BodyPi
         }
     }
 
-    /** The current array is full: keep it as it is and go on in one as large as all so far. */
+    /**
+     * The current array is full: keep it as it is and go on in one as large as all so far, up to
+     * {@link #PRESIZED_BYTES_MAX}: zeroing a new array is the longest step an append takes on the
+     * loop, so arrays stay at a size whose zeroing is short.
+     */
     private void startNextArray() {
         if (filled == null) {
             filled = new ArrayList<>();
         }
         filled.add(bytes);
         filledBytes += size;
-        long next = Math.max(filledBytes, INITIAL_BYTES);
+        long next = Math.min(Math.max(filledBytes, INITIAL_BYTES), PRESIZED_BYTES_MAX);
         if (declaredLength > filledBytes) {
             next = Math.min(next, declaredLength - filledBytes); // end on the declared length exactly
         }
