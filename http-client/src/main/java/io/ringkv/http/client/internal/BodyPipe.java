@@ -176,7 +176,7 @@ public final class BodyPipe implements Flow.Subscription {
      * Producer, on its loop, before any subscriber: {@code target} copies every piece from now on,
      * while the application has not subscribed yet, so that nothing read in the meantime is
      * retained. Its {@code Flow} signals begin when it is {@linkplain #subscribe subscribed}; until
-     * then it is only {@linkplain #copier() remembered}. Used for the JDK's
+     * then it is only remembered ({@link #arrayBody}). Used for the JDK's
      * {@code BodyHandlers.ofByteArray()}, attached when the response head arrives.
      */
     void copyFromNowOn(CopyingSubscriber target) {
@@ -185,11 +185,6 @@ public final class BodyPipe implements Flow.Subscription {
             throw new IllegalStateException("the body already has a subscriber");
         }
         takeOverQueue(target);
-    }
-
-    /** The subscriber that copies on arrival, if one was attached; {@code null} if none. */
-    CopyingSubscriber copier() {
-        return copier;
     }
 
     /** The {@link ByteArrayBody} attached by {@link #copyFromNowOn}, or {@code null}. */

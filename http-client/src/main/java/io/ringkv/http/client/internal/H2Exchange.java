@@ -187,7 +187,7 @@ final class H2Exchange implements Exchange, BodyPipe.Producer, H2RequestBody.Lis
             }
             pendingHead = H2Fields.head(status, block);
             final_ = true;
-            if (request.bodyToArray() && body.copier() == null) {
+            if (request.bodyToArray() && !body.copiesOnArrival()) {
                 body.copyFromNowOn(ByteArrayBody.forHead(pendingHead));
             }
         }

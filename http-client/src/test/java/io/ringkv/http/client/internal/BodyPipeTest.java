@@ -89,82 +89,72 @@ class BodyPipeTest {
         assertThat(cancels.get(), is(1));
     }
 
-    /** A pipe whose executor only collects tasks, so a test decides when the subscriber runs. */
-    private static BodyPipe pipeOn(java.util.Queue<Runnable> pending) {
-        return new BodyPipe(pending::add, new BodyPipe.Producer() {
-            @Override
-            public void resume() {
+    /**
+     * A pipe whose executor only collects tasks ({@code runAll} decides when the subscriber runs),
+     * with a subscriber of unbounded demand attached.
+     */
+    private record Batched(java.util.Queue<Runnable> pending, BodyPipe pipe, Recorder recorder) {
+        static Batched create() {
+            java.util.Queue<Runnable> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            BodyPipe pipe = new BodyPipe(pending::add, new CountingProducer());
+            Recorder recorder = new Recorder();
+            pipe.subscribe(recorder); // from a test thread: onSubscribe runs inline
+            recorder.subscription.get().request(Long.MAX_VALUE);
+            return new Batched(pending, pipe, recorder);
+        }
+
+        void runAll() {
+            for (Runnable task; (task = pending.poll()) != null; ) {
+                task.run();
             }
-
-            @Override
-            public void cancel() {
-            }
-        });
-    }
-
-    private static Recorder subscribeWithUnboundedDemand(BodyPipe target) {
-        Recorder recorder = new Recorder();
-        target.subscribe(recorder); // from a test thread: onSubscribe runs inline
-        recorder.subscription.get().request(Long.MAX_VALUE);
-        return recorder;
-    }
-
-    private static void runAll(java.util.Queue<Runnable> pending) {
-        for (Runnable task; (task = pending.poll()) != null; ) {
-            task.run();
         }
     }
 
-    /** Runs {@code task} on the loop, then waits until the loop has run every task it queued before. */
-    private static void onLoopAndAfter(io.ringkv.net.EventLoop loop, Runnable task) throws Exception {
-        loop.execute(task);
-        java.util.concurrent.CompletableFuture<Void> after = new java.util.concurrent.CompletableFuture<>();
-        loop.execute(() -> loop.execute(() -> after.complete(null)));
-        after.get(10, TimeUnit.SECONDS);
+    /** Runs {@code task} on an event loop, then waits until the loop has run every task it queued before. */
+    private static void onALoopAndAfter(Runnable task) throws Exception {
+        try (io.ringkv.net.EventLoopGroup group = new io.ringkv.net.EventLoopGroup(1, "pipe-test")) {
+            io.ringkv.net.EventLoop loop = group.next();
+            loop.execute(task);
+            java.util.concurrent.CompletableFuture<Void> after = new java.util.concurrent.CompletableFuture<>();
+            loop.execute(() -> loop.execute(() -> after.complete(null)));
+            after.get(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test
     void piecesOfferedOnAnEventLoopAreSignalledOnceAfterTheLoopsIteration() throws Exception {
-        java.util.Queue<Runnable> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
-        BodyPipe batched = pipeOn(pending);
-        Recorder recorder = subscribeWithUnboundedDemand(batched);
-        try (io.ringkv.net.EventLoopGroup group = new io.ringkv.net.EventLoopGroup(1, "pipe-test")) {
-            AtomicInteger itemsDuringTheReads = new AtomicInteger(-1);
-            onLoopAndAfter(group.next(), () -> {
-                for (int i = 0; i < 3; i++) {
-                    batched.offer(ByteBuffer.allocate(10));
-                    runAll(pending); // a consumer that keeps up takes whatever it was told of
-                }
-                itemsDuringTheReads.set(recorder.items.get());
-            });
-            assertThat(itemsDuringTheReads.get(), is(0));
-            assertThat(pending.size(), is(1));
-            runAll(pending);
-            assertThat(recorder.items.get(), is(1));
-            assertThat(recorder.bytes.get(), is(30L));
-        }
+        Batched batched = Batched.create();
+        AtomicInteger itemsDuringTheReads = new AtomicInteger(-1);
+        onALoopAndAfter(() -> {
+            for (int i = 0; i < 3; i++) {
+                batched.pipe().offer(ByteBuffer.allocate(10));
+                batched.runAll(); // a consumer that keeps up takes whatever it was told of
+            }
+            itemsDuringTheReads.set(batched.recorder().items.get());
+        });
+        assertThat(itemsDuringTheReads.get(), is(0));
+        assertThat(batched.pending().size(), is(1));
+        batched.runAll();
+        assertThat(batched.recorder().items.get(), is(1));
+        assertThat(batched.recorder().bytes.get(), is(30L));
     }
 
     @Test
     void anEndOnTheLoopIsSignalledAtOnceAndTheDeferredSignalThenAddsNoWakeUp() throws Exception {
-        java.util.Queue<Runnable> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
-        BodyPipe batched = pipeOn(pending);
-        Recorder recorder = subscribeWithUnboundedDemand(batched);
-        try (io.ringkv.net.EventLoopGroup group = new io.ringkv.net.EventLoopGroup(1, "pipe-test")) {
-            AtomicInteger tasksAtTheEnd = new AtomicInteger(-1);
-            onLoopAndAfter(group.next(), () -> {
-                batched.offer(ByteBuffer.allocate(10));
-                batched.offer(ByteBuffer.allocate(5));
-                batched.complete();
-                tasksAtTheEnd.set(pending.size());
-                runAll(pending);
-            });
-            assertThat(tasksAtTheEnd.get(), is(1));
-            assertThat(pending.isEmpty(), is(true));
-            assertThat(recorder.items.get(), is(1));
-            assertThat(recorder.bytes.get(), is(15L));
-            assertThat(recorder.completed.get(), is(true));
-        }
+        Batched batched = Batched.create();
+        AtomicInteger tasksAtTheEnd = new AtomicInteger(-1);
+        onALoopAndAfter(() -> {
+            batched.pipe().offer(ByteBuffer.allocate(10));
+            batched.pipe().offer(ByteBuffer.allocate(5));
+            batched.pipe().complete();
+            tasksAtTheEnd.set(batched.pending().size());
+            batched.runAll();
+        });
+        assertThat(tasksAtTheEnd.get(), is(1));
+        assertThat(batched.pending().isEmpty(), is(true));
+        assertThat(batched.recorder().items.get(), is(1));
+        assertThat(batched.recorder().bytes.get(), is(15L));
+        assertThat(batched.recorder().completed.get(), is(true));
     }
 
     @Test
