@@ -25,7 +25,7 @@ import org.eclipse.jetty.util.FutureCallback;
  *
  * <p>Threading: Jetty's; the stalled callbacks list is concurrent.
  */
-final class JettyTestServer implements AutoCloseable {
+public final class JettyTestServer implements AutoCloseable {
     static final String USER = "alice";
     static final String PASSWORD = "secret";
 
@@ -40,7 +40,7 @@ final class JettyTestServer implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger bytesAnswersWritten = new java.util.concurrent.atomic.AtomicInteger();
 
     /** HTTP/1.1 only. */
-    JettyTestServer() throws Exception {
+    public JettyTestServer() throws Exception {
         this(false, H2_STREAMS_MAX_DEFAULT);
     }
 
@@ -48,7 +48,7 @@ final class JettyTestServer implements AutoCloseable {
      * HTTP/1.1 plus, with {@code h2c}, cleartext HTTP/2 on the same port: by prior knowledge
      * (the preface is recognised) or by {@code Upgrade: h2c}, as Jetty's HTTP2CServerConnectionFactory does.
      */
-    static JettyTestServer h2c(int streamsMax) throws Exception {
+    public static JettyTestServer h2c(int streamsMax) throws Exception {
         return new JettyTestServer(true, streamsMax);
     }
 
@@ -110,16 +110,16 @@ final class JettyTestServer implements AutoCloseable {
         server.start();
     }
 
-    String base() {
+    public String base() {
         return scheme + "://127.0.0.1:" + connector.getLocalPort();
     }
 
-    int port() {
+    public int port() {
         return connector.getLocalPort();
     }
 
     /** Connections the server currently has open. */
-    int openConnections() {
+    public int openConnections() {
         return connector.getConnectedEndPoints().size();
     }
 
@@ -127,7 +127,7 @@ final class JettyTestServer implements AutoCloseable {
      * Closes the connections open now, as a server going away would. A snapshot first: the client
      * may open new connections while the old ones close, and those are left alone.
      */
-    void closeConnections() {
+    public void closeConnections() {
         List.copyOf(connector.getConnectedEndPoints()).forEach(org.eclipse.jetty.io.EndPoint::close);
     }
 

@@ -63,4 +63,23 @@ class RingClientPoolTest {
         assertThat(server.openConnections(), is(2));
         stalled.forEach(future -> future.cancel(true));
     }
+
+    @Test
+    void failsEveryWaiterWhenTheRouteCannotBeReached() throws Exception {
+        int port;
+        try (java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = closed.getLocalPort();
+        }
+        HttpClient client = client(RingHttpClient.newBuilder().connectionsPerHost(1));
+        List<CompletableFuture<?>> calls = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            calls.add(client.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/x")).build(),
+                    BodyHandlers.ofString()));
+        }
+        for (CompletableFuture<?> call : calls) {
+            java.util.concurrent.ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS));
+            assertThat(failure.getCause() instanceof java.net.ConnectException, is(true));
+        }
+    }
 }

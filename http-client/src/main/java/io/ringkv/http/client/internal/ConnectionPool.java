@@ -2,6 +2,8 @@ package io.ringkv.http.client.internal;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,10 +12,17 @@ import java.util.function.Function;
 /**
  * HTTP/1.1 connections per {@link Route}: idle ones are reused most-recent first; at most
  * {@code connectionsPerHost} are open per route, and requests beyond that wait, first come first
- * served, for one to be released or closed.
+ * served, for one to be released or closed. When the last connection attempt of a route fails and
+ * none of its connections is left, the requests waiting for one fail with that attempt's error:
+ * nothing else would ever serve them.
+ *
+ * <p>A route's state exists only while it has a connection (open, opening or idle) or a waiter:
+ * the last one to go removes it from the map, so a client that talks to many hosts over its
+ * lifetime keeps state only for those it is connected to.
  *
  * <p>Threading: thread-safe. Each route's state is guarded by its own monitor, held only for
- * queue operations (never while connecting, writing or completing futures).
+ * queue operations (never while connecting, writing or completing futures). A route's state is
+ * retired under its monitor; a thread that finds it retired takes the route's new one.
  */
 final class ConnectionPool {
     private final Map<Route, RoutePool> routes = new ConcurrentHashMap<>();
@@ -41,17 +50,24 @@ final class ConnectionPool {
         if (closed) {
             return CompletableFuture.failedFuture(new IOException("HttpClient is shut down"));
         }
-        RoutePool pool = routes.computeIfAbsent(route, key -> new RoutePool());
         CompletableFuture<H1Connection> waiter = new CompletableFuture<>();
+        RoutePool pool;
         H1Connection idle;
         boolean open;
-        synchronized (pool) {
-            idle = fresh && pool.open < connectionsPerHost ? null : pool.takeIdle();
-            open = idle == null && pool.open < connectionsPerHost;
-            if (open) {
-                pool.open++;
-            } else if (idle == null) {
-                pool.waiters.add(waiter);
+        while (true) {
+            pool = routes.computeIfAbsent(route, key -> new RoutePool());
+            synchronized (pool) {
+                if (pool.retired) {
+                    continue; // its last connection went meanwhile; the route's next state is a new one
+                }
+                idle = fresh && pool.open < connectionsPerHost ? null : pool.takeIdle();
+                open = idle == null && pool.open < connectionsPerHost;
+                if (open) {
+                    pool.open++;
+                } else if (idle == null) {
+                    pool.waiters.add(waiter);
+                }
+                break;
             }
         }
         if (idle != null) {
@@ -105,6 +121,8 @@ final class ConnectionPool {
             waiter = closed ? null : pool.waiters.poll();
             if (waiter != null) {
                 pool.open++;
+            } else {
+                retireIfUnused(connection.route(), pool);
             }
         }
         if (waiter != null) {
@@ -131,21 +149,47 @@ final class ConnectionPool {
         }
     }
 
+    /** How many routes the pool keeps state for. */
+    int routesHeld() {
+        return routes.size();
+    }
+
     private CompletableFuture<H1Connection> connect(Route route, RoutePool pool) {
         return connector.apply(route).whenComplete((connection, error) -> {
-            if (error != null) {
-                synchronized (pool) {
-                    pool.open--;
+            if (error == null) {
+                return;
+            }
+            List<CompletableFuture<H1Connection>> stranded = List.of();
+            synchronized (pool) {
+                pool.open--;
+                if (pool.open == 0) {
+                    // No connection is left to be released to the waiters, and none is opening.
+                    stranded = new ArrayList<>(pool.waiters);
+                    pool.waiters.clear();
+                    retireIfUnused(route, pool);
                 }
             }
+            Throwable cause = Failures.unwrap(error);
+            stranded.forEach(waiter -> waiter.completeExceptionally(cause));
         });
+    }
+
+    /** Under the pool's monitor: forgets the route's state once nothing uses it. */
+    private void retireIfUnused(Route route, RoutePool pool) {
+        if (pool.open == 0 && pool.waiters.isEmpty()) {
+            pool.retired = true;
+            routes.remove(route, pool);
+        }
     }
 
     /** One route's connections. Guarded by its own monitor. */
     private static final class RoutePool {
         final ArrayDeque<H1Connection> idle = new ArrayDeque<>();
         final ArrayDeque<CompletableFuture<H1Connection>> waiters = new ArrayDeque<>();
+        /** Connections open or opening, idle ones included. */
         int open;
+        /** Removed from the map; the route's later requests use a new state. */
+        boolean retired;
 
         /** The most recently used idle connection that is still open (stale ones are dropped). */
         H1Connection takeIdle() {

@@ -18,8 +18,12 @@ import java.util.function.Predicate;
  * connection is opened, up to {@code connectionsMax} per route; beyond that, requests wait in
  * arrival order for a slot to free up.
  *
+ * <p>A route's lists exist only while it has a live or opening connection or a waiting request;
+ * the last one to go removes them from the map (as {@link ConnectionPool} does for HTTP/1.1).
+ *
  * <p>Threading: thread-safe. Each route's lists are guarded by their own monitor, held only for
- * list operations, never while connecting, writing or completing futures.
+ * list operations, never while connecting, writing or completing futures. They are retired under
+ * that monitor; a thread that finds them retired takes the route's new ones.
  */
 final class H2Codec implements ExchangeCodec {
     private final Map<Route, RouteConnections> routes = new ConcurrentHashMap<>();
@@ -60,19 +64,27 @@ final class H2Codec implements ExchangeCodec {
         if (closed) {
             return CompletableFuture.failedFuture(new IOException("HttpClient is shut down"));
         }
-        RouteConnections pool = routes.computeIfAbsent(route, key -> new RouteConnections());
         CompletableFuture<H2Connection> waiter = new CompletableFuture<>();
+        RouteConnections pool;
         boolean connect;
-        synchronized (pool) {
-            H2Connection live = pool.reserveAny();
-            if (live != null) {
-                return CompletableFuture.completedFuture(live);
+        while (true) {
+            pool = routes.computeIfAbsent(route, key -> new RouteConnections());
+            synchronized (pool) {
+                if (pool.retired) {
+                    continue; // emptied meanwhile; the route's next lists are new ones
+                }
+                H2Connection live = pool.reserveAny();
+                if (live != null) {
+                    return CompletableFuture.completedFuture(live);
+                }
+                if (!connects.test(route) && pool.live.isEmpty()) {
+                    retireIfUnused(route, pool);
+                    return CompletableFuture.failedFuture(connectionGone(route));
+                }
+                pool.waiters.add(waiter);
+                connect = connects.test(route) && pool.claimConnect(connectionsMax);
+                break;
             }
-            if (!connects.test(route) && pool.live.isEmpty()) {
-                return CompletableFuture.failedFuture(connectionGone(route));
-            }
-            pool.waiters.add(waiter);
-            connect = connects.test(route) && pool.claimConnect(connectionsMax);
         }
         if (connect) {
             open(route, pool);
@@ -107,6 +119,7 @@ final class H2Codec implements ExchangeCodec {
                 stranded = new ArrayList<>(pool.waiters);
                 pool.waiters.clear();
             }
+            retireIfUnused(route, pool);
         }
         stranded.forEach(waiter -> waiter.completeExceptionally(connectionGone(route)));
         for (int i = 0; i < granted.size(); i++) {
@@ -132,9 +145,14 @@ final class H2Codec implements ExchangeCodec {
 
     /** A connection opened elsewhere (switched by {@code Upgrade: h2c}) joins the route's connections. */
     void adopt(H2Connection connection) {
-        RouteConnections pool = routes.computeIfAbsent(connection.route(), key -> new RouteConnections());
-        synchronized (pool) {
-            pool.live.add(connection);
+        while (true) {
+            RouteConnections pool = routes.computeIfAbsent(connection.route(), key -> new RouteConnections());
+            synchronized (pool) {
+                if (!pool.retired) {
+                    pool.live.add(connection);
+                    break;
+                }
+            }
         }
         if (closed) {
             remove(connection);
@@ -155,6 +173,19 @@ final class H2Codec implements ExchangeCodec {
                 pool.live.remove(connection);
             }
             capacityFreed(connection.route());
+        }
+    }
+
+    /** How many routes the codec keeps lists for. */
+    int routesHeld() {
+        return routes.size();
+    }
+
+    /** Under the lists' monitor: forgets the route's lists once nothing uses them. */
+    private void retireIfUnused(Route route, RouteConnections pool) {
+        if (pool.live.isEmpty() && pool.waiters.isEmpty() && pool.connecting == 0) {
+            pool.retired = true;
+            routes.remove(route, pool);
         }
     }
 
@@ -198,6 +229,8 @@ final class H2Codec implements ExchangeCodec {
         final List<H2Connection> live = new ArrayList<>();
         final ArrayDeque<CompletableFuture<H2Connection>> waiters = new ArrayDeque<>();
         int connecting;
+        /** Removed from the map; the route's later requests use new lists. */
+        boolean retired;
 
         H2Connection reserveAny() {
             for (H2Connection connection : live) {

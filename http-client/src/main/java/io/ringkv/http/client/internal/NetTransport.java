@@ -63,6 +63,12 @@ final class NetTransport implements Transport {
         }
     }
 
+    /** Routes the HTTP/1.1 pool and the HTTP/2 codec keep state for. */
+    @Override
+    public int routesHeld() {
+        return pool.routesHeld() + h2.routesHeld();
+    }
+
     @Override
     public ExchangeCodec codec() {
         return codec;

@@ -67,6 +67,11 @@ public final class RingClient extends HttpClient {
         this.syncSendSpin = SpinPolicy.forThisMachine(config.extensions().syncSendSpin());
     }
 
+    /** Routes the client's network keeps state for (see {@link Transport#routesHeld}). */
+    int routesHeld() {
+        return transport.routesHeld();
+    }
+
     private static List<Link> links(ClientConfig config, ExchangeCodec codec) {
         List<Link> links = new ArrayList<>(4);
         if (config.redirect() != Redirect.NEVER) {

@@ -10,6 +10,9 @@ interface Transport extends AutoCloseable {
 
     Scheduler scheduler();
 
+    /** How many routes (origin and proxy) keep connection state: zero once no connection is left and no request waits. */
+    int routesHeld();
+
     @Override
     void close();
 }

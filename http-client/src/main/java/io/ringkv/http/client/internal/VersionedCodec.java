@@ -1,6 +1,7 @@
 package io.ringkv.http.client.internal;
 
 import java.net.http.HttpClient;
+import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,14 +17,19 @@ import java.util.function.Function;
  * newly opened connection unless the pool is at its limit (a request with a body is sent as plain
  * HTTP/1.1, because the body would have to go out in full before the switch). On 101 the connection becomes the origin's HTTP/2 connection and later
  * requests use it (or wait for one of its streams); when it is gone, the next request offers the
- * upgrade again. Any other answer means the origin stays on HTTP/1.1 for the client's lifetime:
- * no further offers. Requests that start while an offer is in flight go as plain HTTP/1.1.
+ * upgrade again. Any other answer means the origin stays on HTTP/1.1: no further offers while it
+ * is remembered. Requests that start while an offer is in flight go as plain HTTP/1.1.
  * Requests through an HTTP proxy never offer the upgrade: it is hop-by-hop, and the proxy, not
  * the origin, would answer it.
  *
- * <p>Threading: thread-safe; the sets of origins are concurrent. The HTTP/1.1-only set only grows.
+ * <p>The HTTP/1.1-only origins are remembered up to {@link #HTTP1_ORIGINS_MAX}; beyond that an
+ * arbitrary one is forgotten, which costs that origin one more h2 offer, answered as before.
+ *
+ * <p>Threading: thread-safe; the sets of origins are concurrent.
  */
 final class VersionedCodec implements ExchangeCodec, H2cUpgrade.Outcome {
+    /** Bound on the HTTP/1.1-only origins remembered, so that a client talking to many hosts does not grow without end. */
+    static final int HTTP1_ORIGINS_MAX = 4096;
     private final H1Codec h1;
     private final H2Codec h2;
     private final boolean priorKnowledge;
@@ -74,7 +80,22 @@ final class VersionedCodec implements ExchangeCodec, H2cUpgrade.Outcome {
 
     /** The origin answered an h2 offer with HTTP/1.1 by ALPN: send its requests as HTTP/1.1 from now on. */
     void http1Only(Route route) {
-        http1Origins.add(route);
+        rememberHttp1(route);
+    }
+
+    private void rememberHttp1(Route route) {
+        if (http1Origins.add(route) && http1Origins.size() > HTTP1_ORIGINS_MAX) {
+            Iterator<Route> any = http1Origins.iterator();
+            if (any.hasNext()) {
+                any.next();
+                any.remove();
+            }
+        }
+    }
+
+    /** How many origins are remembered as HTTP/1.1-only. */
+    int http1OriginsHeld() {
+        return http1Origins.size();
     }
 
     @Override
@@ -84,7 +105,7 @@ final class VersionedCodec implements ExchangeCodec, H2cUpgrade.Outcome {
 
     @Override
     public void declined(Route route) {
-        http1Origins.add(route);
+        rememberHttp1(route);
         upgrading.remove(route);
     }
 
