@@ -31,6 +31,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Flow;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -290,6 +291,24 @@ abstract class HttpClientCompatibilitySuite {
         URI target = URI.create("http://127.0.0.1:" + port + "/");
         assertThrows(java.net.ConnectException.class,
                 () -> client().send(HttpRequest.newBuilder(target).build(), BodyHandlers.ofString()));
+    }
+
+    /**
+     * The JDK's client fails a connect to a name that does not resolve with a ConnectException.
+     * The build resolves names from a hosts file (jdk.net.hosts.file), so no DNS query is sent.
+     */
+    @Test
+    void unresolvableHostIsConnectException() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("jdk.net.hosts.file") != null,
+                "names would be looked up in DNS");
+        HttpClient client = client();
+        for (String scheme : List.of("http", "https")) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(scheme + "://no-such-host.invalid/")).build();
+            assertThrows(java.net.ConnectException.class, () -> client.send(request, BodyHandlers.ofString()));
+            ExecutionException async = assertThrows(ExecutionException.class,
+                    () -> client.sendAsync(request, BodyHandlers.ofString()).get(30, TimeUnit.SECONDS));
+            assertThat(async.getCause(), instanceOf(java.net.ConnectException.class));
+        }
     }
 
     @Test

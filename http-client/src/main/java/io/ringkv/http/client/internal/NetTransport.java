@@ -185,7 +185,15 @@ final class NetTransport implements Transport {
             timeout.initCause(error);
             return timeout;
         }
-        if (error instanceof java.net.UnknownHostException || error instanceof javax.net.ssl.SSLException) {
+        if (error instanceof java.net.UnknownHostException) {
+            // As the JDK's client: a name that does not resolve is a failed connect (it throws
+            // ConnectException there too), so code catching ConnectException sees both alike.
+            java.net.ConnectException unresolved = new java.net.ConnectException(
+                    "cannot resolve host " + address.getHostString());
+            unresolved.initCause(error);
+            return unresolved;
+        }
+        if (error instanceof javax.net.ssl.SSLException) {
             return error;
         }
         if (error instanceof IOException) {
