@@ -311,6 +311,32 @@ abstract class HttpClientCompatibilitySuite {
         }
     }
 
+    /**
+     * A status line or field that does not parse: both clients fail the exchange with a
+     * ProtocolException from sendAsync and an IOException (with it as cause) from send.
+     */
+    @Test
+    void malformedResponseIsProtocolException() throws Exception {
+        for (String answer : List.of("HTTP/1.1 abc OK\r\n\r\n", "garbage\r\n\r\n",
+                "HTTP/1.1 200 OK\r\nBad Header: v\r\nContent-Length: 0\r\n\r\n")) {
+            try (ScriptedH1Server broken = new ScriptedH1Server((index, peer) -> {
+                while (peer.readRequest() != null) {
+                    peer.write(answer);
+                    peer.close();
+                    return;
+                }
+            })) {
+                HttpClient client = client();
+                HttpRequest request = HttpRequest.newBuilder(URI.create(broken.base() + "/")).build();
+                ExecutionException async = assertThrows(ExecutionException.class,
+                        () -> client.sendAsync(request, BodyHandlers.ofString()).get(30, TimeUnit.SECONDS), answer);
+                assertThat(answer, async.getCause(), instanceOf(java.net.ProtocolException.class));
+                IOException sync = assertThrows(IOException.class, () -> client.send(request, BodyHandlers.ofString()));
+                assertThat(answer, sync.getCause(), instanceOf(java.net.ProtocolException.class));
+            }
+        }
+    }
+
     @Test
     void cancellingTheFutureAbortsTheExchange() throws Exception {
         HttpClient client = client();

@@ -1,13 +1,14 @@
 package io.ringkv.http.h1;
 
-import java.io.IOException;
+import java.net.ProtocolException;
 
 /**
- * A response that cannot be parsed or is over a limit. An {@link IOException}, since that is
- * what {@code java.net.http} callers expect for a broken exchange; the connection must be
- * closed.
+ * A response that cannot be parsed or is over a limit; the connection must be closed. A
+ * {@link ProtocolException} (so an {@code IOException}), the type the JDK's
+ * {@code java.net.http} client raises for a malformed status line or field, so that callers
+ * catching it see ours alike.
  */
-public final class MalformedResponseException extends IOException {
+public final class MalformedResponseException extends ProtocolException {
     private static final long serialVersionUID = 1L;
 
     private final String reason;

@@ -23,6 +23,8 @@ final class SendFailures {
             copy = new HttpTimeoutException(error.getMessage());
         } else if (error instanceof javax.net.ssl.SSLHandshakeException) {
             copy = new javax.net.ssl.SSLHandshakeException(error.getMessage());
+        } else if (error instanceof javax.net.ssl.SSLException) {
+            copy = new javax.net.ssl.SSLException(error.getMessage());
         } else if (error instanceof ConnectException) {
             copy = new ConnectException(error.getMessage());
         } else if (error instanceof IOException) {

@@ -1,0 +1,44 @@
+package io.ringkv.http.client.internal;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.sameInstance;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.ProtocolException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.util.concurrent.CompletionException;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import org.junit.jupiter.api.Test;
+
+/** The exception a blocking send throws for each failure: the JDK client's type, the original as cause. */
+class SendFailuresTest {
+
+    @Test
+    void keepsTheTypesTheJdkClientKeeps() {
+        assertRethrownAs(new HttpConnectTimeoutException("connect"), HttpConnectTimeoutException.class);
+        assertRethrownAs(new HttpTimeoutException("request"), HttpTimeoutException.class);
+        assertRethrownAs(new ConnectException("refused"), ConnectException.class);
+        assertRethrownAs(new SSLHandshakeException("handshake"), SSLHandshakeException.class);
+        assertRethrownAs(new SSLException("record"), SSLException.class);
+    }
+
+    @Test
+    void otherIoFailuresBecomePlainIoExceptions() {
+        IOException rethrown = SendFailures.rethrow(new CompletionException(new ProtocolException("status line")));
+        assertThat(rethrown.getClass(), is((Object) IOException.class));
+        assertThat(rethrown.getCause(), instanceOf(ProtocolException.class));
+        assertThat(rethrown.getMessage(), is("status line"));
+    }
+
+    private static void assertRethrownAs(IOException original, Class<? extends IOException> type) {
+        IOException rethrown = SendFailures.rethrow(new CompletionException(original));
+        assertThat(rethrown.getClass(), is((Object) type));
+        assertThat(rethrown.getCause(), sameInstance(original));
+        assertThat(rethrown.getMessage(), is(original.getMessage()));
+    }
+}
