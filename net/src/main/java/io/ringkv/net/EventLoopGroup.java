@@ -88,9 +88,22 @@ public final class EventLoopGroup implements AutoCloseable {
      */
     public CompletableFuture<Connection> connect(InetSocketAddress remote, Duration connectTimeout,
                                                  ChannelOptions options, ConnectionHandler handler) {
+        return connect(remote, null, connectTimeout, options, handler);
+    }
+
+    /**
+     * As {@link #connect(InetSocketAddress, Duration, ChannelOptions, ConnectionHandler)}, from
+     * {@code localAddress} (any free port on it) instead of an address the OS picks.
+     *
+     * @param localAddress {@code null} to let the OS choose; a failure to bind fails the future
+     *                     (e.g. {@link java.net.BindException})
+     */
+    public CompletableFuture<Connection> connect(InetSocketAddress remote, java.net.InetAddress localAddress,
+                                                 Duration connectTimeout, ChannelOptions options,
+                                                 ConnectionHandler handler) {
         CompletableFuture<Connection> result = new CompletableFuture<>();
         EventLoop loop = next();
-        PendingConnect pending = new PendingConnect(this, loop, remote, options, handler, result);
+        PendingConnect pending = new PendingConnect(this, loop, remote, localAddress, options, handler, result);
         try {
             loop.execute(() -> pending.start(connectTimeout));
         } catch (RejectedExecutionException e) {

@@ -1,6 +1,7 @@
 package io.ringkv.net;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -21,6 +22,8 @@ final class PendingConnect implements SelectionHandler {
     private final EventLoopGroup group;
     private final EventLoop loop;
     private final InetSocketAddress remote;
+    /** {@code null}: the OS picks the local address. */
+    private final InetAddress local;
     private final ChannelOptions options;
     private final ConnectionHandler handler;
     private final CompletableFuture<Connection> result;
@@ -28,11 +31,12 @@ final class PendingConnect implements SelectionHandler {
     private SelectionKey key;
     private ScheduledTask timeout;
 
-    PendingConnect(EventLoopGroup group, EventLoop loop, InetSocketAddress remote, ChannelOptions options,
-                   ConnectionHandler handler, CompletableFuture<Connection> result) {
+    PendingConnect(EventLoopGroup group, EventLoop loop, InetSocketAddress remote, InetAddress local,
+                   ChannelOptions options, ConnectionHandler handler, CompletableFuture<Connection> result) {
         this.group = group;
         this.loop = loop;
         this.remote = remote;
+        this.local = local;
         this.options = options;
         this.handler = handler;
         this.result = result;
@@ -46,6 +50,9 @@ final class PendingConnect implements SelectionHandler {
             }
             channel = SocketChannel.open();
             NioConnection.configure(channel);
+            if (local != null) {
+                channel.bind(new InetSocketAddress(local, 0));
+            }
             if (channel.connect(remote)) {
                 finish();
                 return;

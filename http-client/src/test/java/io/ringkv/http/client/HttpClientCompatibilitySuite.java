@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.io.IOException;
 import java.net.Authenticator;
 import java.net.CookieManager;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.PasswordAuthentication;
 import java.net.ServerSocket;
@@ -308,6 +309,43 @@ abstract class HttpClientCompatibilitySuite {
             ExecutionException async = assertThrows(ExecutionException.class,
                     () -> client.sendAsync(request, BodyHandlers.ofString()).get(30, TimeUnit.SECONDS));
             assertThat(async.getCause(), instanceOf(java.net.ConnectException.class));
+        }
+    }
+
+    /** {@code HttpClient.Builder.localAddress}: the connection comes from that address. */
+    @Test
+    void connectsFromTheBuildersLocalAddress() throws Exception {
+        InetAddress source = InetAddress.getByName("127.0.0.2"); // loopback too, on Linux the whole 127/8 is local
+        org.junit.jupiter.api.Assumptions.assumeTrue(bindable(source), "127.0.0.2 is not a local address here");
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            listener.setSoTimeout(30_000);
+            HttpClient client = client(newBuilder().localAddress(source));
+            CompletableFuture<HttpResponse<Void>> call = client.sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + listener.getLocalPort() + "/")).build(), BodyHandlers.discarding());
+            try (java.net.Socket accepted = listener.accept()) {
+                assertThat(accepted.getInetAddress(), is(source));
+            } finally {
+                call.cancel(true);
+            }
+        }
+    }
+
+    /** A local address the machine does not have: the connect fails, nothing is sent. */
+    @Test
+    void aLocalAddressThatCannotBeBoundFailsTheRequest() throws Exception {
+        InetAddress foreign = InetAddress.getByName("192.0.2.1"); // TEST-NET-1 (RFC 5737)
+        org.junit.jupiter.api.Assumptions.assumeFalse(bindable(foreign), "this machine may bind 192.0.2.1");
+        HttpClient client = client(newBuilder().localAddress(foreign));
+        assertThrows(IOException.class, () -> client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(),
+                BodyHandlers.ofString()));
+    }
+
+    private static boolean bindable(InetAddress address) {
+        try (java.net.Socket probe = new java.net.Socket()) {
+            probe.bind(new java.net.InetSocketAddress(address, 0));
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

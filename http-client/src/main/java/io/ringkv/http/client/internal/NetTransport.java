@@ -168,7 +168,7 @@ final class NetTransport implements Transport {
             InetSocketAddress resolved = address.isUnresolved()
                     ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
             Duration timeout = config.connectTimeout() != null ? config.connectTimeout() : CONNECT_TIMEOUT_DEFAULT;
-            loops.connect(resolved, timeout, CHANNEL_OPTIONS, handler).whenComplete((connection, error) -> {
+            loops.connect(resolved, config.localAddress(), timeout, CHANNEL_OPTIONS, handler).whenComplete((connection, error) -> {
                 if (error != null) {
                     result.completeExceptionally(connectFailure(Failures.unwrap(error), resolved));
                 } else {
