@@ -29,17 +29,26 @@ final class RequestHeadBuilder {
     }
 
     static Headers fields(ExchangeRequest request, Route route) {
-        Headers fields = new Headers(request.fields().size() + 4);
-        // RFC 9112 §3.2: Host on every HTTP/1.1 request, first by convention.
-        fields.add("Host", route.authority());
+        Headers own = request.fields();
+        Headers fields = new Headers(own.size() + 4);
+        // A field the application set itself replaces the one the client would add, as in the JDK's
+        // client. The JDK's request builder accepts Host, Content-Length, Expect and the like only
+        // where jdk.httpclient.allowRestrictedHeaders names them; sending both would make a second
+        // Host, which a server must answer with 400 (RFC 9112 §3.2).
+        if (!own.contains("Host")) {
+            // RFC 9112 §3.2: Host on every HTTP/1.1 request, first by convention.
+            fields.add("Host", route.authority());
+        }
         long length = request.contentLength();
         if (request.body() != null) {
             if (length < 0) {
-                fields.add("Transfer-Encoding", "chunked"); // RFC 9112 §7.1
-            } else {
+                if (!own.contains("Transfer-Encoding")) {
+                    fields.add("Transfer-Encoding", "chunked"); // RFC 9112 §7.1
+                }
+            } else if (!own.contains("Content-Length")) {
                 fields.add("Content-Length", Long.toString(length)); // RFC 9112 §6.2
             }
-            if (request.expectContinue()) {
+            if (request.expectContinue() && !own.contains("Expect")) {
                 fields.add("Expect", "100-continue"); // RFC 9110 §10.1.1
             }
         }
