@@ -312,6 +312,41 @@ abstract class HttpClientCompatibilitySuite {
         }
     }
 
+    /**
+     * The JDK's client takes response heads up to jdk.http.maxHeaderSize (384 KiB unless set), with
+     * no bound on the number of fields, and fails larger ones with a ProtocolException.
+     */
+    @Test
+    void takesResponseHeadsUpToTheJdkBound() throws Exception {
+        String value = "v".repeat(1000);
+        for (int fields : new int[] {250, 450}) {
+            StringBuilder head = new StringBuilder("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n");
+            for (int i = 0; i < fields; i++) {
+                head.append("X-Field-").append(i).append(": ").append(value).append("\r\n");
+            }
+            String answer = head.append("\r\nok").toString();
+            try (ScriptedH1Server server = new ScriptedH1Server((index, peer) -> {
+                if (peer.readRequest() != null) {
+                    peer.write(answer);
+                    peer.close();
+                }
+            })) {
+                CompletableFuture<HttpResponse<String>> call = client().sendAsync(
+                        HttpRequest.newBuilder(URI.create(server.base() + "/")).build(), BodyHandlers.ofString());
+                if (fields == 250) { // about 257 KB: within the bound
+                    HttpResponse<String> response = call.get(30, TimeUnit.SECONDS);
+                    assertThat(response.body(), is("ok"));
+                    assertThat(response.headers().firstValue("X-Field-249").orElseThrow(), is(value));
+                    assertThat(response.headers().map().keySet().stream()
+                            .filter(name -> name.startsWith("x-field-") || name.startsWith("X-Field-")).count(), is(250L));
+                } else { // about 463 KB: over it
+                    ExecutionException failure = assertThrows(ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS));
+                    assertThat(failure.getCause(), instanceOf(java.net.ProtocolException.class));
+                }
+            }
+        }
+    }
+
     /** {@code HttpClient.Builder.localAddress}: the connection comes from that address. */
     @Test
     void connectsFromTheBuildersLocalAddress() throws Exception {

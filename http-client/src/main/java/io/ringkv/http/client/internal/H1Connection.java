@@ -24,10 +24,11 @@ import org.slf4j.LoggerFactory;
  */
 final class H1Connection implements ConnectionHandler {
     private static final Logger log = LoggerFactory.getLogger(H1Connection.class);
-    /** Responses are not limited in size by the client; the application's subscriber decides. */
-    private static final H1Limits LIMITS = new H1Limits(
-            H1Limits.defaults().requestLineBytesMax(), H1Limits.defaults().headerBlockBytesMax(),
-            H1Limits.defaults().headerCountMax(), Long.MAX_VALUE);
+    /**
+     * Heads as large as the JDK's client takes; bodies are not limited in size by the client (the
+     * application's subscriber decides).
+     */
+    private static final H1Limits LIMITS = ResponseHeadLimits.http1();
 
     private final Route route;
     private final ConnectionPool pool;

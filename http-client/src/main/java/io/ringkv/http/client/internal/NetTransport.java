@@ -142,10 +142,10 @@ final class NetTransport implements Transport {
     static Http2Config http2Config(ClientConfig.Extensions extensions) {
         Http2Settings defaults = Http2Settings.localDefaults();
         // RFC 9113 §6.5.2: push as the builder says (on by default, as in the JDK client); our
-        // stream window as SETTINGS_INITIAL_WINDOW_SIZE.
+        // stream window as SETTINGS_INITIAL_WINDOW_SIZE; the JDK client's header list bound.
         Http2Settings local = new Http2Settings(defaults.headerTableSize(), extensions.http2ServerPush(),
                 defaults.maxConcurrentStreams(),
-                extensions.http2StreamWindowBytes(), defaults.maxFrameSize(), defaults.maxHeaderListBytes());
+                extensions.http2StreamWindowBytes(), defaults.maxFrameSize(), ResponseHeadLimits.http2HeaderListBytes());
         return Http2Config.defaults().withLocal(local)
                 .withConnectionWindow(extensions.http2ConnectionWindowBytes(), Http2Config.DEFAULT_CREDIT_RATIO);
     }

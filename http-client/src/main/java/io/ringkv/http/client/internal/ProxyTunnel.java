@@ -1,7 +1,6 @@
 package io.ringkv.http.client.internal;
 
 import io.ringkv.http.Headers;
-import io.ringkv.http.h1.H1Limits;
 import io.ringkv.http.h1.H1ResponseEvent;
 import io.ringkv.http.h1.MalformedResponseException;
 import io.ringkv.http.h1.RequestWriter;
@@ -27,7 +26,7 @@ import java.util.concurrent.CompletableFuture;
 final class ProxyTunnel implements ConnectionHandler {
     private final Route route;
     private final ConnectionHandler next;
-    private final ResponseParser parser = new ResponseParser(H1Limits.defaults());
+    private final ResponseParser parser = new ResponseParser(ResponseHeadLimits.http1());
     private final CompletableFuture<Void> established = new CompletableFuture<>();
     private volatile boolean open;
 
