@@ -46,6 +46,12 @@ public final class Headers {
         return this;
     }
 
+    /** Replaces the value of the field at {@code index}, keeping its name and place. */
+    public Headers replaceValue(int index, String value) {
+        values.set(index, value);
+        return this;
+    }
+
     /** Replaces every field called {@code name} with one field. */
     public Headers set(String name, String value) {
         remove(name);

@@ -33,9 +33,11 @@ final class ChunkedBodyDecoder {
     /** How much of the CRLF after chunk data has been seen: 0 or 1. */
     private int dataEndCursor;
 
-    ChunkedBodyDecoder(H1Limits limits) {
+    /** @param unfoldTrailers replace obsolete line folding in trailers (responses) instead of rejecting it */
+    ChunkedBodyDecoder(H1Limits limits, boolean unfoldTrailers) {
         this.bodyBytesMax = limits.bodyBytesMax();
-        this.trailerSection = new FieldSectionReader(limits.headerBlockBytesMax(), limits.headerCountMax(), 431, "trailer");
+        this.trailerSection = new FieldSectionReader(limits.headerBlockBytesMax(), limits.headerCountMax(), 431,
+                "trailer", unfoldTrailers);
     }
 
     /** @return a {@link BodyChunk}, the {@link MessageEnd} (then ready for another body), or null for more bytes */

@@ -26,6 +26,14 @@ final class FieldLine {
         into.add(name, value(line, colon + 1, length));
     }
 
+    /**
+     * RFC 9112 §5.2: a line that starts with whitespace continues the previous field's value
+     * (obsolete line folding). Returns that continuation, trimmed and checked like a value.
+     */
+    static String continuation(byte[] line, int length) throws H1ParseException {
+        return value(line, 0, length);
+    }
+
     private static int nameEnd(byte[] line, int length) throws H1ParseException {
         int i = 0;
         while (i < length && HttpChars.isTchar(line[i])) {

@@ -15,6 +15,7 @@ final class FieldSectionReader {
     private final int countMax;
     private final H1ParseException tooLarge;
     private final H1ParseException tooMany;
+    private final boolean unfold;
 
     private int bytesUsed;
     private Headers fields = new Headers();
@@ -22,8 +23,11 @@ final class FieldSectionReader {
     /**
      * @param section "header" or "trailer": names the reasons ({@code header_section_too_large},
      *                {@code too_many_header_fields}, ...)
+     * @param unfold  RFC 9112 §5.2: replace obsolete line folding with one space, as a user agent
+     *                reading a response must; otherwise (a server reading a request) reject it
      */
-    FieldSectionReader(int bytesMax, int countMax, int overLimitStatus, String section) {
+    FieldSectionReader(int bytesMax, int countMax, int overLimitStatus, String section, boolean unfold) {
+        this.unfold = unfold;
         this.bytesMax = bytesMax;
         this.countMax = countMax;
         this.tooLarge = new H1ParseException(overLimitStatus, section + "_section_too_large");
@@ -41,9 +45,22 @@ final class FieldSectionReader {
             if (fields.size() == countMax) {
                 throw tooMany;
             }
-            FieldLine.parse(lines.bytes(), lines.length(), fields);
+            if (unfold && fields.size() > 0 && HttpChars.isWhitespace(lines.bytes()[0])) {
+                appendToLast(FieldLine.continuation(lines.bytes(), lines.length()));
+            } else {
+                FieldLine.parse(lines.bytes(), lines.length(), fields); // rejects a fold before any field
+            }
         }
         return null;
+    }
+
+    private void appendToLast(String continuation) {
+        if (continuation.isEmpty()) {
+            return;
+        }
+        int last = fields.size() - 1;
+        String value = fields.value(last);
+        fields.replaceValue(last, value.isEmpty() ? continuation : value + ' ' + continuation);
     }
 
     private Headers finish() {

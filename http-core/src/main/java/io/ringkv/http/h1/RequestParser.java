@@ -55,8 +55,8 @@ public final class RequestParser {
 
     public RequestParser(H1Limits limits) {
         this.limits = limits;
-        this.headerSection = new FieldSectionReader(limits.headerBlockBytesMax(), limits.headerCountMax(), 431, "header");
-        this.chunkedBody = new ChunkedBodyDecoder(limits);
+        this.headerSection = new FieldSectionReader(limits.headerBlockBytesMax(), limits.headerCountMax(), 431, "header", false);
+        this.chunkedBody = new ChunkedBodyDecoder(limits, false);
     }
 
     /**

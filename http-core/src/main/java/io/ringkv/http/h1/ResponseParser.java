@@ -51,8 +51,8 @@ public final class ResponseParser {
 
     public ResponseParser(H1Limits limits) {
         this.limits = limits;
-        this.headerSection = new FieldSectionReader(limits.headerBlockBytesMax(), limits.headerCountMax(), 431, "header");
-        this.chunkedBody = new ChunkedBodyDecoder(limits);
+        this.headerSection = new FieldSectionReader(limits.headerBlockBytesMax(), limits.headerCountMax(), 431, "header", true);
+        this.chunkedBody = new ChunkedBodyDecoder(limits, true);
     }
 
     /**

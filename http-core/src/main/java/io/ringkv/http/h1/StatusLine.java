@@ -8,9 +8,13 @@ import static java.nio.charset.StandardCharsets.ISO_8859_1;
  * the reason phrase carries no meaning.
  */
 record StatusLine(int minorVersion, int status, String reason) {
-    /** RFC 9110 §15: status codes are three digits, 100 to 599. */
+    /**
+     * RFC 9110 §15: status codes are three digits, 100 to 599. Codes 600 to 999 are invalid, yet a
+     * client "SHOULD process the response as if it had a 5xx" rather than fail: they are passed
+     * on as they are (the JDK's client does the same), which callers read as at least 500.
+     */
     private static final int STATUS_MIN = 100;
-    private static final int STATUS_MAX = 599;
+    private static final int STATUS_MAX = 999;
     private static final int VERSION_LENGTH = "HTTP/1.1".length();
 
     static StatusLine parse(byte[] line, int length) throws H1ParseException {

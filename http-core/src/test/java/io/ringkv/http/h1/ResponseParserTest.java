@@ -104,6 +104,25 @@ class ResponseParserTest {
                 is("head 404  1.1 {content-length: 0} keepAlive=true NONE length=0"));
     }
 
+    /** RFC 9110 §15: 600-999 are invalid codes a client should treat as 5xx, not as a broken response. */
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void passesStatusCodesAbove599On(Chunking chunking) {
+        assertThat(ResponseTranscript.of(chunking, "GET", "HTTP/1.1 999 Odd\r\nContent-Length: 2\r\n\r\nok", false), contains(
+                "head 999 Odd 1.1 {content-length: 2} keepAlive=true LENGTH length=2", "body ok", "end {}"));
+    }
+
+    /** RFC 9112 §5.2: a user agent replaces obsolete line folding with a space, in headers and trailers. */
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void unfoldsObsoleteLineFolding(Chunking chunking) {
+        String wire = "HTTP/1.1 200 OK\r\nX-Folded: a\r\n  b\r\n\tc \r\nX-Empty:\r\n d\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "2\r\nok\r\n0\r\nT: x\r\n y\r\n\r\n";
+        assertThat(ResponseTranscript.of(chunking, "GET", wire, false), contains(
+                "head 200 OK 1.1 {x-folded: a b c, x-empty: d, transfer-encoding: chunked} keepAlive=true CHUNKED length=-1",
+                "body ok", "end {t: x y}"));
+    }
+
     @Test
     void leavesTheBytesAfterSwitchingProtocolsToTheNewProtocol() throws Exception {
         ResponseParser parser = new ResponseParser(H1Limits.defaults());

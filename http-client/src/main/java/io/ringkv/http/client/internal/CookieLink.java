@@ -30,7 +30,7 @@ final class CookieLink implements Link {
         }
         return chain.proceed(withCookies).thenApply(interim -> {
             try {
-                handler.put(interim.request().uri(), HeaderMaps.toMap(interim.head().fields()));
+                handler.put(interim.request().uri(), HeaderMaps.toResponseMap(interim.head().fields()));
             } catch (IOException e) {
                 interim.exchange().discardBody();
                 throw new UncheckedIOException(e);

@@ -4,6 +4,7 @@ import io.ringkv.http.Headers;
 import java.net.http.HttpHeaders;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -21,7 +22,21 @@ final class HeaderMaps {
         return map;
     }
 
+    /**
+     * A response's fields as the application sees them: names in lower case, as the JDK's client
+     * reports them (HTTP/2 names are lower case on the wire; it lowers HTTP/1.1 ones), so code
+     * that walks {@code map().keySet()} sees the same names with either client.
+     */
     static HttpHeaders toHttpHeaders(Headers fields) {
-        return HttpHeaders.of(toMap(fields), (name, value) -> true);
+        return HttpHeaders.of(toResponseMap(fields), (name, value) -> true);
+    }
+
+    /** As {@link #toMap}, names in lower case (see {@link #toHttpHeaders}); for the CookieHandler too. */
+    static Map<String, List<String>> toResponseMap(Headers fields) {
+        Map<String, List<String>> map = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        for (int i = 0; i < fields.size(); i++) {
+            map.computeIfAbsent(fields.name(i).toLowerCase(Locale.ROOT), name -> new ArrayList<>(1)).add(fields.value(i));
+        }
+        return map;
     }
 }
