@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** Conversions between the codec's ordered {@link Headers} and the JDK's map views. */
 final class HeaderMaps {
@@ -35,8 +37,20 @@ final class HeaderMaps {
     static Map<String, List<String>> toResponseMap(Headers fields) {
         Map<String, List<String>> map = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         for (int i = 0; i < fields.size(); i++) {
-            map.computeIfAbsent(fields.name(i).toLowerCase(Locale.ROOT), name -> new ArrayList<>(1)).add(fields.value(i));
+            map.computeIfAbsent(lowerCase(fields.name(i)), name -> new ArrayList<>(1)).add(fields.value(i));
         }
         return map;
+    }
+
+    /** The common names as servers spell them, lowered once: most responses lower nothing anew. */
+    private static final Map<String, String> LOWERED = Stream.of("Content-Length", "Content-Type", "Date",
+                    "Server", "Connection", "Keep-Alive", "Transfer-Encoding", "Set-Cookie", "Cache-Control",
+                    "Location", "ETag", "Last-Modified", "Vary", "Content-Encoding", "Expires", "Accept-Ranges",
+                    "Age", "Pragma", "WWW-Authenticate", "Proxy-Authenticate", "Retry-After", "Content-Range")
+            .collect(Collectors.toUnmodifiableMap(name -> name, name -> name.toLowerCase(Locale.ROOT)));
+
+    static String lowerCase(String name) {
+        String known = LOWERED.get(name);
+        return known != null ? known : name.toLowerCase(Locale.ROOT);
     }
 }
