@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.ringkv.http.client.ClientsUnderTest;
 import io.ringkv.http.client.JettyTestServer;
 import io.ringkv.http.client.RingHttpClient;
 import java.net.ConnectException;
@@ -39,7 +40,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class RouteStateTest {
     private JettyTestServer server;
-    private final List<HttpClient> clients = new ArrayList<>();
+    private final ClientsUnderTest clients = new ClientsUnderTest();
 
     @BeforeEach
     void start() throws Exception {
@@ -48,17 +49,12 @@ class RouteStateTest {
 
     @AfterEach
     void stop() throws Exception {
-        for (HttpClient client : clients) {
-            client.shutdownNow();
-            assertThat(client.awaitTermination(Duration.ofSeconds(30)), is(true));
-        }
+        clients.close();
         server.close();
     }
 
     private RingClient client(RingHttpClient.Builder builder) {
-        RingClient client = (RingClient) builder.build();
-        clients.add(client);
-        return client;
+        return clients.add((RingClient) builder.build());
     }
 
     private static HttpRequest get(String base) {
