@@ -13,7 +13,6 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -63,7 +62,7 @@ class CurlDifferentialTest {
     static NghttpdServer nghttpdTls;
     static NghttpdServer nghttpdH2c;
     static JettyTestServer jetty;
-    static final List<HttpClient> clients = new ArrayList<>();
+    static final ClientsUnderTest clients = new ClientsUnderTest();
     static HttpClient tlsClient;
     static HttpClient h2cClient;
     static HttpClient http1Client;
@@ -100,10 +99,7 @@ class CurlDifferentialTest {
 
     @AfterAll
     static void stop() throws Exception {
-        for (HttpClient client : clients) {
-            client.shutdownNow();
-            assertThat("client terminates", client.awaitTermination(Duration.ofSeconds(30)), is(true));
-        }
+        clients.close();
         for (NghttpdServer server : new NghttpdServer[] {nghttpdTls, nghttpdH2c}) {
             if (server != null) {
                 server.close();

@@ -39,7 +39,7 @@ abstract class Http2CompatibilitySuite {
     static final int MEGABYTE = 1024 * 1024;
 
     JettyTestServer server;
-    final List<HttpClient> clients = new ArrayList<>();
+    final ClientsUnderTest clients = new ClientsUnderTest();
 
     /**
      * Whether requests beyond the server's SETTINGS_MAX_CONCURRENT_STREAMS wait for a stream (or
@@ -79,10 +79,7 @@ abstract class Http2CompatibilitySuite {
 
     @AfterEach
     void stopEverything() throws Exception {
-        for (HttpClient client : clients) {
-            client.shutdownNow();
-            assertThat("client terminates", client.awaitTermination(Duration.ofSeconds(30)), is(true));
-        }
+        clients.close();
         server.close();
     }
 

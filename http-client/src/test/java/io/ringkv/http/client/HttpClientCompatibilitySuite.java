@@ -53,7 +53,7 @@ abstract class HttpClientCompatibilitySuite {
     static final int REDIRECTS_FOLLOWED_MAX = 4;
 
     JettyTestServer server;
-    final List<HttpClient> clients = new ArrayList<>();
+    final ClientsUnderTest clients = new ClientsUnderTest();
 
     /** The builder under test, with no settings applied. */
     abstract HttpClient.Builder newBuilder();
@@ -65,10 +65,7 @@ abstract class HttpClientCompatibilitySuite {
 
     @AfterEach
     void stopEverything() throws Exception {
-        for (HttpClient client : clients) {
-            client.shutdownNow();
-            assertThat("client terminates", client.awaitTermination(Duration.ofSeconds(30)), is(true));
-        }
+        clients.close();
         server.close();
     }
 

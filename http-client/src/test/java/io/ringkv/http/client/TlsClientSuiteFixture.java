@@ -1,13 +1,6 @@
 package io.ringkv.http.client;
 
-import static org.hamcrest.MatcherAssert.assertThat;
-import static org.hamcrest.Matchers.is;
-
-import java.net.http.HttpClient;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,7 +18,7 @@ abstract class TlsClientSuiteFixture {
     static SSLContext trusting;
 
     JettyTestServer server;
-    final List<HttpClient> clients = new ArrayList<>();
+    final ClientsUnderTest clients = new ClientsUnderTest();
 
     @BeforeAll
     static void makeCertificate() throws Exception {
@@ -35,10 +28,7 @@ abstract class TlsClientSuiteFixture {
 
     @AfterEach
     void stopClientsAndServer() throws Exception {
-        for (HttpClient client : clients) {
-            client.shutdownNow();
-            assertThat("client terminates", client.awaitTermination(Duration.ofSeconds(30)), is(true));
-        }
+        clients.close();
         if (server != null) {
             server.close();
         }
