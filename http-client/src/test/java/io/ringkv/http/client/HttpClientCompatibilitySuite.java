@@ -367,6 +367,26 @@ abstract class HttpClientCompatibilitySuite {
         }
     }
 
+    /** A redirect to follow whose Location is missing or no URI: the call fails, it does not return the redirect. */
+    @Test
+    void aRedirectWithoutAUsableLocationFailsTheCall() throws Exception {
+        for (String location : List.of("", "Location: http://[bad\r\n")) {
+            String answer = "HTTP/1.1 302 Found\r\n" + location + "Content-Length: 0\r\n\r\n";
+            try (ScriptedH1Server server = new ScriptedH1Server((index, peer) -> {
+                while (peer.readRequest() != null) {
+                    peer.write(answer);
+                }
+            })) {
+                HttpClient client = client(newBuilder().followRedirects(HttpClient.Redirect.NORMAL));
+                HttpRequest request = HttpRequest.newBuilder(URI.create(server.base() + "/")).build();
+                ExecutionException async = assertThrows(ExecutionException.class,
+                        () -> client.sendAsync(request, BodyHandlers.ofString()).get(30, TimeUnit.SECONDS), answer);
+                assertThat(answer, async.getCause(), instanceOf(IOException.class));
+                assertThrows(IOException.class, () -> client.send(request, BodyHandlers.ofString()), answer);
+            }
+        }
+    }
+
     /** {@code HttpClient.Builder.localAddress}: the connection comes from that address. */
     @Test
     void connectsFromTheBuildersLocalAddress() throws Exception {

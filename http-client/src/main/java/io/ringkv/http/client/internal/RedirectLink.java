@@ -1,5 +1,6 @@
 package io.ringkv.http.client.internal;
 
+import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.util.Optional;
@@ -34,7 +35,13 @@ final class RedirectLink implements Link {
             HttpResponse<Void> previous) {
         return chain.proceed(request).thenCompose(answer -> {
             Interim interim = answer.withPrevious(previous);
-            Optional<ExchangeRequest> next = RedirectRule.next(policy, request, interim.head());
+            Optional<ExchangeRequest> next;
+            try {
+                next = RedirectRule.next(policy, request, interim.head());
+            } catch (IOException broken) {
+                interim.exchange().discardBody(); // the connection stays usable for other calls
+                return CompletableFuture.failedFuture(broken);
+            }
             if (next.isEmpty()) {
                 return CompletableFuture.completedFuture(interim);
             }

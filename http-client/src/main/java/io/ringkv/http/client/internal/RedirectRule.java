@@ -1,5 +1,6 @@
 package io.ringkv.http.client.internal;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.util.Locale;
@@ -13,17 +14,25 @@ final class RedirectRule {
     private RedirectRule() {
     }
 
-    /** The request to send next, or empty when {@code head} is not to be followed. */
-    static Optional<ExchangeRequest> next(HttpClient.Redirect policy, ExchangeRequest request, ResponseHead head) {
+    /**
+     * The request to send next, or empty when {@code head} is not to be followed.
+     *
+     * @throws IOException a redirect to follow without a Location, or with one that is not a URI
+     *     reference: the JDK's client fails the call then (with an IOException too), rather than
+     *     return the redirect
+     */
+    static Optional<ExchangeRequest> next(HttpClient.Redirect policy, ExchangeRequest request, ResponseHead head)
+            throws IOException {
         if (policy == HttpClient.Redirect.NEVER || !isFollowable(head.status())) {
             return Optional.empty();
         }
         Optional<String> location = head.fields().first("Location");
         if (location.isEmpty()) {
-            return Optional.empty();
+            throw new IOException("invalid redirection: " + head.status() + " from " + request.uri()
+                    + " has no Location field");
         }
-        URI target = resolve(request.uri(), location.get());
-        if (target == null || !allowed(policy, request.uri(), target)) {
+        URI target = resolve(request.uri(), location.get(), head.status());
+        if (!allowed(policy, request.uri(), target)) {
             return Optional.empty();
         }
         return Optional.of(request.redirectedTo(target, method(head.status(), request.method())));
@@ -64,11 +73,12 @@ final class RedirectRule {
     }
 
     /** RFC 9110 §10.2.2: Location may be relative; it is resolved against the request target. */
-    private static URI resolve(URI base, String location) {
+    private static URI resolve(URI base, String location, int status) throws IOException {
         try {
             return base.resolve(new URI(location.trim()));
         } catch (java.net.URISyntaxException | IllegalArgumentException e) {
-            return null;
+            throw new IOException("invalid redirection: " + status + " from " + base + " to \"" + location
+                    + "\", which is not a URI reference (" + e.getMessage() + ")", e);
         }
     }
 }

@@ -2,8 +2,10 @@ package io.ringkv.http.client.internal;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.ringkv.http.Headers;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpClient.Redirect;
@@ -41,7 +43,7 @@ class RedirectRuleTest {
     }
 
     @Test
-    void resolvesARelativeLocationAndDropsTheBodyWhenTheMethodBecomesGet() {
+    void resolvesARelativeLocationAndDropsTheBodyWhenTheMethodBecomesGet() throws Exception {
         ExchangeRequest post = ExchangeRequest.of(HttpRequest.newBuilder(URI.create("http://h:8/a/b?q"))
                 .header("Content-Type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpClient.Version.HTTP_1_1);
@@ -54,12 +56,25 @@ class RedirectRuleTest {
     }
 
     @Test
-    void doesNotFollowWithoutLocationOrUnderNever() {
+    void doesNotFollowUnderNeverNorAStatusThatIsNoRedirect() throws Exception {
+        ExchangeRequest get = ExchangeRequest.of(HttpRequest.newBuilder(URI.create("http://h/")).build(),
+                HttpClient.Version.HTTP_1_1);
+        ResponseHead located = new ResponseHead(302, Headers.of("Location", "/x"), HttpClient.Version.HTTP_1_1);
+        ResponseHead choices = new ResponseHead(300, new Headers(), HttpClient.Version.HTTP_1_1);
+        assertThat(RedirectRule.next(Redirect.NEVER, get, located), is(Optional.empty()));
+        assertThat(RedirectRule.next(Redirect.ALWAYS, get, choices), is(Optional.empty()));
+    }
+
+    /** As the JDK's client: a redirect to follow that names no valid target fails the call. */
+    @Test
+    void aRedirectWithoutAUsableLocationIsAnError() {
         ExchangeRequest get = ExchangeRequest.of(HttpRequest.newBuilder(URI.create("http://h/")).build(),
                 HttpClient.Version.HTTP_1_1);
         ResponseHead noLocation = new ResponseHead(302, new Headers(), HttpClient.Version.HTTP_1_1);
-        ResponseHead located = new ResponseHead(302, Headers.of("Location", "/x"), HttpClient.Version.HTTP_1_1);
-        assertThat(RedirectRule.next(Redirect.ALWAYS, get, noLocation), is(Optional.empty()));
-        assertThat(RedirectRule.next(Redirect.NEVER, get, located), is(Optional.empty()));
+        ResponseHead badLocation = new ResponseHead(301, Headers.of("Location", "http://[bad"), HttpClient.Version.HTTP_1_1);
+        IOException missing = assertThrows(IOException.class, () -> RedirectRule.next(Redirect.NORMAL, get, noLocation));
+        assertThat(missing.getMessage(), is("invalid redirection: 302 from http://h/ has no Location field"));
+        IOException invalid = assertThrows(IOException.class, () -> RedirectRule.next(Redirect.ALWAYS, get, badLocation));
+        assertThat(invalid.getMessage().startsWith("invalid redirection: 301 from http://h/ to \"http://[bad\""), is(true));
     }
 }
