@@ -247,6 +247,29 @@ abstract class HttpClientCompatibilitySuite {
         assertThat(response.body(), is("welcome"));
     }
 
+    /** A 401 without WWW-Authenticate (RFC 9110 §11.6.1 requires one) fails the call when an authenticator is set. */
+    @Test
+    void a401WithoutAChallengeFailsTheCallWhenAnAuthenticatorIsSet() throws Exception {
+        try (ScriptedH1Server server = new ScriptedH1Server((index, peer) -> {
+            while (peer.readRequest() != null) {
+                peer.write("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n");
+            }
+        })) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(server.base() + "/")).build();
+            HttpClient withAuthenticator = client(newBuilder().authenticator(new Authenticator() {
+                @Override
+                protected PasswordAuthentication getPasswordAuthentication() {
+                    return new PasswordAuthentication("u", "p".toCharArray());
+                }
+            }));
+            ExecutionException failure = assertThrows(ExecutionException.class,
+                    () -> withAuthenticator.sendAsync(request, BodyHandlers.ofString()).get(30, TimeUnit.SECONDS));
+            assertThat(failure.getCause(), instanceOf(IOException.class));
+            assertThat(failure.getCause().getMessage(), is("WWW-Authenticate header missing for response code 401"));
+            assertThat(client().send(request, BodyHandlers.ofString()).statusCode(), is(401));
+        }
+    }
+
     @Test
     void returnsThe401WithoutAnAuthenticator() throws Exception {
         HttpResponse<String> response = client().send(HttpRequest.newBuilder(uri("/auth")).build(),

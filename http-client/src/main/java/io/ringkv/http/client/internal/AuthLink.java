@@ -17,7 +17,8 @@ import java.util.concurrent.CompletableFuture;
  * JDK does, the challenge response is returned to the application when the request carried its
  * own Authorization / Proxy-Authorization, when the challenge offers no Basic, or when Basic is
  * disabled for that kind of proxy ({@link ProxyAuthPolicy}; by default for CONNECT tunnels); an
- * authenticator that has no credentials fails the call with an {@link IOException}.
+ * authenticator that has no credentials, and a 401 or 407 without any challenge, fail the call
+ * with an {@link IOException}.
  *
  * <p>Proxy credentials go into the request's Proxy-Authorization field; the codecs send it only to
  * a forwarding proxy, and {@link NetworkLink} moves it onto the CONNECT of a tunnel, so the origin
@@ -57,7 +58,13 @@ final class AuthLink implements Link {
                 return CompletableFuture.completedFuture(interim);
             }
             boolean proxy = status == 407;
-            Optional<BasicChallenge> challenge = answerable(interim, proxy);
+            Optional<BasicChallenge> challenge;
+            try {
+                challenge = answerable(interim, proxy);
+            } catch (IOException noChallenge) {
+                interim.exchange().discardBody();
+                return CompletableFuture.failedFuture(noChallenge);
+            }
             if (challenge.isEmpty()) {
                 return CompletableFuture.completedFuture(interim);
             }
@@ -81,14 +88,23 @@ final class AuthLink implements Link {
         });
     }
 
-    /** The Basic challenge to answer, or empty when the response goes back to the application as it is. */
-    private static Optional<BasicChallenge> answerable(Interim interim, boolean proxy) {
+    /**
+     * The Basic challenge to answer, or empty when the response goes back to the application as it is.
+     *
+     * @throws IOException the 401 or 407 carries no challenge at all (RFC 9110 §11.6.1 and §11.7.1
+     *     require one); the JDK's client fails the call then, with this message
+     */
+    private static Optional<BasicChallenge> answerable(Interim interim, boolean proxy) throws IOException {
         String own = proxy ? "Proxy-Authorization" : "Authorization";
         if (interim.request().userRequest().headers().firstValue(own).isPresent()) {
             return Optional.empty(); // the application manages these credentials itself
         }
-        Optional<BasicChallenge> challenge = BasicChallenge.find(
-                interim.head().fields().all(proxy ? "Proxy-Authenticate" : "WWW-Authenticate"));
+        String challengeField = proxy ? "Proxy-Authenticate" : "WWW-Authenticate";
+        java.util.List<String> challenges = interim.head().fields().all(challengeField);
+        if (challenges.isEmpty()) {
+            throw new IOException(challengeField + " header missing for response code " + interim.head().status());
+        }
+        Optional<BasicChallenge> challenge = BasicChallenge.find(challenges);
         if (challenge.isEmpty() || !proxy) {
             return challenge;
         }
