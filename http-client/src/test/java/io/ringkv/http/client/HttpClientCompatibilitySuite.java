@@ -390,6 +390,31 @@ abstract class HttpClientCompatibilitySuite {
         }
     }
 
+    /**
+     * A body handler that throws fails the call: sendAsync with that exception, send with an
+     * IOException that has it as cause. One that returns no subscriber fails it with a
+     * NullPointerException instead of leaving it waiting.
+     */
+    @Test
+    void aBodyHandlerThatFailsFailsTheCall() throws Exception {
+        HttpClient client = client();
+        HttpRequest request = HttpRequest.newBuilder(uri("/bytes?n=5")).build();
+        IllegalStateException refusal = new IllegalStateException("handler says no");
+        HttpResponse.BodyHandler<String> refusing = info -> {
+            throw refusal;
+        };
+        ExecutionException async = assertThrows(ExecutionException.class,
+                () -> client.sendAsync(request, refusing).get(30, TimeUnit.SECONDS));
+        assertThat(async.getCause(), is(refusal));
+        IOException sync = assertThrows(IOException.class, () -> client.send(request, refusing));
+        assertThat(sync.getCause(), is(refusal));
+        HttpResponse.BodyHandler<String> none = info -> null;
+        ExecutionException nothing = assertThrows(ExecutionException.class,
+                () -> client.sendAsync(request, none).get(30, TimeUnit.SECONDS));
+        assertThat(nothing.getCause(), instanceOf(NullPointerException.class));
+        assertThat(client.send(request, BodyHandlers.ofString()).body().length(), is(5));
+    }
+
     /** A redirect to follow whose Location is missing or no URI: the call fails, it does not return the redirect. */
     @Test
     void aRedirectWithoutAUsableLocationFailsTheCall() throws Exception {
@@ -449,7 +474,7 @@ abstract class HttpClientCompatibilitySuite {
 
     /**
      * A status line or field that does not parse: both clients fail the exchange with a
-     * ProtocolException from sendAsync and an IOException (with it as cause) from send.
+     * ProtocolException, from sendAsync and (a new one, with it as cause) from send.
      */
     @Test
     void malformedResponseIsProtocolException() throws Exception {
@@ -468,6 +493,7 @@ abstract class HttpClientCompatibilitySuite {
                         () -> client.sendAsync(request, BodyHandlers.ofString()).get(30, TimeUnit.SECONDS), answer);
                 assertThat(answer, async.getCause(), instanceOf(java.net.ProtocolException.class));
                 IOException sync = assertThrows(IOException.class, () -> client.send(request, BodyHandlers.ofString()));
+                assertThat(answer, sync, instanceOf(java.net.ProtocolException.class));
                 assertThat(answer, sync.getCause(), instanceOf(java.net.ProtocolException.class));
             }
         }

@@ -165,7 +165,13 @@ public final class RingClient extends HttpClient {
             ByteArrayBody filling = interim.exchange().arrayBody();
             return (BodySubscriber<T>) (filling != null ? filling : ByteArrayBody.forHead(interim.head()));
         }
-        return handler.apply(new ResponseInfoImpl(interim.head()));
+        BodySubscriber<T> subscriber = handler.apply(new ResponseInfoImpl(interim.head()));
+        if (subscriber == null) {
+            // A programming error the JDK's client fails the call with (an NPE) too; unchecked,
+            // the body would never be read and the call would never end.
+            throw new NullPointerException("the body handler " + handler + " returned no BodySubscriber");
+        }
+        return subscriber;
     }
 
     /** Executor thread: the final head is here; the application's subscriber takes the body. */

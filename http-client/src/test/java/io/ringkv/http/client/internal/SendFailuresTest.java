@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.sameInstance;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -15,7 +16,7 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.Test;
 
-/** The exception a blocking send throws for each failure: the JDK client's type, the original as cause. */
+/** The exception a blocking send throws for each failure: the JDK client's (25) type, the original as cause. */
 class SendFailuresTest {
 
     @Test
@@ -25,14 +26,35 @@ class SendFailuresTest {
         assertRethrownAs(new ConnectException("refused"), ConnectException.class);
         assertRethrownAs(new SSLHandshakeException("handshake"), SSLHandshakeException.class);
         assertRethrownAs(new SSLException("record"), SSLException.class);
+        assertRethrownAs(new ProtocolException("status line"), ProtocolException.class);
+        assertRethrownAs(new IOException("reset"), IOException.class);
     }
 
     @Test
-    void otherIoFailuresBecomePlainIoExceptions() {
-        IOException rethrown = SendFailures.rethrow(new CompletionException(new ProtocolException("status line")));
+    void aRuntimeExceptionOfTheBodyHandlerBecomesAnIoException() {
+        IllegalStateException original = new IllegalStateException("handler says no");
+        IOException rethrown = SendFailures.rethrow(new CompletionException(original));
         assertThat(rethrown.getClass(), is((Object) IOException.class));
-        assertThat(rethrown.getCause(), instanceOf(ProtocolException.class));
-        assertThat(rethrown.getMessage(), is("status line"));
+        assertThat(rethrown.getCause(), sameInstance(original));
+        assertThat(rethrown.getMessage(), is("handler says no"));
+    }
+
+    @Test
+    void illegalArgumentAndSecurityExceptionsAreThrownAgainWithTheOriginalAsCause() {
+        IllegalArgumentException argument = new IllegalArgumentException("bad uri");
+        IllegalArgumentException thrown = assertThrows(IllegalArgumentException.class,
+                () -> SendFailures.rethrow(new CompletionException(argument)));
+        assertThat(thrown.getCause(), sameInstance(argument));
+        SecurityException security = new SecurityException("denied");
+        assertThat(assertThrows(SecurityException.class, () -> SendFailures.rethrow(security)).getCause(),
+                sameInstance(security));
+    }
+
+    @Test
+    void anErrorPropagatesUnwrapped() {
+        StackOverflowError error = new StackOverflowError("deep");
+        assertThat(assertThrows(StackOverflowError.class, () -> SendFailures.rethrow(new CompletionException(error))),
+                sameInstance(error));
     }
 
     private static void assertRethrownAs(IOException original, Class<? extends IOException> type) {
