@@ -161,10 +161,14 @@ abstract class CrossProtocolCompatibilitySuite extends TlsClientSuiteFixture {
         assertThat(seeOther.headers().firstValue("X-Method").orElseThrow(), is("GET"));
         assertThat(seeOther.body(), is(""));
         assertThat(seeOther.previousResponse().orElseThrow().statusCode(), is(303));
+        // The request behind the final response: a GET without a body publisher, as if built with GET().
+        assertThat(seeOther.request().method(), is("GET"));
+        assertThat(seeOther.request().bodyPublisher().isPresent(), is(false));
         HttpResponse<String> temporary = send(client, request("/redirect?hops=2&code=307")
                 .POST(BodyPublishers.ofString("payload")).build(), BodyHandlers.ofString());
         assertThat(temporary.headers().firstValue("X-Method").orElseThrow(), is("POST"));
         assertThat(temporary.body(), is("payload"));
+        assertThat(temporary.request().bodyPublisher().orElseThrow().contentLength(), is(7L));
     }
 
     @ParameterizedTest

@@ -78,9 +78,20 @@ public record ExchangeRequest(HttpRequest userRequest, String method, URI uri, H
         if (uri.equals(userRequest.uri()) && method.equals(userRequest.method())) {
             return userRequest;
         }
-        BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody() : body;
-        return HttpRequest.newBuilder(userRequest, (name, value) -> true)
-                .uri(uri).method(method, publisher).build();
+        HttpRequest.Builder copy = HttpRequest.newBuilder(userRequest, (name, value) -> true).uri(uri);
+        if (body == null) {
+            // As the JDK's client shows a redirected request: GET(), DELETE() and HEAD() leave
+            // bodyPublisher() empty, any other method carries noBody().
+            switch (method) {
+                case "GET" -> copy.GET();
+                case "DELETE" -> copy.DELETE();
+                case "HEAD" -> copy.HEAD();
+                default -> copy.method(method, HttpRequest.BodyPublishers.noBody());
+            }
+        } else {
+            copy.method(method, body);
+        }
+        return copy.build();
     }
 
     private Headers copyFields() {
