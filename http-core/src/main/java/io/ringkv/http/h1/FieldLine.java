@@ -9,7 +9,8 @@ import io.ringkv.http.Headers;
  *
  * <p>Strict on purpose (this faces the network): obsolete line folding, whitespace before the
  * colon, non-token name bytes and control characters in values are all rejected with 400 rather
- * than repaired.
+ * than repaired. The one repair, which RFC 9112 §5.2 requires of a user agent, is made before a
+ * line gets here: a response's {@link FieldSectionReader} joins folded lines to their field.
  */
 final class FieldLine {
     private FieldLine() {

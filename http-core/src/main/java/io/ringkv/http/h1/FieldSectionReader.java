@@ -42,14 +42,14 @@ final class FieldSectionReader {
             if (lines.length() == 0) {
                 return finish();
             }
+            if (unfold && fields.size() > 0 && HttpChars.isWhitespace(lines.bytes()[0])) {
+                appendToLast(FieldLine.continuation(lines.bytes(), lines.length())); // no new field
+                continue;
+            }
             if (fields.size() == countMax) {
                 throw tooMany;
             }
-            if (unfold && fields.size() > 0 && HttpChars.isWhitespace(lines.bytes()[0])) {
-                appendToLast(FieldLine.continuation(lines.bytes(), lines.length()));
-            } else {
-                FieldLine.parse(lines.bytes(), lines.length(), fields); // rejects a fold before any field
-            }
+            FieldLine.parse(lines.bytes(), lines.length(), fields); // rejects a fold before any field
         }
         return null;
     }

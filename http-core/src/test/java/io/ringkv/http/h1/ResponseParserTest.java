@@ -112,6 +112,16 @@ class ResponseParserTest {
                 "head 999 Odd 1.1 {content-length: 2} keepAlive=true LENGTH length=2", "body ok", "end {}"));
     }
 
+    /** A folded line continues a field; it is not one more field for the count limit. */
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void aFoldedLineDoesNotCountAsAField(Chunking chunking) {
+        H1Limits oneField = new H1Limits(8 * 1024, 32 * 1024, 1, 1024);
+        String wire = "HTTP/1.1 200 OK\r\nX-A: a\r\n b\r\n c\r\n\r\n";
+        List<String> events = ResponseTranscript.of(chunking, oneField, List.of("HEAD"), wire.getBytes(ISO_8859_1), false);
+        assertThat(events, contains("head 200 OK 1.1 {x-a: a b c} keepAlive=true NONE length=0", "end {}"));
+    }
+
     /** RFC 9112 §5.2: a user agent replaces obsolete line folding with a space, in headers and trailers. */
     @ParameterizedTest
     @EnumSource(Chunking.class)
