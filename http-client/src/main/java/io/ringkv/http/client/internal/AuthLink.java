@@ -8,6 +8,7 @@ import java.net.PasswordAuthentication;
 import java.net.ProxySelector;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -100,7 +101,7 @@ final class AuthLink implements Link {
             return Optional.empty(); // the application manages these credentials itself
         }
         String challengeField = proxy ? "Proxy-Authenticate" : "WWW-Authenticate";
-        java.util.List<String> challenges = interim.head().fields().all(challengeField);
+        List<String> challenges = interim.head().fields().all(challengeField);
         if (challenges.isEmpty()) {
             throw new IOException(challengeField + " header missing for response code " + interim.head().status());
         }

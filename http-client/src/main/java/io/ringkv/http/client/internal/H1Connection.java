@@ -28,7 +28,7 @@ final class H1Connection implements ConnectionHandler {
      * Heads as large as the JDK's client takes; bodies are not limited in size by the client (the
      * application's subscriber decides).
      */
-    private static final H1Limits LIMITS = ResponseHeadLimits.http1();
+    private static final H1Limits LIMITS = ResponseHeadLimits.HTTP1;
 
     private final Route route;
     private final ConnectionPool pool;

@@ -7,21 +7,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
+import java.util.function.UnaryOperator;
 
 /** Conversions between the codec's ordered {@link Headers} and the JDK's map views. */
 final class HeaderMaps {
     private HeaderMaps() {
     }
 
-    /** Case-insensitive map, values in wire order, as CookieHandler and HttpHeaders expect. */
+    /** Case-insensitive map, values in wire order, names as on the wire: what CookieHandler.get is given. */
     static Map<String, List<String>> toMap(Headers fields) {
-        Map<String, List<String>> map = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        for (int i = 0; i < fields.size(); i++) {
-            map.computeIfAbsent(fields.name(i), name -> new ArrayList<>(1)).add(fields.value(i));
-        }
-        return map;
+        return toMap(fields, UnaryOperator.identity());
     }
 
     /**
@@ -33,24 +28,16 @@ final class HeaderMaps {
         return HttpHeaders.of(toResponseMap(fields), (name, value) -> true);
     }
 
-    /** As {@link #toMap}, names in lower case (see {@link #toHttpHeaders}); for the CookieHandler too. */
+    /** As {@link #toHttpHeaders} names them; for the CookieHandler's {@code put} too. */
     static Map<String, List<String>> toResponseMap(Headers fields) {
-        Map<String, List<String>> map = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        for (int i = 0; i < fields.size(); i++) {
-            map.computeIfAbsent(lowerCase(fields.name(i)), name -> new ArrayList<>(1)).add(fields.value(i));
-        }
-        return map;
+        return toMap(fields, name -> name.toLowerCase(Locale.ROOT)); // the same instance when already lower case
     }
 
-    /** The common names as servers spell them, lowered once: most responses lower nothing anew. */
-    private static final Map<String, String> LOWERED = Stream.of("Content-Length", "Content-Type", "Date",
-                    "Server", "Connection", "Keep-Alive", "Transfer-Encoding", "Set-Cookie", "Cache-Control",
-                    "Location", "ETag", "Last-Modified", "Vary", "Content-Encoding", "Expires", "Accept-Ranges",
-                    "Age", "Pragma", "WWW-Authenticate", "Proxy-Authenticate", "Retry-After", "Content-Range")
-            .collect(Collectors.toUnmodifiableMap(name -> name, name -> name.toLowerCase(Locale.ROOT)));
-
-    static String lowerCase(String name) {
-        String known = LOWERED.get(name);
-        return known != null ? known : name.toLowerCase(Locale.ROOT);
+    private static Map<String, List<String>> toMap(Headers fields, UnaryOperator<String> names) {
+        Map<String, List<String>> map = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        for (int i = 0; i < fields.size(); i++) {
+            map.computeIfAbsent(names.apply(fields.name(i)), name -> new ArrayList<>(1)).add(fields.value(i));
+        }
+        return map;
     }
 }

@@ -26,7 +26,7 @@ import java.util.concurrent.CompletableFuture;
 final class ProxyTunnel implements ConnectionHandler {
     private final Route route;
     private final ConnectionHandler next;
-    private final ResponseParser parser = new ResponseParser(ResponseHeadLimits.http1());
+    private final ResponseParser parser = new ResponseParser(ResponseHeadLimits.HTTP1);
     private final CompletableFuture<Void> established = new CompletableFuture<>();
     private volatile boolean open;
 

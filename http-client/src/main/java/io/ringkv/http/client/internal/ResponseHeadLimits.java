@@ -39,9 +39,7 @@ final class ResponseHeadLimits {
     }
 
     /** HTTP/1.1 responses: status line and header section each within the bound; bodies unbounded. */
-    static H1Limits http1() {
-        return new H1Limits(BYTES, BYTES, Integer.MAX_VALUE, Long.MAX_VALUE);
-    }
+    static final H1Limits HTTP1 = new H1Limits(BYTES, BYTES, Integer.MAX_VALUE, Long.MAX_VALUE);
 
     /** The HTTP/2 header list bound, for SETTINGS_MAX_HEADER_LIST_SIZE ({@code Long.MAX_VALUE}: none). */
     static long http2HeaderListBytes() {

@@ -80,10 +80,6 @@ final class VersionedCodec implements ExchangeCodec, H2cUpgrade.Outcome {
 
     /** The origin answered an h2 offer with HTTP/1.1 by ALPN: send its requests as HTTP/1.1 from now on. */
     void http1Only(Route route) {
-        rememberHttp1(route);
-    }
-
-    private void rememberHttp1(Route route) {
         if (http1Origins.add(route) && http1Origins.size() > HTTP1_ORIGINS_MAX) {
             Iterator<Route> any = http1Origins.iterator();
             if (any.hasNext()) {
@@ -105,7 +101,7 @@ final class VersionedCodec implements ExchangeCodec, H2cUpgrade.Outcome {
 
     @Override
     public void declined(Route route) {
-        rememberHttp1(route);
+        http1Only(route);
         upgrading.remove(route);
     }
 
