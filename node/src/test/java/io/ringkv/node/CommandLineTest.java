@@ -52,6 +52,12 @@ class CommandLineTest {
         assertThat(Main.run("up", "--nodes", nodes, "--data", dir.toString()), is(Main.EXIT_USAGE));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"--nodes 2", "--nodes 10", "--minutes 0", "--keys 0", "--faults SHRUG", "--rate -1"})
+    void chaosWithImpossibleSettingsIsAUsageError(String args) {
+        assertThat(Main.run(("chaos --data " + dir + " " + args).split(" ")), is(Main.EXIT_USAGE));
+    }
+
     @Test
     void clusterListWithoutThisNodeIsAUsageError() {
         assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(),

@@ -1,0 +1,101 @@
+package io.ringkv.node;
+
+import io.ringkv.node.chaos.ChaosRun;
+import io.ringkv.node.chaos.Fault;
+import io.ringkv.node.chaos.HistoryChecker.Verdict;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ringkv chaos}: a fault-injection run against a local cluster of node processes, judged by
+ * {@link io.ringkv.node.chaos.HistoryChecker}. Exit code 0 when the history is valid and the
+ * replicas converged, 1 otherwise.
+ *
+ * <p>This is a terminal program, so it writes to stdout directly.
+ */
+@Command(name = "chaos", mixinStandardHelpOptions = true,
+        description = "Run a workload against a local cluster while killing, pausing or wiping nodes; "
+                + "check that no acknowledged write is lost and that replicas converge.")
+final class ChaosCommand implements Callable<Integer> {
+    static final int EXIT_VIOLATIONS = 1;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--minutes", defaultValue = "1", description = "How long faults are injected (default: ${DEFAULT-VALUE}).")
+    double minutes;
+
+    @Option(names = "--seed", description = "Seed of the nemesis's and the clients' choices (default: random, printed).")
+    Long seed;
+
+    @Option(names = "--nodes", defaultValue = "3", description = "Number of nodes, 3..9 (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--faults", split = ",", defaultValue = "KILL,PAUSE,WIPE",
+            description = "Faults to inject: KILL, PAUSE, WIPE (default: ${DEFAULT-VALUE}).")
+    List<Fault> faults;
+
+    @Option(names = "--keys", defaultValue = "20", description = "Keys the workload uses (default: ${DEFAULT-VALUE}).")
+    int keys;
+
+    @Option(names = "--clients", defaultValue = "4", description = "Concurrent clients (default: ${DEFAULT-VALUE}).")
+    int clients;
+
+    @Option(names = "--rate", defaultValue = "100", description = "Operations per second, all clients together (default: ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--converge-timeout", defaultValue = "PT60S", paramLabel = "DURATION",
+            description = "How long replicas get to agree after healing, ISO-8601 (default: ${DEFAULT-VALUE}).")
+    Duration convergeTimeout;
+
+    @Option(names = "--data", description = "Parent data directory for the nodes (default: a new temporary directory).")
+    Path data;
+
+    @Option(names = "--history", paramLabel = "FILE", description = "Where to write the history (default: DATA/history.jsonl).")
+    Path history;
+
+    @Override
+    public Integer call() throws Exception {
+        if (nodes < 3 || nodes > 9) {
+            throw new ParameterException(spec.commandLine(), "--nodes must be between 3 and 9, got " + nodes);
+        }
+        if (minutes <= 0 || keys < 1 || clients < 1 || rate <= 0 || faults.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--minutes, --keys, --clients and --rate must be positive, --faults not empty");
+        }
+        long runSeed = seed != null ? seed : System.nanoTime();
+        Path root = data != null ? Files.createDirectories(data) : Files.createTempDirectory("ringkv-chaos-");
+        Path historyFile = history != null ? history : root.resolve("history.jsonl");
+        ChaosRun.Settings settings = new ChaosRun.Settings(root, LocalPorts.free(nodes),
+                Duration.ofMillis((long) (minutes * 60_000)), runSeed, faults, keys, clients, rate, convergeTimeout,
+                List.of(), historyFile);
+        ChaosRun.Result result = new ChaosRun(settings, System.out).run();
+        print(result, runSeed);
+        return result.passed() ? 0 : EXIT_VIOLATIONS;
+    }
+
+    private static void print(ChaosRun.Result result, long seed) {
+        Verdict verdict = result.verdict();
+        System.out.println();
+        System.out.println("ringkv chaos: seed " + seed + ", history " + result.history().toAbsolutePath());
+        System.out.println("  operations: " + verdict.counts().ok() + " ok (" + verdict.counts().writesOk() + " writes acknowledged, "
+                + verdict.counts().readsOk() + " reads), " + verdict.counts().fail() + " failed, "
+                + verdict.counts().unknown() + " unknown");
+        System.out.println("  acknowledged writes lost: " + verdict.lostWrites().size());
+        verdict.lostWrites().forEach(line -> System.out.println("    " + line));
+        System.out.println("  reads of values never written: " + verdict.phantomReads().size());
+        verdict.phantomReads().forEach(line -> System.out.println("    " + line));
+        System.out.println("  keys unreadable after healing: " + verdict.unreadable().size() + (verdict.unreadable().isEmpty() ? "" : " " + verdict.unreadable()));
+        System.out.println("  replicas converged: " + (result.converged() ? "yes, after " + result.convergeMillis() + " ms"
+                : "NO within " + result.convergeMillis() + " ms: " + result.diverged().size() + " keys differ, e.g. "
+                + result.diverged().subList(0, Math.min(5, result.diverged().size()))));
+        System.out.println("  verdict: " + (result.passed() ? "PASS" : "FAIL"));
+    }
+}

@@ -1,0 +1,156 @@
+package io.ringkv.node.chaos;
+
+import io.ringkv.node.NodeProcess;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The node processes of a chaos run, with the faults a nemesis can inflict on one of them:
+ * SIGKILL and restart, SIGSTOP and SIGCONT, and a wiped data directory.
+ *
+ * <p>Threading: the nemesis thread inflicts faults; {@link #healAll} and {@link #close} run after
+ * it stopped. Not thread-safe otherwise.
+ */
+final class ChaosCluster implements AutoCloseable {
+    private static final Duration READY = Duration.ofSeconds(60);
+    private static final Duration STOP = Duration.ofSeconds(10);
+
+    private final Path root;
+    private final List<String> urls;
+    private final List<List<String>> serveArgs = new ArrayList<>();
+    private final NodeProcess[] nodes;
+    private final boolean[] paused;
+    private final PrintStream logSink;
+
+    /**
+     * @param ports     one per node, free on 127.0.0.1
+     * @param extraArgs more {@code serve} flags for every node
+     * @param logSink   where the nodes' output goes, each line prefixed with the node's name
+     */
+    ChaosCluster(Path root, List<Integer> ports, List<String> extraArgs, PrintStream logSink) {
+        this.root = root;
+        this.logSink = logSink;
+        this.urls = ports.stream().map(p -> "http://127.0.0.1:" + p).toList();
+        this.nodes = new NodeProcess[ports.size()];
+        this.paused = new boolean[ports.size()];
+        for (int i = 0; i < ports.size(); i++) {
+            List<String> args = new ArrayList<>(List.of("--port", ports.get(i).toString(),
+                    "--data", dataDir(i).toString(), "--cluster", String.join(",", urls)));
+            args.addAll(extraArgs);
+            serveArgs.add(List.copyOf(args));
+        }
+    }
+
+    void startAll() throws IOException, InterruptedException {
+        for (int i = 0; i < nodes.length; i++) {
+            nodes[i] = new NodeProcess("node-" + i, serveArgs.get(i), logSink).start();
+        }
+        for (int i = 0; i < nodes.length; i++) {
+            awaitReady(i);
+        }
+    }
+
+    int size() {
+        return nodes.length;
+    }
+
+    String url(int node) {
+        return urls.get(node);
+    }
+
+    Path dataDir(int node) {
+        return root.resolve("node-" + node);
+    }
+
+    /** SIGKILL: no flush, no graceful close. */
+    void kill(int node) throws IOException, InterruptedException {
+        resumeIfPaused(node);
+        nodes[node].kill();
+    }
+
+    void restart(int node) throws IOException, InterruptedException {
+        if (nodes[node].isAlive()) {
+            return;
+        }
+        nodes[node] = new NodeProcess("node-" + node, serveArgs.get(node), logSink).start();
+        awaitReady(node);
+    }
+
+    /** SIGSTOP: the process stops in its tracks; its sockets stay open and fill up. */
+    void pause(int node) throws IOException, InterruptedException {
+        signal(node, "STOP");
+        paused[node] = true;
+    }
+
+    void resume(int node) throws IOException, InterruptedException {
+        signal(node, "CONT");
+        paused[node] = false;
+    }
+
+    /** Kills the node and deletes its data directory: a replaced disk. {@link #restart} brings it back empty. */
+    void wipe(int node) throws IOException, InterruptedException {
+        kill(node);
+        deleteRecursively(dataDir(node));
+    }
+
+    /** Every node running and not paused. */
+    void healAll() throws IOException, InterruptedException {
+        for (int i = 0; i < nodes.length; i++) {
+            resumeIfPaused(i);
+            restart(i);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null) {
+                try {
+                    resumeIfPaused(i);
+                } catch (IOException | InterruptedException e) {
+                    logSink.println("[chaos] cannot resume node-" + i + " before stopping it: " + e);
+                }
+                nodes[i].stop(STOP);
+            }
+        }
+    }
+
+    private void resumeIfPaused(int node) throws IOException, InterruptedException {
+        if (paused[node]) {
+            resume(node);
+        }
+    }
+
+    private void awaitReady(int node) throws InterruptedException {
+        if (!nodes[node].awaitReady(urls.get(node), READY)) {
+            throw new IllegalStateException("node-" + node + " did not become ready at " + urls.get(node));
+        }
+    }
+
+    private void signal(int node, String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(nodes[node].pid()))
+                .redirectErrorStream(true).start();
+        String output = new String(kill.getInputStream().readAllBytes());
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + signal + " node-" + node + " failed: " + output.strip());
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+package io.ringkv.node.chaos;
+
+/** What a nemesis can do to one node for a while; each fault ends by healing that node. */
+public enum Fault {
+    /** SIGKILL, then a restart on the same port and data directory. */
+    KILL,
+    /** SIGSTOP, then SIGCONT: a node that hangs (a GC pause, a stuck disk) and comes back. */
+    PAUSE,
+    /** SIGKILL, the data directory deleted, then a restart with no data: a replaced disk. */
+    WIPE
+}

@@ -1,0 +1,109 @@
+package io.ringkv.node.chaos;
+
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+
+/**
+ * Inflicts faults on one node at a time, on a schedule drawn from a seeded random source: wait,
+ * fault a node, hold, heal, repeat until told to stop. One fault at a time keeps a quorum of a
+ * three-node cluster reachable most of the time, so acknowledged writes keep happening. A fault
+ * still in place when the nemesis is stopped stays; {@link ChaosCluster#healAll} ends it.
+ *
+ * <p>Threading: {@link #run} on its own thread; {@link #stop} from any thread.
+ */
+final class Nemesis implements Runnable {
+    private final ChaosCluster cluster;
+    private final List<Fault> faults;
+    private final Random random;
+    private final long quietMillisMax;
+    private final long holdMillisMax;
+    private final Consumer<String> events;
+    private volatile boolean stopped;
+    private volatile Throwable failure;
+
+    /**
+     * @param quietMillisMax longest wait between faults (the shortest is a quarter of it)
+     * @param holdMillisMax  longest time a fault lasts (the shortest is a quarter of it)
+     * @param events         told of every fault and heal, for the history and the console
+     */
+    Nemesis(ChaosCluster cluster, List<Fault> faults, long seed, long quietMillisMax, long holdMillisMax,
+            Consumer<String> events) {
+        if (faults.isEmpty()) {
+            throw new IllegalArgumentException("a nemesis needs at least one fault");
+        }
+        this.cluster = cluster;
+        this.faults = List.copyOf(faults);
+        this.random = new Random(seed);
+        this.quietMillisMax = quietMillisMax;
+        this.holdMillisMax = holdMillisMax;
+        this.events = events;
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (!stopped) {
+                sleepUnlessStopped(between(quietMillisMax));
+                if (stopped) {
+                    return;
+                }
+                Fault fault = faults.get(random.nextInt(faults.size()));
+                int node = random.nextInt(cluster.size());
+                inflict(fault, node);
+                sleepUnlessStopped(between(holdMillisMax));
+                if (stopped) {
+                    // The run ends with this fault in place: the workload stopped first, and
+                    // what the node missed must now reach it without client traffic to help.
+                    events.accept("RUN ENDED with node-" + node + " still under " + fault);
+                    return;
+                }
+                heal(fault, node);
+            }
+        } catch (Throwable e) {
+            failure = e;
+        }
+    }
+
+    private void inflict(Fault fault, int node) throws Exception {
+        events.accept(fault + " node-" + node);
+        switch (fault) {
+            case KILL -> cluster.kill(node);
+            case PAUSE -> cluster.pause(node);
+            case WIPE -> cluster.wipe(node);
+        }
+    }
+
+    private void heal(Fault fault, int node) throws Exception {
+        switch (fault) {
+            case KILL, WIPE -> cluster.restart(node);
+            case PAUSE -> cluster.resume(node);
+        }
+        events.accept("HEALED node-" + node + " (" + fault + ")");
+    }
+
+    private long between(long max) {
+        long min = Math.max(1, max / 4);
+        return min + (long) (random.nextDouble() * (max - min));
+    }
+
+    private void sleepUnlessStopped(long millis) throws InterruptedException {
+        long end = System.nanoTime() + millis * 1_000_000;
+        while (!stopped) {
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            Thread.sleep(Math.min(100, left / 1_000_000 + 1));
+        }
+    }
+
+    void stop() {
+        stopped = true;
+    }
+
+    /** The error that ended the nemesis early, or null. */
+    Throwable failure() {
+        return failure;
+    }
+}

@@ -1,0 +1,48 @@
+package io.ringkv.node;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.is;
+
+import io.ringkv.node.chaos.ChaosRun;
+import io.ringkv.node.chaos.Fault;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The short chaos run of the test pass: three node processes, a fixed seed, SIGKILL/restart and
+ * SIGSTOP/SIGCONT for 30 s, then the history checker. The long runs are {@code ringkv chaos}.
+ */
+class ChaosIT {
+    private static final long SEED = 20261124L;
+
+    @Test
+    @Timeout(300)
+    void noAcknowledgedWriteIsLostUnderKillsAndPauses(@TempDir Path root) throws Exception {
+        boolean echo = Boolean.getBoolean("ringkv.test.nodeLogs");
+        PrintStream console = echo ? System.err : new PrintStream(OutputStream.nullOutputStream());
+        Path history = root.resolve("history.jsonl");
+        ChaosRun.Settings settings = new ChaosRun.Settings(root, LocalPorts.free(3), Duration.ofSeconds(30), SEED,
+                List.of(Fault.KILL, Fault.PAUSE), 20, 4, 100, Duration.ofSeconds(10), List.of(), history);
+
+        ChaosRun.Result result = new ChaosRun(settings, console).run();
+
+        assertThat("writes were acknowledged", result.verdict().counts().writesOk(), greaterThan(100));
+        assertThat(result.verdict().lostWrites(), is(empty()));
+        assertThat(result.verdict().phantomReads(), is(empty()));
+        assertThat(result.verdict().unreadable(), is(empty()));
+        assertThat("the history was written", Files.size(history), greaterThan(1000L));
+        // Convergence without reads needs hinted handoff and anti-entropy, which the store does not
+        // have yet (docs/cluster.md, "Known limits"); the run reports it, the test does not require it.
+        System.err.println("ChaosIT: converged=" + result.converged() + " after " + result.convergeMillis()
+                + " ms, diverged " + result.diverged());
+    }
+}
