@@ -19,7 +19,13 @@ import java.util.concurrent.ConcurrentSkipListMap;
 public final class InMemoryStorageEngine implements StorageEngine {
 
     private final ConcurrentSkipListMap<byte[], Record> records = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
+    private final InMemoryHintLog hints = new InMemoryHintLog();
     private volatile boolean closed;
+
+    @Override
+    public HintLog hints() {
+        return hints;
+    }
 
     @Override
     public Optional<Record> get(byte[] key) throws StoreException {

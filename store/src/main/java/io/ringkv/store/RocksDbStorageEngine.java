@@ -16,6 +16,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -25,8 +29,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link StorageEngine} on one RocksDB database (default column family, bytewise comparator,
- * so keys order by unsigned bytes). Values are {@link RecordCodec}-encoded records.
+ * A {@link StorageEngine} on one RocksDB database: records in the default column family
+ * (bytewise comparator, so keys order by unsigned bytes; values are {@link RecordCodec}-encoded),
+ * hinted-handoff hints in the {@value #HINTS_FAMILY} column family ({@link #hints()}), which share
+ * the write-ahead log and so the durability below.
  *
  * <h2>Durability</h2>
  * The write-ahead log is always on. {@link Durability#PROCESS_CRASH} writes with
@@ -61,8 +67,14 @@ public final class RocksDbStorageEngine implements StorageEngine {
         RocksDB.loadLibrary();
     }
 
+    /** Column family of the hints; created on first open, so older data directories gain it. */
+    static final String HINTS_FAMILY = "hints";
+
     private final Path dir;
     private final RocksDB db;
+    /** Column family handles, closed before the database. */
+    private final List<ColumnFamilyHandle> families;
+    private volatile HintLog hints;
     private final WriteOptions writeOptions;
     /** Native objects other than {@link #db}, in creation order; freed in reverse after it. */
     private final List<AutoCloseable> natives;
@@ -72,10 +84,11 @@ public final class RocksDbStorageEngine implements StorageEngine {
     /** Guarded by {@link #lifecycle}: read under its read lock, set under its write lock. */
     private boolean closed;
 
-    private RocksDbStorageEngine(Path dir, RocksDB db, WriteOptions writeOptions, List<AutoCloseable> natives,
-                                 StripedLocks keyLocks) {
+    private RocksDbStorageEngine(Path dir, RocksDB db, List<ColumnFamilyHandle> families, WriteOptions writeOptions,
+                                 List<AutoCloseable> natives, StripedLocks keyLocks) {
         this.dir = dir;
         this.db = db;
+        this.families = families;
         this.writeOptions = writeOptions;
         this.natives = natives;
         this.keyLocks = keyLocks;
@@ -102,10 +115,24 @@ public final class RocksDbStorageEngine implements StorageEngine {
             WriteOptions writeOptions = track(natives, new WriteOptions()
                     .setDisableWAL(false)
                     .setSync(config.durability() == Durability.POWER_LOSS));
-            RocksDB db = RocksDB.open(options, dir.toString());
-            log.info("opened store {} (durability {}, block cache {} bytes)", dir, config.durability(),
-                    config.blockCacheBytes());
-            return new RocksDbStorageEngine(dir, db, writeOptions, natives, new StripedLocks(config.lockStripes()));
+            DBOptions dbOptions = track(natives, new DBOptions(options).setCreateMissingColumnFamilies(true));
+            List<ColumnFamilyDescriptor> descriptors = List.of(
+                    new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, track(natives, new ColumnFamilyOptions(options))),
+                    new ColumnFamilyDescriptor(HINTS_FAMILY.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                            track(natives, new ColumnFamilyOptions())));
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            RocksDB db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
+            RocksDbStorageEngine engine = new RocksDbStorageEngine(dir, db, handles, writeOptions, natives,
+                    new StripedLocks(config.lockStripes()));
+            try {
+                engine.hints = RocksDbHintLog.open(engine, db, handles.get(1), writeOptions);
+            } catch (StoreException e) {
+                engine.close();
+                throw e;
+            }
+            log.info("opened store {} (durability {}, block cache {} bytes, hints {})", dir, config.durability(),
+                    config.blockCacheBytes(), engine.hints.counts());
+            return engine;
         } catch (RocksDBException e) {
             closeAll(natives);
             throw openFailure(dir, e);
@@ -139,6 +166,11 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 keyLock.unlock();
             }
         });
+    }
+
+    @Override
+    public HintLog hints() {
+        return hints;
     }
 
     @Override
@@ -292,6 +324,9 @@ public final class RocksDbStorageEngine implements StorageEngine {
             db.syncWal();
         } catch (RocksDBException e) {
             log.warn("could not sync the WAL of {} on close", dir, e);
+        }
+        for (ColumnFamilyHandle family : families) {
+            family.close(); // before the database, as RocksDB requires
         }
         try {
             db.closeE();

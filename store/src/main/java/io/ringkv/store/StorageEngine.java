@@ -31,6 +31,9 @@ public interface StorageEngine extends AutoCloseable {
      */
     RangeCursor range(byte[] startInclusive, byte[] endExclusive) throws StoreException;
 
+    /** The hinted-handoff hints kept beside the data, with the same durability. */
+    HintLog hints();
+
     @Override
     void close();
 }

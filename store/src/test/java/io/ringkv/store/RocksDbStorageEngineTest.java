@@ -13,7 +13,6 @@ import java.util.Arrays;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
-import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
@@ -25,6 +24,18 @@ class RocksDbStorageEngineTest extends StorageEngineContractTest {
     @Override
     StorageEngine openEngine(Path dir) throws StoreException {
         return RocksDbStorageEngine.open(dir, StoreConfig.defaults());
+    }
+
+    @Test
+    void hintsSurviveAReopenAndNewOnesSortAfterThem() throws StoreException {
+        engine.hints().add("http://a:1", bytes("old"), Record.value(3, bytes("v")), 10);
+        engine.close();
+
+        engine = RocksDbStorageEngine.open(dir.resolve("db"));
+        assertThat(engine.hints().counts(), is(java.util.Map.of("http://a:1", 1L)));
+        engine.hints().add("http://a:1", bytes("new"), Record.value(4, bytes("w")), 11);
+        assertThat(engine.hints().oldest("http://a:1", 10).stream().map(h -> new String(h.key())).toList(),
+                is(java.util.List.of("old", "new")));
     }
 
     @Test
@@ -131,8 +142,14 @@ class RocksDbStorageEngineTest extends StorageEngineContractTest {
     }
 
     private static void writeRaw(Path dbDir, byte[] key, byte[] value) throws RocksDBException {
-        try (Options options = new Options(); RocksDB db = RocksDB.open(options, dbDir.toString())) {
+        // The engine's database has two column families; RocksDB refuses to open it with fewer.
+        java.util.List<org.rocksdb.ColumnFamilyHandle> handles = new java.util.ArrayList<>();
+        try (org.rocksdb.DBOptions options = new org.rocksdb.DBOptions();
+             RocksDB db = RocksDB.open(options, dbDir.toString(), java.util.List.of(
+                     new org.rocksdb.ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
+                     new org.rocksdb.ColumnFamilyDescriptor(RocksDbStorageEngine.HINTS_FAMILY.getBytes())), handles)) {
             db.put(key, value);
+            handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
         }
     }
 }

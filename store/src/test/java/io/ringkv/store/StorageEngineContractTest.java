@@ -1,5 +1,11 @@
 package io.ringkv.store;
 
+import static org.hamcrest.Matchers.hasSize;
+
+import java.nio.charset.StandardCharsets;
+
+import java.util.Map;
+
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
@@ -394,6 +400,34 @@ abstract class StorageEngineContractTest {
     }
 
     // ---- helpers
+
+    @Test
+    void hintsComeBackPerTargetOldestFirstAndGoWhenRemoved() throws StoreException {
+        HintLog hints = engine.hints();
+        hints.add("http://a:1", bytes("k1"), Record.value(5, bytes("v1")), 100);
+        hints.add("http://b:2", bytes("k2"), Record.tombstone(6), 101);
+        hints.add("http://a:1", bytes("k3"), Record.value(7, bytes("v3")), 102);
+
+        List<Hint> forA = hints.oldest("http://a:1", 10);
+        assertThat(forA.stream().map(h -> new String(h.key(), StandardCharsets.UTF_8)).toList(), contains("k1", "k3"));
+        assertThat(forA.getFirst().record(), is(Record.value(5, bytes("v1"))));
+        assertThat(forA.getFirst().createdMillis(), is(100L));
+        assertThat(hints.oldest("http://a:1", 1), hasSize(1));
+        assertThat(hints.counts(), is(Map.of("http://a:1", 2L, "http://b:2", 1L)));
+
+        hints.remove(List.of(forA.getFirst()));
+        assertThat(hints.oldest("http://a:1", 10).stream().map(h -> new String(h.key(), StandardCharsets.UTF_8)).toList(), contains("k3"));
+        assertThat(hints.counts(), is(Map.of("http://a:1", 1L, "http://b:2", 1L)));
+        assertThat("hints are not data", engine.get(bytes("k1")), is(Optional.empty()));
+    }
+
+    @Test
+    void aTargetWhoseNameIsAPrefixOfAnotherKeepsItsOwnHints() throws StoreException {
+        engine.hints().add("http://a:1", bytes("k1"), Record.value(1, bytes("x")), 1);
+        engine.hints().add("http://a:10", bytes("k2"), Record.value(2, bytes("y")), 2);
+        assertThat(engine.hints().oldest("http://a:1", 10), hasSize(1));
+        assertThat(engine.hints().oldest("http://a:10", 10), hasSize(1));
+    }
 
     static byte[] bytes(String s) {
         return s.getBytes(UTF_8);
