@@ -34,6 +34,7 @@ public final class Cluster implements AutoCloseable {
     private final Coordinator coordinator;
     private final InternalApiHandler internalHandler;
     private final ClusterRange range;
+    private final HintedHandoff hintedHandoff;
 
     private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor) {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
@@ -41,8 +42,9 @@ public final class Cluster implements AutoCloseable {
         this.http = InterNodeHttpClients.create(settings.client(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT);
         ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), settings.clusterToken());
         LocalReplica local = new LocalReplica(topology.self(), engine);
+        this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), System::currentTimeMillis);
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
-                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor));
+                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff);
         this.internalHandler = new InternalApiHandler(engine, clock, settings.clusterToken());
         this.range = new ClusterRange(topology, engine, client);
     }
@@ -54,7 +56,9 @@ public final class Cluster implements AutoCloseable {
      */
     public static Cluster start(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock,
                                 Executor handlerExecutor) {
-        return new Cluster(settings, engine, clock, handlerExecutor);
+        Cluster cluster = new Cluster(settings, engine, clock, handlerExecutor);
+        cluster.hintedHandoff.start();
+        return cluster;
     }
 
     public ClusterNodes topology() {
@@ -74,9 +78,15 @@ public final class Cluster implements AutoCloseable {
         return range;
     }
 
-    /** Closes the inter-node client (in-flight requests fail) and stops its threads. */
+    /** Hinted handoff: hints waiting per target, and what was stored, replayed and dropped. */
+    public HintedHandoff hintedHandoff() {
+        return hintedHandoff;
+    }
+
+    /** Stops hint replay, closes the inter-node client (in-flight requests fail) and stops its threads. */
     @Override
     public void close() {
+        hintedHandoff.close();
         http.shutdownNow();
         clientExecutor.shutdownNow();
         try {

@@ -13,10 +13,11 @@ import java.util.List;
  * @param clientThreads        threads of the inter-node client's executor
  * @param clusterToken         shared secret for the internal endpoints, or null for none
  * @param client               which HttpClient implementation talks to other nodes
+ * @param hints                bounds and pace of hinted handoff
  */
 public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
                               Duration coordinatorDeadline, int clientThreads, String clusterToken,
-                              InterNodeClient client) {
+                              InterNodeClient client, HintSettings hints) {
 
     public static final int DEFAULT_CLIENT_THREADS = 2;
 
@@ -30,9 +31,15 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
         }
     }
 
+    public ClusterSettings withHints(HintSettings hintSettings) {
+        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterToken,
+                client, hintSettings);
+    }
+
     /** Default timeouts and threads, no cluster token. */
     public static ClusterSettings of(List<String> nodeUrls, String selfUrl) {
         return new ClusterSettings(nodeUrls, selfUrl, ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
-                CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null, InterNodeClient.RING);
+                CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null, InterNodeClient.RING,
+                HintSettings.defaults());
     }
 }

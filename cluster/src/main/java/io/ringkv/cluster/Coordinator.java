@@ -38,6 +38,7 @@ public final class Coordinator {
     private final Map<ClusterNode, Replica> replicas;
     private final HybridLogicalClock clock;
     private final CoordinatorSettings settings;
+    private final MissedWriteListener missedWrites;
 
     /**
      * @param replicas one replica per node of {@code topology}: a {@link LocalReplica} for self,
@@ -45,6 +46,12 @@ public final class Coordinator {
      */
     public Coordinator(ClusterNodes topology, Map<ClusterNode, Replica> replicas, HybridLogicalClock clock,
                        CoordinatorSettings settings) {
+        this(topology, replicas, clock, settings, MissedWriteListener.NONE);
+    }
+
+    /** @param missedWrites told of every replica that did not acknowledge a write ({@link HintedHandoff}) */
+    public Coordinator(ClusterNodes topology, Map<ClusterNode, Replica> replicas, HybridLogicalClock clock,
+                       CoordinatorSettings settings, MissedWriteListener missedWrites) {
         for (ClusterNode node : topology.all()) {
             if (!replicas.containsKey(node)) {
                 throw new IllegalArgumentException("no replica given for node " + node);
@@ -55,6 +62,7 @@ public final class Coordinator {
         this.replicas = Map.copyOf(replicas);
         this.clock = clock;
         this.settings = settings;
+        this.missedWrites = missedWrites;
     }
 
     /** The usual replicas: the local engine for self, the inter-node client for the others. */
@@ -101,7 +109,7 @@ public final class Coordinator {
             throw new IllegalArgumentException("from=" + params.from() + " exceeds the cluster size " + placement.clusterSize());
         }
         List<Replica> chosen = localLast(placement.replicas(key, params.from()));
-        return new ReplicatedOperation(key, record, chosen, params.ack(), clock)
+        return new ReplicatedOperation(key, record, chosen, params.ack(), clock, missedWrites)
                 .start(settings.deadline(), settings.executor());
     }
 

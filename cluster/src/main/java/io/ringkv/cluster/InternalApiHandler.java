@@ -8,7 +8,11 @@ import io.ringkv.store.RangeCursor;
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.security.MessageDigest;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -21,6 +25,7 @@ import java.util.concurrent.CompletionStage;
  *   GET /internal/v0/record?key=B64   200 value + X-Ringkv-Timestamp + X-Ringkv-Tombstone | 404
  *   PUT /internal/v0/record?key=B64   body = value, same two headers; applied by timestamp -> 204
  *   GET /internal/v0/range?start=B64[&amp;end=B64]  200, streamed RecordFrames, tombstones included
+ *   PUT /internal/v0/records          body = RecordFrames (ascending keys, end marker); each applied by timestamp -> 204
  * </pre>
  * These endpoints take timestamps from the request: they must not be reachable by clients
  * (firewall the prefix; set a cluster token). The public handlers never read these headers, so
@@ -63,6 +68,8 @@ public final class InternalApiHandler implements HttpHandler {
                     case "PUT" -> putRecord(request);
                     default -> Response.text(405, "use GET or PUT").withHeader("Allow", "GET, PUT");
                 };
+                case InternalProtocol.RECORDS_PATH -> request.method().equals("PUT")
+                        ? putRecords(request) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
                 case InternalProtocol.RANGE_PATH -> request.method().equals("GET")
                         ? range(request) : Response.text(405, "use GET").withHeader("Allow", "GET");
                 default -> Response.text(404, "no internal endpoint " + request.path());
@@ -93,6 +100,34 @@ public final class InternalApiHandler implements HttpHandler {
         clock.observe(timestamp);
         boolean applied = engine.apply(key, new Record(timestamp, tombstone, request.body()));
         return Response.of(204).withHeader(InternalProtocol.APPLIED_HEADER, Boolean.toString(applied));
+    }
+
+    /**
+     * Applies a batch of records, each by last-write-wins. The whole batch is parsed before any
+     * record is applied, so a malformed batch changes nothing ({@code 400}).
+     */
+    private Response putRecords(Request request) throws StoreException {
+        List<byte[]> keys = new ArrayList<>();
+        List<Record> records = new ArrayList<>();
+        try (RecordFrameReader reader = new RecordFrameReader(new ByteArrayInputStream(request.body()), "record batch")) {
+            while (reader.next()) {
+                if (reader.key().length == 0) {
+                    throw new IllegalArgumentException("empty key in record batch");
+                }
+                keys.add(reader.key());
+                records.add(reader.record());
+            }
+        } catch (IOException e) {
+            throw new IllegalArgumentException("malformed record batch: " + e.getMessage(), e);
+        }
+        int applied = 0;
+        for (int i = 0; i < keys.size(); i++) {
+            clock.observe(records.get(i).timestamp());
+            if (engine.apply(keys.get(i), records.get(i))) {
+                applied++;
+            }
+        }
+        return Response.of(204).withHeader(InternalProtocol.APPLIED_COUNT_HEADER, Integer.toString(applied));
     }
 
     private Response range(Request request) throws StoreException {

@@ -15,6 +15,10 @@ public final class InternalProtocol {
     public static final String PREFIX = "/internal/";
     public static final String RECORD_PATH = "/internal/v0/record";
     public static final String RANGE_PATH = "/internal/v0/range";
+    /** PUT a batch of records (RecordFrames, ascending unique keys, end marker): hint replay, repair. */
+    public static final String RECORDS_PATH = "/internal/v0/records";
+    /** On a {@link #RECORDS_PATH} answer: how many records of the batch were newer than the stored ones. */
+    public static final String APPLIED_COUNT_HEADER = "X-Ringkv-Applied-Count";
 
     public static final String KEY_PARAM = "key";
     public static final String START_PARAM = "start";

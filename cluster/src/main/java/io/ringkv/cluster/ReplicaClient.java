@@ -5,6 +5,9 @@ import io.ringkv.store.Record;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -66,6 +69,32 @@ public final class ReplicaClient {
     }
 
     /**
+     * Sends records to {@code node} in one request ({@link InternalProtocol#RECORDS_PATH}); the
+     * node applies each by last-write-wins. Completes with how many were newer than what it held.
+     *
+     * @param batch keys in strictly ascending unsigned order, each once
+     */
+    public CompletableFuture<Integer> writeBatch(ClusterNode node, List<Map.Entry<byte[], Record>> batch) {
+        int bytes = Integer.BYTES;
+        for (Map.Entry<byte[], Record> entry : batch) {
+            bytes += RecordFrames.frameBytes(entry.getKey(), entry.getValue());
+        }
+        ByteBuffer body = ByteBuffer.allocate(bytes);
+        for (Map.Entry<byte[], Record> entry : batch) {
+            RecordFrames.write(body, entry.getKey(), entry.getValue());
+        }
+        RecordFrames.writeEnd(body);
+        HttpRequest request = request(node, InternalProtocol.RECORDS_PATH, null)
+                .PUT(RingBodyPublishers.ofByteArrayNoCopy(body.array()))
+                .build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+                .thenApply(response -> {
+                    expectStatus(node, response, 204);
+                    return response.headers().firstValue(InternalProtocol.APPLIED_COUNT_HEADER).map(Integer::parseInt).orElse(0);
+                });
+    }
+
+    /**
      * Opens {@code node}'s share of {@code [start, end)}, tombstones included. The future
      * completes once the response head arrived; the body is then read as the caller pulls
      * entries (blocking reads: pull on an executor thread, never an event loop). A read that
@@ -87,7 +116,7 @@ public final class ReplicaClient {
     }
 
     private HttpRequest.Builder request(ClusterNode node, String path, String query) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.id() + path + "?" + query))
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.id() + path + (query == null ? "" : "?" + query)))
                 .timeout(requestTimeout);
         if (clusterToken != null) {
             builder.header(InternalProtocol.TOKEN_HEADER, clusterToken);

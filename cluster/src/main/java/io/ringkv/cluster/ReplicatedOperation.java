@@ -35,18 +35,24 @@ final class ReplicatedOperation {
     private final Record written;
     private final List<Replica> replicas;
     private final HybridLogicalClock clock;
+    private final MissedWriteListener missedWrites;
     private final AtomicReference<Progress> progress;
     private final List<Optional<Record>> answers;
     private final CompletableFuture<Object> result = new CompletableFuture<>();
     private final CompletableFuture<Void> deadline = new CompletableFuture<>();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-    /** @param written the record to store, or null for a read */
-    ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int ack, HybridLogicalClock clock) {
+    /**
+     * @param written      the record to store, or null for a read
+     * @param missedWrites told of each replica that fails a write, before the failure is counted
+     */
+    ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int ack, HybridLogicalClock clock,
+                        MissedWriteListener missedWrites) {
         this.key = key;
         this.written = written;
         this.replicas = replicas;
         this.clock = clock;
+        this.missedWrites = missedWrites;
         this.progress = new AtomicReference<>(new Progress(CoordinatorPhase.STARTED, Tally.start(ack, replicas.size()), null));
         this.answers = new ArrayList<>(replicas.size());
         for (int i = 0; i < replicas.size(); i++) {
@@ -99,6 +105,10 @@ final class ReplicatedOperation {
     private void onReply(int index, Optional<Record> answer, Throwable error) {
         if (error != null) {
             LOG.debug("{} failed for key of {} bytes: {}", replicas.get(index).node(), key.length, error.toString());
+            if (written != null) {
+                // Before the tally: a write decided by this failure's count is hinted before it is answered.
+                missedWrites.missed(replicas.get(index).node(), key, written);
+            }
         } else {
             answers.set(index, answer);
             answer.ifPresent(record -> clock.observe(record.timestamp()));

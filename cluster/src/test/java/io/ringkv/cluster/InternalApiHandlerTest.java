@@ -75,6 +75,41 @@ class InternalApiHandlerTest {
     }
 
     @Test
+    void appliesABatchOfRecordsEachByLastWriteWins() throws Exception {
+        engine.apply(utf8("b"), Record.value(100, utf8("newer")));
+        byte[] batch = frames(true, utf8("a"), Record.value(5, utf8("x")), utf8("b"), Record.value(50, utf8("older")),
+                utf8("c"), Record.tombstone(7));
+        Response put = handle(handler, "PUT", InternalProtocol.RECORDS_PATH, "", Headers.of(), batch);
+        assertThat(put.status(), is(204));
+        assertThat(put.headers().first(InternalProtocol.APPLIED_COUNT_HEADER), is(Optional.of("2")));
+        assertThat(engine.get(utf8("a")), is(Optional.of(Record.value(5, utf8("x")))));
+        assertThat(engine.get(utf8("b")), is(Optional.of(Record.value(100, utf8("newer")))));
+        assertThat(engine.get(utf8("c")), is(Optional.of(Record.tombstone(7))));
+    }
+
+    @Test
+    void aMalformedBatchIs400AndAppliesNothing() throws Exception {
+        byte[] unterminated = frames(false, utf8("a"), Record.value(5, utf8("x")));
+        assertThat(handle(handler, "PUT", InternalProtocol.RECORDS_PATH, "", Headers.of(), unterminated).status(), is(400));
+        byte[] outOfOrder = frames(true, utf8("b"), Record.value(5, utf8("x")), utf8("a"), Record.value(6, utf8("y")));
+        assertThat(handle(handler, "PUT", InternalProtocol.RECORDS_PATH, "", Headers.of(), outOfOrder).status(), is(400));
+        assertThat(engine.get(utf8("a")), is(Optional.empty()));
+        assertThat(engine.get(utf8("b")), is(Optional.empty()));
+        assertThat(handle(handler, "GET", InternalProtocol.RECORDS_PATH, "", Headers.of(), new byte[0]).status(), is(405));
+    }
+
+    private static byte[] frames(boolean terminated, Object... keysAndRecords) {
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(1 << 16);
+        for (int i = 0; i < keysAndRecords.length; i += 2) {
+            RecordFrames.write(out, (byte[]) keysAndRecords[i], (Record) keysAndRecords[i + 1]);
+        }
+        if (terminated) {
+            RecordFrames.writeEnd(out);
+        }
+        return java.util.Arrays.copyOf(out.array(), out.position());
+    }
+
+    @Test
     void rejectsMalformedRequestsWith400() throws Exception {
         assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), utf8("v")).status(), is(400));
         assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(-1, false), utf8("v")).status(), is(400));

@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.HintSettings;
 import io.ringkv.cluster.InterNodeClient;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.store.Durability;
@@ -10,21 +11,23 @@ import java.util.List;
 /** Everything a node needs to start; built from the command line or by tests. */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
-                         int inFlightMax, int handlerThreads, InterNodeClient interNodeClient) {
+                         int inFlightMax, int handlerThreads, InterNodeClient interNodeClient,
+                         HintSettings hints) {
 
     public static NodeConfig singleNode(int port, Path dataDir) {
         return new NodeConfig("127.0.0.1", port, dataDir, List.of(), 16L << 20, Durability.PROCESS_CRASH,
                 Duration.ofSeconds(1), Duration.ofSeconds(5),
-                ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeClient.RING);
+                ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeClient.RING,
+                HintSettings.defaults());
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient);
+                inFlightMax, handlerThreads, interNodeClient, hints);
     }
 
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient);
+                inFlightMax, handlerThreads, interNodeClient, hints);
     }
 }

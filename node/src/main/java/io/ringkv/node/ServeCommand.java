@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.ClusterNodes;
+import io.ringkv.cluster.HintSettings;
 import io.ringkv.cluster.InterNodeClient;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.store.Durability;
@@ -71,11 +72,26 @@ final class ServeCommand implements Callable<Integer> {
                     + "built-in, for comparison). Default: ${DEFAULT-VALUE}.")
     InterNodeClient interNodeClient;
 
+    @Option(names = "--hint-max-per-node", paramLabel = "N",
+            description = "Hinted handoff: writes kept for one unreachable replica; beyond that they are left to "
+                    + "anti-entropy, 0 turns hints off (default: " + HintSettings.DEFAULT_MAX_PER_TARGET + ").")
+    long hintMaxPerNode = HintSettings.DEFAULT_MAX_PER_TARGET;
+
+    @Option(names = "--hint-max-age", paramLabel = "DURATION",
+            description = "Hinted handoff: hints older than this are dropped, not replayed, ISO-8601 (default: "
+                    + "PT3H).")
+    Duration hintMaxAge = HintSettings.DEFAULT_MAX_AGE;
+
+    @Option(names = "--hint-replay-rate", paramLabel = "N",
+            description = "Hinted handoff: records replayed per second to returning replicas, all together (default: "
+                    + HintSettings.DEFAULT_REPLAY_RATE + ").")
+    int hintReplayRate = HintSettings.DEFAULT_REPLAY_RATE;
+
     @Override
     public Integer call() {
         validate();
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
-                shutdownGrace, inFlightMax, handlerThreads, interNodeClient);
+                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings());
         Node node;
         try {
             node = Node.start(config);
@@ -91,6 +107,14 @@ final class ServeCommand implements Callable<Integer> {
         log.info("ringkv node serving on {} (data {})", node.url(), data.toAbsolutePath());
         awaitUninterruptibly(stopped);
         return 0;
+    }
+
+    private HintSettings hintSettings() {
+        try {
+            return HintSettings.defaults().withMaxPerTarget(hintMaxPerNode).withMaxAge(hintMaxAge).withReplayRate(hintReplayRate);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--hint-max-per-node, --hint-max-age, --hint-replay-rate: " + e.getMessage());
+        }
     }
 
     private void validate() {

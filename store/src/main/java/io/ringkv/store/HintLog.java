@@ -21,6 +21,9 @@ public interface HintLog {
     /** Deletes the given hints (e.g. once their target took them). Absent ones are ignored. */
     void remove(List<Hint> hints) throws StoreException;
 
+    /** How many hints {@code target} has; cheap enough to call per hint. */
+    long count(String target);
+
     /** How many hints each target has; targets without hints are absent. */
     Map<String, Long> counts();
 }

@@ -50,6 +50,12 @@ final class InMemoryHintLog implements HintLog {
     }
 
     @Override
+    public long count(String target) {
+        ConcurrentSkipListMap<Long, Hint> queue = byTarget.get(target);
+        return queue == null ? 0 : queue.size();
+    }
+
+    @Override
     public Map<String, Long> counts() {
         Map<String, Long> counts = new TreeMap<>();
         byTarget.forEach((target, queue) -> {

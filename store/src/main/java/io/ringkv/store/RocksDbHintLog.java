@@ -103,6 +103,12 @@ final class RocksDbHintLog implements HintLog {
     }
 
     @Override
+    public long count(String target) {
+        AtomicLong count = counts.get(target);
+        return count == null ? 0 : Math.max(0, count.get());
+    }
+
+    @Override
     public Map<String, Long> counts() {
         Map<String, Long> snapshot = new TreeMap<>();
         counts.forEach((target, count) -> {

@@ -1,0 +1,212 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.Hint;
+import io.ringkv.store.HintLog;
+import io.ringkv.store.Record;
+import io.ringkv.store.StoreException;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hinted handoff: a write that a remote replica did not acknowledge (refused, timed out, failed)
+ * is kept by the coordinator as a durable hint ({@link HintLog}, beside the data) and sent to that
+ * replica again once it answers, so a replica that was down or unreachable catches up without
+ * anyone reading its keys.
+ *
+ * <ul>
+ *   <li>{@link #missed} stores the hint on the thread that saw the failure, before the failure is
+ *       counted, so a write answered after the failure is hinted before the client hears of it.
+ *   <li>Every {@link HintSettings#interval()} one replay round sends each target its oldest hints
+ *       in batches ({@link ReplicaClient#writeBatch}), at most {@link HintSettings#replayRatePerSecond()}
+ *       records per second in all. A batch keeps the newest record per key and is applied by
+ *       last-write-wins, so replay never puts an older version over a newer one. A target that does
+ *       not take a batch is tried again next round; sending the batch is the probe.
+ *   <li>Bounded: at most {@link HintSettings#maxPerTarget()} hints per target (further misses are
+ *       counted as dropped) and none older than {@link HintSettings#maxAge()} (dropped when met).
+ *       What is dropped is left to anti-entropy.
+ * </ul>
+ *
+ * <p>Threading: {@link #missed} from any thread; replay rounds on one daemon thread of its own
+ * ({@code ringkv-hints}), which waits for each batch's answer (at most the replica request timeout
+ * plus a margin): one dedicated thread, whatever the number of targets.
+ */
+public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HintedHandoff.class);
+    private static final long WARN_EVERY_MILLIS = 60_000;
+
+    private final HintLog log;
+    private final Map<String, ClusterNode> targets = new ConcurrentHashMap<>();
+    private final ReplicaClient client;
+    private final HintSettings settings;
+    private final LongSupplier wallMillis;
+    private final ScheduledExecutorService scheduler;
+    private final AtomicLong stored = new AtomicLong();
+    private final AtomicLong replayed = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final Map<String, AtomicLong> lastWarnMillis = new ConcurrentHashMap<>();
+
+    /**
+     * @param wallMillis the wall clock for hint ages ({@code System::currentTimeMillis} outside tests)
+     */
+    public HintedHandoff(HintLog log, ClusterNodes topology, ReplicaClient client, HintSettings settings,
+                         LongSupplier wallMillis) {
+        this.log = log;
+        this.client = client;
+        this.settings = settings;
+        this.wallMillis = wallMillis;
+        topology.others().forEach(node -> targets.put(node.id(), node));
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "ringkv-hints");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Starts the replay rounds. */
+    public HintedHandoff start() {
+        long every = settings.interval().toMillis();
+        scheduler.scheduleWithFixedDelay(this::replayRoundLogged, every, every, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /**
+     * Keeps a hint for a write {@code target} did not acknowledge. Never throws: a hint that cannot
+     * be stored is logged and counted as dropped.
+     */
+    @Override
+    public void missed(ClusterNode target, byte[] key, Record record) {
+        if (!targets.containsKey(target.id())) {
+            return; // not a remote replica of this cluster (the local one is never hinted)
+        }
+        if (log.count(target.id()) >= settings.maxPerTarget()) {
+            dropped.incrementAndGet();
+            warnOncePerMinute(target.id(), "hints for {} at their bound of {}; further misses are left to anti-entropy",
+                    target, settings.maxPerTarget());
+            return;
+        }
+        try {
+            log.add(target.id(), key, record, wallMillis.getAsLong());
+            stored.incrementAndGet();
+        } catch (StoreException | RuntimeException e) {
+            dropped.incrementAndGet();
+            warnOncePerMinute(target.id(), "cannot store a hint for {}: {}", target, e.toString());
+        }
+    }
+
+    /** Hints waiting, per target URL. */
+    public Map<String, Long> pending() {
+        return log.counts();
+    }
+
+    /** Hints stored, replayed (taken by their target) and dropped (bounds, age, storage errors) since start. */
+    public long storedCount() {
+        return stored.get();
+    }
+
+    public long replayedCount() {
+        return replayed.get();
+    }
+
+    public long droppedCount() {
+        return dropped.get();
+    }
+
+    private void replayRoundLogged() {
+        try {
+            replayRound();
+        } catch (StoreException | RuntimeException e) {
+            LOG.warn("hint replay round failed; next round in {}", settings.interval(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One round: each target with hints gets batches until it refuses one or the round's budget is spent. */
+    void replayRound() throws StoreException, InterruptedException {
+        long budget = Math.max(1, settings.replayRatePerSecond() * settings.interval().toMillis() / 1000);
+        for (String target : log.counts().keySet()) {
+            ClusterNode node = targets.get(target);
+            if (node == null) {
+                continue; // a node no longer in the cluster list: its hints expire by age
+            }
+            while (budget > 0) {
+                List<Hint> hints = log.oldest(target, (int) Math.min(settings.batchRecordsMax(), budget));
+                if (hints.isEmpty()) {
+                    break;
+                }
+                budget -= hints.size();
+                if (!replay(node, hints)) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /** @return true when the batch was taken (or was all expired), false when the target did not answer */
+    private boolean replay(ClusterNode node, List<Hint> hints) throws StoreException, InterruptedException {
+        long oldestAllowed = wallMillis.getAsLong() - settings.maxAge().toMillis();
+        TreeMap<byte[], Record> newestPerKey = new TreeMap<>(Arrays::compareUnsigned);
+        int expired = 0;
+        for (Hint hint : hints) {
+            if (hint.createdMillis() < oldestAllowed) {
+                expired++;
+                continue;
+            }
+            newestPerKey.merge(hint.key(), hint.record(), (a, b) -> b.isNewerThan(a) ? b : a);
+        }
+        if (!newestPerKey.isEmpty()) {
+            List<Map.Entry<byte[], Record>> batch = new ArrayList<>(newestPerKey.size());
+            newestPerKey.forEach((key, record) -> batch.add(new AbstractMap.SimpleImmutableEntry<>(key, record)));
+            try {
+                client.writeBatch(node, batch).get(client.requestTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.debug("hint replay to {} failed, next round in {}: {}", node, settings.interval(), e.toString());
+                return false;
+            }
+            replayed.addAndGet(hints.size() - expired);
+        }
+        if (expired > 0) {
+            dropped.addAndGet(expired);
+            warnOncePerMinute(node.id(), "dropped {} hints for {} older than {}; left to anti-entropy", expired, node, settings.maxAge());
+        }
+        log.remove(hints);
+        return true;
+    }
+
+    private void warnOncePerMinute(String target, String message, Object... args) {
+        long now = wallMillis.getAsLong();
+        AtomicLong last = lastWarnMillis.computeIfAbsent(target, t -> new AtomicLong(Long.MIN_VALUE / 2));
+        long previous = last.get();
+        if (now - previous >= WARN_EVERY_MILLIS && last.compareAndSet(previous, now)) {
+            LOG.warn(message, args);
+        }
+    }
+
+    /** Stops the replay rounds; hints stay stored for the next start. */
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        try {
+            if (!scheduler.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("hint replay still running 5 s after close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

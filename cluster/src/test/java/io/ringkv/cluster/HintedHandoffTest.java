@@ -1,0 +1,191 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.is;
+
+import io.ringkv.http.server.HttpServer;
+import io.ringkv.http.server.ServerConfig;
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Hinted handoff against a real peer: our server on 127.0.0.1 serving {@link InternalApiHandler}
+ * over its own engine, reached through the inter-node client. The peer starts down (nothing on
+ * its port), so hints pile up, then comes up on that port and takes them.
+ */
+@Timeout(60)
+class HintedHandoffTest {
+
+    private static final HybridLogicalClock PEER_CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
+
+    private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
+    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
+    private final ReplicaClient client = new ReplicaClient(http, Duration.ofSeconds(2), null);
+    private final StorageEngine coordinatorEngine = new InMemoryStorageEngine();
+    private final StorageEngine peerEngine = new InMemoryStorageEngine();
+    private final AtomicLong wallMillis = new AtomicLong(1_000_000);
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private int peerPort;
+    private ClusterNode peer;
+    private ClusterNodes topology;
+
+    @BeforeEach
+    void peerIsDown() throws Exception {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            peerPort = probe.getLocalPort();
+        }
+        String self = "http://127.0.0.1:1"; // never contacted: the coordinator's own node
+        peer = ClusterNode.parse("http://127.0.0.1:" + peerPort);
+        topology = ClusterNodes.of(List.of(self, peer.id()), self);
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        for (AutoCloseable resource : resources.reversed()) {
+            resource.close();
+        }
+        http.close();
+        clientExecutor.shutdownNow();
+        assertThat(clientExecutor.awaitTermination(10, TimeUnit.SECONDS), is(true));
+    }
+
+    private HintedHandoff handoff(HintSettings settings) {
+        return new HintedHandoff(coordinatorEngine.hints(), topology, client, settings, wallMillis::get);
+    }
+
+    private void peerComesUp() throws Exception {
+        ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(peerPort).eventLoops(1).handlerThreads(2)
+                .shutdownGrace(Duration.ofSeconds(1)).build();
+        resources.add(HttpServer.start(config, new InternalApiHandler(peerEngine, PEER_CLOCK, null)));
+    }
+
+    @Test
+    void missedWritesAreReplayedOnceThePeerAnswers() throws Exception {
+        HintedHandoff handoff = handoff(HintSettings.defaults());
+        handoff.missed(peer, utf8("a"), Record.value(10, utf8("1")));
+        handoff.missed(peer, utf8("b"), Record.tombstone(11));
+
+        handoff.replayRound(); // the peer is down: the hints stay
+        assertThat(handoff.pending(), is(Map.of(peer.id(), 2L)));
+
+        peerComesUp();
+        handoff.replayRound();
+
+        assertThat(peerEngine.get(utf8("a")), is(Optional.of(Record.value(10, utf8("1")))));
+        assertThat(peerEngine.get(utf8("b")), is(Optional.of(Record.tombstone(11))));
+        assertThat(handoff.pending(), is(Map.of()));
+        assertThat(handoff.replayedCount(), is(2L));
+    }
+
+    @Test
+    void replayNeverPutsAnOlderVersionOverANewerOne() throws Exception {
+        HintedHandoff handoff = handoff(HintSettings.defaults());
+        handoff.missed(peer, utf8("k"), Record.value(10, utf8("old")));
+        peerEngine.apply(utf8("k"), Record.value(20, utf8("newer, written directly")));
+
+        peerComesUp();
+        handoff.replayRound();
+
+        assertThat(peerEngine.get(utf8("k")), is(Optional.of(Record.value(20, utf8("newer, written directly")))));
+        assertThat(handoff.pending(), is(Map.of()));
+    }
+
+    @Test
+    void severalHintsForOneKeySendTheNewest() throws Exception {
+        HintedHandoff handoff = handoff(HintSettings.defaults());
+        handoff.missed(peer, utf8("k"), Record.value(30, utf8("newest")));
+        handoff.missed(peer, utf8("k"), Record.value(10, utf8("oldest")));
+
+        peerComesUp();
+        handoff.replayRound();
+
+        assertThat(peerEngine.get(utf8("k")), is(Optional.of(Record.value(30, utf8("newest")))));
+    }
+
+    @Test
+    void hintsBeyondTheBoundAreDroppedAndCounted() {
+        HintedHandoff handoff = handoff(HintSettings.defaults().withMaxPerTarget(2));
+        for (int i = 0; i < 3; i++) {
+            handoff.missed(peer, utf8("k" + i), Record.value(10 + i, utf8("v")));
+        }
+        assertThat(handoff.pending(), is(Map.of(peer.id(), 2L)));
+        assertThat(handoff.droppedCount(), is(1L));
+    }
+
+    @Test
+    void hintsOlderThanTheMaximumAgeAreDroppedNotReplayed() throws Exception {
+        HintedHandoff handoff = handoff(HintSettings.defaults().withMaxAge(Duration.ofSeconds(10)));
+        handoff.missed(peer, utf8("stale"), Record.value(10, utf8("v")));
+        wallMillis.addAndGet(5_000);
+        handoff.missed(peer, utf8("fresh"), Record.value(11, utf8("w")));
+        wallMillis.addAndGet(6_000); // the first hint is now 11 s old, the second 6 s
+
+        peerComesUp();
+        handoff.replayRound();
+
+        assertThat(peerEngine.get(utf8("stale")), is(Optional.empty()));
+        assertThat(peerEngine.get(utf8("fresh")), is(Optional.of(Record.value(11, utf8("w")))));
+        assertThat(handoff.droppedCount(), is(1L));
+    }
+
+    @Test
+    void replayIsPacedByTheRate() throws Exception {
+        // 3 records per second with a 1 s round: the round takes the 3 oldest, the next the rest.
+        HintedHandoff handoff = handoff(HintSettings.defaults().withReplayRate(3));
+        for (int i = 0; i < 5; i++) {
+            handoff.missed(peer, utf8("k" + i), Record.value(10 + i, utf8("v")));
+        }
+        peerComesUp();
+        handoff.replayRound();
+        assertThat(handoff.pending(), is(Map.of(peer.id(), 2L)));
+        handoff.replayRound();
+        assertThat(handoff.pending(), is(Map.of()));
+    }
+
+    @Test
+    void theLocalNodeIsNeverHinted() {
+        HintedHandoff handoff = handoff(HintSettings.defaults());
+        handoff.missed(topology.self(), utf8("k"), Record.value(1, utf8("v")));
+        assertThat(handoff.pending(), is(Map.of()));
+    }
+
+    @Test
+    void aCoordinatedWriteHintsTheReplicaThatFailedBeforeItAnswers() throws Exception {
+        List<String> hinted = new ArrayList<>();
+        LocalReplica local = new LocalReplica(topology.self(), coordinatorEngine);
+        Coordinator coordinator = new Coordinator(topology,
+                Map.of(topology.self(), local, peer, new FailingReplica(peer)),
+                new HybridLogicalClock(wallMillis::get),
+                new CoordinatorSettings(Duration.ofSeconds(5), Runnable::run),
+                (node, key, record) -> hinted.add(node.id() + " " + new String(key, StandardCharsets.UTF_8)));
+
+        CompletableFuture<WriteOutcome> outcome = coordinator.put(utf8("k"), utf8("v"), new ReplicationParams(1, 2));
+
+        assertThat(outcome.get(10, TimeUnit.SECONDS) instanceof WriteOutcome.Acknowledged, is(true));
+        assertThat(hinted, contains(peer.id() + " k"));
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
