@@ -35,6 +35,7 @@ public final class Cluster implements AutoCloseable {
     private final InternalApiHandler internalHandler;
     private final ClusterRange range;
     private final HintedHandoff hintedHandoff;
+    private final AntiEntropy antiEntropy;
 
     private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor) {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
@@ -45,7 +46,8 @@ public final class Cluster implements AutoCloseable {
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), System::currentTimeMillis);
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff);
-        this.internalHandler = new InternalApiHandler(engine, clock, settings.clusterToken());
+        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy());
+        this.internalHandler = new InternalApiHandler(engine, clock, settings.clusterToken(), antiEntropy);
         this.range = new ClusterRange(topology, engine, client);
     }
 
@@ -58,6 +60,7 @@ public final class Cluster implements AutoCloseable {
                                 Executor handlerExecutor) {
         Cluster cluster = new Cluster(settings, engine, clock, handlerExecutor);
         cluster.hintedHandoff.start();
+        cluster.antiEntropy.start();
         return cluster;
     }
 
@@ -83,10 +86,15 @@ public final class Cluster implements AutoCloseable {
         return hintedHandoff;
     }
 
-    /** Stops hint replay, closes the inter-node client (in-flight requests fail) and stops its threads. */
+    public AntiEntropy antiEntropy() {
+        return antiEntropy;
+    }
+
+    /** Stops hint replay and anti-entropy, closes the inter-node client (in-flight requests fail) and stops its threads. */
     @Override
     public void close() {
         hintedHandoff.close();
+        antiEntropy.close();
         http.shutdownNow();
         clientExecutor.shutdownNow();
         try {

@@ -14,10 +14,12 @@ import java.util.List;
  * @param clusterToken         shared secret for the internal endpoints, or null for none
  * @param client               which HttpClient implementation talks to other nodes
  * @param hints                bounds and pace of hinted handoff
+ * @param antiEntropy          pace and bounds of anti-entropy
  */
 public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
                               Duration coordinatorDeadline, int clientThreads, String clusterToken,
-                              InterNodeClient client, HintSettings hints) {
+                              InterNodeClient client, HintSettings hints,
+                              AntiEntropySettings antiEntropy) {
 
     public static final int DEFAULT_CLIENT_THREADS = 2;
 
@@ -33,13 +35,18 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
 
     public ClusterSettings withHints(HintSettings hintSettings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterToken,
-                client, hintSettings);
+                client, hintSettings, antiEntropy);
+    }
+
+    public ClusterSettings withAntiEntropy(AntiEntropySettings settings) {
+        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterToken,
+                client, hints, settings);
     }
 
     /** Default timeouts and threads, no cluster token. */
     public static ClusterSettings of(List<String> nodeUrls, String selfUrl) {
         return new ClusterSettings(nodeUrls, selfUrl, ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
                 CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null, InterNodeClient.RING,
-                HintSettings.defaults());
+                HintSettings.defaults(), AntiEntropySettings.defaults());
     }
 }

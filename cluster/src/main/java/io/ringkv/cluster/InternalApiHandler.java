@@ -39,6 +39,7 @@ public final class InternalApiHandler implements HttpHandler {
     private final StorageEngine engine;
     private final HybridLogicalClock clock;
     private final byte[] clusterToken;
+    private final AntiEntropy antiEntropy;
 
     /**
      * @param clock        observes the timestamps of replicated writes, so this node never stamps
@@ -47,8 +48,14 @@ public final class InternalApiHandler implements HttpHandler {
      *                     are refused with {@code 403}
      */
     public InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, String clusterToken) {
+        this(engine, clock, clusterToken, null);
+    }
+
+    /** @param antiEntropy serves {@link InternalProtocol#REPAIR_PATH}; null where there is none */
+    public InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, String clusterToken, AntiEntropy antiEntropy) {
         this.engine = engine;
         this.clock = clock;
+        this.antiEntropy = antiEntropy;
         this.clusterToken = clusterToken == null ? null : clusterToken.getBytes(StandardCharsets.UTF_8);
     }
 
@@ -70,6 +77,13 @@ public final class InternalApiHandler implements HttpHandler {
                 };
                 case InternalProtocol.RECORDS_PATH -> request.method().equals("PUT")
                         ? putRecords(request) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
+                case InternalProtocol.DIGEST_PATH -> request.method().equals("GET")
+                        ? Response.of(200, DigestBuckets.encode(DigestBuckets.digest(engine)))
+                                .withHeader("Content-Type", "application/octet-stream")
+                        : Response.text(405, "use GET").withHeader("Allow", "GET");
+                case InternalProtocol.VERSIONS_PATH -> request.method().equals("GET")
+                        ? versions(request) : Response.text(405, "use GET").withHeader("Allow", "GET");
+                case InternalProtocol.REPAIR_PATH -> repair(request);
                 case InternalProtocol.RANGE_PATH -> request.method().equals("GET")
                         ? range(request) : Response.text(405, "use GET").withHeader("Allow", "GET");
                 default -> Response.text(404, "no internal endpoint " + request.path());
@@ -128,6 +142,29 @@ public final class InternalApiHandler implements HttpHandler {
             }
         }
         return Response.of(204).withHeader(InternalProtocol.APPLIED_COUNT_HEADER, Integer.toString(applied));
+    }
+
+    private Response versions(Request request) throws StoreException {
+        java.util.BitSet buckets = DigestBuckets.decodeBuckets(param(request, InternalProtocol.BUCKETS_PARAM));
+        RangeCursor cursor = engine.range(new byte[0], null);
+        return Response.streamed(200, new RecordFrameSource(new BucketVersionStream(new LocalRecordStream(cursor), buckets)))
+                .withHeader("Content-Type", "application/octet-stream");
+    }
+
+    private Response repair(Request request) {
+        if (antiEntropy == null) {
+            return Response.text(404, "this node runs no anti-entropy (a one-node cluster)");
+        }
+        return switch (request.method()) {
+            case "POST" -> {
+                long before = antiEntropy.requestRound();
+                yield Response.of(202, ("{\"roundsCompletedBefore\":" + before + ",\"status\":" + antiEntropy.status().toJson() + "}")
+                        .getBytes(StandardCharsets.UTF_8)).withHeader("Content-Type", "application/json");
+            }
+            case "GET" -> Response.of(200, antiEntropy.status().toJson().getBytes(StandardCharsets.UTF_8))
+                    .withHeader("Content-Type", "application/json");
+            default -> Response.text(405, "use GET or POST").withHeader("Allow", "GET, POST");
+        };
     }
 
     private Response range(Request request) throws StoreException {

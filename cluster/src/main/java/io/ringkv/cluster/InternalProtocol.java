@@ -17,6 +17,13 @@ public final class InternalProtocol {
     public static final String RANGE_PATH = "/internal/v0/range";
     /** PUT a batch of records (RecordFrames, ascending unique keys, end marker): hint replay, repair. */
     public static final String RECORDS_PATH = "/internal/v0/records";
+    /** GET this node's anti-entropy digest: {@link DigestBuckets#BUCKETS} big-endian longs. */
+    public static final String DIGEST_PATH = "/internal/v0/digest";
+    /** GET the versions (no values) of this node's keys in the digest buckets named by {@link #BUCKETS_PARAM}. */
+    public static final String VERSIONS_PATH = "/internal/v0/versions";
+    public static final String BUCKETS_PARAM = "buckets";
+    /** POST starts an anti-entropy round on this node; GET reports its progress (JSON). */
+    public static final String REPAIR_PATH = "/internal/v0/repair";
     /** On a {@link #RECORDS_PATH} answer: how many records of the batch were newer than the stored ones. */
     public static final String APPLIED_COUNT_HEADER = "X-Ringkv-Applied-Count";
 

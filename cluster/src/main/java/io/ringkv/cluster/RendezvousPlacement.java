@@ -61,6 +61,25 @@ public final class RendezvousPlacement {
         return List.of(chosen);
     }
 
+    /**
+     * Whether {@code a} comes before {@code b} in {@code key}'s replica order: then every replica set
+     * of the key that holds {@code b} holds {@code a} too (sets are prefixes of the order).
+     */
+    public boolean ranksAbove(byte[] key, ClusterNode a, ClusterNode b) {
+        Scored scoredA = new Scored(a, PlacementHash.hash(key, seedOf(a)));
+        Scored scoredB = new Scored(b, PlacementHash.hash(key, seedOf(b)));
+        return higherScoreFirst(scoredA, scoredB) < 0;
+    }
+
+    private long seedOf(ClusterNode node) {
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i].equals(node)) {
+                return seeds[i];
+            }
+        }
+        throw new IllegalArgumentException("not a node of this cluster: " + node);
+    }
+
     public int clusterSize() {
         return nodes.length;
     }

@@ -94,6 +94,31 @@ public final class ReplicaClient {
                 });
     }
 
+    /** {@code node}'s anti-entropy digest ({@link DigestBuckets}). */
+    public CompletableFuture<long[]> digest(ClusterNode node) {
+        HttpRequest request = request(node, InternalProtocol.DIGEST_PATH, null).GET().build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+                .thenApply(response -> {
+                    expectStatus(node, response, 200);
+                    try {
+                        return DigestBuckets.decode(response.body());
+                    } catch (IllegalArgumentException e) {
+                        throw new CompletionException(new ReplicaException(node, "malformed digest: " + e.getMessage(), e));
+                    }
+                });
+    }
+
+    /**
+     * Streams the versions (values left out) of {@code node}'s keys in the given digest buckets, in
+     * key order; read it like {@link #openRange}.
+     */
+    public CompletableFuture<RecordStream> versions(ClusterNode node, java.util.BitSet buckets) {
+        HttpRequest request = request(node, InternalProtocol.VERSIONS_PATH,
+                InternalProtocol.BUCKETS_PARAM + "=" + DigestBuckets.encodeBuckets(buckets)).GET().build();
+        return http.sendAsync(request, DeadlineBodyStream.handler(requestTimeout))
+                .thenApply(response -> toStream(node, response));
+    }
+
     /**
      * Opens {@code node}'s share of {@code [start, end)}, tombstones included. The future
      * completes once the response head arrived; the body is then read as the caller pulls

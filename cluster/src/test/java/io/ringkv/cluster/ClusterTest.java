@@ -88,7 +88,8 @@ class ClusterTest {
             StorageEngine engine = new InMemoryStorageEngine();
             engines.add(engine);
             ClusterSettings settings = new ClusterSettings(urls, urls.get(i), ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
-                    CoordinatorSettings.DEFAULT_DEADLINE, 1, token, InterNodeClient.RING, HintSettings.defaults());
+                    CoordinatorSettings.DEFAULT_DEADLINE, 1, token, InterNodeClient.RING, HintSettings.defaults(),
+                    AntiEntropySettings.defaults());
             Cluster cluster = Cluster.start(settings, engine, HybridLogicalClock.systemClock(), handlerExecutor);
             clusters.add(cluster);
             handlers.get(i).set(cluster.internalHandler());

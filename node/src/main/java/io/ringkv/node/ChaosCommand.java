@@ -56,6 +56,10 @@ final class ChaosCommand implements Callable<Integer> {
             description = "How long replicas get to agree after healing, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration convergeTimeout;
 
+    @Option(names = "--anti-entropy-interval", defaultValue = "PT10S", paramLabel = "DURATION",
+            description = "The nodes' anti-entropy interval, short so that a run can converge (default: ${DEFAULT-VALUE}).")
+    Duration antiEntropyInterval;
+
     @Option(names = "--data", description = "Parent data directory for the nodes (default: a new temporary directory).")
     Path data;
 
@@ -75,7 +79,7 @@ final class ChaosCommand implements Callable<Integer> {
         Path historyFile = history != null ? history : root.resolve("history.jsonl");
         ChaosRun.Settings settings = new ChaosRun.Settings(root, LocalPorts.free(nodes),
                 Duration.ofMillis((long) (minutes * 60_000)), runSeed, faults, keys, clients, rate, convergeTimeout,
-                List.of(), historyFile);
+                List.of("--anti-entropy-interval", antiEntropyInterval.toString()), historyFile);
         ChaosRun.Result result = new ChaosRun(settings, System.out).run();
         print(result, runSeed);
         return result.passed() ? 0 : EXIT_VIOLATIONS;

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code ringkv} command line: {@code serve} runs one node, {@code up} a local cluster. */
 @Command(name = "ringkv", mixinStandardHelpOptions = true, version = "ringkv 0.1.0",
         description = "A sharded, replicated key-value store with an HTTP API.",
-        subcommands = {ServeCommand.class, UpCommand.class, ChaosCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, UpCommand.class, ChaosCommand.class, RepairCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code when the node cannot start: port taken, data directory unusable, bad cluster list. */

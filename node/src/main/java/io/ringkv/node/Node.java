@@ -90,7 +90,8 @@ public final class Node implements AutoCloseable {
         List<String> urls = config.clusterUrls().size() > 1 ? config.clusterUrls() : List.of(self);
         ClusterSettings defaults = ClusterSettings.of(urls, self);
         return new ClusterSettings(urls, self, config.replicaTimeout(), defaults.coordinatorDeadline(),
-                defaults.clientThreads(), defaults.clusterToken(), config.interNodeClient(), config.hints());
+                defaults.clientThreads(), defaults.clusterToken(), config.interNodeClient(), config.hints(),
+                config.antiEntropy());
     }
 
     private static StorageEngine openStore(NodeConfig config) throws NodeStartException {

@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.ClusterNodes;
+import io.ringkv.cluster.AntiEntropySettings;
 import io.ringkv.cluster.HintSettings;
 import io.ringkv.cluster.InterNodeClient;
 import io.ringkv.http.server.ServerConfig;
@@ -87,11 +88,16 @@ final class ServeCommand implements Callable<Integer> {
                     + HintSettings.DEFAULT_REPLAY_RATE + ").")
     int hintReplayRate = HintSettings.DEFAULT_REPLAY_RATE;
 
+    @Option(names = "--anti-entropy-interval", paramLabel = "DURATION",
+            description = "Time between anti-entropy rounds, in which this node compares its data with every peer's "
+                    + "and sends what they lack, ISO-8601 (default: PT10M).")
+    Duration antiEntropyInterval = AntiEntropySettings.DEFAULT_INTERVAL;
+
     @Override
     public Integer call() {
         validate();
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
-                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings());
+                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings());
         Node node;
         try {
             node = Node.start(config);
@@ -107,6 +113,14 @@ final class ServeCommand implements Callable<Integer> {
         log.info("ringkv node serving on {} (data {})", node.url(), data.toAbsolutePath());
         awaitUninterruptibly(stopped);
         return 0;
+    }
+
+    private AntiEntropySettings antiEntropySettings() {
+        try {
+            return AntiEntropySettings.defaults().withInterval(antiEntropyInterval);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--anti-entropy-interval: " + e.getMessage());
+        }
     }
 
     private HintSettings hintSettings() {

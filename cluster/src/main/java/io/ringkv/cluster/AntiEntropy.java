@@ -1,0 +1,272 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.RangeCursor;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Anti-entropy: this node compares its data with each peer's and sends the peer every record it
+ * holds newer, so replicas converge even for keys nobody reads and writes no hint carried.
+ *
+ * <h2>A round, for each peer</h2>
+ * <ol>
+ *   <li>Both sides compute their {@link DigestBuckets digest} (1024 bucket hashes); the peer's comes
+ *       over {@code GET /internal/v0/digest} (8 KiB). Equal buckets are done: two replicas in sync
+ *       cost one 8 KiB answer and a scan on each side, no record crosses the network.</li>
+ *   <li>For the differing buckets, {@code batch of 64} at a time, the peer streams the versions
+ *       (key, timestamp, tombstone; no values) of its keys in those buckets
+ *       ({@code GET /internal/v0/versions}); this node scans its own keys of those buckets and, for
+ *       every record it holds that the peer lacks or holds older, sends the record
+ *       ({@code PUT /internal/v0/records}, applied by last-write-wins).</li>
+ * </ol>
+ * Records the peer holds newer are not fetched: the peer's own round sends them. So every node
+ * only ever pushes, and each pair converges within one round of each side.
+ *
+ * <h2>Which nodes hold a key</h2>
+ * Every node, after a round: the default {@code replicas} puts every key on every node
+ * ({@code from = n}), and a record does not carry the {@code from} it was written with, so a key
+ * written with a smaller {@code from} is copied to the other nodes too by the next round. That
+ * keeps it readable at any {@code ack/from}, at the cost of the extra copies.
+ *
+ * <h2>Bounds</h2>
+ * The local scans read at most {@link AntiEntropySettings#scanRatePerSecond()} records per second;
+ * memory holds one batch of the peer's versions (keys in 64 of 1024 buckets). The peer answers
+ * digest and versions requests on its handler threads with an unthrottled scan.
+ *
+ * <p>Threading: rounds run on one daemon thread ({@code ringkv-anti-entropy}), which waits for each
+ * answer of the peer; {@link #requestRound} and {@link #status} from any thread.
+ */
+public final class AntiEntropy implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
+    private static final int PUSH_RECORDS_MAX = 256;
+    private static final int PUSH_BYTES_MAX = 512 * 1024;
+
+    /**
+     * What a node reports about its anti-entropy.
+     *
+     * @param running          a round is under way
+     * @param roundsCompleted  rounds finished since start (a round that failed against a peer still finishes)
+     * @param lastRoundMillis  duration of the last finished round
+     * @param bucketsDiffering buckets found different in the last round, all peers together
+     * @param recordsPushed    records sent to peers since start
+     * @param peersFailed      peers that could not be compared in the last round
+     */
+    public record Status(boolean running, long roundsCompleted, long lastRoundMillis, long bucketsDiffering,
+                         long recordsPushed, long peersFailed) {
+        public String toJson() {
+            return "{\"running\":" + running + ",\"roundsCompleted\":" + roundsCompleted + ",\"lastRoundMillis\":"
+                    + lastRoundMillis + ",\"bucketsDiffering\":" + bucketsDiffering + ",\"recordsPushed\":"
+                    + recordsPushed + ",\"peersFailed\":" + peersFailed + "}";
+        }
+    }
+
+    private final StorageEngine engine;
+    private final ClusterNodes topology;
+    private final ReplicaClient client;
+    private final AntiEntropySettings settings;
+    private final ScheduledExecutorService thread;
+    private final AtomicBoolean running = new AtomicBoolean();
+    private final AtomicBoolean roundRequested = new AtomicBoolean();
+    private final AtomicLong roundsCompleted = new AtomicLong();
+    private final AtomicLong recordsPushed = new AtomicLong();
+    private final AtomicReference<Status> last = new AtomicReference<>(new Status(false, 0, 0, 0, 0, 0));
+    private long scannedInWindow;
+    private long windowStartNanos;
+
+    public AntiEntropy(StorageEngine engine, ClusterNodes topology, ReplicaClient client, AntiEntropySettings settings) {
+        this.engine = engine;
+        this.topology = topology;
+        this.client = client;
+        this.settings = settings;
+        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread t = new Thread(task, "ringkv-anti-entropy");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Schedules rounds every {@link AntiEntropySettings#interval()}; a one-node cluster has none. */
+    public AntiEntropy start() {
+        if (!topology.others().isEmpty()) {
+            long every = settings.interval().toMillis();
+            thread.scheduleWithFixedDelay(this::roundLogged, every, every, TimeUnit.MILLISECONDS);
+        }
+        return this;
+    }
+
+    /**
+     * Asks for a round now (it starts at once unless one is running, then right after it).
+     *
+     * @return the number of rounds completed so far: the requested round is done once
+     *         {@link Status#roundsCompleted()} exceeds it
+     */
+    public long requestRound() {
+        long completed = roundsCompleted.get();
+        if (!topology.others().isEmpty() && roundRequested.compareAndSet(false, true)) {
+            thread.execute(this::roundLogged);
+        }
+        return completed;
+    }
+
+    public Status status() {
+        Status done = last.get();
+        return new Status(running.get(), roundsCompleted.get(), done.lastRoundMillis(), done.bucketsDiffering(),
+                recordsPushed.get(), done.peersFailed());
+    }
+
+    private void roundLogged() {
+        roundRequested.set(false);
+        running.set(true);
+        long started = System.nanoTime();
+        long differing = 0;
+        long failed = 0;
+        try {
+            long[] mine = DigestBuckets.digest(engine);
+            for (ClusterNode peer : topology.others()) {
+                try {
+                    differing += compareWith(peer, mine);
+                } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
+                    failed++;
+                    LOG.debug("anti-entropy with {} failed; next round in {}: {}", peer, settings.interval(), e.toString());
+                }
+            }
+        } catch (StoreException e) {
+            failed = topology.others().size();
+            LOG.warn("anti-entropy round failed reading the local store", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        } finally {
+            long millis = (System.nanoTime() - started) / 1_000_000;
+            last.set(new Status(false, 0, millis, differing, 0, failed));
+            roundsCompleted.incrementAndGet();
+            running.set(false);
+        }
+        if (differing > 0 || failed > 0) {
+            LOG.info("anti-entropy round: {} differing buckets, {} records pushed in all, {} peers not reached",
+                    differing, recordsPushed.get(), failed);
+        }
+    }
+
+    /** @return how many buckets differed */
+    private int compareWith(ClusterNode peer, long[] mine)
+            throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
+        long[] theirs = client.digest(peer).get(answerMillis(), TimeUnit.MILLISECONDS);
+        BitSet differing = DigestBuckets.differing(mine, theirs);
+        int count = differing.cardinality();
+        BitSet batch = new BitSet(DigestBuckets.BUCKETS);
+        for (int bucket = differing.nextSetBit(0); bucket >= 0; bucket = differing.nextSetBit(bucket + 1)) {
+            batch.set(bucket);
+            if (batch.cardinality() == settings.bucketsPerRequest()) {
+                repairBuckets(peer, batch);
+                batch.clear();
+            }
+        }
+        if (!batch.isEmpty()) {
+            repairBuckets(peer, batch);
+        }
+        return count;
+    }
+
+    private void repairBuckets(ClusterNode peer, BitSet buckets)
+            throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
+        Map<ByteBuffer, Record> theirs = new HashMap<>();
+        try (RecordStream versions = client.versions(peer, buckets).get(answerMillis(), TimeUnit.MILLISECONDS)) {
+            while (versions.next()) {
+                theirs.put(ByteBuffer.wrap(versions.key()), versions.record());
+            }
+        }
+        List<Map.Entry<byte[], Record>> push = new ArrayList<>();
+        int pushBytes = 0;
+        try (RangeCursor cursor = engine.range(new byte[0], null)) {
+            while (cursor.next()) {
+                throttle();
+                byte[] key = cursor.key();
+                if (!buckets.get(DigestBuckets.bucketOf(key))) {
+                    continue;
+                }
+                Record mine = cursor.record();
+                Record their = theirs.get(ByteBuffer.wrap(key));
+                if (their == null || newerVersion(mine, their)) {
+                    push.add(new AbstractMap.SimpleImmutableEntry<>(key, mine));
+                    pushBytes += RecordFrames.frameBytes(key, mine);
+                    if (push.size() >= PUSH_RECORDS_MAX || pushBytes >= PUSH_BYTES_MAX) {
+                        send(peer, push);
+                        push = new ArrayList<>();
+                        pushBytes = 0;
+                    }
+                }
+            }
+        }
+        if (!push.isEmpty()) {
+            send(peer, push);
+        }
+    }
+
+    /** Versions compare by timestamp, then a tombstone beats a value (as {@link Record#compareTo}); values are not sent. */
+    private static boolean newerVersion(Record mine, Record their) {
+        if (mine.timestamp() != their.timestamp()) {
+            return mine.timestamp() > their.timestamp();
+        }
+        return mine.tombstone() && !their.tombstone();
+    }
+
+    private void send(ClusterNode peer, List<Map.Entry<byte[], Record>> push)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        client.writeBatch(peer, push).get(answerMillis(), TimeUnit.MILLISECONDS);
+        recordsPushed.addAndGet(push.size());
+    }
+
+    private long answerMillis() {
+        return client.requestTimeout().toMillis() * 4;
+    }
+
+    /** Keeps the local scan under the configured rate (one thread: plain fields). */
+    private void throttle() throws InterruptedException {
+        long now = System.nanoTime();
+        if (now - windowStartNanos >= 1_000_000_000L) {
+            windowStartNanos = now;
+            scannedInWindow = 0;
+        }
+        if (++scannedInWindow >= settings.scanRatePerSecond()) {
+            long sleepNanos = 1_000_000_000L - (now - windowStartNanos);
+            if (sleepNanos > 0) {
+                TimeUnit.NANOSECONDS.sleep(sleepNanos);
+            }
+            windowStartNanos = System.nanoTime();
+            scannedInWindow = 0;
+        }
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+        try {
+            if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("anti-entropy still running 5 s after close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.Record;
+import java.io.IOException;
+import java.util.BitSet;
+
+/**
+ * This node's records in some digest buckets, values left out: what the versions endpoint sends
+ * to a peer comparing with us. A value record goes out with an empty value; a tombstone as it is.
+ * Key order is kept (the underlying stream is a range scan). Threading: as {@link RecordStream}.
+ */
+final class BucketVersionStream implements RecordStream {
+    private static final byte[] NO_VALUE = new byte[0];
+
+    private final RecordStream records;
+    private final BitSet buckets;
+    private byte[] key;
+    private Record version;
+
+    BucketVersionStream(RecordStream records, BitSet buckets) {
+        this.records = records;
+        this.buckets = buckets;
+    }
+
+    @Override
+    public boolean next() throws IOException {
+        while (records.next()) {
+            if (buckets.get(DigestBuckets.bucketOf(records.key()))) {
+                key = records.key();
+                Record record = records.record();
+                version = record.tombstone() ? record : Record.value(record.timestamp(), NO_VALUE);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public byte[] key() {
+        return key;
+    }
+
+    @Override
+    public Record record() {
+        return version;
+    }
+
+    @Override
+    public void close() {
+        records.close();
+    }
+}

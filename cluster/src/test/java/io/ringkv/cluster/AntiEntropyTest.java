@@ -1,0 +1,170 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+
+import io.ringkv.http.server.HttpHandler;
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Anti-entropy between two real nodes: our server on 127.0.0.1 serving {@link InternalApiHandler}
+ * for each, their own engines, the inter-node client between them. Rounds are started by hand.
+ */
+@Timeout(60)
+class AntiEntropyTest {
+
+    private static final HybridLogicalClock CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
+
+    private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
+    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
+    private final ReplicaClient client = new ReplicaClient(http, Duration.ofSeconds(2), null);
+    private final StorageEngine engineA = new InMemoryStorageEngine();
+    private final StorageEngine engineB = new InMemoryStorageEngine();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private ClusterNodes topologyA;
+    private ClusterNode a;
+    private ClusterNode b;
+    private AntiEntropy antiEntropyA;
+
+    @BeforeEach
+    void twoNodes() throws Exception {
+        AtomicReference<HttpHandler> handlerA = new AtomicReference<>();
+        ServerHarness serverA = ServerHarness.start(request -> handlerA.get().handle(request));
+        ServerHarness serverB = ServerHarness.start(new InternalApiHandler(engineB, CLOCK, null));
+        resources.add(serverA);
+        resources.add(serverB);
+        topologyA = ClusterNodes.of(List.of(serverA.url(), serverB.url()), serverA.url());
+        a = topologyA.self();
+        b = topologyA.others().getFirst();
+        antiEntropyA = new AntiEntropy(engineA, topologyA, client, AntiEntropySettings.defaults());
+        resources.add(antiEntropyA);
+        handlerA.set(new InternalApiHandler(engineA, CLOCK, null, antiEntropyA));
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        for (AutoCloseable resource : resources.reversed()) {
+            resource.close();
+        }
+        http.close();
+        clientExecutor.shutdownNow();
+        assertThat(clientExecutor.awaitTermination(10, TimeUnit.SECONDS), is(true));
+    }
+
+    private AntiEntropy.Status round() throws InterruptedException {
+        long before = antiEntropyA.requestRound();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            AntiEntropy.Status status = antiEntropyA.status();
+            if (status.roundsCompleted() > before && !status.running()) {
+                return status;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no anti-entropy round finished within 30 s");
+    }
+
+    /** A key for which {@code first} comes before {@code second} in the replica order. */
+    private byte[] keyRanking(ClusterNode first, ClusterNode second, String prefix) {
+        RendezvousPlacement placement = new RendezvousPlacement(topologyA);
+        for (int i = 0; ; i++) {
+            byte[] key = utf8(prefix + i);
+            if (placement.ranksAbove(key, first, second)) {
+                return key;
+            }
+        }
+    }
+
+    @Test
+    void inSyncReplicasExchangeOnlyTheDigest() throws Exception {
+        for (int i = 0; i < 100; i++) {
+            engineA.apply(utf8("k" + i), Record.value(10 + i, utf8("v" + i)));
+            engineB.apply(utf8("k" + i), Record.value(10 + i, utf8("v" + i)));
+        }
+        AntiEntropy.Status status = round();
+        assertThat(status.bucketsDiffering(), is(0L));
+        assertThat(status.recordsPushed(), is(0L));
+        assertThat(status.peersFailed(), is(0L));
+    }
+
+    @Test
+    void aPeerGetsWhatItShouldHoldAndLacksOrHoldsOlder() throws Exception {
+        byte[] lacked = keyRanking(b, a, "lacked-");
+        byte[] older = keyRanking(a, b, "older-");
+        byte[] deleted = keyRanking(b, a, "deleted-");
+        engineA.apply(lacked, Record.value(10, utf8("only on A")));
+        engineA.apply(older, Record.value(20, utf8("newer on A")));
+        engineB.apply(older, Record.value(15, utf8("older on B")));
+        engineA.apply(deleted, Record.tombstone(30));
+        engineB.apply(deleted, Record.value(25, utf8("deleted on A")));
+
+        AntiEntropy.Status status = round();
+
+        assertThat(engineB.get(lacked), is(Optional.of(Record.value(10, utf8("only on A")))));
+        assertThat(engineB.get(older), is(Optional.of(Record.value(20, utf8("newer on A")))));
+        assertThat(engineB.get(deleted), is(Optional.of(Record.tombstone(30))));
+        assertThat(status.bucketsDiffering(), greaterThan(0L));
+        assertThat(status.recordsPushed(), is(3L));
+        assertThat("a second round finds nothing to do", round().bucketsDiffering(), is(0L));
+    }
+
+    @Test
+    void aKeyWrittenToFewerReplicasIsCopiedToThePeerToo() throws Exception {
+        // A holds it, B comes after A in its order and holds no version: a write with from=1. The
+        // record does not carry its "from", so the round copies it (docs/cluster.md says so).
+        byte[] key = keyRanking(a, b, "from-1-");
+        engineA.apply(key, Record.value(10, utf8("on A only")));
+
+        round();
+
+        assertThat(engineB.get(key), is(Optional.of(Record.value(10, utf8("on A only")))));
+    }
+
+    @Test
+    void recordsThePeerHoldsNewerAreLeftToThePeersOwnRound() throws Exception {
+        byte[] key = keyRanking(b, a, "newer-on-b-");
+        engineA.apply(key, Record.value(10, utf8("old")));
+        engineB.apply(key, Record.value(20, utf8("new")));
+
+        round();
+
+        assertThat(engineA.get(key), is(Optional.of(Record.value(10, utf8("old")))));
+        assertThat(engineB.get(key), is(Optional.of(Record.value(20, utf8("new")))));
+    }
+
+    @Test
+    void digestsDependOnVersionsNotOnValuesOrOrder() throws Exception {
+        StorageEngine one = new InMemoryStorageEngine();
+        StorageEngine two = new InMemoryStorageEngine();
+        one.apply(utf8("x"), Record.value(1, utf8("a")));
+        one.apply(utf8("y"), Record.tombstone(2));
+        two.apply(utf8("y"), Record.tombstone(2));
+        two.apply(utf8("x"), Record.value(1, utf8("a")));
+        assertThat(DigestBuckets.digest(one), is(DigestBuckets.digest(two)));
+        two.apply(utf8("x"), Record.value(3, utf8("a")));
+        assertThat(DigestBuckets.digest(one), is(not(DigestBuckets.digest(two))));
+        assertThat(DigestBuckets.decode(DigestBuckets.encode(DigestBuckets.digest(one))), is(DigestBuckets.digest(one)));
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,106 @@
+package io.ringkv.node;
+
+import io.ringkv.cluster.InternalProtocol;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ringkv repair}: starts an anti-entropy round on one node now and, with {@code --wait},
+ * prints its progress until it is over. Exit code 0 when the round compared every peer, 1 when
+ * the node could not be asked or a peer could not be compared.
+ *
+ * <p>This is a terminal program, so it writes to stdout directly.
+ */
+@Command(name = "repair", mixinStandardHelpOptions = true,
+        description = "Start an anti-entropy round on a node now: it compares its data with every peer and sends what they lack.")
+final class RepairCommand implements Callable<Integer> {
+    private static final Pattern FIELD = Pattern.compile("\"(\\w+)\":(\\w+)");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--node", required = true, paramLabel = "URL", description = "The node to run the round, e.g. http://127.0.0.1:8080.")
+    String node;
+
+    @Option(names = "--wait", description = "Wait for the round to finish, printing its progress.")
+    boolean await;
+
+    @Option(names = "--timeout", defaultValue = "PT10M", paramLabel = "DURATION",
+            description = "Longest wait with --wait, ISO-8601 (default: ${DEFAULT-VALUE}).")
+    Duration timeout;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        URI uri;
+        try {
+            uri = URI.create(node.replaceAll("/+$", "") + InternalProtocol.REPAIR_PATH);
+            if (uri.getHost() == null || !"http".equals(uri.getScheme())) {
+                throw new IllegalArgumentException("not an http://host:port URL");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--node " + node + ": " + e.getMessage());
+        }
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+            HttpResponse<String> started = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            if (started.statusCode() != 202) {
+                System.out.println("ringkv repair: " + node + " answered " + started.statusCode() + ": " + started.body().strip());
+                return ChaosCommand.EXIT_VIOLATIONS;
+            }
+            long before = field(started.body(), "roundsCompletedBefore");
+            System.out.println("ringkv repair: round requested on " + node);
+            if (!await) {
+                return 0;
+            }
+            long deadline = System.nanoTime() + timeout.toNanos();
+            String lastPrinted = "";
+            while (System.nanoTime() < deadline) {
+                HttpResponse<String> status = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
+                        HttpResponse.BodyHandlers.ofString());
+                String body = status.body().strip();
+                if (!body.equals(lastPrinted)) {
+                    System.out.println("  " + body);
+                    lastPrinted = body;
+                }
+                if (status.statusCode() == 200 && field(body, "roundsCompleted") > before && !body.contains("\"running\":true")) {
+                    long failed = field(body, "peersFailed");
+                    System.out.println("ringkv repair: round done in " + field(body, "lastRoundMillis") + " ms, "
+                            + field(body, "bucketsDiffering") + " buckets differed, " + failed + " peers not reached");
+                    return failed == 0 ? 0 : ChaosCommand.EXIT_VIOLATIONS;
+                }
+                Thread.sleep(500);
+            }
+            System.out.println("ringkv repair: the round did not finish within " + timeout);
+            return ChaosCommand.EXIT_VIOLATIONS;
+        } catch (IOException e) {
+            System.out.println("ringkv repair: cannot reach " + node + ": " + e);
+            return ChaosCommand.EXIT_VIOLATIONS;
+        }
+    }
+
+    private static long field(String json, String name) {
+        Matcher matcher = FIELD.matcher(json);
+        while (matcher.find()) {
+            if (matcher.group(1).equals(name)) {
+                try {
+                    return Long.parseLong(matcher.group(2));
+                } catch (NumberFormatException e) {
+                    return -1;
+                }
+            }
+        }
+        return -1;
+    }
+}
