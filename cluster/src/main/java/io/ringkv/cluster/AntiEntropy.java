@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +37,9 @@ import org.slf4j.LoggerFactory;
  *       (key, timestamp, tombstone; no values) of its keys in those buckets
  *       ({@code GET /internal/v0/versions}); this node scans its own keys of those buckets and, for
  *       every record it holds that the peer lacks or holds older, sends the record
- *       ({@code PUT /internal/v0/records}, applied by last-write-wins).</li>
+ *       ({@code PUT /internal/v0/records}, applied by last-write-wins), except a record older
+ *       than the tombstone grace period that the peer lacks: the peer may have collected a
+ *       newer tombstone of that key ({@link TombstoneCollector}).</li>
  * </ol>
  * Records the peer holds newer are not fetched: the peer's own round sends them. So every node
  * only ever pushes, and each pair converges within one round of each side.
@@ -81,6 +84,7 @@ public final class AntiEntropy implements AutoCloseable {
     }
 
     private final StorageEngine engine;
+    private final Predicate<Record> collectedElsewhere;
     private final ClusterNodes topology;
     private final ReplicaClient client;
     private final AntiEntropySettings settings;
@@ -93,8 +97,15 @@ public final class AntiEntropy implements AutoCloseable {
     private long scannedInWindow;
     private long windowStartNanos;
 
-    public AntiEntropy(StorageEngine engine, ClusterNodes topology, ReplicaClient client, AntiEntropySettings settings) {
+    /**
+     * @param collectedElsewhere true for a record so old that a peer lacking its key may have
+     *                           collected a newer tombstone for it ({@link TombstoneCollector#olderThanGrace}):
+     *                           such a record is not sent to a peer that lacks the key
+     */
+    public AntiEntropy(StorageEngine engine, ClusterNodes topology, ReplicaClient client, AntiEntropySettings settings,
+                       Predicate<Record> collectedElsewhere) {
         this.engine = engine;
+        this.collectedElsewhere = collectedElsewhere;
         this.topology = topology;
         this.client = client;
         this.settings = settings;
@@ -207,7 +218,8 @@ public final class AntiEntropy implements AutoCloseable {
                 }
                 Record mine = cursor.record();
                 Record their = theirs.get(ByteBuffer.wrap(key));
-                if (their == null || newerVersion(mine, their)) {
+                boolean send = their == null ? !collectedElsewhere.test(mine) : newerVersion(mine, their);
+                if (send) {
                     push.add(new AbstractMap.SimpleImmutableEntry<>(key, mine));
                     pushBytes += RecordFrames.frameBytes(key, mine);
                     if (push.size() >= PUSH_RECORDS_MAX || pushBytes >= PUSH_BYTES_MAX) {

@@ -36,6 +36,7 @@ public final class Cluster implements AutoCloseable {
     private final ClusterRange range;
     private final HintedHandoff hintedHandoff;
     private final AntiEntropy antiEntropy;
+    private final TombstoneCollector tombstones;
 
     private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor) {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
@@ -46,7 +47,8 @@ public final class Cluster implements AutoCloseable {
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), System::currentTimeMillis);
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff);
-        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy());
+        this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), System::currentTimeMillis);
+        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::olderThanGrace);
         this.internalHandler = new InternalApiHandler(engine, clock, settings.clusterToken(), antiEntropy);
         this.range = new ClusterRange(topology, engine, client);
     }
@@ -61,6 +63,7 @@ public final class Cluster implements AutoCloseable {
         Cluster cluster = new Cluster(settings, engine, clock, handlerExecutor);
         cluster.hintedHandoff.start();
         cluster.antiEntropy.start();
+        cluster.tombstones.start();
         return cluster;
     }
 
@@ -86,6 +89,10 @@ public final class Cluster implements AutoCloseable {
         return hintedHandoff;
     }
 
+    public TombstoneCollector tombstones() {
+        return tombstones;
+    }
+
     public AntiEntropy antiEntropy() {
         return antiEntropy;
     }
@@ -95,6 +102,7 @@ public final class Cluster implements AutoCloseable {
     public void close() {
         hintedHandoff.close();
         antiEntropy.close();
+        tombstones.close();
         http.shutdownNow();
         clientExecutor.shutdownNow();
         try {

@@ -15,18 +15,26 @@ import java.util.List;
  * @param client               which HttpClient implementation talks to other nodes
  * @param hints                bounds and pace of hinted handoff
  * @param antiEntropy          pace and bounds of anti-entropy
+ * @param tombstoneGrace       tombstones older than this are collected; longer than the
+ *                             anti-entropy interval and the hints' maximum age
  */
 public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
                               Duration coordinatorDeadline, int clientThreads, String clusterToken,
                               InterNodeClient client, HintSettings hints,
-                              AntiEntropySettings antiEntropy) {
+                              AntiEntropySettings antiEntropy, Duration tombstoneGrace) {
 
     public static final int DEFAULT_CLIENT_THREADS = 2;
+    public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
 
     public ClusterSettings {
         nodeUrls = List.copyOf(nodeUrls);
         if (replicaTimeout.isNegative() || replicaTimeout.isZero()) {
             throw new IllegalArgumentException("the replica timeout must be positive, got " + replicaTimeout);
+        }
+        if (tombstoneGrace.compareTo(antiEntropy.interval()) <= 0 || tombstoneGrace.compareTo(hints.maxAge()) <= 0) {
+            throw new IllegalArgumentException("the tombstone grace period (" + tombstoneGrace + ") must exceed the "
+                    + "anti-entropy interval (" + antiEntropy.interval() + ") and the hints' maximum age ("
+                    + hints.maxAge() + "), or a replica could bring a deleted value back");
         }
         if (clientThreads < 1) {
             throw new IllegalArgumentException("clientThreads must be positive, got " + clientThreads);
@@ -35,18 +43,23 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
 
     public ClusterSettings withHints(HintSettings hintSettings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterToken,
-                client, hintSettings, antiEntropy);
+                client, hintSettings, antiEntropy, tombstoneGrace);
     }
 
     public ClusterSettings withAntiEntropy(AntiEntropySettings settings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterToken,
-                client, hints, settings);
+                client, hints, settings, tombstoneGrace);
+    }
+
+    public ClusterSettings withTombstoneGrace(Duration grace) {
+        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterToken,
+                client, hints, antiEntropy, grace);
     }
 
     /** Default timeouts and threads, no cluster token. */
     public static ClusterSettings of(List<String> nodeUrls, String selfUrl) {
         return new ClusterSettings(nodeUrls, selfUrl, ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
                 CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null, InterNodeClient.RING,
-                HintSettings.defaults(), AntiEntropySettings.defaults());
+                HintSettings.defaults(), AntiEntropySettings.defaults(), DEFAULT_TOMBSTONE_GRACE);
     }
 }

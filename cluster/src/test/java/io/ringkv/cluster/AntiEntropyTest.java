@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class AntiEntropyTest {
 
+    /** Records with timestamps below this count as older than the tombstone grace period. */
+    private static final long COLLECTED_BEFORE = 5;
     private static final HybridLogicalClock CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
@@ -54,7 +56,8 @@ class AntiEntropyTest {
         topologyA = ClusterNodes.of(List.of(serverA.url(), serverB.url()), serverA.url());
         a = topologyA.self();
         b = topologyA.others().getFirst();
-        antiEntropyA = new AntiEntropy(engineA, topologyA, client, AntiEntropySettings.defaults());
+        antiEntropyA = new AntiEntropy(engineA, topologyA, client, AntiEntropySettings.defaults(),
+                record -> record.timestamp() < COLLECTED_BEFORE);
         resources.add(antiEntropyA);
         handlerA.set(new InternalApiHandler(engineA, CLOCK, null, antiEntropyA));
     }
@@ -136,6 +139,17 @@ class AntiEntropyTest {
         round();
 
         assertThat(engineB.get(key), is(Optional.of(Record.value(10, utf8("on A only")))));
+    }
+
+    @Test
+    void aRecordOlderThanTheGracePeriodIsNotSentToAPeerThatLacksTheKey() throws Exception {
+        // The peer may have collected a newer tombstone of the key: sending would resurrect it.
+        byte[] key = keyRanking(b, a, "ancient-");
+        engineA.apply(key, Record.value(3, utf8("deleted long ago elsewhere")));
+
+        round();
+
+        assertThat(engineB.get(key), is(Optional.empty()));
     }
 
     @Test

@@ -89,7 +89,7 @@ class ClusterTest {
             engines.add(engine);
             ClusterSettings settings = new ClusterSettings(urls, urls.get(i), ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
                     CoordinatorSettings.DEFAULT_DEADLINE, 1, token, InterNodeClient.RING, HintSettings.defaults(),
-                    AntiEntropySettings.defaults());
+                    AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE);
             Cluster cluster = Cluster.start(settings, engine, HybridLogicalClock.systemClock(), handlerExecutor);
             clusters.add(cluster);
             handlers.get(i).set(cluster.internalHandler());

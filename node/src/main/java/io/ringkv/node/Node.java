@@ -91,7 +91,7 @@ public final class Node implements AutoCloseable {
         ClusterSettings defaults = ClusterSettings.of(urls, self);
         return new ClusterSettings(urls, self, config.replicaTimeout(), defaults.coordinatorDeadline(),
                 defaults.clientThreads(), defaults.clusterToken(), config.interNodeClient(), config.hints(),
-                config.antiEntropy());
+                config.antiEntropy(), config.tombstoneGrace());
     }
 
     private static StorageEngine openStore(NodeConfig config) throws NodeStartException {

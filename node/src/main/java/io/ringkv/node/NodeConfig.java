@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.AntiEntropySettings;
+import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.HintSettings;
 import io.ringkv.cluster.InterNodeClient;
 import io.ringkv.http.server.ServerConfig;
@@ -13,22 +14,22 @@ import java.util.List;
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
                          int inFlightMax, int handlerThreads, InterNodeClient interNodeClient,
-                         HintSettings hints, AntiEntropySettings antiEntropy) {
+                         HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace) {
 
     public static NodeConfig singleNode(int port, Path dataDir) {
         return new NodeConfig("127.0.0.1", port, dataDir, List.of(), 16L << 20, Durability.PROCESS_CRASH,
                 Duration.ofSeconds(1), Duration.ofSeconds(5),
                 ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeClient.RING,
-                HintSettings.defaults(), AntiEntropySettings.defaults());
+                HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE);
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy);
+                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace);
     }
 
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy);
+                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace);
     }
 }

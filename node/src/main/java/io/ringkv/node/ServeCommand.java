@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.ClusterNodes;
+import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.AntiEntropySettings;
 import io.ringkv.cluster.HintSettings;
 import io.ringkv.cluster.InterNodeClient;
@@ -93,11 +94,16 @@ final class ServeCommand implements Callable<Integer> {
                     + "and sends what they lack, ISO-8601 (default: PT10M).")
     Duration antiEntropyInterval = AntiEntropySettings.DEFAULT_INTERVAL;
 
+    @Option(names = "--tombstone-grace", paramLabel = "DURATION",
+            description = "Deleted keys' tombstones older than this are collected; must exceed --anti-entropy-interval "
+                    + "and --hint-max-age, and a node away longer must be wiped before it rejoins, ISO-8601 (default: P10D).")
+    Duration tombstoneGrace = ClusterSettings.DEFAULT_TOMBSTONE_GRACE;
+
     @Override
     public Integer call() {
         validate();
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
-                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings());
+                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings(), tombstoneGrace);
         Node node;
         try {
             node = Node.start(config);
@@ -140,6 +146,13 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (maxBodyBytes < 0) {
             throw new ParameterException(spec.commandLine(), "--max-body must not be negative");
+        }
+        HintSettings hints = hintSettings();
+        AntiEntropySettings antiEntropy = antiEntropySettings();
+        if (tombstoneGrace.compareTo(antiEntropy.interval()) <= 0 || tombstoneGrace.compareTo(hints.maxAge()) <= 0) {
+            throw new ParameterException(spec.commandLine(), "--tombstone-grace " + tombstoneGrace
+                    + " must exceed --anti-entropy-interval (" + antiEntropy.interval() + ") and --hint-max-age ("
+                    + hints.maxAge() + "): a replica could otherwise bring a deleted value back");
         }
         try {
             if (cluster.size() > 1) {

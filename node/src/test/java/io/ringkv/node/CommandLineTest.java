@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,6 +57,15 @@ class CommandLineTest {
     @ValueSource(strings = {"--nodes 2", "--nodes 10", "--minutes 0", "--keys 0", "--faults SHRUG", "--rate -1"})
     void chaosWithImpossibleSettingsIsAUsageError(String args) {
         assertThat(Main.run(("chaos --data " + dir + " " + args).split(" ")), is(Main.EXIT_USAGE));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--tombstone-grace PT1M --anti-entropy-interval PT1M", "--tombstone-grace PT1H --hint-max-age PT2H",
+            "--tombstone-grace PT0S", "--anti-entropy-interval PT0S", "--hint-replay-rate 0"})
+    void tombstoneGraceThatCouldResurrectDeletesIsAUsageError(String flags) {
+        List<String> args = new java.util.ArrayList<>(List.of("serve", "--port", "0", "--data", dir.toString()));
+        args.addAll(List.of(flags.split(" ")));
+        assertThat(Main.run(args.toArray(String[]::new)), is(Main.EXIT_USAGE));
     }
 
     @Test

@@ -74,6 +74,10 @@ final class ProcessCluster implements AutoCloseable {
         awaitReady(i);
     }
 
+    int port(int i) {
+        return ports.get(i);
+    }
+
     String url(int i) {
         return urls.get(i);
     }

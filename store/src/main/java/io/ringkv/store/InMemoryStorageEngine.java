@@ -56,6 +56,14 @@ public final class InMemoryStorageEngine implements StorageEngine {
     }
 
     @Override
+    public boolean purge(byte[] key, Record expected) throws StoreException {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(expected, "expected");
+        ensureOpen("purge");
+        return records.remove(key, expected);
+    }
+
+    @Override
     public RangeCursor range(byte[] startInclusive, byte[] endExclusive) throws StoreException {
         Objects.requireNonNull(startInclusive, "startInclusive");
         ensureOpen("range");

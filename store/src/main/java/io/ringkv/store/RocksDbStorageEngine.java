@@ -169,6 +169,26 @@ public final class RocksDbStorageEngine implements StorageEngine {
     }
 
     @Override
+    public boolean purge(byte[] key, Record expected) throws StoreException {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(expected, "expected");
+        return guarded("purge", key, () -> {
+            Lock keyLock = keyLocks.forKey(key);
+            keyLock.lock();
+            try {
+                byte[] stored = db.get(key);
+                if (stored == null || !decode(key, stored).equals(expected)) {
+                    return false;
+                }
+                db.delete(writeOptions, key);
+                return true;
+            } finally {
+                keyLock.unlock();
+            }
+        });
+    }
+
+    @Override
     public HintLog hints() {
         return hints;
     }

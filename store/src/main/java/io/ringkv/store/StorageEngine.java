@@ -31,6 +31,14 @@ public interface StorageEngine extends AutoCloseable {
      */
     RangeCursor range(byte[] startInclusive, byte[] endExclusive) throws StoreException;
 
+    /**
+     * Deletes the key's record if it is still exactly {@code expected} (tombstone collection: a
+     * record written meanwhile is kept). Durable when this returns, per the engine's durability.
+     *
+     * @return true when the record was deleted
+     */
+    boolean purge(byte[] key, Record expected) throws StoreException;
+
     /** The hinted-handoff hints kept beside the data, with the same durability. */
     HintLog hints();
 

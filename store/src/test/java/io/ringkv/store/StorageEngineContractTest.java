@@ -429,6 +429,16 @@ abstract class StorageEngineContractTest {
         assertThat(engine.hints().oldest("http://a:10", 10), hasSize(1));
     }
 
+    @Test
+    void purgeDeletesOnlyTheExpectedRecord() throws StoreException {
+        engine.apply(bytes("k"), Record.tombstone(5));
+        assertThat("a different record is kept", engine.purge(bytes("k"), Record.tombstone(4)), is(false));
+        assertThat(engine.get(bytes("k")), is(Optional.of(Record.tombstone(5))));
+        assertThat(engine.purge(bytes("k"), Record.tombstone(5)), is(true));
+        assertThat(engine.get(bytes("k")), is(Optional.empty()));
+        assertThat("an absent key", engine.purge(bytes("k"), Record.tombstone(5)), is(false));
+    }
+
     static byte[] bytes(String s) {
         return s.getBytes(UTF_8);
     }

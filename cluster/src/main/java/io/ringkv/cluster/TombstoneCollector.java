@@ -1,0 +1,120 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.RangeCursor;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tombstone collection: deletes tombstones older than the grace period from the local store.
+ *
+ * <p>A tombstone is what keeps a replica that missed a delete from bringing the old value back
+ * (through repair, hints or anti-entropy), so it must outlive every way a stale copy can return:
+ * the grace period must exceed the anti-entropy interval and the hints' maximum age (the command
+ * line refuses anything else), and a node that was away longer than the grace period must be
+ * wiped before it rejoins. Anti-entropy also never sends a peer that lacks a key a record older
+ * than the grace period: the peer may have collected a newer tombstone for it.
+ *
+ * <p>A sweep scans the store once (tombstones are records like any other) and purges each
+ * expired tombstone only if it is still the stored record ({@link StorageEngine#purge}), so a
+ * write that lands meanwhile is never lost. The scan is not throttled beyond one sweep per tenth
+ * of the grace period (at most one an hour).
+ *
+ * <p>Threading: sweeps run on one daemon thread ({@code ringkv-tombstones}); {@link #collected}
+ * from any thread.
+ */
+public final class TombstoneCollector implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TombstoneCollector.class);
+    /** Sweeps per grace period, at most one an hour: a tombstone outlives its grace by a tenth at most. */
+    private static final int SWEEPS_PER_GRACE = 10;
+    private static final Duration SWEEP_EVERY_MAX = Duration.ofHours(1);
+
+    private final StorageEngine engine;
+    private final Duration grace;
+    private final LongSupplier wallMillis;
+    private final ScheduledExecutorService thread;
+    private final AtomicLong collected = new AtomicLong();
+
+    public TombstoneCollector(StorageEngine engine, Duration grace, LongSupplier wallMillis) {
+        if (grace.isNegative() || grace.isZero()) {
+            throw new IllegalArgumentException("the tombstone grace period must be positive, got " + grace);
+        }
+        this.engine = engine;
+        this.grace = grace;
+        this.wallMillis = wallMillis;
+        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread t = new Thread(task, "ringkv-tombstones");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public TombstoneCollector start() {
+        long every = Math.max(1, Math.min(grace.toMillis() / SWEEPS_PER_GRACE, SWEEP_EVERY_MAX.toMillis()));
+        thread.scheduleWithFixedDelay(this::sweepLogged, every, every, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /** Whether a record's timestamp is older than the grace period (its tombstone may be gone elsewhere). */
+    public boolean olderThanGrace(Record record) {
+        return HybridLogicalClock.millisOf(record.timestamp()) < wallMillis.getAsLong() - grace.toMillis();
+    }
+
+    public Duration grace() {
+        return grace;
+    }
+
+    /** Tombstones purged since start. */
+    public long collected() {
+        return collected.get();
+    }
+
+    private void sweepLogged() {
+        try {
+            int purged = sweep();
+            if (purged > 0) {
+                LOG.info("collected {} tombstones older than {}", purged, grace);
+            }
+        } catch (StoreException | RuntimeException e) {
+            LOG.warn("tombstone collection failed; next sweep in {}", grace.dividedBy(SWEEPS_PER_GRACE), e);
+        }
+    }
+
+    /** One sweep: @return tombstones purged */
+    int sweep() throws StoreException {
+        int purged = 0;
+        try (RangeCursor cursor = engine.range(new byte[0], null)) {
+            while (cursor.next()) {
+                Record record = cursor.record();
+                // Purged during the scan (the cursor reads a snapshot), so memory stays flat.
+                if (record.tombstone() && olderThanGrace(record) && engine.purge(cursor.key(), record)) {
+                    purged++;
+                }
+            }
+        }
+        collected.addAndGet(purged);
+        return purged;
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+        try {
+            if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("tombstone collection still running 5 s after close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

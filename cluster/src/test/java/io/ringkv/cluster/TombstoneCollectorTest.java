@@ -1,0 +1,57 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.Record;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class TombstoneCollectorTest {
+    private static final long DAY = Duration.ofDays(1).toMillis();
+
+    private final InMemoryStorageEngine engine = new InMemoryStorageEngine();
+    private final AtomicLong wallMillis = new AtomicLong(100 * DAY);
+    private final TombstoneCollector collector = new TombstoneCollector(engine, Duration.ofDays(10), wallMillis::get);
+
+    private static long at(long millis) {
+        return HybridLogicalClock.timestampOf(millis, 0);
+    }
+
+    @Test
+    void collectsOnlyTombstonesOlderThanTheGracePeriod() throws Exception {
+        engine.apply(utf8("old tombstone"), Record.tombstone(at(89 * DAY)));
+        engine.apply(utf8("young tombstone"), Record.tombstone(at(91 * DAY)));
+        engine.apply(utf8("old value"), Record.value(at(1 * DAY), utf8("v")));
+
+        assertThat(collector.sweep(), is(1));
+
+        assertThat(engine.get(utf8("old tombstone")), is(Optional.empty()));
+        assertThat(engine.get(utf8("young tombstone")), is(Optional.of(Record.tombstone(at(91 * DAY)))));
+        assertThat(engine.get(utf8("old value")).isPresent(), is(true));
+        assertThat(collector.collected(), is(1L));
+    }
+
+    @Test
+    void aTombstoneBecomesCollectableWhenTheClockPassesItsGrace() throws Exception {
+        engine.apply(utf8("k"), Record.tombstone(at(95 * DAY)));
+        assertThat(collector.sweep(), is(0));
+        wallMillis.set(106 * DAY);
+        assertThat(collector.sweep(), is(1));
+    }
+
+    @Test
+    void olderThanGraceComparesTheRecordsWallClockPart() {
+        assertThat(collector.olderThanGrace(Record.value(at(89 * DAY), utf8("v"))), is(true));
+        assertThat(collector.olderThanGrace(Record.value(at(90 * DAY + 1), utf8("v"))), is(false));
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
