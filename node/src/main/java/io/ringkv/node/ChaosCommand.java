@@ -40,7 +40,8 @@ final class ChaosCommand implements Callable<Integer> {
     int nodes;
 
     @Option(names = "--faults", split = ",", defaultValue = "KILL,PAUSE,WIPE",
-            description = "Faults to inject: KILL, PAUSE, WIPE (default: ${DEFAULT-VALUE}).")
+            description = "Faults to inject: KILL, PAUSE, WIPE, PARTITION (needs root: nodes in network namespaces) "
+                    + "(default: ${DEFAULT-VALUE}).")
     List<Fault> faults;
 
     @Option(names = "--keys", defaultValue = "20", description = "Keys the workload uses (default: ${DEFAULT-VALUE}).")

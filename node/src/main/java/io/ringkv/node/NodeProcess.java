@@ -34,8 +34,18 @@ public final class NodeProcess {
      * @param serveArgs arguments after {@code serve}, e.g. {@code --port 8080 --data d}
      */
     public NodeProcess(String name, List<String> serveArgs, PrintStream sink) {
+        this(name, List.of(), serveArgs, sink);
+    }
+
+    /**
+     * @param prefix a command the JVM runs under, e.g. {@code ip netns exec NS} (it must exec the
+     *               JVM in place, so that signals sent to {@link #pid()} reach the node)
+     */
+    public NodeProcess(String name, List<String> prefix, List<String> serveArgs, PrintStream sink) {
         this.name = name;
-        this.command = javaCommand(serveArgs);
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(javaCommand(serveArgs));
+        this.command = List.copyOf(cmd);
         this.sink = sink;
     }
 

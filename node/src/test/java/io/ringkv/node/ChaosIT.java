@@ -7,20 +7,23 @@ import static org.hamcrest.Matchers.is;
 
 import io.ringkv.node.chaos.ChaosRun;
 import io.ringkv.node.chaos.Fault;
+import io.ringkv.node.chaos.NetworkNamespaces;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The short chaos run of the test pass: three node processes, a fixed seed, SIGKILL/restart and
- * SIGSTOP/SIGCONT for 30 s, then the history checker and a convergence check without client
- * traffic (up to 60 s). The long runs are {@code ringkv chaos}.
+ * The short chaos runs of the test pass: three node processes, a fixed seed, 30 s of faults
+ * (SIGKILL/restart and SIGSTOP/SIGCONT; then partitions in network namespaces, wiped data and
+ * SIGKILL, skipped without root), then the history checker and a convergence check without
+ * client traffic (up to 60 s). The long runs are {@code ringkv chaos}.
  */
 class ChaosIT {
     private static final long SEED = 20261124L;
@@ -28,12 +31,23 @@ class ChaosIT {
     @Test
     @Timeout(300)
     void noAcknowledgedWriteIsLostUnderKillsAndPauses(@TempDir Path root) throws Exception {
+        checkRun(root, List.of(Fault.KILL, Fault.PAUSE));
+    }
+
+    @Test
+    @Timeout(300)
+    void noAcknowledgedWriteIsLostUnderPartitionsWipesAndKills(@TempDir Path root) throws Exception {
+        String unavailable = NetworkNamespaces.unavailableReason();
+        Assumptions.assumeTrue(unavailable == null, "skipped: " + unavailable);
+        checkRun(root, List.of(Fault.PARTITION, Fault.WIPE, Fault.KILL));
+    }
+
+    private static void checkRun(Path root, List<Fault> faults) throws Exception {
         boolean echo = Boolean.getBoolean("ringkv.test.nodeLogs");
         PrintStream console = echo ? System.err : new PrintStream(OutputStream.nullOutputStream());
         Path history = root.resolve("history.jsonl");
         ChaosRun.Settings settings = new ChaosRun.Settings(root, LocalPorts.free(3), Duration.ofSeconds(30), SEED,
-                List.of(Fault.KILL, Fault.PAUSE), 20, 4, 100, Duration.ofSeconds(60),
-                List.of("--anti-entropy-interval", "PT5S"), history);
+                faults, 20, 4, 100, Duration.ofSeconds(60), List.of("--anti-entropy-interval", "PT5S"), history);
 
         ChaosRun.Result result = new ChaosRun(settings, console).run();
 

@@ -13,7 +13,8 @@ import java.util.stream.Stream;
 
 /**
  * The node processes of a chaos run, with the faults a nemesis can inflict on one of them:
- * SIGKILL and restart, SIGSTOP and SIGCONT, and a wiped data directory.
+ * SIGKILL and restart, SIGSTOP and SIGCONT, a wiped data directory, and (with the nodes in
+ * network namespaces) a partition from the other nodes.
  *
  * <p>Threading: the nemesis thread inflicts faults; {@link #healAll} and {@link #close} run after
  * it stopped. Not thread-safe otherwise.
@@ -27,6 +28,8 @@ final class ChaosCluster implements AutoCloseable {
     private final List<List<String>> serveArgs = new ArrayList<>();
     private final NodeProcess[] nodes;
     private final boolean[] paused;
+    private final boolean[] isolated;
+    private final NetworkNamespaces namespaces;
     private final PrintStream logSink;
 
     /**
@@ -35,22 +38,58 @@ final class ChaosCluster implements AutoCloseable {
      * @param logSink   where the nodes' output goes, each line prefixed with the node's name
      */
     ChaosCluster(Path root, List<Integer> ports, List<String> extraArgs, PrintStream logSink) {
+        this(root, ports, null, extraArgs, logSink);
+    }
+
+    /**
+     * @param namespaces when not null, node i runs in its namespace at its address there (and
+     *                   {@link #isolate} works); the caller closes them after this cluster
+     */
+    ChaosCluster(Path root, List<Integer> ports, NetworkNamespaces namespaces, List<String> extraArgs, PrintStream logSink) {
         this.root = root;
         this.logSink = logSink;
-        this.urls = ports.stream().map(p -> "http://127.0.0.1:" + p).toList();
+        this.namespaces = namespaces;
+        List<String> hosts = NetworkNamespaces.hosts(namespaces, ports.size());
+        List<String> nodeUrls = new ArrayList<>();
+        for (int i = 0; i < ports.size(); i++) {
+            nodeUrls.add("http://" + hosts.get(i) + ":" + ports.get(i));
+        }
+        this.urls = List.copyOf(nodeUrls);
         this.nodes = new NodeProcess[ports.size()];
         this.paused = new boolean[ports.size()];
+        this.isolated = new boolean[ports.size()];
         for (int i = 0; i < ports.size(); i++) {
-            List<String> args = new ArrayList<>(List.of("--port", ports.get(i).toString(),
+            List<String> args = new ArrayList<>(List.of("--host", hosts.get(i), "--port", ports.get(i).toString(),
                     "--data", dataDir(i).toString(), "--cluster", String.join(",", urls)));
             args.addAll(extraArgs);
             serveArgs.add(List.copyOf(args));
         }
     }
 
+    private NodeProcess process(int node) {
+        List<String> prefix = namespaces == null ? List.of() : namespaces.prefix(node);
+        return new NodeProcess("node-" + node, prefix, serveArgs.get(node), logSink);
+    }
+
+    /** Cuts the node off from every other node; clients still reach it. */
+    void isolate(int node) throws IOException {
+        if (namespaces == null) {
+            throw new IllegalStateException("partitions need the nodes in network namespaces");
+        }
+        namespaces.isolate(node);
+        isolated[node] = true;
+    }
+
+    void rejoin(int node) throws IOException {
+        if (isolated[node]) {
+            namespaces.rejoin(node);
+            isolated[node] = false;
+        }
+    }
+
     void startAll() throws IOException, InterruptedException {
         for (int i = 0; i < nodes.length; i++) {
-            nodes[i] = new NodeProcess("node-" + i, serveArgs.get(i), logSink).start();
+            nodes[i] = process(i).start();
         }
         for (int i = 0; i < nodes.length; i++) {
             awaitReady(i);
@@ -79,7 +118,7 @@ final class ChaosCluster implements AutoCloseable {
         if (nodes[node].isAlive()) {
             return;
         }
-        nodes[node] = new NodeProcess("node-" + node, serveArgs.get(node), logSink).start();
+        nodes[node] = process(node).start();
         awaitReady(node);
     }
 
@@ -100,9 +139,10 @@ final class ChaosCluster implements AutoCloseable {
         deleteRecursively(dataDir(node));
     }
 
-    /** Every node running and not paused. */
+    /** Every node running, not paused, linked to every other. */
     void healAll() throws IOException, InterruptedException {
         for (int i = 0; i < nodes.length; i++) {
+            rejoin(i);
             resumeIfPaused(i);
             restart(i);
         }

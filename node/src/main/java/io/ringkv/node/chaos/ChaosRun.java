@@ -95,7 +95,24 @@ public final class ChaosRun {
         }
         List<String> events = new CopyOnWriteArrayList<>();
         long start = System.nanoTime();
-        try (ChaosCluster cluster = new ChaosCluster(settings.root(), settings.ports(), settings.extraServeArgs(), console)) {
+        NetworkNamespaces namespaces = null;
+        if (settings.faults().contains(Fault.PARTITION)) {
+            String unavailable = NetworkNamespaces.unavailableReason();
+            if (unavailable != null) {
+                throw new IllegalStateException("PARTITION faults need network namespaces: " + unavailable);
+            }
+            namespaces = NetworkNamespaces.create(settings.ports().size());
+            console.println("[chaos] nodes in network namespaces: " + namespaces);
+        }
+        NetworkNamespaces toRemove = namespaces;
+        Thread removeOnExit = new Thread(() -> {
+            if (toRemove != null) {
+                toRemove.close();
+            }
+        }, "chaos-namespaces-cleanup");
+        Runtime.getRuntime().addShutdownHook(removeOnExit);
+        try (NetworkNamespaces ignored = namespaces;
+             ChaosCluster cluster = new ChaosCluster(settings.root(), settings.ports(), namespaces, settings.extraServeArgs(), console)) {
             cluster.startAll();
             console.println("[chaos] " + cluster.size() + " nodes up; running " + settings.duration().toSeconds()
                     + " s with faults " + settings.faults() + ", seed " + settings.seed());
@@ -130,6 +147,11 @@ public final class ChaosRun {
             return new Result(verdict, diverged.isEmpty(), convergeMillis, diverged, settings.history());
         } finally {
             http.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(removeOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // The JVM is exiting: the hook removes the namespaces.
+            }
         }
     }
 

@@ -7,5 +7,10 @@ public enum Fault {
     /** SIGSTOP, then SIGCONT: a node that hangs (a GC pause, a stuck disk) and comes back. */
     PAUSE,
     /** SIGKILL, the data directory deleted, then a restart with no data: a replaced disk. */
-    WIPE
+    WIPE,
+    /**
+     * The node's links to every other node cut, clients still reaching it, then restored: a
+     * network partition ({@link NetworkNamespaces}; needs root).
+     */
+    PARTITION
 }

@@ -71,6 +71,7 @@ final class Nemesis implements Runnable {
             case KILL -> cluster.kill(node);
             case PAUSE -> cluster.pause(node);
             case WIPE -> cluster.wipe(node);
+            case PARTITION -> cluster.isolate(node);
         }
     }
 
@@ -78,6 +79,7 @@ final class Nemesis implements Runnable {
         switch (fault) {
             case KILL, WIPE -> cluster.restart(node);
             case PAUSE -> cluster.resume(node);
+            case PARTITION -> cluster.rejoin(node);
         }
         events.accept("HEALED node-" + node + " (" + fault + ")");
     }
