@@ -37,19 +37,29 @@ public final class Cluster implements AutoCloseable {
     private final HintedHandoff hintedHandoff;
     private final AntiEntropy antiEntropy;
     private final TombstoneCollector tombstones;
+    private final TopologyWatch topologyWatch;
 
     private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor) {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
         this.clientExecutor = InterNodeHttpClients.newExecutor(settings.clientThreads());
         this.http = InterNodeHttpClients.create(settings.client(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT);
-        ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), settings.clusterToken());
+        if (topology.size() > 1 && settings.secret() == null) {
+            throw new IllegalArgumentException("a cluster of " + topology.size() + " nodes needs a cluster secret; make one with: "
+                    + ClusterSecret.HOW_TO_MAKE_ONE);
+        }
+        // One node talks to nobody and serves no internal endpoints: a random secret nobody knows.
+        ClusterSecret secret = settings.secret() != null ? settings.secret() : ClusterSecret.of(ClusterSecret.generateText());
+        this.topologyWatch = new TopologyWatch(topology.fingerprint());
+        InternalAuth auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), System::currentTimeMillis);
+        ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch);
         LocalReplica local = new LocalReplica(topology.self(), engine);
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), System::currentTimeMillis);
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff);
         this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), System::currentTimeMillis);
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::olderThanGrace);
-        this.internalHandler = new InternalApiHandler(engine, clock, settings.clusterToken(), antiEntropy);
+        this.internalHandler = topology.size() > 1
+                ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy) : null;
         this.range = new ClusterRange(topology, engine, client);
     }
 
@@ -75,7 +85,12 @@ public final class Cluster implements AutoCloseable {
         return coordinator;
     }
 
-    /** Mount for every path under {@link InternalProtocol#PREFIX}. */
+    /** Signs of peers routing with another node list, for the node's status. */
+    public TopologyWatch topologyWatch() {
+        return topologyWatch;
+    }
+
+    /** Mount for every path under {@link InternalProtocol#PREFIX}; null for a one-node cluster, which serves none. */
     public InternalApiHandler internalHandler() {
         return internalHandler;
     }

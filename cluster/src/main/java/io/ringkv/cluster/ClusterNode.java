@@ -8,8 +8,10 @@ import java.util.Locale;
  * One node of the cluster, identified by its normalised base URL {@code http://host:port}.
  *
  * <p>The id is what placement hashes, so every process must derive the same id from the same
- * node: {@link #parse} lowercases scheme and host, makes the default port explicit and drops a
- * trailing {@code /}. {@code http://Node-1:80/} and {@code http://node-1} are the same node.
+ * node: {@link #parse} lowercases scheme and host, writes {@code localhost} as {@code 127.0.0.1},
+ * makes the default port explicit and drops a trailing {@code /}. {@code http://Node-1:80/} and
+ * {@code http://node-1} are the same node, and so are {@code http://localhost:8080} and
+ * {@code http://127.0.0.1:8080}.
  *
  * @param id   the normalised URL, e.g. {@code http://10.0.0.5:8080}
  * @param host the host as it appears in the id (IPv6 literals keep their brackets)
@@ -42,8 +44,20 @@ public record ClusterNode(String id, String host, int port) {
         if (port < 1 || port > MAX_PORT) {
             throw invalid(url, "the port must be in 1.." + MAX_PORT);
         }
-        String host = uri.getHost().toLowerCase(Locale.ROOT);
+        String host = canonicalHost(uri.getHost().toLowerCase(Locale.ROOT));
         return new ClusterNode("http://" + host + ":" + port, host, port);
+    }
+
+    /**
+     * {@code localhost} and {@code *.localhost} are the IPv4 loopback literal (RFC 6761 reserves
+     * them for loopback), so a list with {@code localhost} and one with {@code 127.0.0.1} name the
+     * same nodes. Other names are kept as written, without a DNS lookup: a node's id must not
+     * depend on how one machine resolves it (Debian maps a machine's own name to 127.0.1.1), so
+     * every node must list a node under the same name; the topology fingerprint on every internal
+     * request catches a list that differs.
+     */
+    private static String canonicalHost(String host) {
+        return host.equals("localhost") || host.endsWith(".localhost") ? "127.0.0.1" : host;
     }
 
     /** The base URI for requests to this node, e.g. {@code http://10.0.0.5:8080}. */

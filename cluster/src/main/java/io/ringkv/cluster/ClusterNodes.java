@@ -76,6 +76,22 @@ public final class ClusterNodes {
         return nodes.size();
     }
 
+    /**
+     * Identifies the node list: the first 16 hex digits of SHA-256 over the sorted node ids, one per
+     * line. Nodes started with the same list (in any order, after normalisation) agree on it; every
+     * internal request carries it, and a node refuses one that differs (409).
+     */
+    public String fingerprint() {
+        List<String> ids = nodes.stream().map(ClusterNode::id).sorted().toList();
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(String.join("\n", ids).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(digest, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+        }
+    }
+
     @Override
     public String toString() {
         return "ClusterNodes{self=" + self + ", all=" + nodes + '}';

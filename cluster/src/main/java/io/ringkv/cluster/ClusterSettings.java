@@ -11,7 +11,8 @@ import java.util.List;
  * @param replicaTimeout       per request to another node ({@link ReplicaClient#DEFAULT_REQUEST_TIMEOUT})
  * @param coordinatorDeadline  longest wait for {@code ack} replies ({@link CoordinatorSettings#DEFAULT_DEADLINE})
  * @param clientThreads        threads of the inter-node client's executor
- * @param clusterToken         shared secret for the internal endpoints, or null for none
+ * @param secret               the cluster secret that authenticates internal requests; required
+ *                             with more than one node, null allowed for a one-node cluster
  * @param client               which HttpClient implementation talks to other nodes
  * @param hints                bounds and pace of hinted handoff
  * @param antiEntropy          pace and bounds of anti-entropy
@@ -19,7 +20,7 @@ import java.util.List;
  *                             anti-entropy interval and the hints' maximum age
  */
 public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
-                              Duration coordinatorDeadline, int clientThreads, String clusterToken,
+                              Duration coordinatorDeadline, int clientThreads, ClusterSecret secret,
                               InterNodeClient client, HintSettings hints,
                               AntiEntropySettings antiEntropy, Duration tombstoneGrace) {
 
@@ -42,21 +43,26 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
     }
 
     public ClusterSettings withHints(HintSettings hintSettings) {
-        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterToken,
+        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
                 client, hintSettings, antiEntropy, tombstoneGrace);
     }
 
     public ClusterSettings withAntiEntropy(AntiEntropySettings settings) {
-        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterToken,
+        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
                 client, hints, settings, tombstoneGrace);
     }
 
+    public ClusterSettings withSecret(ClusterSecret clusterSecret) {
+        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterSecret,
+                client, hints, antiEntropy, tombstoneGrace);
+    }
+
     public ClusterSettings withTombstoneGrace(Duration grace) {
-        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterToken,
+        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
                 client, hints, antiEntropy, grace);
     }
 
-    /** Default timeouts and threads, no cluster token. */
+    /** Default timeouts and threads, no secret (enough for one node; add one with {@link #withSecret}). */
     public static ClusterSettings of(List<String> nodeUrls, String selfUrl) {
         return new ClusterSettings(nodeUrls, selfUrl, ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
                 CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null, InterNodeClient.RING,

@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.security.MessageDigest;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -27,36 +26,39 @@ import java.util.concurrent.CompletionStage;
  *   GET /internal/v0/range?start=B64[&amp;end=B64]  200, streamed RecordFrames, tombstones included
  *   PUT /internal/v0/records          body = RecordFrames (ascending keys, end marker); each applied by timestamp -> 204
  * </pre>
- * These endpoints take timestamps from the request: they must not be reachable by clients
- * (firewall the prefix; set a cluster token). The public handlers never read these headers, so
- * the public API cannot be used to forge a timestamp.
+ * These endpoints take timestamps from the request, so every request must prove the cluster
+ * secret ({@link InternalAuth}: 403 otherwise) and carry this node's topology fingerprint (409
+ * otherwise). The public handlers never read these headers, so the public API cannot be used to
+ * forge a timestamp.
  *
  * <p>Threading: stateless apart from the shared engine and clock; runs on the server's handler
  * executor and blocks there briefly on storage, as {@link HttpHandler} allows.
  */
 public final class InternalApiHandler implements HttpHandler {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(InternalApiHandler.class);
+
     private final StorageEngine engine;
     private final HybridLogicalClock clock;
-    private final byte[] clusterToken;
+    private final InternalAuth auth;
+    private final TopologyWatch topologyWatch;
     private final AntiEntropy antiEntropy;
+    private final RateLimitedLog refusals = new RateLimitedLog(60_000);
 
     /**
-     * @param clock        observes the timestamps of replicated writes, so this node never stamps
-     *                     a later write older than one it already stored
-     * @param clusterToken when non-null, requests without this exact {@link InternalProtocol#TOKEN_HEADER}
-     *                     are refused with {@code 403}
+     * @param clock         observes the timestamps of replicated writes, so this node never stamps
+     *                      a later write older than one it already stored
+     * @param auth          every request must carry its proof ({@link InternalAuth}); 403 otherwise
+     * @param topologyWatch told of authenticated peers with another node list (answered 409)
+     * @param antiEntropy   serves {@link InternalProtocol#REPAIR_PATH}; null where there is none
      */
-    public InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, String clusterToken) {
-        this(engine, clock, clusterToken, null);
-    }
-
-    /** @param antiEntropy serves {@link InternalProtocol#REPAIR_PATH}; null where there is none */
-    public InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, String clusterToken, AntiEntropy antiEntropy) {
+    public InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, InternalAuth auth,
+                              TopologyWatch topologyWatch, AntiEntropy antiEntropy) {
         this.engine = engine;
         this.clock = clock;
+        this.auth = java.util.Objects.requireNonNull(auth, "auth");
+        this.topologyWatch = topologyWatch;
         this.antiEntropy = antiEntropy;
-        this.clusterToken = clusterToken == null ? null : clusterToken.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
@@ -65,8 +67,24 @@ public final class InternalApiHandler implements HttpHandler {
     }
 
     private Response respond(Request request) throws StoreException {
-        if (!authorised(request)) {
-            return Response.text(403, "missing or wrong " + InternalProtocol.TOKEN_HEADER);
+        switch (auth.check(request)) {
+            case FORBIDDEN -> {
+                String peer = request.remote() == null ? "unknown" : request.remote().getAddress().getHostAddress();
+                if (refusals.allow(peer)) {
+                    LOG.warn("refused an internal {} {} from {}: missing or wrong proof of the cluster secret, or a time "
+                            + "more than {} ms off (fields {})", request.method(), request.path(), peer,
+                            InternalAuth.WINDOW_MILLIS, InternalAuth.describe(request));
+                }
+                return Response.text(403, "internal requests need a valid " + InternalAuth.AUTH_HEADER
+                        + " made with the cluster secret, within " + InternalAuth.WINDOW_MILLIS + " ms of this node's clock");
+            }
+            case TOPOLOGY_MISMATCH -> {
+                String peer = request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown");
+                topologyWatch.mismatch(peer, request.headers().first(InternalAuth.TOPOLOGY_HEADER).orElse(null));
+                return Response.text(409, "topology mismatch: this node's node list has fingerprint " + auth.topology()
+                        + "; start every node with the same --cluster list");
+            }
+            case OK -> { }
         }
         try {
             return switch (request.path()) {
@@ -173,14 +191,6 @@ public final class InternalApiHandler implements HttpHandler {
         RangeCursor cursor = engine.range(start, end.isPresent() ? InternalProtocol.decodeKey(end.get()) : null);
         return Response.streamed(200, new RecordFrameSource(new LocalRecordStream(cursor)))
                 .withHeader("Content-Type", "application/octet-stream");
-    }
-
-    private boolean authorised(Request request) {
-        if (clusterToken == null) {
-            return true;
-        }
-        byte[] given = request.headers().first(InternalProtocol.TOKEN_HEADER).orElse("").getBytes(StandardCharsets.UTF_8);
-        return MessageDigest.isEqual(given, clusterToken); // constant time: no timing oracle on the token
     }
 
     private static byte[] key(Request request, String name) {

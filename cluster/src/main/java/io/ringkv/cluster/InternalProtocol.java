@@ -37,8 +37,6 @@ public final class InternalProtocol {
     public static final String TOMBSTONE_HEADER = "X-Ringkv-Tombstone";
     /** On a PUT response: whether the record replaced the stored one (informational). */
     public static final String APPLIED_HEADER = "X-Ringkv-Applied";
-    /** The shared cluster secret, when one is configured. */
-    public static final String TOKEN_HEADER = "X-Ringkv-Cluster-Token";
 
     private static final Base64.Encoder KEY_ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder KEY_DECODER = Base64.getUrlDecoder();

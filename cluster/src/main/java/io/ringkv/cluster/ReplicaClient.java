@@ -31,32 +31,36 @@ import java.util.concurrent.CompletionException;
 public final class ReplicaClient {
 
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(1);
+    private static final byte[] NO_BODY = new byte[0];
 
     private final HttpClient http;
     private final Duration requestTimeout;
-    private final String clusterToken;
+    private final InternalAuth auth;
+    private final TopologyWatch topologyWatch;
 
     /**
      * @param http           from {@link InterNodeHttpClients#create}
      * @param requestTimeout per request, until the response head arrives
-     * @param clusterToken   sent as {@link InternalProtocol#TOKEN_HEADER}; null to send none
+     * @param auth           signs every request ({@link InternalAuth})
+     * @param topologyWatch  told of peers that answer 409 (another node list)
      */
-    public ReplicaClient(HttpClient http, Duration requestTimeout, String clusterToken) {
+    public ReplicaClient(HttpClient http, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch) {
         this.http = http;
         this.requestTimeout = requestTimeout;
-        this.clusterToken = clusterToken;
+        this.auth = auth;
+        this.topologyWatch = topologyWatch;
     }
 
     public CompletableFuture<Optional<Record>> read(ClusterNode node, byte[] key) {
-        HttpRequest request = request(node, InternalProtocol.RECORD_PATH, keyQuery(key)).GET().build();
+        HttpRequest request = request(node, "GET", InternalProtocol.RECORD_PATH, keyQuery(key), Map.of(), NO_BODY).GET().build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> toRecord(node, response));
     }
 
     public CompletableFuture<Void> write(ClusterNode node, byte[] key, Record record) {
-        HttpRequest request = request(node, InternalProtocol.RECORD_PATH, keyQuery(key))
-                .header(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()))
-                .header(InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()))
+        Map<String, String> fields = Map.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()),
+                InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
+        HttpRequest request = request(node, "PUT", InternalProtocol.RECORD_PATH, keyQuery(key), fields, record.value())
                 // A record's value never changes (Record's contract), so no copy per replica and
                 // per retry, as ofByteArray would make. Works with the JDK's client too.
                 .PUT(RingBodyPublishers.ofByteArrayNoCopy(record.value()))
@@ -84,7 +88,7 @@ public final class ReplicaClient {
             RecordFrames.write(body, entry.getKey(), entry.getValue());
         }
         RecordFrames.writeEnd(body);
-        HttpRequest request = request(node, InternalProtocol.RECORDS_PATH, null)
+        HttpRequest request = request(node, "PUT", InternalProtocol.RECORDS_PATH, null, Map.of(), body.array())
                 .PUT(RingBodyPublishers.ofByteArrayNoCopy(body.array()))
                 .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
@@ -96,7 +100,7 @@ public final class ReplicaClient {
 
     /** {@code node}'s anti-entropy digest ({@link DigestBuckets}). */
     public CompletableFuture<long[]> digest(ClusterNode node) {
-        HttpRequest request = request(node, InternalProtocol.DIGEST_PATH, null).GET().build();
+        HttpRequest request = request(node, "GET", InternalProtocol.DIGEST_PATH, null, Map.of(), NO_BODY).GET().build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
                     expectStatus(node, response, 200);
@@ -113,8 +117,8 @@ public final class ReplicaClient {
      * key order; read it like {@link #openRange}.
      */
     public CompletableFuture<RecordStream> versions(ClusterNode node, java.util.BitSet buckets) {
-        HttpRequest request = request(node, InternalProtocol.VERSIONS_PATH,
-                InternalProtocol.BUCKETS_PARAM + "=" + DigestBuckets.encodeBuckets(buckets)).GET().build();
+        HttpRequest request = request(node, "GET", InternalProtocol.VERSIONS_PATH,
+                InternalProtocol.BUCKETS_PARAM + "=" + DigestBuckets.encodeBuckets(buckets), Map.of(), NO_BODY).GET().build();
         return http.sendAsync(request, DeadlineBodyStream.handler(requestTimeout))
                 .thenApply(response -> toStream(node, response));
     }
@@ -131,7 +135,7 @@ public final class ReplicaClient {
     public CompletableFuture<RecordStream> openRange(ClusterNode node, byte[] start, byte[] end) {
         String query = InternalProtocol.START_PARAM + "=" + InternalProtocol.encodeKey(start)
                 + (end == null ? "" : "&" + InternalProtocol.END_PARAM + "=" + InternalProtocol.encodeKey(end));
-        HttpRequest request = request(node, InternalProtocol.RANGE_PATH, query).GET().build();
+        HttpRequest request = request(node, "GET", InternalProtocol.RANGE_PATH, query, Map.of(), NO_BODY).GET().build();
         return http.sendAsync(request, DeadlineBodyStream.handler(requestTimeout))
                 .thenApply(response -> toStream(node, response));
     }
@@ -140,12 +144,12 @@ public final class ReplicaClient {
         return requestTimeout;
     }
 
-    private HttpRequest.Builder request(ClusterNode node, String path, String query) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.id() + path + (query == null ? "" : "?" + query)))
-                .timeout(requestTimeout);
-        if (clusterToken != null) {
-            builder.header(InternalProtocol.TOKEN_HEADER, clusterToken);
-        }
+    /** A request to {@code node} with {@code fields} and the proof of the cluster secret over them, the target and the body. */
+    private HttpRequest.Builder request(ClusterNode node, String method, String path, String query,
+                                        Map<String, String> fields, byte[] body) {
+        String target = path + (query == null ? "" : "?" + query);
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.id() + target)).timeout(requestTimeout);
+        auth.sign(method, target, fields, body).forEach(builder::header);
         return builder;
     }
 
@@ -153,7 +157,7 @@ public final class ReplicaClient {
         return InternalProtocol.KEY_PARAM + "=" + InternalProtocol.encodeKey(key);
     }
 
-    private static Optional<Record> toRecord(ClusterNode node, HttpResponse<byte[]> response) {
+    private Optional<Record> toRecord(ClusterNode node, HttpResponse<byte[]> response) {
         if (response.statusCode() == 404) {
             return Optional.empty();
         }
@@ -167,7 +171,7 @@ public final class ReplicaClient {
         }
     }
 
-    private static RecordStream toStream(ClusterNode node, HttpResponse<InputStream> response) {
+    private RecordStream toStream(ClusterNode node, HttpResponse<InputStream> response) {
         if (response.statusCode() != 200) {
             closeQuietly(response.body());
             expectStatus(node, response, 200);
@@ -180,7 +184,10 @@ public final class ReplicaClient {
                 .orElseThrow(() -> new IllegalArgumentException("missing " + name));
     }
 
-    private static void expectStatus(ClusterNode node, HttpResponse<?> response, int expected) {
+    private void expectStatus(ClusterNode node, HttpResponse<?> response, int expected) {
+        if (response.statusCode() == 409) {
+            topologyWatch.mismatch(node.id(), null);
+        }
         if (response.statusCode() != expected) {
             throw new CompletionException(
                     new ReplicaException(node, "status " + response.statusCode() + " for " + response.request().method()

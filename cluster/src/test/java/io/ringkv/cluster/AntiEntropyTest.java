@@ -37,7 +37,7 @@ class AntiEntropyTest {
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
     private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
-    private final ReplicaClient client = new ReplicaClient(http, Duration.ofSeconds(2), null);
+    private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(2));
     private final StorageEngine engineA = new InMemoryStorageEngine();
     private final StorageEngine engineB = new InMemoryStorageEngine();
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -50,7 +50,7 @@ class AntiEntropyTest {
     void twoNodes() throws Exception {
         AtomicReference<HttpHandler> handlerA = new AtomicReference<>();
         ServerHarness serverA = ServerHarness.start(request -> handlerA.get().handle(request));
-        ServerHarness serverB = ServerHarness.start(new InternalApiHandler(engineB, CLOCK, null));
+        ServerHarness serverB = ServerHarness.start(TestAuth.handler(engineB, CLOCK));
         resources.add(serverA);
         resources.add(serverB);
         topologyA = ClusterNodes.of(List.of(serverA.url(), serverB.url()), serverA.url());
@@ -59,7 +59,7 @@ class AntiEntropyTest {
         antiEntropyA = new AntiEntropy(engineA, topologyA, client, AntiEntropySettings.defaults(),
                 record -> record.timestamp() < COLLECTED_BEFORE);
         resources.add(antiEntropyA);
-        handlerA.set(new InternalApiHandler(engineA, CLOCK, null, antiEntropyA));
+        handlerA.set(TestAuth.handler(engineA, CLOCK, antiEntropyA));
     }
 
     @AfterEach

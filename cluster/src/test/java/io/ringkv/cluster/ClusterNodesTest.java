@@ -17,8 +17,9 @@ class ClusterNodesTest {
 
     @ParameterizedTest
     @CsvSource({
-        "http://localhost:8080, http://localhost:8080",
-        "http://LocalHost:8080/, http://localhost:8080",
+        "http://localhost:8080, http://127.0.0.1:8080",
+        "http://LocalHost:8080/, http://127.0.0.1:8080",
+        "http://node.localhost:8080, http://127.0.0.1:8080",
         "HTTP://node-1:9000, http://node-1:9000",
         "http://node-1, http://node-1:80",
         "' http://10.0.0.5:8080 ', http://10.0.0.5:8080",
@@ -34,6 +35,23 @@ class ClusterNodesTest {
     void rejectsUrlsThatAreNotHttpHostPort(String url) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterNode.parse(url));
         assertThat(e.getMessage(), containsString("URL"));
+    }
+
+    @Test
+    void localhostAnd127001AreOneNodeWithOneFingerprint() {
+        ClusterNodes byName = ClusterNodes.of(List.of("http://localhost:1", "http://localhost:2"), "http://127.0.0.1:1");
+        ClusterNodes byAddress = ClusterNodes.of(List.of("http://127.0.0.1:2", "http://127.0.0.1:1"), "http://localhost:2");
+        assertThat(byName.fingerprint(), is(byAddress.fingerprint()));
+        assertThrows(IllegalArgumentException.class,
+                () -> ClusterNodes.of(List.of("http://localhost:1", "http://127.0.0.1:1"), "http://127.0.0.1:1"));
+    }
+
+    @Test
+    void anotherNodeListHasAnotherFingerprint() {
+        ClusterNodes three = ClusterNodes.of(List.of("http://a:1", "http://b:1", "http://c:1"), "http://a:1");
+        ClusterNodes two = ClusterNodes.of(List.of("http://a:1", "http://b:1"), "http://a:1");
+        assertThat(three.fingerprint().equals(two.fingerprint()), is(false));
+        assertThat(three.fingerprint().length(), is(16));
     }
 
     @Test

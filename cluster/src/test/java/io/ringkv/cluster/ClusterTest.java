@@ -46,7 +46,7 @@ class ClusterTest {
 
     @Test
     void anyNodeCoordinatesAndEveryNodeSeesTheMergedRange() throws Exception {
-        startNodes("token");
+        startNodes(TestAuth.SECRET);
         byte[] key = utf8("user:1");
         WriteOutcome put = await(clusters.get(0).coordinator().put(key, utf8("alice"), ReplicationParams.parse("2/3", NODES)));
         assertThat(put, instanceOf(WriteOutcome.Acknowledged.class));
@@ -57,6 +57,22 @@ class ClusterTest {
         assertThat(((ReadOutcome.Found) read).value(), equalTo(utf8("alice")));
         for (Cluster cluster : clusters) {
             assertThat(drain(await(cluster.range().open(utf8("user:"), null))), contains("user:1\nalice", "user:2\nbob"));
+        }
+    }
+
+    @Test
+    void aMultiNodeClusterWithoutASecretDoesNotStart() {
+        ClusterSettings settings = ClusterSettings.of(List.of("http://127.0.0.1:1", "http://127.0.0.1:2"), "http://127.0.0.1:1");
+        IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Cluster.start(settings, new InMemoryStorageEngine(), HybridLogicalClock.systemClock(), handlerExecutor));
+        assertThat(refused.getMessage(), org.hamcrest.Matchers.containsString("needs a cluster secret"));
+    }
+
+    @Test
+    void aOneNodeClusterServesNoInternalEndpoints() {
+        try (Cluster alone = Cluster.start(ClusterSettings.of(List.of("http://127.0.0.1:1"), "http://127.0.0.1:1"),
+                new InMemoryStorageEngine(), HybridLogicalClock.systemClock(), handlerExecutor)) {
+            assertThat(alone.internalHandler() == null, is(true));
         }
     }
 
@@ -74,7 +90,7 @@ class ClusterTest {
         }
     }
 
-    private void startNodes(String token) throws Exception {
+    private void startNodes(ClusterSecret secret) throws Exception {
         List<AtomicReference<HttpHandler>> handlers = new ArrayList<>();
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < NODES; i++) {
@@ -88,7 +104,7 @@ class ClusterTest {
             StorageEngine engine = new InMemoryStorageEngine();
             engines.add(engine);
             ClusterSettings settings = new ClusterSettings(urls, urls.get(i), ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
-                    CoordinatorSettings.DEFAULT_DEADLINE, 1, token, InterNodeClient.RING, HintSettings.defaults(),
+                    CoordinatorSettings.DEFAULT_DEADLINE, 1, secret, InterNodeClient.RING, HintSettings.defaults(),
                     AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE);
             Cluster cluster = Cluster.start(settings, engine, HybridLogicalClock.systemClock(), handlerExecutor);
             clusters.add(cluster);

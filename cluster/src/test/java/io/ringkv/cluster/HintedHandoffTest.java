@@ -40,7 +40,7 @@ class HintedHandoffTest {
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
     private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
-    private final ReplicaClient client = new ReplicaClient(http, Duration.ofSeconds(2), null);
+    private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(2));
     private final StorageEngine coordinatorEngine = new InMemoryStorageEngine();
     private final StorageEngine peerEngine = new InMemoryStorageEngine();
     private final AtomicLong wallMillis = new AtomicLong(1_000_000);
@@ -76,7 +76,7 @@ class HintedHandoffTest {
     private void peerComesUp() throws Exception {
         ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(peerPort).eventLoops(1).handlerThreads(2)
                 .shutdownGrace(Duration.ofSeconds(1)).build();
-        resources.add(HttpServer.start(config, new InternalApiHandler(peerEngine, PEER_CLOCK, null)));
+        resources.add(HttpServer.start(config, TestAuth.handler(peerEngine, PEER_CLOCK)));
     }
 
     @Test

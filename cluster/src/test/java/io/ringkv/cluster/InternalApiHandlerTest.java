@@ -32,7 +32,7 @@ class InternalApiHandlerTest {
 
     private final InMemoryStorageEngine engine = new InMemoryStorageEngine();
     private final HybridLogicalClock clock = new HybridLogicalClock(() -> WALL_MILLIS);
-    private final InternalApiHandler handler = new InternalApiHandler(engine, clock, null);
+    private final InternalApiHandler handler = TestAuth.handler(engine, clock);
 
     @Test
     void storesARecordWithTheGivenTimestampAndReturnsItWithItsHeaders() throws Exception {
@@ -134,14 +134,64 @@ class InternalApiHandlerTest {
     }
 
     @Test
-    void refusesRequestsWithoutTheClusterTokenWhenOneIsConfigured() throws Exception {
-        InternalApiHandler guarded = new InternalApiHandler(engine, clock, "s3cret");
-        assertThat(handle(guarded, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]).status(), is(403));
-        assertThat(handle(guarded, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY),
-                Headers.of(InternalProtocol.TOKEN_HEADER, "s3cre"), new byte[0]).status(), is(403));
-        Headers withToken = record(9, false).add(InternalProtocol.TOKEN_HEADER, "s3cret");
-        assertThat(handle(guarded, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), withToken, utf8("v")).status(), is(204));
-        assertThat(engine.get(KEY).isPresent(), is(true));
+    void refusesRequestsWithoutAProofOfTheClusterSecret() throws Exception {
+        Request unsigned = new Request("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY),
+                record(Long.MAX_VALUE, false), utf8("forged"), new InetSocketAddress("127.0.0.1", 40000));
+        assertThat(handler.handle(unsigned).toCompletableFuture().join().status(), is(403));
+        assertThat(engine.get(KEY), is(Optional.empty()));
+        assertThat("the clock did not observe the forged timestamp", clock.lastTimestamp() < Long.MAX_VALUE, is(true));
+    }
+
+    @Test
+    void refusesAProofMadeWithAnotherSecret() throws Exception {
+        InternalAuth impostor = TestAuth.auth(ClusterSecret.of("a guessed secret of some length"), TestAuth.TOPOLOGY);
+        assertThat(signedBy(impostor, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(9, false), utf8("v")).status(), is(403));
+        assertThat(engine.get(KEY), is(Optional.empty()));
+    }
+
+    @Test
+    void refusesASignedRequestWhoseTimestampBodyOrTargetWasChanged() throws Exception {
+        Map<String, String> signed = TestAuth.auth().sign("PUT", InternalProtocol.RECORD_PATH + "?" + keyQuery(KEY),
+                Map.of(InternalProtocol.TIMESTAMP_HEADER, "9", InternalProtocol.TOMBSTONE_HEADER, "false"), utf8("v"));
+        Headers tamperedTime = headersOf(signed).set(InternalProtocol.TIMESTAMP_HEADER, Long.toString(Long.MAX_VALUE));
+        assertThat(send("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), tamperedTime, utf8("v")).status(), is(403));
+        assertThat(send("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), headersOf(signed), utf8("w")).status(), is(403));
+        assertThat(send("PUT", InternalProtocol.RECORD_PATH, keyQuery(utf8("other")), headersOf(signed), utf8("v")).status(), is(403));
+        assertThat(send("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), headersOf(signed), utf8("v")).status(), is(204));
+    }
+
+    @Test
+    void refusesAProofOutsideTheTimeWindow() throws Exception {
+        InternalAuth late = new InternalAuth(TestAuth.SECRET, "http://127.0.0.1:1", TestAuth.TOPOLOGY,
+                () -> System.currentTimeMillis() - InternalAuth.WINDOW_MILLIS - 5_000);
+        assertThat(signedBy(late, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]).status(), is(403));
+    }
+
+    @Test
+    void anAuthenticatedPeerWithAnotherNodeListGets409() throws Exception {
+        InternalAuth elsewhere = TestAuth.auth(TestAuth.SECRET, "fedcba9876543210");
+        Response response = signedBy(elsewhere, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        assertThat(response.status(), is(409));
+    }
+
+    private static Headers headersOf(Map<String, String> fields) {
+        Headers headers = Headers.of();
+        fields.forEach(headers::add);
+        return headers;
+    }
+
+    private Response send(String method, String path, String query, Headers headers, byte[] body) throws Exception {
+        Request request = new Request(method, path, query, headers, body, new InetSocketAddress("127.0.0.1", 40000));
+        return handler.handle(request).toCompletableFuture().join();
+    }
+
+    private Response signedBy(InternalAuth auth, String method, String path, String query, Headers fields, byte[] body) throws Exception {
+        Map<String, String> plain = new java.util.TreeMap<>();
+        for (String name : fields.names()) {
+            plain.put(name, fields.first(name).orElseThrow());
+        }
+        Headers headers = headersOf(auth.sign(method, query.isEmpty() ? path : path + "?" + query, plain, body));
+        return send(method, path, query, headers, body);
     }
 
     @Test
@@ -173,9 +223,15 @@ class InternalApiHandlerTest {
         return InternalProtocol.KEY_PARAM + "=" + InternalProtocol.encodeKey(key);
     }
 
+    /** Sends a request signed with the test secret, as a peer would. */
     private static Response handle(InternalApiHandler handler, String method, String path, String query,
                                    Headers headers, byte[] body) throws Exception {
-        Request request = new Request(method, path, query, headers, body, new InetSocketAddress("127.0.0.1", 40000));
+        Map<String, String> fields = new java.util.TreeMap<>();
+        for (String name : headers.names()) {
+            fields.put(name, headers.first(name).orElseThrow());
+        }
+        Headers signed = headersOf(TestAuth.auth().sign(method, query.isEmpty() ? path : path + "?" + query, fields, body));
+        Request request = new Request(method, path, query, signed, body, new InetSocketAddress("127.0.0.1", 40000));
         return handler.handle(request).toCompletableFuture().join();
     }
 

@@ -41,12 +41,11 @@ import org.junit.jupiter.api.Test;
 class RemoteReplicaTest {
 
     private static final long WAIT_SECONDS = 10;
-    private static final String TOKEN = "cluster-secret";
     private static final HybridLogicalClock CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
     private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
-    private final ReplicaClient client = new ReplicaClient(http, Duration.ofSeconds(2), TOKEN);
+    private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(2));
     private final List<AutoCloseable> resources = new ArrayList<>();
 
     @AfterEach
@@ -73,9 +72,10 @@ class RemoteReplicaTest {
     }
 
     @Test
-    void aWrongClusterTokenIsAFailedReplyNotAnAnswer() throws Exception {
+    void aWrongClusterSecretIsAFailedReplyNotAnAnswer() throws Exception {
         ClusterNode node = serve(new InMemoryStorageEngine());
-        ReplicaClient impostor = new ReplicaClient(http, Duration.ofSeconds(2), "guess");
+        ReplicaClient impostor = new ReplicaClient(http, Duration.ofSeconds(2),
+                TestAuth.auth(ClusterSecret.of("a guessed secret of some length"), TestAuth.TOPOLOGY), new TopologyWatch(TestAuth.TOPOLOGY));
         Throwable cause = failure(impostor.read(node, utf8("k")));
         assertThat(cause, instanceOf(ReplicaException.class));
         assertThat(cause.getMessage(), containsString("status 403"));
@@ -97,7 +97,7 @@ class RemoteReplicaTest {
             ClusterNode node = ClusterNode.parse("http://127.0.0.1:" + silent.getLocalPort());
             // The timeout also covers the response head, which a loaded machine may take a while to
             // deliver; what this test proves is that the stall after the first frame ends the read.
-            ReplicaClient impatient = new ReplicaClient(http, Duration.ofSeconds(3), TOKEN);
+            ReplicaClient impatient = TestAuth.client(http, Duration.ofSeconds(3));
             assertThat(failure(impatient.write(node, utf8("k"), Record.value(1, utf8("v")))),
                     instanceOf(HttpTimeoutException.class));
         }
@@ -108,7 +108,7 @@ class RemoteReplicaTest {
         StorageEngine local = new InMemoryStorageEngine();
         StorageEngine remoteA = new InMemoryStorageEngine();
         StorageEngine remoteB = new InMemoryStorageEngine();
-        ServerHarness serverB = ServerHarness.start(new InternalApiHandler(remoteB, CLOCK, TOKEN));
+        ServerHarness serverB = ServerHarness.start(TestAuth.handler(remoteB, CLOCK));
         ClusterNode a = serve(remoteA);
         String self = "http://127.0.0.1:1"; // never contacted: the local replica is called directly
         ClusterNodes topology = ClusterNodes.of(List.of(self, a.id(), serverB.url()), self);
@@ -180,7 +180,7 @@ class RemoteReplicaTest {
             ClusterNode node = ClusterNode.parse("http://127.0.0.1:" + stalling.getLocalPort());
             // The timeout also covers the response head, which a loaded machine may take a while to
             // deliver; what this test proves is that the stall after the first frame ends the read.
-            ReplicaClient impatient = new ReplicaClient(http, Duration.ofSeconds(3), TOKEN);
+            ReplicaClient impatient = TestAuth.client(http, Duration.ofSeconds(3));
             try (RecordStream stream = await(impatient.openRange(node, utf8("a"), null))) {
                 assertThat(stream.next(), is(true)); // the one complete frame the peer sent
                 assertThat(stream.key(), equalTo(utf8("a")));
@@ -222,7 +222,7 @@ class RemoteReplicaTest {
     }
 
     private ClusterNode serve(StorageEngine engine) throws IOException {
-        ServerHarness server = ServerHarness.start(new InternalApiHandler(engine, CLOCK, TOKEN));
+        ServerHarness server = ServerHarness.start(TestAuth.handler(engine, CLOCK));
         resources.add(server);
         return ClusterNode.parse(server.url());
     }

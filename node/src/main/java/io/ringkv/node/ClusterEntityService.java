@@ -79,4 +79,13 @@ final class ClusterEntityService implements EntityService {
     public int clusterSize() {
         return cluster.topology().size();
     }
+
+    @Override
+    public java.util.List<String> statusLines() {
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        lines.add("node " + cluster.topology().self().id());
+        lines.add("topology " + cluster.topology().fingerprint());
+        cluster.topologyWatch().lastMismatch().ifPresent(mismatch -> lines.add("warning: " + mismatch));
+        return lines;
+    }
 }

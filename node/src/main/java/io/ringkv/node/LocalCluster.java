@@ -21,11 +21,14 @@ final class LocalCluster {
     private final Path data;
     private final List<Integer> ports;
     private final List<String> urls;
+    private final Path secretFile;
     private final PrintStream out;
     private final List<NodeProcess> nodes = new ArrayList<>();
 
-    LocalCluster(String host, Path data, List<Integer> ports, List<String> urls, PrintStream out) {
+    /** @param secretFile the cluster secret every node reads; null for one node */
+    LocalCluster(String host, Path data, List<Integer> ports, List<String> urls, Path secretFile, PrintStream out) {
         this.host = host;
+        this.secretFile = secretFile;
         this.data = data;
         this.ports = ports;
         this.urls = urls;
@@ -51,9 +54,13 @@ final class LocalCluster {
     }
 
     private List<String> serveArgs(int index) {
-        return List.of("--host", host, "--port", Integer.toString(ports.get(index)),
+        List<String> args = new ArrayList<>(List.of("--host", host, "--port", Integer.toString(ports.get(index)),
                 "--data", data.resolve("node-" + (index + 1)).toString(),
-                "--cluster", String.join(",", urls));
+                "--cluster", String.join(",", urls)));
+        if (secretFile != null) {
+            args.addAll(List.of("--cluster-secret-file", secretFile.toString()));
+        }
+        return args;
     }
 
     void awaitAllExited() throws InterruptedException {

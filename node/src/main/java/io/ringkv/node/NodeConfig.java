@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.AntiEntropySettings;
+import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.HintSettings;
 import io.ringkv.cluster.InterNodeClient;
@@ -10,26 +11,35 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-/** Everything a node needs to start; built from the command line or by tests. */
+/**
+ * Everything a node needs to start; built from the command line or by tests.
+ * {@code secret} is required with more than one node in {@code clusterUrls}, else may be null.
+ */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
                          int inFlightMax, int handlerThreads, InterNodeClient interNodeClient,
-                         HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace) {
+                         HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
+                         ClusterSecret secret) {
 
     public static NodeConfig singleNode(int port, Path dataDir) {
         return new NodeConfig("127.0.0.1", port, dataDir, List.of(), 16L << 20, Durability.PROCESS_CRASH,
                 Duration.ofSeconds(1), Duration.ofSeconds(5),
                 ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeClient.RING,
-                HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE);
+                HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null);
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace);
+                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret);
+    }
+
+    public NodeConfig withSecret(ClusterSecret clusterSecret) {
+        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
+                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, clusterSecret);
     }
 
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace);
+                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret);
     }
 }

@@ -101,7 +101,11 @@ public final class PublicApi implements HttpHandler {
     }
 
     private CompletionStage<Response> status() {
-        return done(Response.text(200, "ready"));
+        StringBuilder body = new StringBuilder("ready");
+        for (String line : entities.statusLines()) {
+            body.append('\n').append(line);
+        }
+        return done(Response.text(200, body.toString()));
     }
 
     private static CompletionStage<Response> onlyGet(Request request, Supplier<CompletionStage<Response>> action) {

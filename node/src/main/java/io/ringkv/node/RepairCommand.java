@@ -1,8 +1,11 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.ClusterSecret;
+import io.ringkv.cluster.InternalAuth;
 import io.ringkv.cluster.InternalProtocol;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Path;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -41,6 +44,11 @@ final class RepairCommand implements Callable<Integer> {
             description = "Longest wait with --wait, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration timeout;
 
+    @Option(names = "--cluster-secret-file", paramLabel = "FILE",
+            description = "The cluster's secret file (repair requests are internal, so they must prove it); without it "
+                    + "$" + ClusterSecret.ENVIRONMENT_VARIABLE + " is read.")
+    Path secretFile;
+
     @Override
     public Integer call() throws InterruptedException {
         URI uri;
@@ -52,9 +60,11 @@ final class RepairCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--node " + node + ": " + e.getMessage());
         }
+        ClusterSecret secret = secret();
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
-            HttpResponse<String> started = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            InternalAuth auth = new InternalAuth(secret, "ringkv-repair", topologyOf(http, uri), System::currentTimeMillis);
+            HttpResponse<String> started = http.send(signed(auth, uri, "POST").POST(HttpRequest.BodyPublishers.noBody()).build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (started.statusCode() != 202) {
                 System.out.println("ringkv repair: " + node + " answered " + started.statusCode() + ": " + started.body().strip());
                 return ChaosCommand.EXIT_VIOLATIONS;
@@ -67,7 +77,7 @@ final class RepairCommand implements Callable<Integer> {
             long deadline = System.nanoTime() + timeout.toNanos();
             String lastPrinted = "";
             while (System.nanoTime() < deadline) {
-                HttpResponse<String> status = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
+                HttpResponse<String> status = http.send(signed(auth, uri, "GET").GET().build(),
                         HttpResponse.BodyHandlers.ofString());
                 String body = status.body().strip();
                 if (!body.equals(lastPrinted)) {
@@ -88,6 +98,41 @@ final class RepairCommand implements Callable<Integer> {
             System.out.println("ringkv repair: cannot reach " + node + ": " + e);
             return ChaosCommand.EXIT_VIOLATIONS;
         }
+    }
+
+    private ClusterSecret secret() {
+        try {
+            if (secretFile != null) {
+                return ClusterSecret.fromFile(secretFile);
+            }
+            String fromEnvironment = System.getenv(ClusterSecret.ENVIRONMENT_VARIABLE);
+            if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+                return ClusterSecret.of(fromEnvironment);
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "the cluster secret: " + e.getMessage());
+        }
+        throw new ParameterException(spec.commandLine(), "repair requests are internal: pass --cluster-secret-file FILE or set $"
+                + ClusterSecret.ENVIRONMENT_VARIABLE);
+    }
+
+    /** The node's topology fingerprint, from the "topology" line of its {@code /v0/status}. */
+    private static String topologyOf(HttpClient http, URI repair) throws IOException, InterruptedException {
+        URI status = repair.resolve("/v0/status");
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        for (String line : response.body().split("\n")) {
+            if (line.startsWith("topology ")) {
+                return line.substring("topology ".length()).strip();
+            }
+        }
+        throw new IOException(status + " names no topology (a one-node cluster has no anti-entropy): " + response.body().strip());
+    }
+
+    private static HttpRequest.Builder signed(InternalAuth auth, URI uri, String method) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
+        auth.sign(method, uri.getRawPath(), java.util.Map.of(), new byte[0]).forEach(builder::header);
+        return builder;
     }
 
     private static long field(String json, String name) {

@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.ClusterNodes;
+import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.AntiEntropySettings;
 import io.ringkv.cluster.HintSettings;
@@ -99,11 +100,17 @@ final class ServeCommand implements Callable<Integer> {
                     + "and --hint-max-age, and a node away longer must be wiped before it rejoins, ISO-8601 (default: P10D).")
     Duration tombstoneGrace = ClusterSettings.DEFAULT_TOMBSTONE_GRACE;
 
+    @Option(names = "--cluster-secret-file", paramLabel = "FILE",
+            description = "File holding the cluster secret that authenticates node-to-node requests (the same on every "
+                    + "node, at least 16 bytes; make one with: " + ClusterSecret.HOW_TO_MAKE_ONE + "). Without it the "
+                    + "secret is read from $" + ClusterSecret.ENVIRONMENT_VARIABLE + ". Required with more than one node.")
+    Path clusterSecretFile;
+
     @Override
     public Integer call() {
         validate();
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
-                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings(), tombstoneGrace);
+                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret());
         Node node;
         try {
             node = Node.start(config);
@@ -119,6 +126,32 @@ final class ServeCommand implements Callable<Integer> {
         log.info("ringkv node serving on {} (data {})", node.url(), data.toAbsolutePath());
         awaitUninterruptibly(stopped);
         return 0;
+    }
+
+    /** The secret from --cluster-secret-file or the environment; null for a one-node cluster without one. */
+    private ClusterSecret clusterSecret() {
+        String fromEnvironment = System.getenv(ClusterSecret.ENVIRONMENT_VARIABLE);
+        try {
+            if (clusterSecretFile != null) {
+                return ClusterSecret.fromFile(clusterSecretFile);
+            }
+            if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+                return ClusterSecret.of(fromEnvironment);
+            }
+        } catch (java.io.IOException e) {
+            throw new ParameterException(spec.commandLine(), "--cluster-secret-file " + clusterSecretFile + ": cannot read it ("
+                    + e.getMessage() + ")");
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), (clusterSecretFile != null ? "--cluster-secret-file "
+                    + clusterSecretFile : "$" + ClusterSecret.ENVIRONMENT_VARIABLE) + ": " + e.getMessage());
+        }
+        if (cluster.size() > 1) {
+            throw new ParameterException(spec.commandLine(), "a cluster of " + cluster.size() + " nodes needs a cluster "
+                    + "secret, the same on every node, to authenticate node-to-node requests: make one with '"
+                    + ClusterSecret.HOW_TO_MAKE_ONE + "' and pass --cluster-secret-file cluster.secret (or set $"
+                    + ClusterSecret.ENVIRONMENT_VARIABLE + ")");
+        }
+        return null;
     }
 
     private AntiEntropySettings antiEntropySettings() {
@@ -147,6 +180,7 @@ final class ServeCommand implements Callable<Integer> {
         if (maxBodyBytes < 0) {
             throw new ParameterException(spec.commandLine(), "--max-body must not be negative");
         }
+        clusterSecret();
         HintSettings hints = hintSettings();
         AntiEntropySettings antiEntropy = antiEntropySettings();
         if (tombstoneGrace.compareTo(antiEntropy.interval()) <= 0 || tombstoneGrace.compareTo(hints.maxAge()) <= 0) {

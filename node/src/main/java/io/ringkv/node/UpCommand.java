@@ -52,7 +52,8 @@ final class UpCommand implements Callable<Integer> {
         List<Integer> ports = basePort != null ? LocalPorts.consecutive(basePort, nodes) : LocalPorts.free(nodes);
         List<String> urls = ports.stream().map(p -> "http://" + host + ":" + p).toList();
         Files.createDirectories(data);
-        LocalCluster cluster = new LocalCluster(host, data, ports, urls, System.out);
+        Path secret = nodes > 1 ? ClusterSecretFile.create(data.resolve(ClusterSecretFile.NAME)) : null;
+        LocalCluster cluster = new LocalCluster(host, data, ports, urls, secret, System.out);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             cluster.stop();

@@ -55,7 +55,8 @@ class AntiEntropyIT {
         assertThat("the wiped node starts empty", cluster.localKeys(2, "ae-", "ae-~"), is(empty()));
 
         for (int node = 0; node < 2; node++) {
-            assertThat("repair on node-" + node, Main.run("repair", "--node", cluster.url(node), "--wait", "--timeout", "PT60S"), is(0));
+            assertThat("repair on node-" + node, Main.run("repair", "--node", cluster.url(node), "--wait", "--timeout", "PT60S",
+                    "--cluster-secret-file", cluster.secretFile().toString()), is(0));
         }
 
         List<String> missing = new ArrayList<>(written);

@@ -69,8 +69,25 @@ class CommandLineTest {
     }
 
     @Test
-    void clusterListWithoutThisNodeIsAUsageError() {
-        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(),
+    void aClusterWithoutASecretOrWithAShortOneIsAUsageError() throws Exception {
+        String list = "http://127.0.0.1:1,http://127.0.0.1:2";
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--cluster", list), is(Main.EXIT_USAGE));
+        Path shortSecret = Files.writeString(dir.resolve("short.secret"), "too short\n");
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--cluster", list,
+                "--cluster-secret-file", shortSecret.toString()), is(Main.EXIT_USAGE));
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--cluster", list,
+                "--cluster-secret-file", dir.resolve("missing.secret").toString()), is(Main.EXIT_USAGE));
+    }
+
+    @Test
+    void repairWithoutASecretIsAUsageError() {
+        assertThat(Main.run("repair", "--node", "http://127.0.0.1:1"), is(Main.EXIT_USAGE));
+    }
+
+    @Test
+    void clusterListWithoutThisNodeIsAUsageError() throws Exception {
+        Path secret = Files.writeString(dir.resolve("good.secret"), "a secret that is long enough\n");
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--cluster-secret-file", secret.toString(),
                 "--cluster", "http://127.0.0.1:2,http://127.0.0.1:3"), is(Main.EXIT_USAGE));
     }
 

@@ -55,7 +55,8 @@ final class ProcessCluster implements AutoCloseable {
 
     private NodeProcess launch(int i) throws Exception {
         List<String> args = new ArrayList<>(List.of("--port", ports.get(i).toString(),
-                "--data", root.resolve("node-" + i).toString(), "--cluster", String.join(",", urls), "--replica-timeout", "PT1S"));
+                "--data", root.resolve("node-" + i).toString(), "--cluster", String.join(",", urls), "--replica-timeout", "PT1S",
+                "--cluster-secret-file", secretFile().toString()));
         args.addAll(extraArgs);
         PrintStream sink = ECHO_LOGS ? System.err : new PrintStream(OutputStream.nullOutputStream());
         return new NodeProcess("node-" + i, args, sink).start();
@@ -72,6 +73,11 @@ final class ProcessCluster implements AutoCloseable {
     void restart(int i) throws Exception {
         nodes[i] = launch(i);
         awaitReady(i);
+    }
+
+    /** The secret every node of this cluster reads (made on first use). */
+    Path secretFile() throws java.io.IOException {
+        return ClusterSecretFile.create(root.resolve(ClusterSecretFile.NAME));
     }
 
     int port(int i) {

@@ -3,10 +3,13 @@ package io.ringkv.node;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.cluster.ClusterSecret;
+import io.ringkv.cluster.InternalAuth;
 import io.ringkv.cluster.InternalProtocol;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -19,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A deleted key stays deleted when a replica that missed the delete comes back, before its
  * tombstones are collected and after: three node processes with a 15 s grace period (anti-entropy
  * every second, hints at most 10 s old). What each node holds is read through the internal record
- * endpoint, which shows tombstones; public reads would repair.
+ * endpoint (signed with the cluster secret), which shows tombstones; public reads would repair.
  */
 @Timeout(180)
 class TombstoneCollectionIT {
@@ -56,7 +59,8 @@ class TombstoneCollectionIT {
 
         await("every node collected the tombstone", () -> stored(0).isEmpty() && stored(1).isEmpty() && stored(2).isEmpty());
         for (int node = 0; node < 3; node++) {
-            assertThat("repair on node-" + node, Main.run("repair", "--node", cluster.url(node), "--wait", "--timeout", "PT60S"), is(0));
+            assertThat("repair on node-" + node, Main.run("repair", "--node", cluster.url(node), "--wait", "--timeout", "PT60S",
+                    "--cluster-secret-file", cluster.secretFile().toString()), is(0));
         }
         for (int node = 0; node < 3; node++) {
             assertThat("node-" + node + " after collection and repair", stored(node), is(Optional.empty()));
@@ -68,7 +72,11 @@ class TombstoneCollectionIT {
     private Optional<String> stored(int node) {
         try {
             String key = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(KEY.getBytes(StandardCharsets.UTF_8));
-            RawHttp.Reply reply = RawHttp.get(cluster.port(node), InternalProtocol.RECORD_PATH + "?key=" + key);
+            String target = InternalProtocol.RECORD_PATH + "?key=" + key;
+            InternalAuth auth = new InternalAuth(ClusterSecret.fromFile(cluster.secretFile()), "tombstone-test",
+                    topology(node), System::currentTimeMillis);
+            RawHttp.Reply reply = RawHttp.send(cluster.port(node), "GET", target, auth.sign("GET", target, Map.of(), new byte[0]),
+                    new byte[0]);
             if (reply.status() == 404) {
                 return Optional.empty();
             }
@@ -76,6 +84,17 @@ class TombstoneCollectionIT {
         } catch (Exception e) {
             throw new AssertionError("cannot read node-" + node + "'s record", e);
         }
+    }
+
+    /** The node's topology fingerprint, from its status. */
+    private String topology(int node) throws Exception {
+        String status = new String(RawHttp.get(cluster.port(node), "/v0/status").body(), StandardCharsets.UTF_8);
+        for (String line : status.split("\n")) {
+            if (line.startsWith("topology ")) {
+                return line.substring("topology ".length());
+            }
+        }
+        throw new AssertionError("no topology in the status of node-" + node + ": " + status);
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {

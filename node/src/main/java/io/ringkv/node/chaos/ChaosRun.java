@@ -1,5 +1,6 @@
 package io.ringkv.node.chaos;
 
+import io.ringkv.node.ClusterSecretFile;
 import io.ringkv.node.chaos.HistoryChecker.FinalRead;
 import io.ringkv.node.chaos.HistoryChecker.Verdict;
 import java.io.BufferedWriter;
@@ -104,6 +105,9 @@ public final class ChaosRun {
             namespaces = NetworkNamespaces.create(settings.ports().size());
             console.println("[chaos] nodes in network namespaces: " + namespaces);
         }
+        List<String> serveArgs = new ArrayList<>(settings.extraServeArgs());
+        serveArgs.addAll(List.of("--cluster-secret-file",
+                ClusterSecretFile.create(settings.root().resolve(ClusterSecretFile.NAME)).toString()));
         NetworkNamespaces toRemove = namespaces;
         Thread removeOnExit = new Thread(() -> {
             if (toRemove != null) {
@@ -112,7 +116,7 @@ public final class ChaosRun {
         }, "chaos-namespaces-cleanup");
         Runtime.getRuntime().addShutdownHook(removeOnExit);
         try (NetworkNamespaces ignored = namespaces;
-             ChaosCluster cluster = new ChaosCluster(settings.root(), settings.ports(), namespaces, settings.extraServeArgs(), console)) {
+             ChaosCluster cluster = new ChaosCluster(settings.root(), settings.ports(), namespaces, serveArgs, console)) {
             cluster.startAll();
             console.println("[chaos] " + cluster.size() + " nodes up; running " + settings.duration().toSeconds()
                     + " s with faults " + settings.faults() + ", seed " + settings.seed());

@@ -1,0 +1,35 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.StorageEngine;
+import java.net.http.HttpClient;
+import java.time.Duration;
+
+/** One cluster secret and topology for tests of the internal plane, and the parts made with them. */
+final class TestAuth {
+    static final ClusterSecret SECRET = ClusterSecret.of("a test secret that is long enough");
+    static final String TOPOLOGY = "0123456789abcdef";
+
+    private TestAuth() {
+    }
+
+    static InternalAuth auth() {
+        return new InternalAuth(SECRET, "http://127.0.0.1:1", TOPOLOGY, System::currentTimeMillis);
+    }
+
+    static InternalAuth auth(ClusterSecret secret, String topology) {
+        return new InternalAuth(secret, "http://127.0.0.1:1", topology, System::currentTimeMillis);
+    }
+
+    static ReplicaClient client(HttpClient http, Duration timeout) {
+        return new ReplicaClient(http, timeout, auth(), new TopologyWatch(TOPOLOGY));
+    }
+
+    static InternalApiHandler handler(StorageEngine engine, HybridLogicalClock clock) {
+        return new InternalApiHandler(engine, clock, auth(), new TopologyWatch(TOPOLOGY), null);
+    }
+
+    static InternalApiHandler handler(StorageEngine engine, HybridLogicalClock clock, AntiEntropy antiEntropy) {
+        return new InternalApiHandler(engine, clock, auth(), new TopologyWatch(TOPOLOGY), antiEntropy);
+    }
+}

@@ -1,0 +1,107 @@
+package io.ringkv.node;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+import io.ringkv.cluster.ClusterSecret;
+import io.ringkv.cluster.InternalAuth;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Attacks on the internal plane of a real three-node cluster of separate processes, from a raw
+ * socket that does not know the cluster secret: a forged record with timestamp Long.MAX_VALUE
+ * (before authentication this made the key unchangeable for good and exhausted every node's
+ * clock, so every later public PUT answered 500), and a dump of the whole store by range.
+ */
+@Timeout(180)
+class InternalPlaneSecurityIT {
+    @TempDir
+    Path root;
+
+    private ProcessCluster cluster;
+
+    @BeforeEach
+    void start() throws Exception {
+        cluster = new ProcessCluster(root, 3);
+    }
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    private static String key(String text) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aForgedRecordWithoutTheSecretIsRefusedAndTheClusterKeepsWorking() throws Exception {
+        assertThat(cluster.put(0, "victim", "original", null).statusCode(), is(201));
+
+        for (int node = 0; node < 3; node++) {
+            RawHttp.Reply forged = RawHttp.send(cluster.port(node), "PUT", "/internal/v0/record?key=" + key("victim"),
+                    Map.of("X-Ringkv-Timestamp", Long.toString(Long.MAX_VALUE), "X-Ringkv-Tombstone", "false"),
+                    "forged".getBytes(StandardCharsets.UTF_8));
+            assertThat("forged PUT to node-" + node, forged.status(), is(403));
+        }
+
+        for (int node = 0; node < 3; node++) {
+            assertThat("GET through node-" + node, cluster.get(node, "victim", "3/3").body(), is("original"));
+            assertThat("PUT through node-" + node, cluster.put(node, "after-" + node, "v", null).statusCode(), is(201));
+        }
+        assertThat(cluster.put(1, "victim", "changed", "3/3").statusCode(), is(201));
+        assertThat(cluster.get(2, "victim", "3/3").body(), is("changed"));
+    }
+
+    @Test
+    void theStoreCannotBeDumpedWithoutTheSecret() throws Exception {
+        assertThat(cluster.put(0, "secret-key", "secret-value", null).statusCode(), is(201));
+        RawHttp.Reply dump = RawHttp.get(cluster.port(0), "/internal/v0/range?start=" + key("a"));
+        assertThat(dump.status(), is(403));
+        assertThat(new String(dump.body(), StandardCharsets.UTF_8).contains("secret-value"), is(false));
+    }
+
+    @Test
+    void aWrongSecretOrAStaleProofIs403AndAnotherNodeListIs409() throws Exception {
+        String target = "/internal/v0/record?key=" + key("k");
+        String topology = topology(0);
+        InternalAuth wrongSecret = new InternalAuth(ClusterSecret.of("not the secret of this cluster"), "attacker", topology,
+                System::currentTimeMillis);
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, wrongSecret.sign("GET", target, Map.of(), new byte[0]),
+                new byte[0]).status(), is(403));
+
+        ClusterSecret secret = ClusterSecret.fromFile(cluster.secretFile());
+        InternalAuth stale = new InternalAuth(secret, "replayer", topology, () -> System.currentTimeMillis() - 120_000);
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, stale.sign("GET", target, Map.of(), new byte[0]),
+                new byte[0]).status(), is(403));
+
+        InternalAuth otherList = new InternalAuth(secret, "misconfigured", "0000000000000000", System::currentTimeMillis);
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, otherList.sign("GET", target, Map.of(), new byte[0]),
+                new byte[0]).status(), is(409));
+        String status = new String(RawHttp.get(cluster.port(0), "/v0/status").body(), StandardCharsets.UTF_8);
+        assertThat(status, containsString("warning: topology mismatch with misconfigured"));
+
+        InternalAuth peer = new InternalAuth(secret, "peer", topology, System::currentTimeMillis);
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, peer.sign("GET", target, Map.of(), new byte[0]),
+                new byte[0]).status(), is(404));
+    }
+
+    private String topology(int node) throws Exception {
+        String status = new String(RawHttp.get(cluster.port(node), "/v0/status").body(), StandardCharsets.UTF_8);
+        for (String line : status.split("\n")) {
+            if (line.startsWith("topology ")) {
+                return line.substring("topology ".length());
+            }
+        }
+        throw new AssertionError("no topology in the status: " + status);
+    }
+}
