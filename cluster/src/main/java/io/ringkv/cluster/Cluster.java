@@ -38,6 +38,7 @@ public final class Cluster implements AutoCloseable {
     private final AntiEntropy antiEntropy;
     private final TombstoneCollector tombstones;
     private final TopologyWatch topologyWatch;
+    private final ClockSkew clockSkew;
 
     private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor) {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
@@ -50,16 +51,17 @@ public final class Cluster implements AutoCloseable {
         // One node talks to nobody and serves no internal endpoints: a random secret nobody knows.
         ClusterSecret secret = settings.secret() != null ? settings.secret() : ClusterSecret.of(ClusterSecret.generateText());
         this.topologyWatch = new TopologyWatch(topology.fingerprint());
-        InternalAuth auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), System::currentTimeMillis);
+        InternalAuth auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), clock::wallMillis);
+        this.clockSkew = new ClockSkew(clock, settings.maxClockOffset().toMillis(), topology.others().size());
         ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch);
         LocalReplica local = new LocalReplica(topology.self(), engine);
-        this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), System::currentTimeMillis);
+        this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
-                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff);
-        this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), System::currentTimeMillis);
+                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff, clockSkew);
+        this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis);
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::olderThanGrace);
         this.internalHandler = topology.size() > 1
-                ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy) : null;
+                ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew) : null;
         this.range = new ClusterRange(topology, engine, client);
     }
 
@@ -83,6 +85,11 @@ public final class Cluster implements AutoCloseable {
 
     public Coordinator coordinator() {
         return coordinator;
+    }
+
+    /** This node's clock against its peers', for the node's status. */
+    public ClockSkew clockSkew() {
+        return clockSkew;
     }
 
     /** Signs of peers routing with another node list, for the node's status. */

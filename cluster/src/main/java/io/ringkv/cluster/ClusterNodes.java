@@ -42,6 +42,10 @@ public final class ClusterNodes {
             }
             nodes.add(node);
         }
+        if (nodes.size() > io.ringkv.store.HybridLogicalClock.NODE_MAX + 1) {
+            throw new IllegalArgumentException("a cluster has at most " + (io.ringkv.store.HybridLogicalClock.NODE_MAX + 1)
+                    + " nodes (timestamps carry a 4-bit node index), got " + nodes.size());
+        }
         ClusterNode self = ClusterNode.parse(selfUrl);
         if (!seen.contains(self.id())) {
             throw new IllegalArgumentException("this node's URL " + self.id() + " is not in the cluster list " + nodes);
@@ -66,6 +70,11 @@ public final class ClusterNodes {
 
     public ClusterNode self() {
         return self;
+    }
+
+    /** This node's position among the node ids sorted: the same on every node, 0..15; its timestamps carry it. */
+    public int indexOfSelf() {
+        return nodes.stream().map(ClusterNode::id).sorted().toList().indexOf(self.id());
     }
 
     public boolean isSelf(ClusterNode node) {

@@ -18,14 +18,17 @@ import java.util.List;
  * @param antiEntropy          pace and bounds of anti-entropy
  * @param tombstoneGrace       tombstones older than this are collected; longer than the
  *                             anti-entropy interval and the hints' maximum age
+ * @param maxClockOffset       a peer's timestamp further ahead of this node's clock is refused, and
+ *                             a node behind most peers by more refuses writes ({@link ClockSkew})
  */
 public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
                               Duration coordinatorDeadline, int clientThreads, ClusterSecret secret,
                               InterNodeClient client, HintSettings hints,
-                              AntiEntropySettings antiEntropy, Duration tombstoneGrace) {
+                              AntiEntropySettings antiEntropy, Duration tombstoneGrace, Duration maxClockOffset) {
 
     public static final int DEFAULT_CLIENT_THREADS = 2;
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
+    public static final Duration DEFAULT_MAX_CLOCK_OFFSET = Duration.ofMillis(500);
 
     public ClusterSettings {
         nodeUrls = List.copyOf(nodeUrls);
@@ -37,6 +40,9 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
                     + "anti-entropy interval (" + antiEntropy.interval() + ") and the hints' maximum age ("
                     + hints.maxAge() + "), or a replica could bring a deleted value back");
         }
+        if (maxClockOffset.isNegative() || maxClockOffset.isZero()) {
+            throw new IllegalArgumentException("the clock offset bound must be positive, got " + maxClockOffset);
+        }
         if (clientThreads < 1) {
             throw new IllegalArgumentException("clientThreads must be positive, got " + clientThreads);
         }
@@ -44,28 +50,29 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
 
     public ClusterSettings withHints(HintSettings hintSettings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                client, hintSettings, antiEntropy, tombstoneGrace);
+                client, hintSettings, antiEntropy, tombstoneGrace, maxClockOffset);
     }
 
     public ClusterSettings withAntiEntropy(AntiEntropySettings settings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                client, hints, settings, tombstoneGrace);
+                client, hints, settings, tombstoneGrace, maxClockOffset);
     }
 
     public ClusterSettings withSecret(ClusterSecret clusterSecret) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterSecret,
-                client, hints, antiEntropy, tombstoneGrace);
+                client, hints, antiEntropy, tombstoneGrace, maxClockOffset);
     }
 
     public ClusterSettings withTombstoneGrace(Duration grace) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                client, hints, antiEntropy, grace);
+                client, hints, antiEntropy, grace, maxClockOffset);
     }
 
     /** Default timeouts and threads, no secret (enough for one node; add one with {@link #withSecret}). */
     public static ClusterSettings of(List<String> nodeUrls, String selfUrl) {
         return new ClusterSettings(nodeUrls, selfUrl, ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
                 CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null, InterNodeClient.RING,
-                HintSettings.defaults(), AntiEntropySettings.defaults(), DEFAULT_TOMBSTONE_GRACE);
+                HintSettings.defaults(), AntiEntropySettings.defaults(), DEFAULT_TOMBSTONE_GRACE,
+                DEFAULT_MAX_CLOCK_OFFSET);
     }
 }

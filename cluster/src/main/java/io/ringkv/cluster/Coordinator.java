@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -39,6 +40,7 @@ public final class Coordinator {
     private final HybridLogicalClock clock;
     private final CoordinatorSettings settings;
     private final MissedWriteListener missedWrites;
+    private final ClockSkew clockSkew;
 
     /**
      * @param replicas one replica per node of {@code topology}: a {@link LocalReplica} for self,
@@ -46,12 +48,16 @@ public final class Coordinator {
      */
     public Coordinator(ClusterNodes topology, Map<ClusterNode, Replica> replicas, HybridLogicalClock clock,
                        CoordinatorSettings settings) {
-        this(topology, replicas, clock, settings, MissedWriteListener.NONE);
+        this(topology, replicas, clock, settings, MissedWriteListener.NONE, null);
     }
 
-    /** @param missedWrites told of every replica that did not acknowledge a write ({@link HintedHandoff}) */
+    /**
+     * @param missedWrites told of every replica that did not acknowledge a write ({@link HintedHandoff})
+     * @param clockSkew    refuses writes while this node's clock is behind its peers', and bounds the
+     *                     timestamps observed from replicas' answers; null for neither (tests)
+     */
     public Coordinator(ClusterNodes topology, Map<ClusterNode, Replica> replicas, HybridLogicalClock clock,
-                       CoordinatorSettings settings, MissedWriteListener missedWrites) {
+                       CoordinatorSettings settings, MissedWriteListener missedWrites, ClockSkew clockSkew) {
         for (ClusterNode node : topology.all()) {
             if (!replicas.containsKey(node)) {
                 throw new IllegalArgumentException("no replica given for node " + node);
@@ -63,6 +69,7 @@ public final class Coordinator {
         this.clock = clock;
         this.settings = settings;
         this.missedWrites = missedWrites;
+        this.clockSkew = clockSkew;
     }
 
     /** The usual replicas: the local engine for self, the inter-node client for the others. */
@@ -74,11 +81,21 @@ public final class Coordinator {
         return replicas;
     }
 
+    /** Fails with {@link ClockBehindException} while this node's clock is behind its peers'. */
     public CompletableFuture<WriteOutcome> put(byte[] key, byte[] value, ReplicationParams params) {
+        Optional<Long> behind = clockSkew == null ? Optional.empty() : clockSkew.behindBy();
+        if (behind.isPresent()) {
+            return CompletableFuture.failedFuture(new ClockBehindException(behind.get(), clockSkew.boundMillis()));
+        }
         return write(key, Record.value(clock.now(), value), params);
     }
 
+    /** Fails with {@link ClockBehindException} while this node's clock is behind its peers'. */
     public CompletableFuture<WriteOutcome> delete(byte[] key, ReplicationParams params) {
+        Optional<Long> behind = clockSkew == null ? Optional.empty() : clockSkew.behindBy();
+        if (behind.isPresent()) {
+            return CompletableFuture.failedFuture(new ClockBehindException(behind.get(), clockSkew.boundMillis()));
+        }
         return write(key, Record.tombstone(clock.now()), params);
     }
 
@@ -109,7 +126,8 @@ public final class Coordinator {
             throw new IllegalArgumentException("from=" + params.from() + " exceeds the cluster size " + placement.clusterSize());
         }
         List<Replica> chosen = localLast(placement.replicas(key, params.from()));
-        return new ReplicatedOperation(key, record, chosen, params.ack(), clock, missedWrites)
+        long boundMillis = clockSkew == null ? Long.MAX_VALUE : clockSkew.boundMillis();
+        return new ReplicatedOperation(key, record, chosen, params.ack(), clock, missedWrites, boundMillis)
                 .start(settings.deadline(), settings.executor());
     }
 

@@ -43,6 +43,8 @@ public final class InternalApiHandler implements HttpHandler {
     private final InternalAuth auth;
     private final TopologyWatch topologyWatch;
     private final AntiEntropy antiEntropy;
+    private final ClockSkew clockSkew;
+    private final RateLimitedLog aheadLog = new RateLimitedLog(60_000);
     private final RateLimitedLog refusals = new RateLimitedLog(60_000);
 
     /**
@@ -51,14 +53,16 @@ public final class InternalApiHandler implements HttpHandler {
      * @param auth          every request must carry its proof ({@link InternalAuth}); 403 otherwise
      * @param topologyWatch told of authenticated peers with another node list (answered 409)
      * @param antiEntropy   serves {@link InternalProtocol#REPAIR_PATH}; null where there is none
+     * @param clockSkew     hears peers' sending times, and bounds the timestamps this node takes in
      */
     public InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, InternalAuth auth,
-                              TopologyWatch topologyWatch, AntiEntropy antiEntropy) {
+                              TopologyWatch topologyWatch, AntiEntropy antiEntropy, ClockSkew clockSkew) {
         this.engine = engine;
         this.clock = clock;
         this.auth = java.util.Objects.requireNonNull(auth, "auth");
         this.topologyWatch = topologyWatch;
         this.antiEntropy = antiEntropy;
+        this.clockSkew = java.util.Objects.requireNonNull(clockSkew, "clockSkew");
     }
 
     @Override
@@ -84,7 +88,8 @@ public final class InternalApiHandler implements HttpHandler {
                 return Response.text(409, "topology mismatch: this node's node list has fingerprint " + auth.topology()
                         + "; start every node with the same --cluster list");
             }
-            case OK -> { }
+            case OK -> clockSkew.heard(request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown"),
+                    Long.parseLong(request.headers().first(InternalAuth.TIME_HEADER).orElseThrow()));
         }
         try {
             return switch (request.path()) {
@@ -129,6 +134,7 @@ public final class InternalApiHandler implements HttpHandler {
         if (tombstone && request.body().length != 0) {
             throw new IllegalArgumentException("a tombstone carries no body");
         }
+        refuseIfAhead(request, timestamp);
         clock.observe(timestamp);
         boolean applied = engine.apply(key, new Record(timestamp, tombstone, request.body()));
         return Response.of(204).withHeader(InternalProtocol.APPLIED_HEADER, Boolean.toString(applied));
@@ -152,6 +158,9 @@ public final class InternalApiHandler implements HttpHandler {
         } catch (IOException e) {
             throw new IllegalArgumentException("malformed record batch: " + e.getMessage(), e);
         }
+        for (Record record : records) {
+            refuseIfAhead(request, record.timestamp());
+        }
         int applied = 0;
         for (int i = 0; i < keys.size(); i++) {
             clock.observe(records.get(i).timestamp());
@@ -160,6 +169,22 @@ public final class InternalApiHandler implements HttpHandler {
             }
         }
         return Response.of(204).withHeader(InternalProtocol.APPLIED_COUNT_HEADER, Integer.toString(applied));
+    }
+
+    /**
+     * A timestamp further ahead of this node's clock than the bound is refused (400), never observed:
+     * a peer with a fast clock, or a forged record, must not drag this clock along.
+     */
+    private void refuseIfAhead(Request request, long timestamp) {
+        if (clock.isAheadBy(timestamp, clockSkew.boundMillis())) {
+            String peer = request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown");
+            if (aheadLog.allow(peer)) {
+                LOG.warn("refused a record from {} stamped {}, more than {} ms ahead of this node's clock ({})", peer,
+                        HybridLogicalClock.format(timestamp), clockSkew.boundMillis(), java.time.Instant.ofEpochMilli(clock.wallMillis()));
+            }
+            throw new IllegalArgumentException("timestamp " + HybridLogicalClock.format(timestamp) + " is more than "
+                    + clockSkew.boundMillis() + " ms ahead of this node's clock");
+        }
     }
 
     private Response versions(Request request) throws StoreException {

@@ -36,6 +36,7 @@ final class ReplicatedOperation {
     private final List<Replica> replicas;
     private final HybridLogicalClock clock;
     private final MissedWriteListener missedWrites;
+    private final long clockBoundMillis;
     private final AtomicReference<Progress> progress;
     private final List<Optional<Record>> answers;
     private final CompletableFuture<Object> result = new CompletableFuture<>();
@@ -44,15 +45,18 @@ final class ReplicatedOperation {
 
     /**
      * @param written      the record to store, or null for a read
-     * @param missedWrites told of each replica that fails a write, before the failure is counted
+     * @param missedWrites     told of each replica that fails a write, before the failure is counted
+     * @param clockBoundMillis an answer whose timestamp is further ahead of this node's clock counts
+     *                         as a failed reply and is not observed
      */
     ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int ack, HybridLogicalClock clock,
-                        MissedWriteListener missedWrites) {
+                        MissedWriteListener missedWrites, long clockBoundMillis) {
         this.key = key;
         this.written = written;
         this.replicas = replicas;
         this.clock = clock;
         this.missedWrites = missedWrites;
+        this.clockBoundMillis = clockBoundMillis;
         this.progress = new AtomicReference<>(new Progress(CoordinatorPhase.STARTED, Tally.start(ack, replicas.size()), null));
         this.answers = new ArrayList<>(replicas.size());
         for (int i = 0; i < replicas.size(); i++) {
@@ -103,6 +107,13 @@ final class ReplicatedOperation {
     }
 
     private void onReply(int index, Optional<Record> answer, Throwable error) {
+        if (error == null && answer.isPresent() && clock.isAheadBy(answer.get().timestamp(), clockBoundMillis)) {
+            LOG.warn("{} answered a record stamped {}, more than {} ms ahead of this node's clock: counted as a failed "
+                    + "reply, not observed", replicas.get(index).node(), HybridLogicalClock.format(answer.get().timestamp()),
+                    clockBoundMillis);
+            error = new ReplicaException(replicas.get(index).node(), "record timestamp beyond the clock bound");
+            answer = null;
+        }
         if (error != null) {
             LOG.debug("{} failed for key of {} bytes: {}", replicas.get(index).node(), key.length, error.toString());
             if (written != null) {

@@ -105,7 +105,8 @@ class ClusterTest {
             engines.add(engine);
             ClusterSettings settings = new ClusterSettings(urls, urls.get(i), ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
                     CoordinatorSettings.DEFAULT_DEADLINE, 1, secret, InterNodeClient.RING, HintSettings.defaults(),
-                    AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE);
+                    AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE,
+                    ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET);
             Cluster cluster = Cluster.start(settings, engine, HybridLogicalClock.systemClock(), handlerExecutor);
             clusters.add(cluster);
             handlers.get(i).set(cluster.internalHandler());

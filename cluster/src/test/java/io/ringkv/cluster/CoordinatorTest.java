@@ -231,7 +231,25 @@ class CoordinatorTest {
             engines.get(node).apply(key, Record.value(ahead, utf8("from the future")));
         }
         await(coordinator(Map.of()).get(key, new ReplicationParams(1, 1)));
-        assertThat(clock.now(), greaterThan(ahead));
+        assertThat("without a clock bound (no ClockSkew) every answer is observed", clock.now(), greaterThan(ahead));
+    }
+
+    @Test
+    void aReplicaAnswerStampedBeyondTheClockBoundIsAFailedReplyAndNotObserved() throws Exception {
+        byte[] key = utf8("k11b");
+        long ahead = HybridLogicalClock.timestampOf(WALL_MILLIS + 60_000, 5);
+        for (ClusterNode node : topology.all()) {
+            engines.get(node).apply(key, Record.value(ahead, utf8("from the future")));
+        }
+        Map<ClusterNode, Replica> replicas = new java.util.HashMap<>();
+        for (ClusterNode node : topology.all()) {
+            replicas.put(node, new LocalReplica(node, engines.get(node)));
+        }
+        Coordinator bounded = new Coordinator(topology, replicas, clock, new CoordinatorSettings(java.time.Duration.ofSeconds(5), Runnable::run),
+                MissedWriteListener.NONE, new ClockSkew(clock, 500, topology.size() - 1));
+        ReadOutcome read = await(bounded.get(key, new ReplicationParams(1, 1)));
+        assertThat(read instanceof ReadOutcome.Found, is(false));
+        assertThat(HybridLogicalClock.millisOf(clock.now()), is(WALL_MILLIS));
     }
 
     @Test

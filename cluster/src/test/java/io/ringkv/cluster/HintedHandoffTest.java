@@ -177,7 +177,7 @@ class HintedHandoffTest {
                 Map.of(topology.self(), local, peer, new FailingReplica(peer)),
                 new HybridLogicalClock(wallMillis::get),
                 new CoordinatorSettings(Duration.ofSeconds(5), Runnable::run),
-                (node, key, record) -> hinted.add(node.id() + " " + new String(key, StandardCharsets.UTF_8)));
+                (node, key, record) -> hinted.add(node.id() + " " + new String(key, StandardCharsets.UTF_8)), null);
 
         CompletableFuture<WriteOutcome> outcome = coordinator.put(utf8("k"), utf8("v"), new ReplicationParams(1, 2));
 

@@ -68,10 +68,22 @@ class InternalApiHandlerTest {
     }
 
     @Test
-    void observesReplicatedTimestampsIntoTheClock() throws Exception {
-        long ahead = HybridLogicalClock.timestampOf(WALL_MILLIS + 10_000, 0);
-        handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(ahead, false), utf8("v"));
+    void observesReplicatedTimestampsWithinTheClockBound() throws Exception {
+        long ahead = HybridLogicalClock.timestampOf(WALL_MILLIS + 300, 0);
+        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(ahead, false), utf8("v")).status(), is(204));
         assertThat(clock.now(), greaterThan(ahead));
+    }
+
+    @Test
+    void refusesATimestampFurtherAheadThanTheBoundAndDoesNotObserveIt() throws Exception {
+        for (long forged : new long[] {Long.MAX_VALUE, HybridLogicalClock.timestampOf(WALL_MILLIS + 10_000, 0)}) {
+            Response put = handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(forged, false), utf8("v"));
+            assertThat(put.status(), is(400));
+            byte[] batch = frames(true, KEY, Record.value(forged, utf8("v")));
+            assertThat(handle(handler, "PUT", InternalProtocol.RECORDS_PATH, "", Headers.of(), batch).status(), is(400));
+        }
+        assertThat(engine.get(KEY), is(Optional.empty()));
+        assertThat(HybridLogicalClock.millisOf(clock.now()), is(WALL_MILLIS));
     }
 
     @Test

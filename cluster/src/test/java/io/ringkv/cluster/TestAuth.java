@@ -21,15 +21,20 @@ final class TestAuth {
         return new InternalAuth(secret, "http://127.0.0.1:1", topology, System::currentTimeMillis);
     }
 
+    /** The default bound of 500 ms, against the given clock, for a cluster of three. */
+    static ClockSkew skew(HybridLogicalClock clock) {
+        return new ClockSkew(clock, ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET.toMillis(), 2);
+    }
+
     static ReplicaClient client(HttpClient http, Duration timeout) {
         return new ReplicaClient(http, timeout, auth(), new TopologyWatch(TOPOLOGY));
     }
 
     static InternalApiHandler handler(StorageEngine engine, HybridLogicalClock clock) {
-        return new InternalApiHandler(engine, clock, auth(), new TopologyWatch(TOPOLOGY), null);
+        return new InternalApiHandler(engine, clock, auth(), new TopologyWatch(TOPOLOGY), null, skew(clock));
     }
 
     static InternalApiHandler handler(StorageEngine engine, HybridLogicalClock clock, AntiEntropy antiEntropy) {
-        return new InternalApiHandler(engine, clock, auth(), new TopologyWatch(TOPOLOGY), antiEntropy);
+        return new InternalApiHandler(engine, clock, auth(), new TopologyWatch(TOPOLOGY), antiEntropy, skew(clock));
     }
 }

@@ -61,10 +61,11 @@ public final class Node implements AutoCloseable {
         ExecutorService coordination = coordinationExecutor();
         try {
             String self = "http://" + config.host() + ":" + server.port();
-            Cluster cluster = Cluster.start(clusterSettings(config, self), engine, HybridLogicalClock.systemClock(), coordination);
+            ClusterSettings settings = clusterSettings(config, self);
+            Cluster cluster = Cluster.start(settings, engine, clockFor(config, settings, engine), coordination);
             handler.ready(new PublicApi(new ClusterEntityService(cluster, engine), cluster.internalHandler()));
             return new Node(config, engine, cluster, coordination, server);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StoreException e) {
             server.close();
             coordination.shutdownNow();
             engine.close();
@@ -85,13 +86,24 @@ public final class Node implements AutoCloseable {
         });
     }
 
+    /**
+     * This node's hybrid logical clock: its index among the sorted node ids in the low bits of every
+     * timestamp, and its high-water mark kept in the store, so it never goes back across restarts.
+     */
+    private static HybridLogicalClock clockFor(NodeConfig config, ClusterSettings settings, StorageEngine engine)
+            throws StoreException {
+        long offsetMillis = config.clockOffsetForTests().toMillis();
+        int index = io.ringkv.cluster.ClusterNodes.of(settings.nodeUrls(), settings.selfUrl()).indexOfSelf();
+        return HybridLogicalClock.forNode(() -> System.currentTimeMillis() + offsetMillis, index, engine.clockLease());
+    }
+
     /** The node's own URL as it appears in the cluster list; a node without a list is alone. */
     private static ClusterSettings clusterSettings(NodeConfig config, String self) {
         List<String> urls = config.clusterUrls().size() > 1 ? config.clusterUrls() : List.of(self);
         ClusterSettings defaults = ClusterSettings.of(urls, self);
         return new ClusterSettings(urls, self, config.replicaTimeout(), defaults.coordinatorDeadline(),
                 defaults.clientThreads(), config.secret(), config.interNodeClient(), config.hints(),
-                config.antiEntropy(), config.tombstoneGrace());
+                config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset());
     }
 
     private static StorageEngine openStore(NodeConfig config) throws NodeStartException {

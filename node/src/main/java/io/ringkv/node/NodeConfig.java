@@ -13,33 +13,38 @@ import java.util.List;
 
 /**
  * Everything a node needs to start; built from the command line or by tests.
- * {@code secret} is required with more than one node in {@code clusterUrls}, else may be null.
+ * {@code secret} is required with more than one node in {@code clusterUrls}, else may be null;
+ * {@code clockOffsetForTests} shifts this node's wall clock (zero outside fault tests).
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
                          int inFlightMax, int handlerThreads, InterNodeClient interNodeClient,
                          HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
-                         ClusterSecret secret) {
+                         ClusterSecret secret, Duration maxClockOffset, Duration clockOffsetForTests) {
 
     public static NodeConfig singleNode(int port, Path dataDir) {
         return new NodeConfig("127.0.0.1", port, dataDir, List.of(), 16L << 20, Durability.PROCESS_CRASH,
                 Duration.ofSeconds(1), Duration.ofSeconds(5),
                 ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeClient.RING,
-                HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null);
+                HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null,
+                ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, Duration.ZERO);
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret);
+                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret,
+                maxClockOffset, clockOffsetForTests);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, clusterSecret);
+                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, clusterSecret,
+                maxClockOffset, clockOffsetForTests);
     }
 
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret);
+                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret,
+                maxClockOffset, clockOffsetForTests);
     }
 }

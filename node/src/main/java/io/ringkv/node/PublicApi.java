@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.ClockBehindException;
 import io.ringkv.cluster.ReplicaException;
 import io.ringkv.cluster.ReplicationParams;
 import io.ringkv.http.server.HttpHandler;
@@ -139,6 +140,9 @@ public final class PublicApi implements HttpHandler {
 
     private static Response failure(Throwable error) {
         Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
+        if (cause instanceof ClockBehindException) {
+            return Response.text(503, cause.getMessage());
+        }
         if (cause instanceof NotEnoughReplicasException || cause instanceof ReplicaException) {
             return Response.text(504, cause.getMessage());
         }

@@ -106,11 +106,20 @@ final class ServeCommand implements Callable<Integer> {
                     + "secret is read from $" + ClusterSecret.ENVIRONMENT_VARIABLE + ". Required with more than one node.")
     Path clusterSecretFile;
 
+    @Option(names = "--max-clock-offset", paramLabel = "DURATION",
+            description = "Timestamps from peers further ahead of this node's clock are refused, and a node behind most "
+                    + "of its peers by more refuses writes, ISO-8601 (default: PT0.5S).")
+    Duration maxClockOffset = ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET;
+
+    @Option(names = "--clock-offset-for-tests", hidden = true, paramLabel = "DURATION",
+            description = "Shifts this node's wall clock (fault tests of clock skew only).")
+    Duration clockOffsetForTests = Duration.ZERO;
+
     @Override
     public Integer call() {
         validate();
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
-                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret());
+                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests);
         Node node;
         try {
             node = Node.start(config);
@@ -181,6 +190,9 @@ final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--max-body must not be negative");
         }
         clusterSecret();
+        if (maxClockOffset.isNegative() || maxClockOffset.isZero()) {
+            throw new ParameterException(spec.commandLine(), "--max-clock-offset must be positive, got " + maxClockOffset);
+        }
         HintSettings hints = hintSettings();
         AntiEntropySettings antiEntropy = antiEntropySettings();
         if (tombstoneGrace.compareTo(antiEntropy.interval()) <= 0 || tombstoneGrace.compareTo(hints.maxAge()) <= 0) {

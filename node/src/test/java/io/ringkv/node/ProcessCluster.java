@@ -33,6 +33,7 @@ final class ProcessCluster implements AutoCloseable {
             .connectTimeout(Duration.ofSeconds(2)).build();
 
     private final List<String> extraArgs;
+    private final java.util.Map<Integer, List<String>> nodeArgs;
 
     ProcessCluster(Path root, int size) throws Exception {
         this(root, size, List.of());
@@ -40,8 +41,17 @@ final class ProcessCluster implements AutoCloseable {
 
     /** @param extraArgs more {@code serve} flags for every node */
     ProcessCluster(Path root, int size, List<String> extraArgs) throws Exception {
+        this(root, size, extraArgs, java.util.Map.of());
+    }
+
+    /**
+     * @param extraArgs   more {@code serve} flags for every node
+     * @param nodeArgs    more flags for some nodes, by index (e.g. a skewed clock)
+     */
+    ProcessCluster(Path root, int size, List<String> extraArgs, java.util.Map<Integer, List<String>> nodeArgs) throws Exception {
         this.root = root;
         this.extraArgs = extraArgs;
+        this.nodeArgs = nodeArgs;
         this.ports = LocalPorts.free(size);
         this.urls = ports.stream().map(p -> "http://127.0.0.1:" + p).toList();
         this.nodes = new NodeProcess[size];
@@ -58,6 +68,7 @@ final class ProcessCluster implements AutoCloseable {
                 "--data", root.resolve("node-" + i).toString(), "--cluster", String.join(",", urls), "--replica-timeout", "PT1S",
                 "--cluster-secret-file", secretFile().toString()));
         args.addAll(extraArgs);
+        args.addAll(nodeArgs.getOrDefault(i, List.of()));
         PrintStream sink = ECHO_LOGS ? System.err : new PrintStream(OutputStream.nullOutputStream());
         return new NodeProcess("node-" + i, args, sink).start();
     }

@@ -20,7 +20,23 @@ public final class InMemoryStorageEngine implements StorageEngine {
 
     private final ConcurrentSkipListMap<byte[], Record> records = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
     private final InMemoryHintLog hints = new InMemoryHintLog();
+    private final java.util.concurrent.atomic.AtomicLong clockMark = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
+
+    @Override
+    public ClockLease clockLease() {
+        return new ClockLease() {
+            @Override
+            public long loadMillis() {
+                return clockMark.get();
+            }
+
+            @Override
+            public void storeMillis(long millis) {
+                clockMark.set(millis);
+            }
+        };
+    }
 
     @Override
     public HintLog hints() {

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A {@link StorageEngine} on one RocksDB database: records in the default column family
  * (bytewise comparator, so keys order by unsigned bytes; values are {@link RecordCodec}-encoded),
- * hinted-handoff hints in the {@value #HINTS_FAMILY} column family ({@link #hints()}), which share
- * the write-ahead log and so the durability below.
+ * hinted-handoff hints in the {@value #HINTS_FAMILY} column family ({@link #hints()}) and the clock's
+ * high-water mark in {@value #META_FAMILY} ({@link #clockLease()}), which share the write-ahead log
+ * and so the durability below.
  *
  * <h2>Durability</h2>
  * The write-ahead log is always on. {@link Durability#PROCESS_CRASH} writes with
@@ -69,6 +70,9 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
     /** Column family of the hints; created on first open, so older data directories gain it. */
     static final String HINTS_FAMILY = "hints";
+    /** Column family of the node's own small state (the clock's high-water mark). */
+    static final String META_FAMILY = "meta";
+    private static final byte[] CLOCK_LEASE_KEY = "hlc-lease-millis".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final Path dir;
     private final RocksDB db;
@@ -119,6 +123,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
             List<ColumnFamilyDescriptor> descriptors = List.of(
                     new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, track(natives, new ColumnFamilyOptions(options))),
                     new ColumnFamilyDescriptor(HINTS_FAMILY.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                            track(natives, new ColumnFamilyOptions())),
+                    new ColumnFamilyDescriptor(META_FAMILY.getBytes(java.nio.charset.StandardCharsets.UTF_8),
                             track(natives, new ColumnFamilyOptions())));
             List<ColumnFamilyHandle> handles = new ArrayList<>();
             RocksDB db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
@@ -186,6 +192,34 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 keyLock.unlock();
             }
         });
+    }
+
+    @Override
+    public ClockLease clockLease() {
+        ColumnFamilyHandle meta = families.get(2);
+        return new ClockLease() {
+            @Override
+            public long loadMillis() throws StoreException {
+                return guarded("load clock mark", CLOCK_LEASE_KEY, () -> {
+                    byte[] stored = db.get(meta, CLOCK_LEASE_KEY);
+                    if (stored == null) {
+                        return 0L;
+                    }
+                    if (stored.length != Long.BYTES) {
+                        throw new CorruptRecordException("clock mark of " + stored.length + " bytes in " + dir);
+                    }
+                    return java.nio.ByteBuffer.wrap(stored).getLong();
+                });
+            }
+
+            @Override
+            public void storeMillis(long millis) throws StoreException {
+                guarded("store clock mark", CLOCK_LEASE_KEY, () -> {
+                    db.put(meta, writeOptions, CLOCK_LEASE_KEY, java.nio.ByteBuffer.allocate(Long.BYTES).putLong(millis).array());
+                    return null;
+                });
+            }
+        };
     }
 
     @Override

@@ -39,6 +39,9 @@ public interface StorageEngine extends AutoCloseable {
      */
     boolean purge(byte[] key, Record expected) throws StoreException;
 
+    /** Where the node's clock keeps its high-water mark, with the same durability as the data. */
+    ClockLease clockLease();
+
     /** The hinted-handoff hints kept beside the data, with the same durability. */
     HintLog hints();
 

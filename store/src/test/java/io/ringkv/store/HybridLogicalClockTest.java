@@ -104,7 +104,7 @@ class HybridLogicalClockTest {
         clock.observe(remote);
         long local = clock.now();
         assertThat(local, greaterThan(remote));
-        assertThat(local, is(remote + 1));
+        assertThat(local, is(timestampOf(T0 + 60_000, 8)));
     }
 
     @Test
@@ -113,7 +113,7 @@ class HybridLogicalClockTest {
         long before = clock.now();
         clock.observe(timestampOf(T0, 3));
         assertThat(clock.lastTimestamp(), is(before));
-        assertThat(clock.now(), is(before + 1));
+        assertThat(clock.now(), is(timestampOf(T0 + 100, 1)));
     }
 
     @Test
@@ -137,7 +137,9 @@ class HybridLogicalClockTest {
     void partsAndFormattingAreReadable() {
         long timestamp = timestampOf(T0, 3);
         assertThat(HybridLogicalClock.instantOf(timestamp), is(Instant.ofEpochMilli(T0)));
-        assertThat(HybridLogicalClock.format(timestamp), is(Instant.ofEpochMilli(T0) + "#3"));
+        assertThat(HybridLogicalClock.format(timestamp), is(Instant.ofEpochMilli(T0) + "#3@0"));
+        assertThat(HybridLogicalClock.format(timestampOf(T0, 3, 9)), is(Instant.ofEpochMilli(T0) + "#3@9"));
+        assertThrows(IllegalArgumentException.class, () -> timestampOf(T0, 0, HybridLogicalClock.NODE_MAX + 1));
         assertThrows(IllegalArgumentException.class, () -> timestampOf(T0, HybridLogicalClock.COUNTER_MAX + 1));
         assertThrows(IllegalArgumentException.class, () -> timestampOf(-1, 0));
     }
@@ -213,5 +215,54 @@ class HybridLogicalClockTest {
         } finally {
             executor.shutdownNow();
         }
+    }
+
+    @Test
+    void twoNodesNeverIssueTheSameTimestampInOneMillisecond() throws StoreException {
+        HybridLogicalClock node1 = HybridLogicalClock.forNode(wall::get, 1, ClockLease.NONE);
+        HybridLogicalClock node2 = HybridLogicalClock.forNode(wall::get, 2, ClockLease.NONE);
+        long first = node1.now();
+        long second = node2.now();
+        assertThat(HybridLogicalClock.millisOf(first), is(HybridLogicalClock.millisOf(second)));
+        assertThat(first == second, is(false));
+        assertThat(HybridLogicalClock.nodeOf(first), is(1));
+        assertThat(HybridLogicalClock.nodeOf(second), is(2));
+        node1.observe(second);
+        assertThat("having seen node 2's write, node 1 stamps after it", node1.now(), greaterThan(second));
+    }
+
+    @Test
+    void aForgedTimestampFarAheadIsRecognisedBeforeItIsObserved() {
+        assertThat(clock.isAheadBy(Long.MAX_VALUE, 500), is(true));
+        assertThat(clock.isAheadBy(timestampOf(T0 + 501, 0), 500), is(true));
+        assertThat(clock.isAheadBy(timestampOf(T0 + 500, 0), 500), is(false));
+        assertThat(clock.isAheadBy(timestampOf(T0 - 60_000, 0), 500), is(false));
+    }
+
+    @Test
+    void aRestartedClockIssuesTimestampsAboveEverythingIssuedBeforeEvenWhenTheWallClockWentBack() throws StoreException {
+        java.util.concurrent.atomic.AtomicLong stored = new java.util.concurrent.atomic.AtomicLong();
+        ClockLease lease = new ClockLease() {
+            @Override
+            public long loadMillis() {
+                return stored.get();
+            }
+
+            @Override
+            public void storeMillis(long millis) {
+                stored.set(millis);
+            }
+        };
+        HybridLogicalClock before = HybridLogicalClock.forNode(wall::get, 3, lease);
+        long issued = 0;
+        for (int i = 0; i < 5; i++) {
+            issued = before.now();
+            wall.addAndGet(1_000);
+        }
+        assertThat("the mark stays ahead of what was issued", stored.get() > HybridLogicalClock.millisOf(issued), is(true));
+
+        wall.addAndGet(-60_000); // the node restarts with its wall clock a minute behind
+        HybridLogicalClock after = HybridLogicalClock.forNode(wall::get, 3, lease);
+        assertThat(after.now(), greaterThan(issued));
     }
 }

@@ -26,7 +26,7 @@ class RecordCodecTest {
                 Record.value(0, new byte[0]),
                 Record.value(1, "v".getBytes(StandardCharsets.UTF_8)),
                 Record.value(Long.MAX_VALUE, allBytes),
-                Record.value(HybridLogicalClock.timestampOf(1_700_000_000_000L, 65_535), new byte[1 << 20]),
+                Record.value(HybridLogicalClock.timestampOf(1_700_000_000_000L, HybridLogicalClock.COUNTER_MAX, HybridLogicalClock.NODE_MAX), new byte[1 << 20]),
                 Record.tombstone(0),
                 Record.tombstone(HybridLogicalClock.timestampOf(1_700_000_000_000L, 3)));
     }

@@ -27,6 +27,17 @@ class RocksDbStorageEngineTest extends StorageEngineContractTest {
     }
 
     @Test
+    void theClockMarkSurvivesAReopen() throws StoreException {
+        assertThat(engine.clockLease().loadMillis(), is(0L));
+        engine.clockLease().storeMillis(1_700_000_000_123L);
+        engine.close();
+        engine = RocksDbStorageEngine.open(dir.resolve("db"));
+        assertThat(engine.clockLease().loadMillis(), is(1_700_000_000_123L));
+        HybridLogicalClock clock = HybridLogicalClock.forNode(() -> 1_000L, 1, engine.clockLease());
+        assertThat("a wall clock far behind the mark", HybridLogicalClock.millisOf(clock.now()) >= 1_700_000_000_123L, is(true));
+    }
+
+    @Test
     void hintsSurviveAReopenAndNewOnesSortAfterThem() throws StoreException {
         engine.hints().add("http://a:1", bytes("old"), Record.value(3, bytes("v")), 10);
         engine.close();
@@ -147,7 +158,8 @@ class RocksDbStorageEngineTest extends StorageEngineContractTest {
         try (org.rocksdb.DBOptions options = new org.rocksdb.DBOptions();
              RocksDB db = RocksDB.open(options, dbDir.toString(), java.util.List.of(
                      new org.rocksdb.ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
-                     new org.rocksdb.ColumnFamilyDescriptor(RocksDbStorageEngine.HINTS_FAMILY.getBytes())), handles)) {
+                     new org.rocksdb.ColumnFamilyDescriptor(RocksDbStorageEngine.HINTS_FAMILY.getBytes()),
+                     new org.rocksdb.ColumnFamilyDescriptor(RocksDbStorageEngine.META_FAMILY.getBytes())), handles)) {
             db.put(key, value);
             handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
         }

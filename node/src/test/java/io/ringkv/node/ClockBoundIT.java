@@ -1,0 +1,92 @@
+package io.ringkv.node;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+import io.ringkv.cluster.ClusterSecret;
+import io.ringkv.cluster.InternalAuth;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Clocks against the bound ({@code --max-clock-offset}, 500 ms by default) in a three-node cluster of
+ * processes, with skew made by the hidden {@code --clock-offset-for-tests} flag: a forged far-future
+ * record (even one signed with the secret) is refused and exhausts nothing, a node whose clock is
+ * far ahead gets no write acknowledged, and a node far behind its peers refuses writes and says so.
+ */
+@Timeout(180)
+class ClockBoundIT {
+    @TempDir
+    Path root;
+
+    private ProcessCluster cluster;
+
+    @AfterEach
+    void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aFarFutureRecordIsRefusedEvenWithTheSecretAndTheClockKeepsWorking() throws Exception {
+        cluster = new ProcessCluster(root, 3);
+        String target = "/internal/v0/record?key=" + Base64.getUrlEncoder().withoutPadding()
+                .encodeToString("victim".getBytes(StandardCharsets.UTF_8));
+        InternalAuth insider = new InternalAuth(ClusterSecret.fromFile(cluster.secretFile()), "insider", topology(0),
+                System::currentTimeMillis);
+        Map<String, String> fields = Map.of("X-Ringkv-Timestamp", Long.toString(Long.MAX_VALUE), "X-Ringkv-Tombstone", "false");
+        byte[] body = "forged".getBytes(StandardCharsets.UTF_8);
+        RawHttp.Reply forged = RawHttp.send(cluster.port(0), "PUT", target, insider.sign("PUT", target, fields, body), body);
+
+        assertThat(forged.status(), is(400));
+        assertThat(cluster.put(0, "victim", "v1", "3/3").statusCode(), is(201));
+        assertThat(cluster.put(0, "victim", "v2", "3/3").statusCode(), is(201));
+        assertThat(cluster.get(1, "victim", "3/3").body(), is("v2"));
+    }
+
+    @Test
+    void aNodeFarAheadGetsNoWriteAcknowledgedAndTheLaterWriteElsewhereWins() throws Exception {
+        cluster = new ProcessCluster(root, 3, List.of(), Map.of(0, List.of("--clock-offset-for-tests", "PT3S")));
+
+        int fromFastNode = cluster.put(0, "k", "from the fast node", "2/3").statusCode();
+        assertThat(cluster.put(1, "k", "written later, elsewhere", "2/3").statusCode(), is(201));
+
+        assertThat("its peers refuse its timestamps", fromFastNode, is(504));
+        assertThat(cluster.get(2, "k", "2/3").body(), is("written later, elsewhere"));
+    }
+
+    @Test
+    void aNodeFarBehindItsPeersRefusesWritesAndSaysSo() throws Exception {
+        cluster = new ProcessCluster(root, 3, List.of(), Map.of(2, List.of("--clock-offset-for-tests", "-PT3S")));
+        // Peers' requests tell node 2 what time they think it is.
+        for (int i = 0; i < 4; i++) {
+            cluster.put(i % 2, "warm-" + i, "v", "2/3");
+        }
+
+        var refused = cluster.put(2, "k", "v", "2/3");
+        assertThat(refused.statusCode(), is(503));
+        assertThat(refused.body(), containsString("behind its peers"));
+        String status = new String(RawHttp.get(cluster.port(2), "/v0/status").body(), StandardCharsets.UTF_8);
+        assertThat(status, containsString("warning: clock"));
+        assertThat("the other nodes still take writes", cluster.put(0, "k", "v", "2/3").statusCode(), is(201));
+    }
+
+    private String topology(int node) throws Exception {
+        String status = new String(RawHttp.get(cluster.port(node), "/v0/status").body(), StandardCharsets.UTF_8);
+        for (String line : status.split("\n")) {
+            if (line.startsWith("topology ")) {
+                return line.substring("topology ".length());
+            }
+        }
+        throw new AssertionError("no topology in the status: " + status);
+    }
+}
