@@ -17,6 +17,8 @@ public record CoordinatorSettings(Duration deadline, Executor executor) {
 
     /** Remote replicas default to a 1 s timeout; the deadline leaves room for that to fire first. */
     public static final Duration DEFAULT_DEADLINE = Duration.ofMillis(1500);
+    /** How much longer than a replica request may take the coordinator waits for it. */
+    public static final Duration DEADLINE_MARGIN = Duration.ofMillis(500);
 
     public CoordinatorSettings {
         Objects.requireNonNull(executor, "executor");
@@ -27,5 +29,13 @@ public record CoordinatorSettings(Duration deadline, Executor executor) {
 
     public static CoordinatorSettings withDefaults(Executor executor) {
         return new CoordinatorSettings(DEFAULT_DEADLINE, executor);
+    }
+
+    /**
+     * The deadline for a given replica request timeout: the timeout plus {@link #DEADLINE_MARGIN},
+     * so a replica that answers just within its timeout still counts (1 s gives the default 1.5 s).
+     */
+    public static Duration deadlineFor(Duration replicaTimeout) {
+        return replicaTimeout.plus(DEADLINE_MARGIN);
     }
 }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Semaphore;
 
 /**
  * The public API's data layer on top of the cluster coordinator. A one-node cluster is the
@@ -25,10 +26,15 @@ import java.util.concurrent.CompletionException;
 final class ClusterEntityService implements EntityService {
     private final Cluster cluster;
     private final StorageEngine localEngine;
+    /** Cluster ranges open at once: each may hold a handler thread while it waits for the slowest peer. */
+    private final Semaphore rangePermits;
+    private final int rangeStreamsMax;
 
-    ClusterEntityService(Cluster cluster, StorageEngine localEngine) {
+    ClusterEntityService(Cluster cluster, StorageEngine localEngine, int rangeStreamsMax) {
         this.cluster = cluster;
         this.localEngine = localEngine;
+        this.rangeStreamsMax = rangeStreamsMax;
+        this.rangePermits = new Semaphore(rangeStreamsMax);
     }
 
     @Override
@@ -72,7 +78,16 @@ final class ClusterEntityService implements EntityService {
                 return CompletableFuture.failedFuture(e);
             }
         }
-        return cluster.range().open(start, end).thenApply(merge -> merge);
+        if (!rangePermits.tryAcquire()) {
+            return CompletableFuture.failedFuture(new RangeBusyException(rangeStreamsMax));
+        }
+        return cluster.range().open(start, end)
+                .<ChunkSource>thenApply(merge -> new PermitReleasingSource(merge, rangePermits))
+                .whenComplete((source, error) -> {
+                    if (error != null) {
+                        rangePermits.release();
+                    }
+                });
     }
 
     @Override

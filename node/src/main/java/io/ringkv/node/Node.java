@@ -2,6 +2,7 @@ package io.ringkv.node;
 
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterSettings;
+import io.ringkv.cluster.CoordinatorSettings;
 import io.ringkv.http.h1.H1Limits;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.HttpServer;
@@ -63,7 +64,7 @@ public final class Node implements AutoCloseable {
             String self = "http://" + config.host() + ":" + server.port();
             ClusterSettings settings = clusterSettings(config, self);
             Cluster cluster = Cluster.start(settings, engine, clockFor(config, settings, engine), coordination);
-            handler.ready(new PublicApi(new ClusterEntityService(cluster, engine), cluster.internalHandler()));
+            handler.ready(new PublicApi(new ClusterEntityService(cluster, engine, config.rangeStreamsMax()), cluster.internalHandler()));
             return new Node(config, engine, cluster, coordination, server);
         } catch (RuntimeException | StoreException e) {
             server.close();
@@ -101,7 +102,7 @@ public final class Node implements AutoCloseable {
     private static ClusterSettings clusterSettings(NodeConfig config, String self) {
         List<String> urls = config.clusterUrls().size() > 1 ? config.clusterUrls() : List.of(self);
         ClusterSettings defaults = ClusterSettings.of(urls, self);
-        return new ClusterSettings(urls, self, config.replicaTimeout(), defaults.coordinatorDeadline(),
+        return new ClusterSettings(urls, self, config.replicaTimeout(), CoordinatorSettings.deadlineFor(config.replicaTimeout()),
                 defaults.clientThreads(), config.secret(), config.interNodeClient(), config.hints(),
                 config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset());
     }

@@ -20,31 +20,35 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
                          int inFlightMax, int handlerThreads, InterNodeClient interNodeClient,
                          HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
-                         ClusterSecret secret, Duration maxClockOffset, Duration clockOffsetForTests) {
+                         ClusterSecret secret, Duration maxClockOffset, Duration clockOffsetForTests,
+                         int rangeStreamsMax) {
+
+    /** Cluster ranges open at once, by default. */
+    public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
 
     public static NodeConfig singleNode(int port, Path dataDir) {
         return new NodeConfig("127.0.0.1", port, dataDir, List.of(), 16L << 20, Durability.PROCESS_CRASH,
                 Duration.ofSeconds(1), Duration.ofSeconds(5),
                 ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeClient.RING,
                 HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null,
-                ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, Duration.ZERO);
+                ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, Duration.ZERO, RANGE_STREAMS_MAX_DEFAULT);
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockOffsetForTests);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax);
     }
 
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax);
     }
 }

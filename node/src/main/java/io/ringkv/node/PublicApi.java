@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
 public final class PublicApi implements HttpHandler {
     private static final Logger log = LoggerFactory.getLogger(PublicApi.class);
     private static final String INTERNAL_PREFIX = "/internal/";
+    /** The longest key, in bytes (see {@link #checkedKey}). */
+    public static final int KEY_BYTES_MAX = 4096;
 
     private final EntityService entities;
     private final HttpHandler internal;
@@ -91,7 +93,7 @@ public final class PublicApi implements HttpHandler {
         boolean local;
         try {
             start = requiredParam(request, "start");
-            end = request.queryParam("end").filter(s -> !s.isEmpty()).map(PublicApi::utf8).orElse(null);
+            end = request.queryParamBytes("end").filter(bytes -> bytes.length > 0).map(bytes -> checkedKey("end", bytes)).orElse(null);
             local = request.queryParam("local").map(PublicApi::parseFlag).orElse(false);
         } catch (IllegalArgumentException badParameter) {
             return done(Response.text(400, badParameter.getMessage()));
@@ -117,13 +119,25 @@ public final class PublicApi implements HttpHandler {
                 .withHeader("Allow", "GET, HEAD"));
     }
 
-    /** The decoded parameter as UTF-8 bytes; absent or empty is a client error. */
+    /** The parameter's exact percent-decoded bytes, a key; absent or empty is a client error. */
     private static byte[] requiredParam(Request request, String name) {
-        String value = request.queryParam(name).orElse("");
-        if (value.isEmpty()) {
+        byte[] value = request.queryParamBytes(name).orElse(new byte[0]);
+        if (value.length == 0) {
             throw new IllegalArgumentException("query parameter '" + name + "' is required and must not be empty");
         }
-        return utf8(value);
+        return checkedKey(name, value);
+    }
+
+    /**
+     * Keys are at most {@link #KEY_BYTES_MAX} bytes: what the public API accepts must replicate,
+     * and a key travels to peers base64-encoded in their request line (8 KiB at most).
+     */
+    private static byte[] checkedKey(String name, byte[] key) {
+        if (key.length > KEY_BYTES_MAX) {
+            throw new IllegalArgumentException("query parameter '" + name + "' is " + key.length + " bytes; keys are at most "
+                    + KEY_BYTES_MAX + " bytes");
+        }
+        return key;
     }
 
     private static boolean parseFlag(String value) {
@@ -134,13 +148,9 @@ public final class PublicApi implements HttpHandler {
         };
     }
 
-    private static byte[] utf8(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
-
     private static Response failure(Throwable error) {
         Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
-        if (cause instanceof ClockBehindException) {
+        if (cause instanceof ClockBehindException || cause instanceof RangeBusyException) {
             return Response.text(503, cause.getMessage());
         }
         if (cause instanceof NotEnoughReplicasException || cause instanceof ReplicaException) {

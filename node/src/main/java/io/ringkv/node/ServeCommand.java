@@ -54,7 +54,8 @@ final class ServeCommand implements Callable<Integer> {
     Durability durability;
 
     @Option(names = "--replica-timeout", defaultValue = "PT1S", paramLabel = "DURATION",
-            description = "How long a coordinator waits for a remote replica, ISO-8601 (default: ${DEFAULT-VALUE}).")
+            description = "How long a coordinator waits for a remote replica; it decides a request at most "
+                    + "500 ms after that, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration replicaTimeout;
 
     @Option(names = "--shutdown-grace", defaultValue = "PT5S", paramLabel = "DURATION",
@@ -111,6 +112,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "of its peers by more refuses writes, ISO-8601 (default: PT0.5S).")
     Duration maxClockOffset = ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET;
 
+    @Option(names = "--range-streams-max", paramLabel = "N",
+            description = "Cluster ranges (/v0/entities across nodes) open at once; beyond it 503 (default: "
+                    + NodeConfig.RANGE_STREAMS_MAX_DEFAULT + ").")
+    int rangeStreamsMax = NodeConfig.RANGE_STREAMS_MAX_DEFAULT;
+
     @Option(names = "--clock-offset-for-tests", hidden = true, paramLabel = "DURATION",
             description = "Shifts this node's wall clock (fault tests of clock skew only).")
     Duration clockOffsetForTests = Duration.ZERO;
@@ -119,7 +125,8 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() {
         validate();
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
-                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests);
+                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests,
+                rangeStreamsMax);
         Node node;
         try {
             node = Node.start(config);
@@ -183,8 +190,8 @@ final class ServeCommand implements Callable<Integer> {
         if (port < 0 || port > 65535) {
             throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, got " + port);
         }
-        if (inFlightMax < 1 || handlerThreads < 1) {
-            throw new ParameterException(spec.commandLine(), "--in-flight-max and --handler-threads must be at least 1");
+        if (inFlightMax < 1 || handlerThreads < 1 || rangeStreamsMax < 1) {
+            throw new ParameterException(spec.commandLine(), "--in-flight-max, --handler-threads and --range-streams-max must be at least 1");
         }
         if (maxBodyBytes < 0) {
             throw new ParameterException(spec.commandLine(), "--max-body must not be negative");

@@ -72,6 +72,33 @@ class NodeApiTest {
     }
 
     @Test
+    void keysAreTheExactPercentDecodedBytes() throws Exception {
+        put("%FF", "ff".getBytes(StandardCharsets.UTF_8));
+        assertThat("%FE is another key than %FF", status("GET", "/v0/entity?id=%FE"), is(404));
+        assertThat(send("GET", "/v0/entity?id=%FF", null).body(), equalTo("ff".getBytes(StandardCharsets.UTF_8)));
+        put("%C3%A9", "e-acute".getBytes(StandardCharsets.UTF_8));
+        assertThat(send("GET", "/v0/entity?id=%c3%a9", null).body(), equalTo("e-acute".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void truncatedOrNonHexPercentEscapesAre400() throws Exception {
+        // The JDK client refuses to send such a URI, so these go over a raw socket.
+        assertThat(RawHttp.get(node.port(), "/v0/entity?id=%G1").status(), is(400));
+        assertThat(RawHttp.get(node.port(), "/v0/entity?id=ab%F").status(), is(400));
+        assertThat(RawHttp.get(node.port(), "/v0/entities?start=a&end=%").status(), is(400));
+    }
+
+    @Test
+    void keysBeyondTheLimitAre400AndTheLimitItselfIsAccepted() throws Exception {
+        String longest = "k".repeat(PublicApi.KEY_BYTES_MAX);
+        put(longest, "v".getBytes(StandardCharsets.UTF_8));
+        assertThat(status("GET", "/v0/entity?id=" + longest), is(200));
+        HttpResponse<byte[]> tooLong = send("PUT", "/v0/entity?id=" + longest + "k", "v".getBytes(StandardCharsets.UTF_8));
+        assertThat(tooLong.statusCode(), is(400));
+        assertThat(new String(tooLong.body(), StandardCharsets.UTF_8), org.hamcrest.Matchers.containsString("at most 4096 bytes"));
+    }
+
+    @Test
     void emptyValueIsStoredAndReturned() throws Exception {
         put("empty", new byte[0]);
         HttpResponse<byte[]> got = send("GET", "/v0/entity?id=empty", null);

@@ -65,8 +65,11 @@ final class ProcessCluster implements AutoCloseable {
 
     private NodeProcess launch(int i) throws Exception {
         List<String> args = new ArrayList<>(List.of("--port", ports.get(i).toString(),
-                "--data", root.resolve("node-" + i).toString(), "--cluster", String.join(",", urls), "--replica-timeout", "PT1S",
+                "--data", root.resolve("node-" + i).toString(), "--cluster", String.join(",", urls),
                 "--cluster-secret-file", secretFile().toString()));
+        if (!extraArgs.contains("--replica-timeout")) {
+            args.addAll(List.of("--replica-timeout", "PT1S"));
+        }
         args.addAll(extraArgs);
         args.addAll(nodeArgs.getOrDefault(i, List.of()));
         PrintStream sink = ECHO_LOGS ? System.err : new PrintStream(OutputStream.nullOutputStream());
@@ -79,6 +82,20 @@ final class ProcessCluster implements AutoCloseable {
 
     void kill(int i) throws InterruptedException {
         nodes[i].kill();
+    }
+
+    /** SIGSTOP: the node hangs with its sockets open, as in a long GC pause. */
+    void pause(int i) throws Exception {
+        signal(i, "STOP");
+    }
+
+    void resume(int i) throws Exception {
+        signal(i, "CONT");
+    }
+
+    private void signal(int i, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(nodes[i].pid())).start();
+        assertThat("kill -" + signal, kill.waitFor(), is(0));
     }
 
     void restart(int i) throws Exception {

@@ -27,6 +27,21 @@ public record Request(String method, String path, String query, Headers headers,
      * @throws IllegalArgumentException when the encoding is malformed (the caller answers 400)
      */
     public Optional<String> queryParam(String name) {
+        return rawQueryParam(name).map(raw -> URLDecoder.decode(raw, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The first value of query parameter {@code name} as the exact bytes its percent-encoding
+     * names ({@code +} is a space), with no character set in between: {@code %FF} and {@code %FE}
+     * are two different one-byte values, and other characters stand for their UTF-8 bytes.
+     *
+     * @throws IllegalArgumentException for a {@code %} not followed by two hex digits (the caller answers 400)
+     */
+    public Optional<byte[]> queryParamBytes(String name) {
+        return rawQueryParam(name).map(Request::percentDecode);
+    }
+
+    private Optional<String> rawQueryParam(String name) {
         if (query.isEmpty()) {
             return Optional.empty();
         }
@@ -39,11 +54,32 @@ public record Request(String method, String path, String query, Headers headers,
             int eq = query.indexOf('=', start);
             String key = (eq >= 0 && eq < end) ? query.substring(start, eq) : query.substring(start, end);
             if (URLDecoder.decode(key, StandardCharsets.UTF_8).equals(name)) {
-                String raw = (eq >= 0 && eq < end) ? query.substring(eq + 1, end) : "";
-                return Optional.of(URLDecoder.decode(raw, StandardCharsets.UTF_8));
+                return Optional.of((eq >= 0 && eq < end) ? query.substring(eq + 1, end) : "");
             }
             start = end + 1;
         }
         return Optional.empty();
+    }
+
+    private static byte[] percentDecode(String raw) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%') {
+                int high = i + 1 < raw.length() ? Character.digit(raw.charAt(i + 1), 16) : -1;
+                int low = i + 2 < raw.length() ? Character.digit(raw.charAt(i + 2), 16) : -1;
+                if (high < 0 || low < 0) {
+                    throw new IllegalArgumentException("malformed percent-encoding at '"
+                            + raw.substring(i, Math.min(raw.length(), i + 3)) + "': '%' must be followed by two hex digits");
+                }
+                out.write(high << 4 | low);
+                i += 2;
+            } else if (c == '+') {
+                out.write(' ');
+            } else {
+                out.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        return out.toByteArray();
     }
 }
