@@ -24,6 +24,9 @@ public final class Acceptor implements SelectionHandler, AutoCloseable {
 
     /** Connections accepted per wake-up, so a connection storm cannot starve the loop's other channels. */
     static final int ACCEPTS_PER_WAKEUP_MAX = 64;
+    /** First pause of accepting after a failed accept; it doubles while failures go on. */
+    static final long ACCEPT_PAUSE_MIN_MILLIS = 10;
+    static final long ACCEPT_PAUSE_MAX_MILLIS = 1_000;
     static final Duration CLOSE_WAIT_MAX = Duration.ofSeconds(5);
 
     private final EventLoopGroup group;
@@ -34,6 +37,9 @@ public final class Acceptor implements SelectionHandler, AutoCloseable {
     private final AcceptHandler acceptHandler;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private SelectionKey key;
+    /** Loop thread only: accepts that failed in a row, and the current pause. */
+    private int failedAccepts;
+    private long pauseMillis;
 
     private Acceptor(EventLoopGroup group, EventLoop loop, ServerSocketChannel server, ChannelOptions options,
                      AcceptHandler acceptHandler) throws IOException {
@@ -87,14 +93,42 @@ public final class Acceptor implements SelectionHandler, AutoCloseable {
             try {
                 channel = server.accept();
             } catch (IOException e) {
-                // E.g. too many open files: keep the listener, the next wake-up retries.
-                log.warn("accept on {} failed: {}", localAddress, e.toString());
+                backOff(e);
                 return;
             }
             if (channel == null) {
                 return;
             }
+            if (failedAccepts > 0) {
+                log.info("accepting on {} again after {} failed attempts", localAddress, failedAccepts);
+                failedAccepts = 0;
+                pauseMillis = 0;
+            }
             hand(channel);
+        }
+    }
+
+    /**
+     * An accept failed, typically with "too many open files": the pending connection stays in the
+     * backlog and the selector would report it ready at once, forever, spinning the loop and
+     * flooding the log. So stop selecting for accepts for a pause that doubles up to
+     * {@link #ACCEPT_PAUSE_MAX_MILLIS} while failures go on, log once per episode, and resume when
+     * the pause is over (descriptors may have been freed by then).
+     */
+    private void backOff(IOException e) {
+        failedAccepts++;
+        pauseMillis = pauseMillis == 0 ? ACCEPT_PAUSE_MIN_MILLIS : Math.min(ACCEPT_PAUSE_MAX_MILLIS, pauseMillis * 2);
+        if (failedAccepts == 1) {
+            log.warn("accept on {} failed: {}; pausing accepts (up to {} ms at a time) until it works again",
+                    localAddress, e.toString(), ACCEPT_PAUSE_MAX_MILLIS);
+        }
+        if (key != null && key.isValid()) {
+            key.interestOps(0);
+            loop.schedule(() -> {
+                if (key.isValid()) {
+                    key.interestOps(SelectionKey.OP_ACCEPT);
+                }
+            }, pauseMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
         }
     }
 

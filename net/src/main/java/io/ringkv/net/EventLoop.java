@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,7 @@ public final class EventLoop implements Executor {
     private final Selector selector;
     private final Thread thread;
     private final LongSupplier nanoClock;
+    private final Consumer<Throwable> onFailure;
     private final ReadArena readArena;
     private final TimerQueue timers = new TimerQueue();
     // Unbounded by type, bounded in practice: producers submit a constant number of tasks per
@@ -58,6 +60,16 @@ public final class EventLoop implements Executor {
     private static final ThreadLocal<EventLoop> CURRENT = new ThreadLocal<>();
 
     EventLoop(String name, int readBufferBytes, LongSupplier nanoClock) throws IOException {
+        this(name, readBufferBytes, nanoClock, failure -> { });
+    }
+
+    /**
+     * @param onFailure told, after the loop closed its channels, when the loop thread died of an
+     *                  exception or error (an {@code OutOfMemoryError}, a bug): the owner decides
+     *                  whether the process can go on without it
+     */
+    EventLoop(String name, int readBufferBytes, LongSupplier nanoClock, Consumer<Throwable> onFailure) throws IOException {
+        this.onFailure = onFailure;
         this.name = name;
         this.nanoClock = nanoClock;
         this.readArena = new ReadArena(readBufferBytes, READ_FREE_BYTES_MIN);
@@ -170,9 +182,14 @@ public final class EventLoop implements Executor {
             }
         } catch (Throwable e) {
             log.error("{} failed; closing its channels", name, e);
-        } finally {
-            shutDown();
+            try {
+                shutDown();
+            } finally {
+                onFailure.accept(e);
+            }
+            return;
         }
+        shutDown();
     }
 
     private void runOnce() throws IOException {

@@ -40,13 +40,22 @@ public final class EventLoopGroup implements AutoCloseable {
 
     public EventLoopGroup(int loopCount, String threadNamePrefix, int readBufferBytes, LongSupplier nanoClock)
             throws IOException {
+        this(loopCount, threadNamePrefix, readBufferBytes, nanoClock, failure -> { });
+    }
+
+    /**
+     * @param onLoopFailure told when a loop thread dies of an exception or error, after it closed
+     *                      its channels (a server that cannot serve on that loop may want to exit)
+     */
+    public EventLoopGroup(int loopCount, String threadNamePrefix, int readBufferBytes, LongSupplier nanoClock,
+                          java.util.function.Consumer<Throwable> onLoopFailure) throws IOException {
         if (loopCount < 1) {
             throw new IllegalArgumentException("loopCount must be at least 1, got " + loopCount);
         }
         List<EventLoop> created = new ArrayList<>(loopCount);
         try {
             for (int i = 0; i < loopCount; i++) {
-                created.add(new EventLoop(threadNamePrefix + "-" + i, readBufferBytes, nanoClock));
+                created.add(new EventLoop(threadNamePrefix + "-" + i, readBufferBytes, nanoClock, onLoopFailure));
             }
         } catch (IOException e) {
             created.forEach(EventLoop::stop);

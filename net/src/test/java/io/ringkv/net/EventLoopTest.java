@@ -75,4 +75,17 @@ class EventLoopTest {
             assertThat(loop.state(), is(EventLoop.State.TERMINATED));
         }
     }
+
+    @Test
+    void aLoopThatDiesOfAnErrorTellsItsOwner() throws Exception {
+        java.util.concurrent.CompletableFuture<Throwable> told = new java.util.concurrent.CompletableFuture<>();
+        try (EventLoopGroup dying = new EventLoopGroup(1, "dying-loop", EventLoopGroup.READ_BUFFER_BYTES_DEFAULT,
+                System::nanoTime, told::complete)) {
+            dying.next().execute(() -> {
+                throw new OutOfMemoryError("injected");
+            });
+            Throwable cause = told.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            org.hamcrest.MatcherAssert.assertThat(cause.getMessage(), org.hamcrest.Matchers.is("injected"));
+        }
+    }
 }

@@ -124,11 +124,12 @@ public final class Node implements AutoCloseable {
                 .port(config.port())
                 .h1Limits(limits)
                 .inFlightMax(config.inFlightMax())
+                .connectionsMax(config.connectionsMax())
                 .handlerThreads(config.handlerThreads())
                 .shutdownGrace(config.shutdownGrace())
                 .build();
         try {
-            return HttpServer.start(serverConfig, api);
+            return HttpServer.start(serverConfig, api, Node::exitOnLoopFailure);
         } catch (BindException e) {
             throw new NodeStartException("cannot listen on " + config.host() + ":" + config.port()
                     + " (" + e.getMessage() + "): is another process using the port?", e);
@@ -136,6 +137,21 @@ public final class Node implements AutoCloseable {
             throw new NodeStartException("cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
         }
     }
+
+    /**
+     * An event loop died: part of the connections would land on a loop that serves nothing, so the
+     * node stops, loudly, instead of running on half-dead (an orchestrator or `ringkv up` sees the
+     * exit). From another thread: the shutdown hooks wait for the server's loops.
+     */
+    private static void exitOnLoopFailure(Throwable failure) {
+        log.error("an event loop died ({}); the node exits with code {}", failure.toString(), EXIT_LOOP_DIED, failure);
+        Thread exit = new Thread(() -> System.exit(EXIT_LOOP_DIED), "ringkv-exit");
+        exit.setDaemon(false);
+        exit.start();
+    }
+
+    /** Exit code of a node whose event loop died. */
+    static final int EXIT_LOOP_DIED = 70;
 
     /** The base URL clients use, with the bound port (useful when the config asked for port 0). */
     public String url() {

@@ -21,7 +21,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          int inFlightMax, int handlerThreads, InterNodeClient interNodeClient,
                          HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
                          ClusterSecret secret, Duration maxClockOffset, Duration clockOffsetForTests,
-                         int rangeStreamsMax) {
+                         int rangeStreamsMax, int connectionsMax) {
 
     /** Cluster ranges open at once, by default. */
     public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
@@ -31,24 +31,25 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 Duration.ofSeconds(1), Duration.ofSeconds(5),
                 ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeClient.RING,
                 HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null,
-                ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, Duration.ZERO, RANGE_STREAMS_MAX_DEFAULT);
+                ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, Duration.ZERO, RANGE_STREAMS_MAX_DEFAULT,
+                ServerConfig.CONNECTIONS_MAX_DEFAULT);
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax);
     }
 
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax);
     }
 }

@@ -51,7 +51,7 @@ public final class NodeProcess {
 
     private static List<String> javaCommand(List<String> serveArgs) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "--enable-native-access=ALL-UNNAMED",
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve"));
         cmd.addAll(serveArgs);
         return cmd;

@@ -112,6 +112,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "of its peers by more refuses writes, ISO-8601 (default: PT0.5S).")
     Duration maxClockOffset = ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET;
 
+    @Option(names = "--connections-max", paramLabel = "N",
+            description = "Open client connections; further ones are closed at once (default: "
+                    + ServerConfig.CONNECTIONS_MAX_DEFAULT + ").")
+    int connectionsMax = ServerConfig.CONNECTIONS_MAX_DEFAULT;
+
     @Option(names = "--range-streams-max", paramLabel = "N",
             description = "Cluster ranges (/v0/entities across nodes) open at once; beyond it 503 (default: "
                     + NodeConfig.RANGE_STREAMS_MAX_DEFAULT + ").")
@@ -126,7 +131,7 @@ final class ServeCommand implements Callable<Integer> {
         validate();
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
                 shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests,
-                rangeStreamsMax);
+                rangeStreamsMax, connectionsMax);
         Node node;
         try {
             node = Node.start(config);
@@ -190,8 +195,9 @@ final class ServeCommand implements Callable<Integer> {
         if (port < 0 || port > 65535) {
             throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, got " + port);
         }
-        if (inFlightMax < 1 || handlerThreads < 1 || rangeStreamsMax < 1) {
-            throw new ParameterException(spec.commandLine(), "--in-flight-max, --handler-threads and --range-streams-max must be at least 1");
+        if (inFlightMax < 1 || handlerThreads < 1 || rangeStreamsMax < 1 || connectionsMax < 1) {
+            throw new ParameterException(spec.commandLine(),
+                    "--in-flight-max, --handler-threads, --range-streams-max and --connections-max must be at least 1");
         }
         if (maxBodyBytes < 0) {
             throw new ParameterException(spec.commandLine(), "--max-body must not be negative");

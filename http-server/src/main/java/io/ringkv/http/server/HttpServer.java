@@ -58,7 +58,19 @@ public final class HttpServer implements AutoCloseable {
      * @throws IOException            when the event loops cannot be created
      */
     public static HttpServer start(ServerConfig config, HttpHandler handler) throws IOException {
-        EventLoopGroup loops = new EventLoopGroup(config.eventLoops(), "ringkv-http-loop");
+        return start(config, handler, failure -> log.error("an event loop died; the connections it served are closed"));
+    }
+
+    /**
+     * Binds and starts serving; {@code onLoopFailure} is told when an event loop thread dies (an
+     * {@code OutOfMemoryError}, a bug), after it closed its connections. A process that cannot
+     * serve on that loop any more should stop (a node exits), rather than accept connections that
+     * land on a dead loop.
+     */
+    public static HttpServer start(ServerConfig config, HttpHandler handler, java.util.function.Consumer<Throwable> onLoopFailure)
+            throws IOException {
+        EventLoopGroup loops = new EventLoopGroup(config.eventLoops(), "ringkv-http-loop",
+                EventLoopGroup.READ_BUFFER_BYTES_DEFAULT, System::nanoTime, onLoopFailure);
         ExecutorService executor = HandlerExecutor.create(config.handlerThreads(), config.inFlightMax());
         ServerContext context = new ServerContext(config, handler, executor);
         try {

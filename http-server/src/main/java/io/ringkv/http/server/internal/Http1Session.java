@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * budget, hands them to the handler executor, and enforces the read timeouts. Responses are put
  * in order by the {@link ResponseSequencer}.
  *
- * <p>Pipelining: up to {@link #PIPELINE_DEPTH_MAX} requests may wait for their responses; past
- * that, reading stops (the peer's unread bytes stay in the socket) until responses go out.
+ * <p>Pipelining: up to {@link #PIPELINE_DEPTH_MAX} requests may wait for their responses, and
+ * answers queued for the socket may reach its high-water mark; past either, reading stops (the
+ * peer's unread bytes stay in the socket) until responses go out.
  *
  * <p>Threading: confined to the connection's event loop, except {@link #abort()} and the
  * sequencer's callbacks, which hop onto the loop. Never blocks.
@@ -87,8 +88,14 @@ final class Http1Session implements ConnectionHandler {
         update();
     }
 
+    /**
+     * Before parsing another request: stop when no more will be read, when enough wait for their
+     * answers, or when the answers already queued pass the connection's high-water mark (a client
+     * that pipelines and never reads must not make us queue answers without bound).
+     */
     private boolean mustPauseBeforeNextRequest() {
-        return noMoreRequests || context.draining() || sequencer.pendingCount() >= PIPELINE_DEPTH_MAX;
+        return noMoreRequests || context.draining() || sequencer.pendingCount() >= PIPELINE_DEPTH_MAX
+                || !connection.isWritable();
     }
 
     private void pauseReading() {
@@ -184,6 +191,7 @@ final class Http1Session implements ConnectionHandler {
     public void onWritable(Connection from) {
         deadline.onProgress();
         sequencer.wakePump();
+        update(); // reading may have stopped for the queued answers
     }
 
     @Override
@@ -229,7 +237,8 @@ final class Http1Session implements ConnectionHandler {
             connection.closeAfterFlush();
             return;
         }
-        if (readsPaused && !noMoreRequests && !context.draining() && pending < PIPELINE_DEPTH_MAX) {
+        if (readsPaused && !noMoreRequests && !context.draining() && pending < PIPELINE_DEPTH_MAX
+                && connection.isWritable()) {
             readsPaused = false;
             connection.resumeReads();
         }
