@@ -31,10 +31,16 @@ import java.util.Objects;
  *                          finish within it, then the rest are cut off. Default 10 s
  * @param channelOptions    socket write water marks (bounding memory per streamed response) and
  *                          lingering close
+ * @param bodyMemoryMax     bytes of request bodies being received, all connections together;
+ *                          a body that would pass it gets 503 and its connection closes. Default a
+ *                          quarter of the maximum heap
+ * @param bodyRateMin       bytes per second a request body must average over each window of
+ *                          {@link #BODY_RATE_WINDOW}, or it gets 408 and its connection closes.
+ *                          Default {@value #BODY_RATE_MIN_DEFAULT}
  */
 public record ServerConfig(String host, int port, int eventLoops, int handlerThreads, int inFlightMax,
                            int connectionsMax, Duration idleTimeout, Duration headerReadTimeout, H1Limits h1Limits,
-                           Duration shutdownGrace, ChannelOptions channelOptions) {
+                           Duration shutdownGrace, ChannelOptions channelOptions, long bodyMemoryMax, int bodyRateMin) {
 
     public static final String HOST_DEFAULT = "0.0.0.0";
     public static final int IN_FLIGHT_MAX_DEFAULT = 256;
@@ -42,6 +48,14 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
     public static final Duration IDLE_TIMEOUT_DEFAULT = Duration.ofSeconds(60);
     public static final Duration HEADER_READ_TIMEOUT_DEFAULT = Duration.ofSeconds(10);
     public static final Duration SHUTDOWN_GRACE_DEFAULT = Duration.ofSeconds(10);
+    /** 1 KiB/s: a slow uploader over a poor link still passes; a body trickled to hold memory does not. */
+    public static final int BODY_RATE_MIN_DEFAULT = 1024;
+    /** The window the body rate is averaged over (the first one starts with the body). */
+    public static final Duration BODY_RATE_WINDOW = Duration.ofSeconds(10);
+
+    public static long bodyMemoryMaxDefault() {
+        return Math.max(16L << 20, Runtime.getRuntime().maxMemory() / 4);
+    }
 
     public ServerConfig {
         Objects.requireNonNull(host, "host");
@@ -53,6 +67,10 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
         requireRange("inFlightMax", inFlightMax, 1, 1_000_000);
         requireRange("connectionsMax", connectionsMax, 1, 10_000_000);
         requirePositive("idleTimeout", idleTimeout);
+        if (bodyMemoryMax < 1 || bodyRateMin < 0) {
+            throw new IllegalArgumentException("bodyMemoryMax must be positive and bodyRateMin not negative, got "
+                    + bodyMemoryMax + ", " + bodyRateMin);
+        }
         requirePositive("headerReadTimeout", headerReadTimeout);
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         if (shutdownGrace.isNegative()) {
@@ -93,6 +111,8 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
         private int handlerThreads = handlerThreadsDefault();
         private int inFlightMax = IN_FLIGHT_MAX_DEFAULT;
         private int connectionsMax = CONNECTIONS_MAX_DEFAULT;
+        private long bodyMemoryMax = bodyMemoryMaxDefault();
+        private int bodyRateMin = BODY_RATE_MIN_DEFAULT;
         private Duration idleTimeout = IDLE_TIMEOUT_DEFAULT;
         private Duration headerReadTimeout = HEADER_READ_TIMEOUT_DEFAULT;
         private H1Limits h1Limits = H1Limits.defaults();
@@ -152,6 +172,16 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
             return this;
         }
 
+        public Builder bodyMemoryMax(long value) {
+            bodyMemoryMax = value;
+            return this;
+        }
+
+        public Builder bodyRateMin(int value) {
+            bodyRateMin = value;
+            return this;
+        }
+
         public Builder channelOptions(ChannelOptions value) {
             channelOptions = value;
             return this;
@@ -159,7 +189,7 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
 
         public ServerConfig build() {
             return new ServerConfig(host, port, eventLoops, handlerThreads, inFlightMax, connectionsMax, idleTimeout,
-                    headerReadTimeout, h1Limits, shutdownGrace, channelOptions);
+                    headerReadTimeout, h1Limits, shutdownGrace, channelOptions, bodyMemoryMax, bodyRateMin);
         }
     }
 }

@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link #finish()} may be called from any thread and acts once.
  */
 final class Exchange {
-    /** First allocation for a body of unknown (chunked) length; it doubles from there. */
-    private static final int CHUNKED_BODY_BYTES_INITIAL = 8 * 1024;
+    /** First allocation for a body, whatever its declared length; it doubles from there as bytes arrive. */
+    private static final int BODY_BYTES_INITIAL = 8 * 1024;
     private static final byte[] NO_BODY = new byte[0];
     /** The largest byte[] a JVM reliably allocates; a body limit above it cannot be buffered anyway. */
     private static final int ARRAY_BYTES_MAX = Integer.MAX_VALUE - 8;
@@ -26,6 +26,8 @@ final class Exchange {
     private final AtomicBoolean finished = new AtomicBoolean();
     private byte[] body = NO_BODY;
     private int bodyLength;
+    private final java.util.concurrent.atomic.AtomicLong reservedBytes = new java.util.concurrent.atomic.AtomicLong();
+    private BodyMemoryBudget memory;
 
     // Guarded by the sequencer.
     EncodedResponse outcome;
@@ -48,27 +50,57 @@ final class Exchange {
         return head != null && head.method().equals("HEAD");
     }
 
-    /** Copies body bytes out of the loop's read buffer. The parser enforces the body limit. Loop thread. */
-    void appendBody(ByteBuffer data) {
+    /**
+     * Copies body bytes out of the loop's read buffer, growing the buffer as bytes arrive (doubling,
+     * never past the declared length), each growth reserved in {@code memory} first. The parser
+     * enforces the body limit. Loop thread.
+     *
+     * @return false, with nothing copied, when the growth does not fit the memory budget
+     */
+    boolean appendBody(ByteBuffer data, BodyMemoryBudget memory) {
         int count = data.remaining();
         if (bodyLength + count > body.length) {
             long declared = head.contentLength();
-            long wanted = declared > 0 ? declared : Math.max(CHUNKED_BODY_BYTES_INITIAL, 2L * body.length);
-            body = Arrays.copyOf(body, (int) Math.min(ARRAY_BYTES_MAX, Math.max(wanted, bodyLength + count)));
+            long doubled = Math.max(BODY_BYTES_INITIAL, 2L * body.length);
+            long wanted = Math.max(declared > 0 ? Math.min(declared, doubled) : doubled, (long) bodyLength + count);
+            int capacity = (int) Math.min(ARRAY_BYTES_MAX, wanted);
+            if (!memory.tryReserve(capacity - body.length)) {
+                return false;
+            }
+            this.memory = memory;
+            reservedBytes.addAndGet(capacity - body.length);
+            body = Arrays.copyOf(body, capacity);
         }
         data.get(body, bodyLength, count);
         bodyLength += count;
+        return true;
     }
 
+    /** Bytes of body received so far. Loop thread. */
+    int bodyLength() {
+        return bodyLength;
+    }
+
+    /** Hands the body over (to the handler) and gives its memory back. */
     byte[] takeBody() {
         byte[] taken = bodyLength == body.length ? body : Arrays.copyOf(body, bodyLength);
         body = NO_BODY;
         bodyLength = 0;
+        releaseBodyMemory();
         return taken;
+    }
+
+    /** Gives the body's reserved memory back, once (any thread). */
+    void releaseBodyMemory() {
+        long bytes = reservedBytes.getAndSet(0);
+        if (bytes > 0) {
+            memory.release(bytes);
+        }
     }
 
     /** The exchange is over (response queued in full, or abandoned): its permit goes back once. */
     void finish() {
+        releaseBodyMemory();
         if (finished.compareAndSet(false, true) && admitted) {
             budget.release();
         }

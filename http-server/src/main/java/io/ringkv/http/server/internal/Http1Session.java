@@ -12,6 +12,8 @@ import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.EventLoop;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import io.ringkv.http.server.ServerConfig;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -109,8 +111,8 @@ final class Http1Session implements ConnectionHandler {
         switch (event) {
             case RequestHead head -> onHead(head);
             case BodyChunk chunk -> {
-                if (current != null && current.admitted()) {
-                    current.appendBody(chunk.data());
+                if (current != null && current.admitted() && !current.appendBody(chunk.data(), context.bodyMemory())) {
+                    refuseBody(503, "request bodies fill this server's memory budget, retry later");
                 }
             }
             case MessageEnd end -> onMessageEnd();
@@ -139,6 +141,41 @@ final class Http1Session implements ConnectionHandler {
         if (head.expectContinue() && head.contentLength() != 0) {
             sequencer.requestContinue(exchange);
         }
+        if (head.contentLength() != 0 && context.config().bodyRateMin() > 0) {
+            scheduleBodyRateCheck(exchange, 0);
+        }
+    }
+
+    /**
+     * Every {@link ServerConfig#BODY_RATE_WINDOW} while the body arrives, the bytes received in that
+     * window must average at least {@link ServerConfig#bodyRateMin()} per second; a body trickled
+     * slower (to hold a permit and memory) gets 408 and the connection closes. Loop thread.
+     */
+    private void scheduleBodyRateCheck(Exchange exchange, int bytesAtWindowStart) {
+        Duration window = ServerConfig.BODY_RATE_WINDOW;
+        connection.loop().schedule(() -> {
+            if (current != exchange || !connection.isOpen()) {
+                return; // the body is complete, or the request is gone
+            }
+            long received = exchange.bodyLength() - bytesAtWindowStart;
+            long required = context.config().bodyRateMin() * window.toSeconds();
+            if (received < required) {
+                log.debug("{} body too slow: {} bytes in {}, {} required", connection, received, window, required);
+                refuseBody(408, "request body too slow: at least " + context.config().bodyRateMin() + " bytes/s required");
+                update();
+                return;
+            }
+            scheduleBodyRateCheck(exchange, exchange.bodyLength());
+        }, window);
+    }
+
+    /** Answers the request whose body is arriving with {@code status} and closes after it (the rest is unread). */
+    private void refuseBody(int status, String reason) {
+        Exchange cut = current;
+        current = null;
+        noMoreRequests = true;
+        cut.releaseBodyMemory();
+        sequencer.respond(cut, ResponseEncoder.error(status, reason, cut, true));
     }
 
     private void onMessageEnd() {

@@ -28,6 +28,7 @@ public final class ServerContext implements AcceptHandler {
     private final HandlerInvoker invoker;
     private final ExecutorService executor;
     private final InFlightBudget budget;
+    private final BodyMemoryBudget bodyMemory;
     private final Set<Http1Session> sessions = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connections = new AtomicInteger();
     private final Object sessionsChanged = new Object();
@@ -39,6 +40,7 @@ public final class ServerContext implements AcceptHandler {
         this.invoker = new HandlerInvoker(handler);
         this.executor = executor;
         this.budget = new InFlightBudget(config.inFlightMax());
+        this.bodyMemory = new BodyMemoryBudget(config.bodyMemoryMax());
     }
 
     /** Over the connection limit the connection is refused (closed at once). */
@@ -58,6 +60,10 @@ public final class ServerContext implements AcceptHandler {
 
     ExecutorService executor() {
         return executor;
+    }
+
+    BodyMemoryBudget bodyMemory() {
+        return bodyMemory;
     }
 
     InFlightBudget budget() {
