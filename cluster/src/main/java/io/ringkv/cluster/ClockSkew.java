@@ -23,25 +23,25 @@ public final class ClockSkew {
 
     private final HybridLogicalClock clock;
     private final long boundMillis;
-    private final int peers;
+    private final java.util.Set<String> peers;
     private final Map<String, Sample> samples = new ConcurrentHashMap<>();
 
     private record Sample(long aheadMillis, long atMillis) {
     }
 
-    /** @param peers how many other nodes the cluster has */
-    public ClockSkew(HybridLogicalClock clock, long boundMillis, int peers) {
+    /** @param peers the ids of the other nodes; times sent by anyone else (a CLI, a test) are ignored */
+    public ClockSkew(HybridLogicalClock clock, long boundMillis, java.util.Set<String> peers) {
         this.clock = clock;
         this.boundMillis = boundMillis;
-        this.peers = peers;
+        this.peers = java.util.Set.copyOf(peers);
     }
 
     /** Records a peer's sending time (epoch millis, its own clock). */
     void heard(String peer, long peerMillis) {
-        long now = clock.wallMillis();
-        if (samples.size() > 4 * Math.max(1, peers) && !samples.containsKey(peer)) {
-            samples.clear(); // peers are the cluster's nodes; anything else is noise to forget
+        if (!peers.contains(peer)) {
+            return;
         }
+        long now = clock.wallMillis();
         samples.put(peer, new Sample(peerMillis - now, now));
     }
 
@@ -56,7 +56,7 @@ public final class ClockSkew {
                 smallest = Math.min(smallest, sample.aheadMillis());
             }
         }
-        return ahead * 2 > peers ? Optional.of(smallest) : Optional.empty();
+        return ahead * 2 > peers.size() ? Optional.of(smallest) : Optional.empty();
     }
 
     public long boundMillis() {

@@ -52,7 +52,8 @@ public final class Cluster implements AutoCloseable {
         ClusterSecret secret = settings.secret() != null ? settings.secret() : ClusterSecret.of(ClusterSecret.generateText());
         this.topologyWatch = new TopologyWatch(topology.fingerprint());
         InternalAuth auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), clock::wallMillis);
-        this.clockSkew = new ClockSkew(clock, settings.maxClockOffset().toMillis(), topology.others().size());
+        this.clockSkew = new ClockSkew(clock, settings.maxClockOffset().toMillis(),
+                topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
         ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch);
         LocalReplica local = new LocalReplica(topology.self(), engine);
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);

@@ -246,7 +246,7 @@ class CoordinatorTest {
             replicas.put(node, new LocalReplica(node, engines.get(node)));
         }
         Coordinator bounded = new Coordinator(topology, replicas, clock, new CoordinatorSettings(java.time.Duration.ofSeconds(5), Runnable::run),
-                MissedWriteListener.NONE, new ClockSkew(clock, 500, topology.size() - 1));
+                MissedWriteListener.NONE, new ClockSkew(clock, 500, java.util.Set.of()));
         ReadOutcome read = await(bounded.get(key, new ReplicationParams(1, 1)));
         assertThat(read instanceof ReadOutcome.Found, is(false));
         assertThat(HybridLogicalClock.millisOf(clock.now()), is(WALL_MILLIS));

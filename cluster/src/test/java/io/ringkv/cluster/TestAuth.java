@@ -23,7 +23,7 @@ final class TestAuth {
 
     /** The default bound of 500 ms, against the given clock, for a cluster of three. */
     static ClockSkew skew(HybridLogicalClock clock) {
-        return new ClockSkew(clock, ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET.toMillis(), 2);
+        return new ClockSkew(clock, ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET.toMillis(), java.util.Set.of("http://127.0.0.1:1"));
     }
 
     static ReplicaClient client(HttpClient http, Duration timeout) {

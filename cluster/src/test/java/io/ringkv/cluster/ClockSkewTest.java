@@ -1,0 +1,40 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+import io.ringkv.store.HybridLogicalClock;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class ClockSkewTest {
+    private final AtomicLong wall = new AtomicLong(1_000_000);
+    private final ClockSkew skew = new ClockSkew(new HybridLogicalClock(wall::get), 500, Set.of("http://a:1", "http://b:1"));
+
+    @Test
+    void behindWhenMostPeersAreAheadByMoreThanTheBound() {
+        skew.heard("http://a:1", wall.get() + 2_000);
+        assertThat("one of two peers is not most", skew.behindBy(), is(Optional.empty()));
+        skew.heard("http://b:1", wall.get() + 3_000);
+        assertThat(skew.behindBy(), is(Optional.of(2_000L)));
+    }
+
+    @Test
+    void timesFromSendersThatAreNotPeersAreIgnored() {
+        skew.heard("ringkv-repair", wall.get() + 60_000);
+        skew.heard("http://a:1", wall.get() + 2_000);
+        assertThat(skew.behindBy(), is(Optional.empty()));
+    }
+
+    @Test
+    void oldSamplesAndPeersWithinTheBoundDoNotCount() {
+        skew.heard("http://a:1", wall.get() + 2_000);
+        skew.heard("http://b:1", wall.get() + 400);
+        assertThat(skew.behindBy(), is(Optional.empty()));
+        skew.heard("http://b:1", wall.get() + 2_000);
+        wall.addAndGet(ClockSkew.FRESH_MILLIS + 1);
+        assertThat("both samples are stale now", skew.behindBy(), is(Optional.empty()));
+    }
+}
