@@ -83,6 +83,12 @@ final class UpCommand implements Callable<Integer> {
         lines.add("  curl -i -X DELETE '" + first + "/v0/entity?id=k1'");
         lines.add("  curl -s '" + first + "/v0/entities?start=a&end=z'");
         lines.add("  curl -i '" + first + "/v0/status'");
+        if (urls.size() > 1) {
+            Path secret = data.resolve(ClusterSecretFile.NAME).toAbsolutePath();
+            lines.add("  ./ringkv repair --node " + first + " --wait --cluster-secret-file " + secret);
+            lines.add("");
+            lines.add("Node-to-node requests are authenticated with the secret in " + secret + ".");
+        }
         lines.add("");
         lines.add("Ctrl-C stops every node.");
         lines.add("");
