@@ -6,6 +6,7 @@ import io.ringkv.http.server.Response;
 import io.ringkv.http.server.ResponseBody;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +44,39 @@ final class HandlerInvoker {
             } else {
                 completed(exchange, request, sequencer, response);
             }
+        });
+    }
+
+    /**
+     * For HTTP/2 streams: calls the handler and hands {@code respond} exactly one response, a 500
+     * when the handler throws or fails. Runs on the handler executor.
+     */
+    void invoke(Request request, Consumer<Response> respond) {
+        CompletionStage<Response> stage;
+        try {
+            stage = handler.handle(request);
+            if (stage == null) {
+                throw new NullPointerException("handler returned a null stage");
+            }
+        } catch (Throwable e) {
+            log.error("handler failed for {} {} from {}", request.method(), request.path(), request.remote(), e);
+            respond.accept(Response.text(500, "internal server error"));
+            rethrowFatal(e);
+            return;
+        }
+        stage.whenComplete((response, failure) -> {
+            if (failure == null && response != null && response.status() >= 200 && response.status() <= 599) {
+                respond.accept(response);
+                return;
+            }
+            Throwable cause = failure != null ? unwrap(failure)
+                    : new IllegalArgumentException("handler completed with " + (response == null ? "a null response"
+                            : "status " + response.status()));
+            if (response != null && response.body() instanceof ResponseBody.Streamed streamed) {
+                ResponseEncoder.closeQuietly(streamed.source());
+            }
+            log.error("handler failed for {} {} from {}", request.method(), request.path(), request.remote(), cause);
+            respond.accept(Response.text(500, "internal server error"));
         });
     }
 

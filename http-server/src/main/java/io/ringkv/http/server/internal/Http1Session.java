@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: confined to the connection's event loop, except {@link #abort()} and the
  * sequencer's callbacks, which hop onto the loop. Never blocks.
  */
-final class Http1Session implements ConnectionHandler {
+final class Http1Session implements ConnectionHandler, ServerSession {
     private static final Logger log = LoggerFactory.getLogger(Http1Session.class);
 
     /** Requests parsed ahead of their responses on one connection. */
@@ -56,7 +56,8 @@ final class Http1Session implements ConnectionHandler {
                 this::phase, this::onReadTimeout);
     }
 
-    EventLoop loop() {
+    @Override
+    public EventLoop loop() {
         return connection.loop();
     }
 
@@ -245,12 +246,14 @@ final class Http1Session implements ConnectionHandler {
      * Graceful shutdown ({@link ServerContext#draining()} is already set): finish what has
      * started, read no new request, then close. Loop thread.
      */
-    void beginDrain() {
+    @Override
+    public void beginDrain() {
         update();
     }
 
     /** Any thread. */
-    void abort() {
+    @Override
+    public void abort() {
         connection.abort(new IOException("server shut down"));
     }
 

@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What every HTTP/1.1 session of one server shares: settings, the handler, the executor, the
+ * What every HTTP/1.1 and HTTP/2 session of one server shares: settings, the handler, the executor, the
  * in-flight budget, and the set of open sessions (for the connection limit and shutdown).
  *
  * <p>Threading: thread-safe. {@link #newHandler} runs on the accepting loop.
@@ -29,7 +29,7 @@ public final class ServerContext implements AcceptHandler {
     private final ExecutorService executor;
     private final InFlightBudget budget;
     private final BodyMemoryBudget bodyMemory;
-    private final Set<Http1Session> sessions = ConcurrentHashMap.newKeySet();
+    private final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connections = new AtomicInteger();
     private final Object sessionsChanged = new Object();
     /** Set once by {@link #drainAll}; read by every session without waiting for its own drain task. */
@@ -51,7 +51,7 @@ public final class ServerContext implements AcceptHandler {
             log.debug("refusing {}: {} connections open", remote, config.connectionsMax());
             return null;
         }
-        return new Http1Session(this);
+        return new ProtocolSelector(this);
     }
 
     ServerConfig config() {
@@ -74,17 +74,22 @@ public final class ServerContext implements AcceptHandler {
         return invoker;
     }
 
-    void opened(Http1Session session) {
+    void opened(ServerSession session) {
         sessions.add(session);
     }
 
-    void closed(Http1Session session) {
+    void closed(ServerSession session) {
         if (sessions.remove(session)) {
             connections.decrementAndGet();
         }
         synchronized (sessionsChanged) {
             sessionsChanged.notifyAll();
         }
+    }
+
+    /** A connection closed before its protocol was chosen: it held a connection slot only. */
+    void closedBeforeSession() {
+        connections.decrementAndGet();
     }
 
     public int openConnections() {
@@ -107,7 +112,7 @@ public final class ServerContext implements AcceptHandler {
      */
     public void drainAll() {
         draining = true;
-        for (Http1Session session : List.copyOf(sessions)) {
+        for (ServerSession session : List.copyOf(sessions)) {
             try {
                 session.loop().execute(session::beginDrain);
             } catch (RejectedExecutionException e) {
@@ -118,7 +123,7 @@ public final class ServerContext implements AcceptHandler {
 
     /** Aborts every session still open. */
     public void abortAll() {
-        for (Http1Session session : List.copyOf(sessions)) {
+        for (ServerSession session : List.copyOf(sessions)) {
             session.abort();
         }
     }
