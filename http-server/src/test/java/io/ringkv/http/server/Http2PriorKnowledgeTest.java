@@ -105,6 +105,40 @@ class Http2PriorKnowledgeTest {
     }
 
     @Test
+    void rapidResetClosesTheAbusiveConnectionOnly() throws Exception {
+        HttpServer server = fixture.start(echo());
+        try (H2Peer attacker = new H2Peer(server.port()); H2Peer bystander = new H2Peer(server.port())) {
+            attacker.rapidReset(5_000);
+            Http2Event.GoAwayReceived goAway = attacker.awaitClose();
+            assertTrue(goAway != null, "the server sent GOAWAY before closing");
+            assertEquals(io.ringkv.http.h2.ErrorCode.ENHANCE_YOUR_CALM, goAway.code());
+            int id = bystander.request("GET", "/unaffected", null);
+            assertEquals("GET /unaffected 0\n", bystander.awaitAnswers(1).get(id).text());
+        }
+    }
+
+    @Test
+    void shutdownSendsGoAwayAndLetsAcceptedStreamsFinish() throws Exception {
+        CompletableFuture<Response> gate = new CompletableFuture<>();
+        CountDownLatch entered = new CountDownLatch(1);
+        HttpServer server = fixture.start(request -> {
+            entered.countDown();
+            return gate;
+        });
+        try (H2Peer peer = new H2Peer(server.port())) {
+            int held = peer.request("GET", "/held", null);
+            assertTrue(entered.await(30, TimeUnit.SECONDS), "request reached the handler");
+            Thread stopper = Thread.ofPlatform().start(() -> server.shutdown(java.time.Duration.ofSeconds(20)));
+            peer.readUntil(() -> peer.goAway != null);
+            assertEquals(io.ringkv.http.h2.ErrorCode.NO_ERROR, peer.goAway.code());
+            assertEquals(held, peer.goAway.lastStreamId());
+            gate.complete(Response.text(200, "finished"));
+            assertEquals("finished\n", peer.awaitAnswers(1).get(held).text());
+            stopper.join(30_000);
+        }
+    }
+
+    @Test
     void curlPriorKnowledge() throws Exception {
         assumeTrue(new File("/usr/bin/curl").canExecute(), "curl is not installed: skipped");
         HttpServer server = fixture.start(echo());
@@ -130,6 +164,8 @@ class Http2PriorKnowledgeTest {
         private final Map<Integer, Answer> answers = new HashMap<>();
         private final List<Integer> done = new ArrayList<>();
         private final Map<Integer, ByteBuffer> unsent = new HashMap<>();
+        volatile Http2Event.GoAwayReceived goAway;
+        private boolean ignoreResets;
 
         H2Peer(int port) throws IOException {
             socket = new Socket("127.0.0.1", port);
@@ -160,9 +196,15 @@ class Http2PriorKnowledgeTest {
         }
 
         Map<Integer, Answer> awaitAnswers(int count) throws IOException {
+            readUntil(() -> done.size() >= count);
+            return answers;
+        }
+
+        /** Reads and handles frames until {@code condition} holds (the socket timeout bounds each read). */
+        void readUntil(java.util.function.BooleanSupplier condition) throws IOException {
             byte[] buffer = new byte[64 * 1024];
             ByteBuffer pending = ByteBuffer.allocate(0);
-            while (done.size() < count) {
+            while (!condition.getAsBoolean()) {
                 int n = in.read(buffer);
                 if (n < 0) {
                     throw new IOException("server closed the connection");
@@ -177,7 +219,39 @@ class Http2PriorKnowledgeTest {
                 sendUnsent();
                 flush();
             }
-            return answers;
+        }
+
+        /** Opens and at once resets {@code count} streams, in one burst (rapid reset, CVE-2023-44487). */
+        void rapidReset(int count) throws IOException {
+            ignoreResets = true;
+            List<HeaderField> fields = List.of(new HeaderField(":method", "GET"), new HeaderField(":scheme", "http"),
+                    new HeaderField(":authority", "127.0.0.1"), new HeaderField(":path", "/reset"));
+            for (int i = 0; i < count; i++) {
+                int id = h2.openStream(fields, true);
+                h2.resetStream(id, io.ringkv.http.h2.ErrorCode.CANCEL);
+            }
+            flush();
+        }
+
+        /** Reads until the server closes the connection; returns the GOAWAY seen, if any. */
+        Http2Event.GoAwayReceived awaitClose() throws IOException {
+            byte[] buffer = new byte[64 * 1024];
+            while (true) {
+                int n;
+                try {
+                    n = in.read(buffer);
+                } catch (java.net.SocketException reset) {
+                    return goAway;
+                }
+                if (n < 0) {
+                    return goAway;
+                }
+                for (Http2Event event : h2.receive(ByteBuffer.wrap(buffer, 0, n), System.nanoTime())) {
+                    if (event instanceof Http2Event.GoAwayReceived g) {
+                        goAway = g;
+                    }
+                }
+            }
         }
 
         private void onEvent(Http2Event event) throws IOException {
@@ -200,9 +274,13 @@ class Http2PriorKnowledgeTest {
                         done.add(d.streamId());
                     }
                 }
-                case Http2Event.StreamReset r -> throw new IOException("stream reset: " + r);
+                case Http2Event.StreamReset r -> {
+                    if (!ignoreResets) {
+                        throw new IOException("stream reset: " + r);
+                    }
+                }
                 case Http2Event.ConnectionFailed f -> throw new IOException("connection failed: " + f);
-                case Http2Event.GoAwayReceived g -> { }
+                case Http2Event.GoAwayReceived g -> goAway = g;
                 default -> { }
             }
         }
