@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: the socket callbacks run on the loop. Every call into the protocol state
  * ({@link #h2}) and every change to {@link #streams} happens inside {@code synchronized (lock)},
- * one short section per step, so stream ids and HPACK blocks leave in order; the frames drained
- * in that section are written after leaving it, never while holding the lock. Streamed bodies are
+ * one short section per step, and the frames that step produced are enqueued (lock-free, no
+ * socket write) in the same section, so stream ids and HPACK blocks leave in order; the socket
+ * is flushed after leaving it, never while holding the lock. Streamed bodies are
  * pulled on the handler executor.
  */
 final class Http2Session implements ConnectionHandler, ServerSession {
@@ -75,12 +76,11 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     public void onOpen(Connection opened) {
         connection = opened;
         context.opened(this);
-        List<ByteBuffer> out;
         synchronized (lock) {
             h2.start();
-            out = h2.drainOutput();
+            enqueueLocked();
         }
-        write(out);
+        connection.flush();
         if (context.draining()) {
             beginDrain(); // shutdown began while this connection was choosing its protocol
         }
@@ -89,12 +89,11 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     @Override
     public void onRead(Connection from, ByteBuffer input) {
         List<Http2Event> events;
-        List<ByteBuffer> out;
         synchronized (lock) {
             events = h2.receive(input, System.nanoTime());
-            out = h2.drainOutput();
+            enqueueLocked();
         }
-        write(out);
+        connection.flush();
         for (Http2Event event : events) {
             onEvent(event);
         }
@@ -155,7 +154,6 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         synchronized (lock) {
             stream = streams.get(d.streamId());
         }
-        List<ByteBuffer> out = null;
         if (stream != null && !stream.rejected) {
             if (stream.body.size() + (long) length > bodyBytesMax) {
                 stream.rejected = true;
@@ -169,9 +167,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         synchronized (lock) {
             // Credit returns in batches of about half a window (Http2Config's credit ratio).
             h2.consumed(d.streamId(), length);
-            out = h2.drainOutput();
+            enqueueLocked();
         }
-        write(out);
+        connection.flush();
         if (stream != null && d.endStream() && !stream.rejected) {
             dispatch(stream);
         }
@@ -232,7 +230,6 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 }
             }
         }
-        List<ByteBuffer> out;
         synchronized (lock) {
             if (!streams.containsKey(stream.id) || phase == Phase.CLOSED) {
                 finish(stream, source);
@@ -248,9 +245,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             } else if (fixed != null) {
                 sendPendingLocked(stream);
             }
-            out = h2.drainOutput();
+            enqueueLocked();
         }
-        write(out);
+        connection.flush();
         if (source != null) {
             schedulePull(stream);
         }
@@ -313,7 +310,6 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             abortStream(stream, "body source failed");
             return;
         }
-        List<ByteBuffer> out;
         boolean more;
         synchronized (lock) {
             stream.pulling = false;
@@ -327,9 +323,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             }
             sendPendingLocked(stream);
             more = streams.containsKey(stream.id) && stream.pending == null;
-            out = h2.drainOutput();
+            enqueueLocked();
         }
-        write(out);
+        connection.flush();
         if (more) {
             schedulePull(stream);
         }
@@ -337,23 +333,21 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     }
 
     private void abortStream(ServerStream stream, String why) {
-        List<ByteBuffer> out;
         synchronized (lock) {
             stream.pulling = false;
             if (streams.remove(stream.id) != null && phase != Phase.CLOSED) {
                 h2.resetStream(stream.id, ErrorCode.INTERNAL_ERROR);
             }
-            out = h2.drainOutput();
+            enqueueLocked();
         }
         log.debug("{} stream {} reset: {}", connection, stream.id, why);
-        write(out);
+        connection.flush();
         finish(stream, stream.source);
     }
 
     /** A window opened, the socket drained, or SETTINGS changed the windows: move every waiting body on. */
     private void resumeAll() {
         List<ServerStream> waiting = new ArrayList<>();
-        List<ByteBuffer> out;
         synchronized (lock) {
             for (ServerStream stream : List.copyOf(streams.values())) {
                 if (stream.pending != null) {
@@ -363,9 +357,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                     waiting.add(stream);
                 }
             }
-            out = h2.drainOutput();
+            enqueueLocked();
         }
-        write(out);
+        connection.flush();
         for (ServerStream stream : waiting) {
             schedulePull(stream);
         }
@@ -413,9 +407,15 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         }
     }
 
-    private void write(List<ByteBuffer> out) {
+    /**
+     * Under lock: appends the frames the last protocol step produced to the connection's queue
+     * (lock-free, never a socket write), so frames leave in the order the steps took; the caller
+     * flushes after leaving the lock.
+     */
+    private void enqueueLocked() {
+        List<ByteBuffer> out = h2.drainOutput();
         if (!out.isEmpty()) {
-            connection.write(out.toArray(ByteBuffer[]::new));
+            connection.enqueue(out.toArray(ByteBuffer[]::new));
         }
     }
 
@@ -461,17 +461,14 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     /** Graceful shutdown: GOAWAY(NO_ERROR); accepted streams finish, new ones are refused. Loop thread. */
     @Override
     public void beginDrain() {
-        List<ByteBuffer> out;
         synchronized (lock) {
-            if (phase == Phase.CLOSED || phase == Phase.GOAWAY_SENT) {
-                out = List.of();
-            } else {
+            if (phase != Phase.CLOSED && phase != Phase.GOAWAY_SENT) {
                 h2.goAway(ErrorCode.NO_ERROR, "shutdown");
                 phase = Phase.GOAWAY_SENT;
-                out = h2.drainOutput();
+                enqueueLocked();
             }
         }
-        write(out);
+        connection.flush();
         closeIfDone();
     }
 
