@@ -272,6 +272,11 @@ public final class Http2Connection {
             // RFC 9113 §5.1.2: a pushed response beyond our stream limit is refused.
             throw new StreamError(f.streamId(), ErrorCode.REFUSED_STREAM, "too_many_pushed_streams");
         }
+        if (stream.state() == StreamState.HALF_CLOSED_REMOTE) {
+            // RFC 9113 §5.1: after the peer's END_STREAM, another HEADERS is STREAM_CLOSED, whatever
+            // its block holds (judged first, a block of pseudo-fields would read as bad trailers).
+            throw new StreamError(f.streamId(), ErrorCode.STREAM_CLOSED, "headers_after_end_stream");
+        }
         boolean trailers = validateInbound(stream, fields, f.endStream());
         stream.apply(StreamEvent.RECV_HEADERS);
         if (f.endStream()) {

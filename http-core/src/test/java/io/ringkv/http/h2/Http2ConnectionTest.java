@@ -88,6 +88,15 @@ class Http2ConnectionTest {
     }
 
     @Test
+    void headersAfterThePeersEndStreamAreStreamClosedWhateverTheBlockHolds() {
+        ScriptedPeer peer = new ScriptedPeer(Role.SERVER, config);
+        peer.sendRequest(1, true);
+        List<Http2Event> events = peer.sendRequest(1, true);
+        assertThat(events, contains(new Http2Event.StreamReset(1, ErrorCode.STREAM_CLOSED, false,
+                "headers_after_end_stream")));
+    }
+
+    @Test
     void headersOnRecentlyClosedStreamCostOnlyThatStream() {
         ScriptedPeer peer = new ScriptedPeer(Role.SERVER, config);
         peer.sendRequest(1, true);
