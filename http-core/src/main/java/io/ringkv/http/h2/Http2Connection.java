@@ -296,7 +296,13 @@ public final class Http2Connection {
     }
 
     private Http2Stream openPeerStream(int id) throws Http2Error {
-        if (!streams.isIdle(id) && (streams.wasRecentlyClosed(id) || role == Role.CLIENT)) {
+        if (role == Role.SERVER && !streams.isIdle(id) && streams.wasRecentlyClosed(id)) {
+            // RFC 9113 §5.1 (closed: MAY be a connection error) and h2spec's strict reading: a
+            // client never has a reason to send HEADERS on a stream that closed by END_STREAM both
+            // ways or by its own RST_STREAM (ours were handled above), so nothing legitimate is lost.
+            throw new ConnectionError(ErrorCode.STREAM_CLOSED, "headers_on_closed_stream");
+        }
+        if (!streams.isIdle(id) && role == Role.CLIENT) {
             // RFC 9113 §5.1: a stream that closed otherwise than by our reset (END_STREAM both
             // ways, or the peer's RST_STREAM) costs that stream only while the id is remembered.
             // A client never reads a HEADERS as a new stream: on an id it opened (or was promised)

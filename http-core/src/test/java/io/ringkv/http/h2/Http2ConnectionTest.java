@@ -97,12 +97,12 @@ class Http2ConnectionTest {
     }
 
     @Test
-    void headersOnRecentlyClosedStreamCostOnlyThatStream() {
+    void headersOnAClosedStreamAreAConnectionErrorAtTheServer() {
         ScriptedPeer peer = new ScriptedPeer(Role.SERVER, config);
         peer.sendRequest(1, true);
         peer.connection.sendHeaders(1, ScriptedPeer.fields(":status", "204"), true);
         List<Http2Event> events = peer.sendHeaders(1, true, "x-trailer", "v");
-        assertThat(events, contains(new Http2Event.StreamReset(1, ErrorCode.STREAM_CLOSED, false,
+        assertThat(events, contains(new Http2Event.ConnectionFailed(ErrorCode.STREAM_CLOSED,
                 "headers_on_closed_stream")));
     }
 

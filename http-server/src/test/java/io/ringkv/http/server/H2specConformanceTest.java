@@ -55,7 +55,7 @@ class H2specConformanceTest {
     }
 
     @Test
-    void h2specStrictPasses() throws Exception {
+    void h2specStrictPassesButForTheSharedPortPreface() throws Exception {
         Path h2spec = h2spec();
         HttpServer server = fixture.start(request -> CompletableFuture.completedFuture(
                 Response.text(200, "hello " + request.path())));
@@ -70,7 +70,13 @@ class H2specConformanceTest {
         Process run = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(report.toFile()).start();
         assertTrue(run.waitFor(10, TimeUnit.MINUTES), "h2spec finished");
         String output = Files.readString(report, StandardCharsets.UTF_8);
-        assertEquals(0, run.exitValue(), "h2spec --strict failures (full output in " + report + "):\n"
-                + output.substring(Math.max(0, output.indexOf("Failures:"))));
+        int at = output.indexOf("Failures:");
+        String failures = at < 0 ? "" : output.substring(at);
+        // The one known deviation: the port is shared with HTTP/1.1, so bytes that are not the
+        // preface are an HTTP/1.1 request, and a malformed one gets its 400 before the close
+        // (h2spec 3.5/2 expects a bare close).
+        List<String> failed = failures.lines().filter(line -> line.contains("\u00d7")).map(String::trim).toList();
+        assertEquals(List.of("\u00d7 2: Sends invalid connection preface"), failed,
+                "h2spec --strict failures (full output in " + report + "):\n" + failures);
     }
 }
