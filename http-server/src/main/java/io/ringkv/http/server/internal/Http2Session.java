@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,8 +158,14 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         if (stream != null && !stream.rejected) {
             if (stream.body.size() + (long) length > bodyBytesMax) {
                 stream.rejected = true;
+                releaseBody(stream);
                 respond(stream, Response.text(413, "request body too large"));
+            } else if (!context.bodyMemory().tryReserve(length)) {
+                stream.rejected = true;
+                releaseBody(stream);
+                respond(stream, Response.text(503, "request bodies fill this server's memory budget, retry later"));
             } else {
+                stream.reservedBytes.addAndGet(length);
                 byte[] bytes = new byte[length];
                 d.data().get(bytes);
                 stream.body.writeBytes(bytes);
@@ -179,6 +186,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         Request request;
         try {
             request = stream.toRequest(connection);
+            releaseBody(stream);
         } catch (IllegalArgumentException e) {
             respond(stream, Response.text(400, e.getMessage()));
             return;
@@ -377,6 +385,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
 
     /** The stream is over: its permit goes back once; a source not being pulled is closed here. */
     private void finish(ServerStream stream, ChunkSource source) {
+        releaseBody(stream);
         if (stream.permit) {
             stream.permit = false;
             context.budget().release();
@@ -392,6 +401,14 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                     ResponseEncoder.closeQuietly(source);
                 }
             }
+        }
+    }
+
+    /** The body's bytes leave the server's body-memory budget once (handed over, or dropped). Any thread. */
+    private void releaseBody(ServerStream stream) {
+        long reserved = stream.reservedBytes.getAndSet(0);
+        if (reserved > 0) {
+            context.bodyMemory().release(reserved);
         }
     }
 
@@ -488,6 +505,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         final List<HeaderField> fields;
         final boolean head;
         final ByteArrayOutputStream body = new ByteArrayOutputStream();
+        /** Bytes of {@link #body} reserved in the server's {@link BodyMemoryBudget}. */
+        final AtomicLong reservedBytes = new AtomicLong();
         boolean rejected;
         volatile boolean permit;
         ByteBuffer pending;
