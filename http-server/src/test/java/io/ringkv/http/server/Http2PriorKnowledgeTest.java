@@ -149,6 +149,23 @@ class Http2PriorKnowledgeTest {
         assertEquals("GET /by-curl 0\n2", out);
     }
 
+    @Test
+    void nghttpPriorKnowledgeWithManyStreams() throws Exception {
+        assumeTrue(new File("/usr/bin/nghttp").canExecute(),
+                "nghttp is not installed (Debian package nghttp2-client): skipped");
+        HttpServer server = fixture.start(echo());
+        List<String> command = new ArrayList<>(List.of("nghttp", "-n", "--stat"));
+        for (int i = 0; i < 20; i++) {
+            command.add("http://127.0.0.1:" + server.port() + "/stream?n=50&i=" + i); // nghttp drops repeated URIs
+        }
+        Process nghttp = new ProcessBuilder(command).redirectErrorStream(true).start();
+        assertTrue(nghttp.waitFor(60, TimeUnit.SECONDS), "nghttp finished");
+        String out = new String(nghttp.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, nghttp.exitValue(), out);
+        // --stat prints one line per completed request, each naming its status.
+        assertEquals(20, out.lines().filter(line -> line.contains(" 200 ")).count(), out);
+    }
+
     record Answer(String status, Map<String, String> headers, ByteArrayOutputStream body) {
         String text() {
             return body.toString(StandardCharsets.UTF_8);
