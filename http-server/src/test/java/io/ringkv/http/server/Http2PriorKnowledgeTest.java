@@ -118,6 +118,22 @@ class Http2PriorKnowledgeTest {
     }
 
     @Test
+    void aPeerThatNeverOpensItsWindowIsClosedAndItsPermitReturns() throws Exception {
+        HttpServer server = fixture.start(ServerFixture.config().idleTimeout(java.time.Duration.ofMillis(300)).build(),
+                echo());
+        try (H2Peer stingy = new H2Peer(server.port()); H2Peer bystander = new H2Peer(server.port())) {
+            stingy.neverOpenWindow = true;
+            stingy.request("GET", "/stream?n=300", null); // 3 MB, over the 1 MiB stream window this peer grants
+            Http2Event.GoAwayReceived goAway = stingy.awaitClose();
+            assertTrue(goAway != null, "the server sent GOAWAY before closing");
+            assertEquals(io.ringkv.http.h2.ErrorCode.ENHANCE_YOUR_CALM, goAway.code());
+            Poll.until("the stalled stream's permit returned", () -> server.inFlight() == 0);
+            int id = bystander.request("GET", "/unaffected", null);
+            assertEquals("GET /unaffected 0\n", bystander.awaitAnswers(1).get(id).text());
+        }
+    }
+
+    @Test
     void shutdownSendsGoAwayAndLetsAcceptedStreamsFinish() throws Exception {
         CompletableFuture<Response> gate = new CompletableFuture<>();
         CountDownLatch entered = new CountDownLatch(1);
@@ -183,6 +199,8 @@ class Http2PriorKnowledgeTest {
         private final Map<Integer, ByteBuffer> unsent = new HashMap<>();
         volatile Http2Event.GoAwayReceived goAway;
         private boolean ignoreResets;
+        /** Takes DATA but never gives credit back: the server's send windows stay shut. */
+        boolean neverOpenWindow;
 
         H2Peer(int port) throws IOException {
             socket = new Socket("127.0.0.1", port);
@@ -286,7 +304,9 @@ class Http2PriorKnowledgeTest {
                     byte[] bytes = new byte[length];
                     d.data().get(bytes);
                     answers.get(d.streamId()).body.writeBytes(bytes);
-                    h2.consumed(d.streamId(), length);
+                    if (!neverOpenWindow) {
+                        h2.consumed(d.streamId(), length);
+                    }
                     if (d.endStream()) {
                         done.add(d.streamId());
                     }

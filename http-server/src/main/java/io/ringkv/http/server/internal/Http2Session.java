@@ -15,6 +15,7 @@ import io.ringkv.http.server.ResponseBody;
 import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.EventLoop;
+import io.ringkv.net.ScheduledTask;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -54,7 +55,11 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     // Guarded by lock.
     private final Map<Integer, ServerStream> streams = new HashMap<>();
     private Phase phase = Phase.PREFACE;
+    /** DATA octets queued so far; a stall check compares it with its previous look. */
+    private long dataBytesSent;
+    private long dataBytesSentAtLastCheck = -1;
     private Connection connection;
+    private ScheduledTask stallCheck;
 
     Http2Session(ServerContext context) {
         this.context = context;
@@ -85,6 +90,40 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         if (context.draining()) {
             beginDrain(); // shutdown began while this connection was choosing its protocol
         }
+        scheduleStallCheck();
+    }
+
+    private void scheduleStallCheck() {
+        stallCheck = connection.loop().schedule(this::checkStall, context.config().idleTimeout());
+    }
+
+    /**
+     * Loop thread, once per idle timeout: a response waiting for window that the peer left shut
+     * for a whole period (no DATA octet could go out) holds an in-flight permit hostage, so the
+     * connection is closed with GOAWAY(ENHANCE_YOUR_CALM).
+     */
+    private void checkStall() {
+        boolean stalled;
+        synchronized (lock) {
+            boolean waiting = streams.values().stream().anyMatch(s -> s.pending != null
+                    || (s.source != null && !s.sourceDone && !s.pulling));
+            stalled = waiting && phase != Phase.CLOSED && dataBytesSent == dataBytesSentAtLastCheck;
+            dataBytesSentAtLastCheck = dataBytesSent;
+            if (stalled) {
+                h2.goAway(ErrorCode.ENHANCE_YOUR_CALM, "flow_control_stalled");
+                enqueueLocked();
+            }
+        }
+        if (!stalled) {
+            if (connection.isOpen()) {
+                scheduleStallCheck();
+            }
+            return;
+        }
+        log.debug("{}: peer kept its window shut for {}; closing", connection, context.config().idleTimeout());
+        failAll();
+        connection.flush();
+        connection.closeAfterFlush();
     }
 
     @Override
@@ -279,7 +318,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             }
             return;
         }
-        h2.sendData(stream.id, data, last);
+        dataBytesSent += h2.sendData(stream.id, data, last);
         if (!data.hasRemaining()) {
             stream.pending = null;
             if (last) {
@@ -470,6 +509,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     public void onClosed(Connection from, Throwable cause) {
         if (cause != null && log.isDebugEnabled()) {
             log.debug("{} closed: {}", from, cause.toString());
+        }
+        if (stallCheck != null) {
+            stallCheck.cancel();
         }
         failAll();
         context.closed(this);
