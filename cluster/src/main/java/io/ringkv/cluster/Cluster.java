@@ -43,7 +43,7 @@ public final class Cluster implements AutoCloseable {
     private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor) {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
         this.clientExecutor = InterNodeHttpClients.newExecutor(settings.clientThreads());
-        this.http = InterNodeHttpClients.create(settings.client(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT);
+        this.http = InterNodeHttpClients.create(settings.transport(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT);
         if (topology.size() > 1 && settings.secret() == null) {
             throw new IllegalArgumentException("a cluster of " + topology.size() + " nodes needs a cluster secret; make one with: "
                     + ClusterSecret.HOW_TO_MAKE_ONE);

@@ -13,7 +13,7 @@ import java.util.List;
  * @param clientThreads        threads of the inter-node client's executor
  * @param secret               the cluster secret that authenticates internal requests; required
  *                             with more than one node, null allowed for a one-node cluster
- * @param client               which HttpClient implementation talks to other nodes
+ * @param transport            which client and protocol talk to other nodes
  * @param hints                bounds and pace of hinted handoff
  * @param antiEntropy          pace and bounds of anti-entropy
  * @param tombstoneGrace       tombstones older than this are collected; longer than the
@@ -23,7 +23,7 @@ import java.util.List;
  */
 public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
                               Duration coordinatorDeadline, int clientThreads, ClusterSecret secret,
-                              InterNodeClient client, HintSettings hints,
+                              InterNodeTransport transport, HintSettings hints,
                               AntiEntropySettings antiEntropy, Duration tombstoneGrace, Duration maxClockOffset) {
 
     public static final int DEFAULT_CLIENT_THREADS = 2;
@@ -50,28 +50,28 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
 
     public ClusterSettings withHints(HintSettings hintSettings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                client, hintSettings, antiEntropy, tombstoneGrace, maxClockOffset);
+                transport, hintSettings, antiEntropy, tombstoneGrace, maxClockOffset);
     }
 
     public ClusterSettings withAntiEntropy(AntiEntropySettings settings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                client, hints, settings, tombstoneGrace, maxClockOffset);
+                transport, hints, settings, tombstoneGrace, maxClockOffset);
     }
 
     public ClusterSettings withSecret(ClusterSecret clusterSecret) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterSecret,
-                client, hints, antiEntropy, tombstoneGrace, maxClockOffset);
+                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset);
     }
 
     public ClusterSettings withTombstoneGrace(Duration grace) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                client, hints, antiEntropy, grace, maxClockOffset);
+                transport, hints, antiEntropy, grace, maxClockOffset);
     }
 
     /** Default timeouts and threads, no secret (enough for one node; add one with {@link #withSecret}). */
     public static ClusterSettings of(List<String> nodeUrls, String selfUrl) {
         return new ClusterSettings(nodeUrls, selfUrl, ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
-                CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null, InterNodeClient.RING,
+                CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null, InterNodeTransport.defaults(),
                 HintSettings.defaults(), AntiEntropySettings.defaults(), DEFAULT_TOMBSTONE_GRACE,
                 DEFAULT_MAX_CLOCK_OFFSET);
     }

@@ -15,10 +15,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code java.net.http} API, so replacing the JDK implementation by our own client is a change
  * to {@link #create} alone.
  *
- * <p>Either implementation keeps connections alive and pooled, speaks HTTP/1.1 (our server does
- * not speak HTTP/2 yet; once it does, our client's cleartext prior-knowledge h2 gives one
- * connection with many streams per peer), and runs its completions on the executor it is given
- * instead of an unbounded cached pool.
+ * <p>Either implementation keeps connections alive and pooled and runs its completions on the
+ * executor it is given instead of an unbounded cached pool. Ours speaks cleartext HTTP/2 by prior
+ * knowledge by default ({@link InterNodeTransport}): one connection per peer carries every
+ * concurrent replica call as a stream, so a burst of calls to a peer shares its writes and its
+ * reads instead of taking a connection each.
  */
 public final class InterNodeHttpClients {
 
@@ -35,19 +36,22 @@ public final class InterNodeHttpClients {
      * @param connectTimeout bound on establishing a connection to a peer
      */
     public static HttpClient create(ExecutorService executor, Duration connectTimeout) {
-        return create(InterNodeClient.RING, executor, connectTimeout);
+        return create(InterNodeTransport.defaults(), executor, connectTimeout);
     }
 
     /**
-     * @param implementation which client to build; both are configured alike
+     * @param transport which client and protocol to build
      */
-    public static HttpClient create(InterNodeClient implementation, ExecutorService executor, Duration connectTimeout) {
-        HttpClient.Builder builder = switch (implementation) {
-            case RING -> RingHttpClient.newBuilder();
+    public static HttpClient create(InterNodeTransport transport, ExecutorService executor, Duration connectTimeout) {
+        boolean h2 = transport.protocol() == InterNodeProtocol.H2;
+        HttpClient.Builder builder = switch (transport.client()) {
+            case RING -> RingHttpClient.newBuilder()
+                    .http2PriorKnowledge(h2)
+                    .connectionsPerHost(transport.connectionsPerPeer());
             case JDK -> HttpClient.newBuilder();
         };
         return builder
-                .version(HttpClient.Version.HTTP_1_1)
+                .version(h2 ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1)
                 .connectTimeout(connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER)
                 .executor(executor)

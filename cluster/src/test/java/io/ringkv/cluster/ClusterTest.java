@@ -33,6 +33,7 @@ class ClusterTest {
     private final List<ServerHarness> servers = new ArrayList<>();
     private final List<StorageEngine> engines = new ArrayList<>();
     private final List<Cluster> clusters = new ArrayList<>();
+    private final List<List<String>> seen = new ArrayList<>();
 
     @AfterEach
     void stopNodes() throws Exception {
@@ -58,6 +59,50 @@ class ClusterTest {
         for (Cluster cluster : clusters) {
             assertThat(drain(await(cluster.range().open(utf8("user:"), null))), contains("user:1\nalice", "user:2\nbob"));
         }
+    }
+
+    @Test
+    void replicaCallsShareOneH2cConnectionPerPeerByDefault() throws Exception {
+        startNodes(TestAuth.SECRET, InterNodeTransport.defaults());
+        List<CompletableFuture<WriteOutcome>> writes = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            writes.add(clusters.get(0).coordinator().put(utf8("key:" + i), utf8("v" + i), ReplicationParams.parse("3/3", NODES)));
+        }
+        for (CompletableFuture<WriteOutcome> write : writes) {
+            assertThat(await(write), instanceOf(WriteOutcome.Acknowledged.class));
+        }
+        // Node 0's replica calls reached each peer as HTTP/2 streams from one source port each.
+        for (int peer = 1; peer < NODES; peer++) {
+            List<String> puts = seen.get(peer).stream().filter(call -> call.startsWith("PUT ")).toList();
+            assertThat(puts.size(), is(200));
+            List<String> distinct = puts.stream().distinct().toList();
+            assertThat(distinct.size(), is(1));
+            assertThat(distinct.get(0), startsWith("PUT HTTP_2 from "));
+        }
+    }
+
+    @Test
+    void h1KeepsOneCallPerConnectionAtATime() throws Exception {
+        startNodes(TestAuth.SECRET, InterNodeTransport.of(InterNodeClient.RING, InterNodeProtocol.H1));
+        List<CompletableFuture<WriteOutcome>> writes = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            writes.add(clusters.get(0).coordinator().put(utf8("key:" + i), utf8("v" + i), ReplicationParams.parse("3/3", NODES)));
+        }
+        for (CompletableFuture<WriteOutcome> write : writes) {
+            assertThat(await(write), instanceOf(WriteOutcome.Acknowledged.class));
+        }
+        for (int peer = 1; peer < NODES; peer++) {
+            List<String> puts = seen.get(peer).stream().filter(call -> call.startsWith("PUT ")).toList();
+            assertThat(puts.size(), is(50));
+            assertThat(puts.stream().allMatch(call -> call.startsWith("PUT HTTP_1_1 from ")), is(true));
+        }
+    }
+
+    @Test
+    void theJdkClientCannotBeAskedForPriorKnowledgeH2c() {
+        IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> InterNodeTransport.of(InterNodeClient.JDK, InterNodeProtocol.H2));
+        assertThat(refused.getMessage(), org.hamcrest.Matchers.containsString("use the H1 protocol"));
     }
 
     @Test
@@ -91,11 +136,21 @@ class ClusterTest {
     }
 
     private void startNodes(ClusterSecret secret) throws Exception {
+        startNodes(secret, InterNodeTransport.defaults());
+    }
+
+    /** Also records, per node, each internal request as "METHOD PROTOCOL from PORT" in {@link #seen}. */
+    private void startNodes(ClusterSecret secret, InterNodeTransport transport) throws Exception {
         List<AtomicReference<HttpHandler>> handlers = new ArrayList<>();
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < NODES; i++) {
             AtomicReference<HttpHandler> handler = new AtomicReference<>();
-            ServerHarness server = ServerHarness.start(request -> handler.get().handle(request));
+            List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
+            seen.add(calls);
+            ServerHarness server = ServerHarness.start(request -> {
+                calls.add(request.method() + " " + request.protocol() + " from " + request.remote().getPort());
+                return handler.get().handle(request);
+            });
             servers.add(server);
             handlers.add(handler);
             urls.add(server.url());
@@ -104,7 +159,7 @@ class ClusterTest {
             StorageEngine engine = new InMemoryStorageEngine();
             engines.add(engine);
             ClusterSettings settings = new ClusterSettings(urls, urls.get(i), ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
-                    CoordinatorSettings.DEFAULT_DEADLINE, 1, secret, InterNodeClient.RING, HintSettings.defaults(),
+                    CoordinatorSettings.DEFAULT_DEADLINE, 1, secret, transport, HintSettings.defaults(),
                     AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE,
                     ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET);
             Cluster cluster = Cluster.start(settings, engine, HybridLogicalClock.systemClock(), handlerExecutor);

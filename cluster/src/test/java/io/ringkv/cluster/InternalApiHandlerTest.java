@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 
 import io.ringkv.http.Headers;
+import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
 import io.ringkv.http.server.ResponseBody;
@@ -148,7 +149,7 @@ class InternalApiHandlerTest {
     @Test
     void refusesRequestsWithoutAProofOfTheClusterSecret() throws Exception {
         Request unsigned = new Request("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY),
-                record(Long.MAX_VALUE, false), utf8("forged"), new InetSocketAddress("127.0.0.1", 40000));
+                record(Long.MAX_VALUE, false), utf8("forged"), new InetSocketAddress("127.0.0.1", 40000), Protocol.HTTP_1_1);
         assertThat(handler.handle(unsigned).toCompletableFuture().join().status(), is(403));
         assertThat(engine.get(KEY), is(Optional.empty()));
         assertThat("the clock did not observe the forged timestamp", clock.lastTimestamp() < Long.MAX_VALUE, is(true));
@@ -193,7 +194,7 @@ class InternalApiHandlerTest {
     }
 
     private Response send(String method, String path, String query, Headers headers, byte[] body) throws Exception {
-        Request request = new Request(method, path, query, headers, body, new InetSocketAddress("127.0.0.1", 40000));
+        Request request = new Request(method, path, query, headers, body, new InetSocketAddress("127.0.0.1", 40000), Protocol.HTTP_1_1);
         return handler.handle(request).toCompletableFuture().join();
     }
 
@@ -243,7 +244,7 @@ class InternalApiHandlerTest {
             fields.put(name, headers.first(name).orElseThrow());
         }
         Headers signed = headersOf(TestAuth.auth().sign(method, query.isEmpty() ? path : path + "?" + query, fields, body));
-        Request request = new Request(method, path, query, signed, body, new InetSocketAddress("127.0.0.1", 40000));
+        Request request = new Request(method, path, query, signed, body, new InetSocketAddress("127.0.0.1", 40000), Protocol.HTTP_1_1);
         return handler.handle(request).toCompletableFuture().join();
     }
 

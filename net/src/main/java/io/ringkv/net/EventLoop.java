@@ -53,6 +53,15 @@ public final class EventLoop implements Executor {
     // connection event (register, change interest, signal writability).
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakeupPending = new AtomicBoolean();
+    /** Timers scheduled from other threads, moved into {@link #timers} by the loop. */
+    private final ConcurrentLinkedQueue<ScheduledTask> incomingTimers = new ConcurrentLinkedQueue<>();
+    /** What the loop is doing, for {@link #schedule}: {@link #AWAKE}, {@link #SLEEPING_UNTIL} or {@link #SLEEPING}. */
+    private volatile int sleepState = AWAKE;
+    /** With {@link #SLEEPING_UNTIL}: when the loop's select times out; written before {@link #sleepState}. */
+    private volatile long sleepDeadlineNanos;
+    private static final int AWAKE = 0;
+    private static final int SLEEPING_UNTIL = 1;
+    private static final int SLEEPING = 2;
     private final AtomicLong timerSequence = new AtomicLong();
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -140,10 +149,32 @@ public final class EventLoop implements Executor {
         return schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Like {@link #schedule(Runnable, Duration)}. From another thread the timer goes to a queue the
+     * loop drains each iteration, and the selector is woken only when the loop sleeps past the new
+     * deadline: a request timeout scheduled per request (the HTTP client's) usually falls after
+     * the loop's next wake-up anyway, and then costs no system call.
+     */
     public ScheduledTask schedule(Runnable task, long delay, TimeUnit unit) {
         long deadline = nanoTime() + Math.max(0, unit.toNanos(delay));
         ScheduledTask scheduled = new ScheduledTask(deadline, timerSequence.incrementAndGet(), task);
-        runOnLoop(() -> timers.add(scheduled));
+        if (inLoop()) {
+            timers.add(scheduled);
+            return scheduled;
+        }
+        if (state.get() == State.TERMINATED) {
+            log.debug("{} stopped, dropping a timer", name);
+            return scheduled;
+        }
+        incomingTimers.add(scheduled);
+        // Dekker with runOnce: the loop publishes its sleep state, then looks at incomingTimers
+        // again; we added, then read the state. One of us sees the other.
+        int sleeping = sleepState;
+        if (sleeping == SLEEPING || (sleeping == SLEEPING_UNTIL && deadline - sleepDeadlineNanos < 0)) {
+            if (wakeupPending.compareAndSet(false, true)) {
+                selector.wakeup();
+            }
+        }
         return scheduled;
     }
 
@@ -193,17 +224,39 @@ public final class EventLoop implements Executor {
     }
 
     private void runOnce() throws IOException {
-        long untilNextTimer = timers.runDue(nanoTime());
+        sleepState = AWAKE;
+        drainIncomingTimers();
+        long now = nanoTime();
+        long untilNextTimer = timers.runDue(now);
         // Clear before looking at the task queue: a task added after this point wakes the select.
         wakeupPending.set(false);
         if (!tasks.isEmpty()) {
             selector.selectNow(this::dispatch);
-        } else if (untilNextTimer == TimerQueue.NO_DEADLINE) {
-            selector.select(this::dispatch);
         } else {
-            selector.select(this::dispatch, Math.max(1, TimeUnit.NANOSECONDS.toMillis(untilNextTimer + 999_999)));
+            long timeoutMillis = untilNextTimer == TimerQueue.NO_DEADLINE ? 0
+                    : Math.max(1, TimeUnit.NANOSECONDS.toMillis(untilNextTimer + 999_999));
+            if (timeoutMillis == 0) {
+                sleepState = SLEEPING;
+            } else {
+                sleepDeadlineNanos = now + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+                sleepState = SLEEPING_UNTIL;
+            }
+            if (!incomingTimers.isEmpty()) {
+                selector.selectNow(this::dispatch); // a timer came in before we published the state
+            } else if (timeoutMillis == 0) {
+                selector.select(this::dispatch);
+            } else {
+                selector.select(this::dispatch, timeoutMillis);
+            }
+            sleepState = AWAKE;
         }
         runTasks();
+    }
+
+    private void drainIncomingTimers() {
+        for (ScheduledTask timer = incomingTimers.poll(); timer != null; timer = incomingTimers.poll()) {
+            timers.add(timer);
+        }
     }
 
     private void dispatch(SelectionKey key) {
@@ -251,6 +304,7 @@ public final class EventLoop implements Executor {
         runTasks(); // close notifications queued by the handlers above
         state.set(State.TERMINATED);
         timers.clear();
+        incomingTimers.clear();
         tasks.clear();
         try {
             selector.close();

@@ -19,7 +19,7 @@ public final class Main implements Runnable {
     }
 
     static int run(String... args) {
-        return new CommandLine(new Main()).execute(args);
+        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
     }
 
     @Override

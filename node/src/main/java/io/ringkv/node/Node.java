@@ -103,7 +103,7 @@ public final class Node implements AutoCloseable {
         List<String> urls = config.clusterUrls().size() > 1 ? config.clusterUrls() : List.of(self);
         ClusterSettings defaults = ClusterSettings.of(urls, self);
         return new ClusterSettings(urls, self, config.replicaTimeout(), CoordinatorSettings.deadlineFor(config.replicaTimeout()),
-                defaults.clientThreads(), config.secret(), config.interNodeClient(), config.hints(),
+                defaults.clientThreads(), config.secret(), config.interNodeTransport(), config.hints(),
                 config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset());
     }
 

@@ -4,7 +4,7 @@ import io.ringkv.cluster.AntiEntropySettings;
 import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.HintSettings;
-import io.ringkv.cluster.InterNodeClient;
+import io.ringkv.cluster.InterNodeTransport;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
@@ -18,7 +18,7 @@ import java.util.List;
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
-                         int inFlightMax, int handlerThreads, InterNodeClient interNodeClient,
+                         int inFlightMax, int handlerThreads, InterNodeTransport interNodeTransport,
                          HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
                          ClusterSecret secret, Duration maxClockOffset, Duration clockOffsetForTests,
                          int rangeStreamsMax, int connectionsMax) {
@@ -29,7 +29,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     public static NodeConfig singleNode(int port, Path dataDir) {
         return new NodeConfig("127.0.0.1", port, dataDir, List.of(), 16L << 20, Durability.PROCESS_CRASH,
                 Duration.ofSeconds(1), Duration.ofSeconds(5),
-                ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeClient.RING,
+                ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeTransport.defaults(),
                 HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null,
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, Duration.ZERO, RANGE_STREAMS_MAX_DEFAULT,
                 ServerConfig.CONNECTIONS_MAX_DEFAULT);
@@ -37,19 +37,19 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret,
+                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, clusterSecret,
+                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, clusterSecret,
                 maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax);
     }
 
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeClient, hints, antiEntropy, tombstoneGrace, secret,
+                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax);
     }
 }

@@ -6,6 +6,8 @@ import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.AntiEntropySettings;
 import io.ringkv.cluster.HintSettings;
 import io.ringkv.cluster.InterNodeClient;
+import io.ringkv.cluster.InterNodeProtocol;
+import io.ringkv.cluster.InterNodeTransport;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
@@ -76,6 +78,18 @@ final class ServeCommand implements Callable<Integer> {
                     + "built-in, for comparison). Default: ${DEFAULT-VALUE}.")
     InterNodeClient interNodeClient;
 
+    @Option(names = "--internode-protocol", paramLabel = "h1|h2",
+            description = "Protocol of node-to-node calls: h2 (cleartext HTTP/2 by prior knowledge, many calls "
+                    + "multiplexed on one connection) or h1 (HTTP/1.1, one call per connection at a time). "
+                    + "Default: h2 with the RING client, h1 with the JDK client (which cannot do h2 here).")
+    InterNodeProtocol interNodeProtocol;
+
+    @Option(names = "--internode-connections", paramLabel = "N",
+            description = "Most connections to one peer (default: " + InterNodeTransport.H2_CONNECTIONS_PER_PEER_DEFAULT
+                    + " over h2, which opens another only while every stream of the first is busy; "
+                    + InterNodeTransport.H1_CONNECTIONS_PER_PEER_DEFAULT + " over h1).")
+    Integer interNodeConnections;
+
     @Option(names = "--hint-max-per-node", paramLabel = "N",
             description = "Hinted handoff: writes kept for one unreachable replica; beyond that they are left to "
                     + "anti-entropy, 0 turns hints off (default: " + HintSettings.DEFAULT_MAX_PER_TARGET + ").")
@@ -130,7 +144,7 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() {
         validate();
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
-                shutdownGrace, inFlightMax, handlerThreads, interNodeClient, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests,
+                shutdownGrace, inFlightMax, handlerThreads, interNodeTransport(), hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests,
                 rangeStreamsMax, connectionsMax);
         Node node;
         try {
@@ -175,6 +189,19 @@ final class ServeCommand implements Callable<Integer> {
         return null;
     }
 
+    private InterNodeTransport interNodeTransport() {
+        try {
+            InterNodeProtocol protocol = interNodeProtocol != null ? interNodeProtocol
+                    : interNodeClient == InterNodeClient.JDK ? InterNodeProtocol.H1 : InterNodeProtocol.H2;
+            InterNodeTransport defaults = InterNodeTransport.of(interNodeClient, protocol);
+            return interNodeConnections == null ? defaults
+                    : new InterNodeTransport(interNodeClient, protocol, interNodeConnections);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(),
+                    "--internode-client, --internode-protocol, --internode-connections: " + e.getMessage());
+        }
+    }
+
     private AntiEntropySettings antiEntropySettings() {
         try {
             return AntiEntropySettings.defaults().withInterval(antiEntropyInterval);
@@ -203,6 +230,7 @@ final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--max-body must not be negative");
         }
         clusterSecret();
+        interNodeTransport();
         if (maxClockOffset.isNegative() || maxClockOffset.isZero()) {
             throw new ParameterException(spec.commandLine(), "--max-clock-offset must be positive, got " + maxClockOffset);
         }

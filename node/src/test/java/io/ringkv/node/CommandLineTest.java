@@ -42,6 +42,15 @@ class CommandLineTest {
         assertThat(Main.run("launch"), is(Main.EXIT_USAGE));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"--internode-protocol h3", "--internode-client JDK --internode-protocol h2",
+            "--internode-connections 0"})
+    void impossibleInterNodeSettingsAreAUsageError(String flags) {
+        List<String> args = new java.util.ArrayList<>(List.of("serve", "--port", "1", "--data", dir.toString()));
+        args.addAll(List.of(flags.split(" ")));
+        assertThat(Main.run(args.toArray(String[]::new)), is(Main.EXIT_USAGE));
+    }
+
     @Test
     void badDurabilityIsAUsageError() {
         assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--durability", "sometimes"), is(Main.EXIT_USAGE));

@@ -16,9 +16,10 @@ import java.util.Optional;
  * @param headers request header fields
  * @param body    the request body, {@code byte[0]} when there is none; owned by the handler
  * @param remote  the peer address
+ * @param protocol the HTTP version it arrived over
  */
 public record Request(String method, String path, String query, Headers headers, byte[] body,
-                      InetSocketAddress remote) {
+                      InetSocketAddress remote, Protocol protocol) {
 
     /**
      * The first value of query parameter {@code name}, percent-decoded as UTF-8

@@ -6,6 +6,7 @@ import io.ringkv.http.h1.MessageEnd;
 import io.ringkv.http.h1.ParseError;
 import io.ringkv.http.h1.RequestHead;
 import io.ringkv.http.h1.RequestParser;
+import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Request;
 import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
@@ -48,6 +49,13 @@ final class Http1Session implements ConnectionHandler, ServerSession {
     private boolean noMoreRequests;
     private boolean inputEnded;
     private long queuedAtLastCheck = -1;
+    /**
+     * Written by the loop: whether a finished exchange must make the loop re-evaluate the
+     * connection (reads are paused, or it is to close once idle). While false, a finished
+     * exchange costs the loop nothing: no task, no selector wake-up; the pending timer re-derives
+     * the deadline when it fires. See {@link #update()} for why no wake-up can be lost.
+     */
+    private volatile boolean exchangesNeedLoop;
 
     Http1Session(ServerContext context) {
         this.context = context;
@@ -76,7 +84,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         while (true) {
             if (current == null && mustPauseBeforeNextRequest()) {
                 pauseReading();
-                return;
+                break;
             }
             int before = input.position();
             H1Event event = parser.next(input);
@@ -193,7 +201,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
     private void dispatch(Exchange exchange) {
         String[] pathAndQuery = RequestTarget.split(exchange.head.target());
         Request request = new Request(exchange.head.method(), pathAndQuery[0], pathAndQuery[1],
-                exchange.head.headers(), exchange.takeBody(), connection.remoteAddress());
+                exchange.head.headers(), exchange.takeBody(), connection.remoteAddress(), Protocol.HTTP_1_1);
         sequencer.dispatched(exchange);
         try {
             context.executor().execute(() -> context.invoker().invoke(exchange, request, sequencer));
@@ -259,6 +267,9 @@ final class Http1Session implements ConnectionHandler, ServerSession {
 
     /** Any thread: an exchange left the sequencer. */
     private void exchangeDone() {
+        if (!exchangesNeedLoop && !context.draining()) {
+            return;
+        }
         try {
             connection.loop().execute(this::update);
         } catch (RejectedExecutionException e) {
@@ -266,23 +277,35 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         }
     }
 
-    /** Re-evaluates what the connection should do now: close, resume reading, or wait. Loop thread. */
+    /**
+     * Re-evaluates what the connection should do now: close, resume reading, or wait. Loop thread.
+     *
+     * <p>It then publishes {@link #exchangesNeedLoop} and reads the pending count once more. An
+     * exchange finishes by taking the sequencer's monitor (the count drops) and then reading the
+     * flag; here the flag is written before the monitor is taken. So either the finishing thread
+     * sees the flag and posts an update, or this re-read sees the lower count and evaluates again:
+     * a paused connection cannot miss the answer that would resume it.
+     */
     private void update() {
-        if (!connection.isOpen()) {
-            return;
+        while (connection.isOpen()) {
+            int pending = sequencer.pendingCount();
+            boolean idle = pending == 0 && current == null;
+            if (idle && (inputEnded || context.draining())) {
+                connection.closeAfterFlush();
+                return;
+            }
+            if (readsPaused && !noMoreRequests && !context.draining() && pending < PIPELINE_DEPTH_MAX
+                    && connection.isWritable()) {
+                readsPaused = false;
+                connection.resumeReads();
+            }
+            deadline.arm();
+            boolean watch = readsPaused || noMoreRequests || inputEnded;
+            exchangesNeedLoop = watch;
+            if (!watch || sequencer.pendingCount() == pending) {
+                return;
+            }
         }
-        int pending = sequencer.pendingCount();
-        boolean idle = pending == 0 && current == null;
-        if (idle && (inputEnded || context.draining())) {
-            connection.closeAfterFlush();
-            return;
-        }
-        if (readsPaused && !noMoreRequests && !context.draining() && pending < PIPELINE_DEPTH_MAX
-                && connection.isWritable()) {
-            readsPaused = false;
-            connection.resumeReads();
-        }
-        deadline.arm();
     }
 
     private ReadDeadline.Phase phase() {

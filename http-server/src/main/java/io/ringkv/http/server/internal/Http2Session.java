@@ -9,6 +9,7 @@ import io.ringkv.http.h2.Http2Settings;
 import io.ringkv.http.h2.Role;
 import io.ringkv.http.hpack.HeaderField;
 import io.ringkv.http.server.ChunkSource;
+import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
 import io.ringkv.http.server.ResponseBody;
@@ -586,7 +587,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             }
             String[] pathAndQuery = RequestTarget.split(target);
             return new Request(method, pathAndQuery[0], pathAndQuery[1], headers, body.toByteArray(),
-                    connection.remoteAddress());
+                    connection.remoteAddress(), Protocol.HTTP_2);
         }
     }
 }

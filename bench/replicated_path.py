@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""The replicated path, A/B: what a replicated request costs over each inter-node protocol.
+
+Starts, once, a 1-node cluster and one 3-node cluster per inter-node protocol (all nodes pinned
+to the server CPU), writes the key space into each, then measures them in interleaved rounds so
+that the machine's drift hits every configuration alike: per round and configuration, a wrk
+warm-up and a measured closed-loop run (PUT, then GET) against the first node, pinned to the
+load CPU. For every run it records the requests per second, wrk's latency percentiles, and the
+server CPU per request: the CPU time (user + system, from /proc) that all of the configuration's
+node processes spent during the run, divided by the requests it answered.
+
+Writes bench/results/replicated-path-<time>-<rev>.json (every run) and a .txt beside it (mean and
+95 % confidence interval per configuration and scenario, and the ratios the issue's targets are
+stated in). Run it as `./ringkv bench --replicated-path [options]` (the launcher builds first and
+sets JAVA_HOME), or directly once built.
+"""
+import argparse
+import json
+import math
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH_DIR)
+LUA_DIR = os.path.join(BENCH_DIR, "lua")
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# Two-sided 95 % Student t quantiles by degrees of freedom.
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+       10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
+
+
+def t95(df):
+    return T95[max(k for k in T95 if k <= df)] if df >= 1 else float("nan")
+
+
+def log(msg):
+    print("[replicated-path %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+def free_ports(n):
+    held = []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        held.append(s)
+    ports = [s.getsockname()[1] for s in held]
+    for s in held:
+        s.close()
+    return ports
+
+
+class Cluster:
+    """Node processes of one configuration; owns their process groups."""
+
+    def __init__(self, name, nodes, flags, tmp, server_cpus):
+        self.name, self.flags = name, flags
+        ports = free_ports(nodes)
+        self.urls = ["http://127.0.0.1:%d" % p for p in ports]
+        env = dict(os.environ, RINGKV_CLUSTER_SECRET=secrets.token_hex(32))
+        self.procs = []
+        for i, port in enumerate(ports):
+            data = os.path.join(tmp, name, "node%d" % (i + 1))
+            os.makedirs(data, exist_ok=True)
+            logf = open(os.path.join(tmp, name, "node%d.log" % (i + 1)), "w")
+            cmd = ["taskset", "-c", server_cpus, os.path.join(ROOT, "ringkv"), "serve", "--host", "127.0.0.1",
+                   "--port", str(port), "--data", data, "--cluster", ",".join(self.urls)] + flags
+            self.procs.append(subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
+                                               start_new_session=True, stdin=subprocess.DEVNULL))
+
+    def await_ready(self, timeout=120):
+        deadline = time.time() + timeout
+        for url in self.urls:
+            while True:
+                try:
+                    with urllib.request.urlopen(url + "/v0/status", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except Exception:
+                    pass
+                if time.time() > deadline:
+                    raise SystemExit("%s: %s did not become ready in %ds" % (self.name, url, timeout))
+                time.sleep(0.2)
+
+    def cpu_seconds(self):
+        total = 0
+        for p in self.procs:
+            with open("/proc/%d/stat" % p.pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+        return total / CLK_TCK
+
+    def stop(self):
+        for p in self.procs:
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for p in self.procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+
+
+def prefill(url, keys, value):
+    def put(i):
+        req = urllib.request.Request("%s/v0/entity?id=key%07d" % (url, i), data=value, method="PUT")
+        for _ in range(5):
+            try:
+                with urllib.request.urlopen(req, timeout=10) as r:
+                    if r.status == 201:
+                        return
+            except Exception:
+                time.sleep(0.05)
+        raise SystemExit("prefill: key %d not stored at %s" % (i, url))
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(put, range(keys)))
+
+
+def wrk(url, scenario, seconds, connections, load_cpus, keys):
+    env = dict(os.environ, BENCH_LUA_DIR=LUA_DIR, BENCH_KEYS=str(keys), BENCH_VALUE_BYTES="100")
+    cmd = ["taskset", "-c", load_cpus, "wrk", "-t1", "-c%d" % connections, "-d%ds" % seconds, "--timeout", "5s",
+           "-s", os.path.join(LUA_DIR, scenario + ".lua"), url]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        if line.startswith("BENCH_WRK_JSON "):
+            return json.loads(line[len("BENCH_WRK_JSON "):])
+    raise SystemExit("wrk printed no result line:\n" + out)
+
+
+def interval(values):
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, float("nan")
+    return mean, t95(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def summarise(runs, configs, scenarios):
+    lines = []
+    by = {}
+    for r in runs:
+        by.setdefault((r["config"], r["scenario"]), []).append(r)
+    lines.append("%-10s %-4s %22s %24s %12s %12s %s" % ("config", "op", "req/s (95% CI)", "server CPU us/req (95% CI)",
+                                                      "p50 ms", "p99 ms", "non-2xx"))
+    stats = {}
+    for c in configs:
+        for s in scenarios:
+            rs = by.get((c, s), [])
+            if not rs:
+                continue
+            rps = interval([r["rps"] for r in rs])
+            cpu = interval([r["cpu_us_per_request"] for r in rs])
+            stats[(c, s)] = (rps, cpu)
+            lines.append("%-10s %-4s %12.0f ± %-8.0f %14.1f ± %-8.1f %12.2f %12.2f %d" % (
+                c, s, rps[0], rps[1], cpu[0], cpu[1],
+                statistics.median(r["latency_us"]["p50"] for r in rs) / 1000,
+                statistics.median(r["latency_us"]["p99"] for r in rs) / 1000,
+                sum(r["non_2xx"] for r in rs)))
+    lines.append("")
+    lines.append("Ratios of means (per scenario):")
+    for s in scenarios:
+        one = stats.get(("1node", s))
+        for c in configs:
+            if c == "1node" or (c, s) not in stats:
+                continue
+            rps, cpu = stats[(c, s)]
+            if one:
+                lines.append("  %s %s: CPU per request %.2fx the 1-node request's" % (c, s, cpu[0] / one[1][0]))
+        if ("3n-h2", s) in stats and ("3n-h1", s) in stats:
+            h2, h1 = stats[("3n-h2", s)], stats[("3n-h1", s)]
+            lines.append("  %s: 3-node h2 / h1 throughput %.2fx; CPU per request %.2fx" % (
+                s, h2[0][0] / h1[0][0], h2[1][0] / h1[1][0]))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
+    ap.add_argument("--duration", type=int, default=10, help="seconds per measured run (default 10)")
+    ap.add_argument("--warmup", type=int, default=5, help="seconds of discarded load before each run (default 5)")
+    ap.add_argument("--configs", default="1node,3n-h2,3n-h1", help="from 1node, 3n-h2, 3n-h1 (default: all)")
+    ap.add_argument("--scenarios", default="put,get", help="from put, get (default: both)")
+    ap.add_argument("--keys", type=int, default=20000, help="keys written before the runs (default 20000)")
+    ap.add_argument("--connections", type=int, default=64)
+    ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
+    ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
+    ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
+    ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
+    args = ap.parse_args()
+
+    known = {"1node": (1, []), "3n-h2": (3, ["--internode-protocol", "h2"]),
+             "3n-h1": (3, ["--internode-protocol", "h1"])}
+    configs = args.configs.split(",")
+    scenarios = args.scenarios.split(",")
+    for c in configs:
+        if c not in known:
+            ap.error("unknown config %r (1node, 3n-h2, 3n-h1)" % c)
+    for s in scenarios:
+        if s not in ("put", "get"):
+            ap.error("unknown scenario %r (put, get)" % s)
+    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = bool(subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True).stdout.strip())
+    run_id = "%s-%s%s" % (datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"), rev or "unknown", "-dirty" if dirty else "")
+    tmp = subprocess.run(["mktemp", "-d", "/tmp/ringkv-replicated-path.XXXXXX"], capture_output=True, text=True).stdout.strip()
+    extra = args.node_args.split()
+    clusters = {}
+    try:
+        for c in configs:
+            nodes, flags = known[c]
+            clusters[c] = Cluster(c, nodes, flags + extra, tmp, args.server_cpus)
+        for c in configs:
+            clusters[c].await_ready()
+            log("%s ready at %s; writing %d keys" % (c, clusters[c].urls[0], args.keys))
+            prefill(clusters[c].urls[0], args.keys, b"v" * 100)
+        runs = []
+        for rnd in range(1, args.rounds + 1):
+            for c in configs:
+                cluster = clusters[c]
+                for s in scenarios:
+                    if args.warmup:
+                        wrk(cluster.urls[0], s, args.warmup, args.connections, args.load_cpus, args.keys)
+                    before = cluster.cpu_seconds()
+                    res = wrk(cluster.urls[0], s, args.duration, args.connections, args.load_cpus, args.keys)
+                    cpu = cluster.cpu_seconds() - before
+                    # wrk's "status" errors count non-2xx/3xx answers (503 from shedding, 504).
+                    answered = res["requests"]
+                    run = {"round": rnd, "config": c, "scenario": s, "requests": answered,
+                           "rps": answered / (res["duration_us"] / 1e6), "server_cpu_s": cpu,
+                           "cpu_us_per_request": cpu * 1e6 / max(answered, 1), "latency_us": res["latency_us"],
+                           "non_2xx": res["errors"]["status"], "errors": res["errors"]}
+                    runs.append(run)
+                    log("round %d %s %s: %.0f req/s, %.1f us CPU/req, p99 %.2f ms, non-2xx %d" % (
+                        rnd, c, s, run["rps"], run["cpu_us_per_request"], res["latency_us"]["p99"] / 1000,
+                        run["non_2xx"]))
+        with open("/proc/loadavg") as f:
+            loadavg = f.read().split()[:3]
+        meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
+                "warmup_s": args.warmup, "connections": args.connections, "keys": args.keys, "value_bytes": 100,
+                "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "node_args": args.node_args,
+                "configs": {c: known[c][1] for c in configs}, "loadavg_at_end": loadavg,
+                "command": " ".join(["./ringkv", "bench", "--replicated-path"] + sys.argv[1:])}
+        os.makedirs(args.out_dir, exist_ok=True)
+        base = os.path.join(args.out_dir, "replicated-path-" + run_id)
+        with open(base + ".json", "w") as f:
+            json.dump({"meta": meta, "runs": runs}, f, indent=1)
+        text = "# %s\n# %s\n\n%s\n" % (meta["command"], json.dumps(meta), summarise(runs, configs, scenarios))
+        with open(base + ".txt", "w") as f:
+            f.write(text)
+        print(text)
+        log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
+    finally:
+        for cluster in clusters.values():
+            cluster.stop()
+        subprocess.run(["rm", "-rf", tmp])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+package io.ringkv.cluster;
+
+/**
+ * How a node talks to its peers: which client, which protocol, and how many connections it may
+ * open to each peer.
+ *
+ * @param client             the {@code java.net.http.HttpClient} implementation
+ * @param protocol           HTTP/1.1 or h2c by prior knowledge
+ * @param connectionsPerPeer most connections open to one peer at once. Over HTTP/2 a second
+ *                           connection is opened only while every stream slot of the first is
+ *                           taken; over HTTP/1.1 each connection carries one request at a time,
+ *                           so this bounds the requests in flight to a peer. The JDK's client
+ *                           has no such setting and ignores it.
+ */
+public record InterNodeTransport(InterNodeClient client, InterNodeProtocol protocol, int connectionsPerPeer) {
+
+    /** Connections per peer over HTTP/2 unless told otherwise: one carries many streams. */
+    public static final int H2_CONNECTIONS_PER_PEER_DEFAULT = 1;
+    /** Connections per peer over HTTP/1.1 unless told otherwise: one per request in flight. */
+    public static final int H1_CONNECTIONS_PER_PEER_DEFAULT = 64;
+
+    public InterNodeTransport {
+        if (connectionsPerPeer < 1) {
+            throw new IllegalArgumentException("connections per peer must be at least 1, got " + connectionsPerPeer);
+        }
+        if (client == InterNodeClient.JDK && protocol == InterNodeProtocol.H2) {
+            throw new IllegalArgumentException("the JDK's client cannot speak cleartext HTTP/2 by prior knowledge; "
+                    + "use the H1 protocol with it");
+        }
+    }
+
+    /** ringkv's client over h2c, one connection per peer. */
+    public static InterNodeTransport defaults() {
+        return of(InterNodeClient.RING, InterNodeProtocol.H2);
+    }
+
+    /** {@code client} over {@code protocol} with that protocol's default connections per peer. */
+    public static InterNodeTransport of(InterNodeClient client, InterNodeProtocol protocol) {
+        return new InterNodeTransport(client, protocol, protocol == InterNodeProtocol.H2
+                ? H2_CONNECTIONS_PER_PEER_DEFAULT : H1_CONNECTIONS_PER_PEER_DEFAULT);
+    }
+}
