@@ -64,6 +64,52 @@ class EventLoopTest {
         assertThat(fired, contains("early", "late"));
     }
 
+    /**
+     * A timer scheduled from another thread while the loop sleeps until a much later timer (or
+     * without any) must wake it: the loop would otherwise fire it an hour late.
+     */
+    @Test
+    void aTimerFromAnotherThreadWakesALoopThatSleepsLonger() throws Exception {
+        EventLoop loop = group.next();
+        CompletableFuture<Void> alone = new CompletableFuture<>();
+        loop.schedule(() -> alone.complete(null), Duration.ofMillis(5));
+        alone.get(30, TimeUnit.SECONDS);
+
+        ScheduledTask hourLater = loop.schedule(() -> { }, Duration.ofHours(1));
+        // Let the loop go to sleep until the hour-long timer before the short one arrives.
+        CompletableFuture<Void> settled = new CompletableFuture<>();
+        loop.execute(() -> settled.complete(null));
+        settled.get(10, TimeUnit.SECONDS);
+        Thread.sleep(50);
+        CompletableFuture<Boolean> onLoop = new CompletableFuture<>();
+        loop.schedule(() -> onLoop.complete(loop.inLoop()), Duration.ofMillis(5));
+        assertThat(onLoop.get(30, TimeUnit.SECONDS), is(true));
+        hourLater.cancel();
+    }
+
+    /** Many threads scheduling at once, each timer earlier or later than the others: none is lost. */
+    @Test
+    void timersScheduledConcurrentlyFromManyThreadsAllFire() throws Exception {
+        EventLoop loop = group.next();
+        int threads = 4;
+        int perThread = 2_000;
+        java.util.concurrent.CountDownLatch fired = new java.util.concurrent.CountDownLatch(threads * perThread);
+        List<Thread> schedulers = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int seed = t;
+            schedulers.add(Thread.ofPlatform().start(() -> {
+                java.util.Random random = new java.util.Random(seed);
+                for (int i = 0; i < perThread; i++) {
+                    loop.schedule(fired::countDown, random.nextInt(20), TimeUnit.MILLISECONDS);
+                }
+            }));
+        }
+        for (Thread scheduler : schedulers) {
+            scheduler.join();
+        }
+        assertThat(fired.await(60, TimeUnit.SECONDS), is(true));
+    }
+
     @Test
     void aStoppedLoopRejectsTasks() {
         EventLoop loop = group.next();
