@@ -104,6 +104,22 @@ public final class Http2Connection {
         return stream.id;
     }
 
+    /**
+     * Server role, RFC 7540 §3.2.1: the settings of an {@code Upgrade: h2c} request's
+     * {@code HTTP2-Settings} field ({@link UpgradeSettings#parse}) become the client's first
+     * settings, before any frame arrives. Not acknowledged (the 101 response is the
+     * acknowledgement); the client's SETTINGS frame after its preface is still awaited. Call
+     * after {@link #start()} and before {@link #openUpgradeStream}, whose windows they size.
+     */
+    public void applyUpgradeSettings(List<SettingsFrame.Setting> settings) {
+        if (role != Role.SERVER || !streams.all().isEmpty()) {
+            throw new IllegalStateException("upgrade settings apply to a new server connection only");
+        }
+        peer = peer.apply(settings);
+        encoder.maxTableCapacity(peer.headerTableSize());
+        generator.maxFrameSize(peer.maxFrameSize());
+    }
+
     public Role role() {
         return role;
     }

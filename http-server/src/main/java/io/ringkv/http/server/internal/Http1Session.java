@@ -11,8 +11,16 @@ import io.ringkv.http.server.Request;
 import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.EventLoop;
+import io.ringkv.http.Headers;
+import io.ringkv.http.h2.SettingsFrame;
+import io.ringkv.http.h2.UpgradeSettings;
+import io.ringkv.http.hpack.HeaderField;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.time.Duration;
 import io.ringkv.http.server.ServerConfig;
 import java.util.concurrent.RejectedExecutionException;
@@ -37,7 +45,12 @@ final class Http1Session implements ConnectionHandler, ServerSession {
     /** Requests parsed ahead of their responses on one connection. */
     static final int PIPELINE_DEPTH_MAX = 16;
 
+    private static final byte[] SWITCHING_TO_H2C = ("HTTP/1.1 101 Switching Protocols\r\n"
+            + "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+
     private final ServerContext context;
+    /** Told when this connection switches to HTTP/2 by {@code Upgrade: h2c}. */
+    private final ProtocolSelector selector;
     private final RequestParser parser;
     private final ReadDeadline deadline;
     private Connection connection;
@@ -49,6 +62,8 @@ final class Http1Session implements ConnectionHandler, ServerSession {
     private boolean noMoreRequests;
     private boolean inputEnded;
     private long queuedAtLastCheck = -1;
+    /** The connection was handed to an HTTP/2 session; this one is done. */
+    private boolean upgraded;
     /**
      * Written by the loop: whether a finished exchange must make the loop re-evaluate the
      * connection (reads are paused, or it is to close once idle). While false, a finished
@@ -57,8 +72,9 @@ final class Http1Session implements ConnectionHandler, ServerSession {
      */
     private volatile boolean exchangesNeedLoop;
 
-    Http1Session(ServerContext context) {
+    Http1Session(ServerContext context, ProtocolSelector selector) {
         this.context = context;
+        this.selector = selector;
         this.parser = new RequestParser(context.config().h1Limits());
         this.deadline = new ReadDeadline(context.config().idleTimeout(), context.config().headerReadTimeout(),
                 this::phase, this::onReadTimeout);
@@ -95,6 +111,9 @@ final class Http1Session implements ConnectionHandler, ServerSession {
                 break;
             }
             onEvent(event);
+            if (upgraded) {
+                return; // the rest of the input is HTTP/2, for the session that took over
+            }
         }
         update();
     }
@@ -131,6 +150,9 @@ final class Http1Session implements ConnectionHandler, ServerSession {
 
     private void onHead(RequestHead head) {
         deadline.onHeadComplete();
+        if (upgradeToH2c(head)) {
+            return;
+        }
         InFlightBudget budget = context.budget();
         boolean admitted = budget.tryAcquire();
         Exchange exchange = new Exchange(head, admitted ? budget : null);
@@ -153,6 +175,73 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         if (head.contentLength() != 0 && context.config().bodyRateMin() > 0) {
             scheduleBodyRateCheck(exchange, 0);
         }
+    }
+
+    /**
+     * {@code Upgrade: h2c} (RFC 7540 §3.2): answers 101 and hands the connection to an HTTP/2
+     * session, in which this request becomes stream 1. Only for a request with no body, with
+     * nothing else pending on the connection, and one valid {@code HTTP2-Settings} field listed in
+     * {@code Connection}; otherwise the upgrade is ignored and the request served over HTTP/1.1,
+     * as a server may (a body would have to be read in full before the switch).
+     */
+    private boolean upgradeToH2c(RequestHead head) {
+        Headers headers = head.headers();
+        if (head.minorVersion() != 1 || head.contentLength() != 0 || sequencer.pendingCount() != 0
+                || context.draining() || !hasToken(headers.all("upgrade"), "h2c")) {
+            return false;
+        }
+        List<String> settingsFields = headers.all(UpgradeSettings.FIELD);
+        List<String> connectionOptions = headers.all("connection");
+        if (settingsFields.size() != 1 || !hasToken(connectionOptions, "upgrade")
+                || !hasToken(connectionOptions, "http2-settings")) {
+            return false;
+        }
+        List<SettingsFrame.Setting> settings;
+        try {
+            settings = UpgradeSettings.parse(settingsFields.get(0));
+        } catch (IllegalArgumentException e) {
+            log.debug("{} ignores an h2c upgrade: {}", connection, e.getMessage());
+            return false;
+        }
+        upgraded = true;
+        noMoreRequests = true;
+        deadline.stop();
+        connection.enqueue(ByteBuffer.wrap(SWITCHING_TO_H2C));
+        Http2Session next = new Http2Session(context);
+        context.handedOver(this);
+        selector.upgrade(next);
+        next.onUpgrade(connection, settings, upgradeRequestFields(head));
+        return true;
+    }
+
+    /** The HTTP/1.1 request as HTTP/2 fields: pseudo-fields first, connection-specific fields dropped. */
+    private static List<HeaderField> upgradeRequestFields(RequestHead head) {
+        List<HeaderField> fields = new ArrayList<>(head.headers().size() + 3);
+        fields.add(new HeaderField(":method", head.method()));
+        fields.add(new HeaderField(":scheme", "http"));
+        fields.add(new HeaderField(":path", head.target()));
+        Headers headers = head.headers();
+        for (int i = 0; i < headers.size(); i++) {
+            String name = headers.name(i).toLowerCase(Locale.ROOT);
+            switch (name) {
+                case "connection", "upgrade", "http2-settings", "keep-alive", "proxy-connection",
+                        "transfer-encoding", "te" -> { }
+                default -> fields.add(new HeaderField(name, headers.value(i)));
+            }
+        }
+        return fields;
+    }
+
+    /** Whether a comma-separated list field holds {@code token}, ignoring case (RFC 9110 §5.6.1). */
+    private static boolean hasToken(List<String> values, String token) {
+        for (String value : values) {
+            for (String part : value.split(",")) {
+                if (part.strip().equalsIgnoreCase(token)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -242,6 +331,9 @@ final class Http1Session implements ConnectionHandler, ServerSession {
 
     @Override
     public void onClosed(Connection from, Throwable cause) {
+        if (upgraded) {
+            return; // the HTTP/2 session gets this callback; nothing of ours is pending
+        }
         if (cause != null && log.isDebugEnabled()) {
             log.debug("{} closed: {}", from, cause.toString());
         }

@@ -7,6 +7,7 @@ import io.ringkv.http.h2.Http2Connection;
 import io.ringkv.http.h2.Http2Event;
 import io.ringkv.http.h2.Http2Settings;
 import io.ringkv.http.h2.Role;
+import io.ringkv.http.h2.SettingsFrame;
 import io.ringkv.http.hpack.HeaderField;
 import io.ringkv.http.server.ChunkSource;
 import io.ringkv.http.server.Protocol;
@@ -31,7 +32,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One HTTP/2 connection on the server (h2c by prior knowledge), driven by http-core's
+ * One HTTP/2 connection on the server (h2c by prior knowledge, or by {@code Upgrade: h2c} from an
+ * {@link Http1Session}), driven by http-core's
  * {@link Http2Connection} in the server role. Each request stream is admitted against the
  * in-flight budget (over it: 503 on that stream, nothing queued), runs on the handler executor,
  * and its response is encoded and queued on whichever thread completes it.
@@ -90,6 +92,31 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         connection.flush();
         if (context.draining()) {
             beginDrain(); // shutdown began while this connection was choosing its protocol
+        }
+        scheduleStallCheck();
+    }
+
+    /**
+     * Loop thread: the connection was HTTP/1.1 until now and its request {@code fields} (no body)
+     * asked for {@code Upgrade: h2c}; the 101 is queued. Our SETTINGS follow it, the client's
+     * {@code HTTP2-Settings} apply at once, and the request is answered on stream 1 (RFC 7540
+     * §3.2). The client's preface and SETTINGS are still to come.
+     */
+    void onUpgrade(Connection opened, List<SettingsFrame.Setting> clientSettings, List<HeaderField> fields) {
+        connection = opened;
+        context.opened(this);
+        ServerStream stream = new ServerStream(Http2Connection.UPGRADE_STREAM_ID, fields);
+        synchronized (lock) {
+            h2.start();
+            h2.applyUpgradeSettings(clientSettings);
+            h2.openUpgradeStream(stream.head);
+            streams.put(stream.id, stream);
+            enqueueLocked();
+        }
+        connection.flush();
+        dispatch(stream);
+        if (context.draining()) {
+            beginDrain();
         }
         scheduleStallCheck();
     }
@@ -278,6 +305,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 }
             }
         }
+        boolean closeNow;
         synchronized (lock) {
             if (!streams.containsKey(stream.id) || phase == Phase.CLOSED) {
                 finish(stream, source);
@@ -294,12 +322,17 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 sendPendingLocked(stream);
             }
             enqueueLocked();
+            // Only a connection going away closes when its last stream ends; asking the loop on
+            // every answer would cost a task and a selector wake-up per response.
+            closeNow = phase == Phase.GOAWAY_SENT && streams.isEmpty();
         }
         connection.flush();
         if (source != null) {
             schedulePull(stream);
         }
-        onLoop(this::closeIfDone);
+        if (closeNow) {
+            onLoop(this::closeIfDone);
+        }
     }
 
     private static boolean isConnectionSpecific(String name) {
@@ -359,6 +392,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             return;
         }
         boolean more;
+        boolean closeNow;
         synchronized (lock) {
             stream.pulling = false;
             if (!streams.containsKey(stream.id)) {
@@ -372,12 +406,15 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             sendPendingLocked(stream);
             more = streams.containsKey(stream.id) && stream.pending == null;
             enqueueLocked();
+            closeNow = phase == Phase.GOAWAY_SENT && streams.isEmpty();
         }
         connection.flush();
         if (more) {
             schedulePull(stream);
         }
-        onLoop(this::closeIfDone);
+        if (closeNow) {
+            onLoop(this::closeIfDone);
+        }
     }
 
     private void abortStream(ServerStream stream, String why) {

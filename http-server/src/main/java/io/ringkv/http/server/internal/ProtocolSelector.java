@@ -11,8 +11,10 @@ import java.nio.charset.StandardCharsets;
  * Picks a new connection's protocol from its first bytes: the HTTP/2 client preface
  * ({@code PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n}, RFC 9113 §3.4, h2c by prior knowledge) selects an
  * {@link Http2Session}; anything else an {@link Http1Session}. From then on every callback goes
- * to the chosen session. Until the choice, a connection that sends nothing is closed after the
- * header read timeout.
+ * to the chosen session, until an HTTP/1.1 session accepts {@code Upgrade: h2c} and hands the
+ * connection to an HTTP/2 session ({@link #upgrade}); the bytes after the upgrade request go to
+ * that session. Until the choice, a connection that sends nothing is closed after the header
+ * read timeout.
  *
  * <p>Threading: confined to the connection's event loop, like every {@link ConnectionHandler}.
  */
@@ -42,10 +44,19 @@ final class ProtocolSelector implements ConnectionHandler {
                 return; // a prefix of the preface so far: wait for more bytes, consume none
             }
             silenceTimer.cancel();
-            chosen = h2 ? new Http2Session(context) : new Http1Session(context);
+            chosen = h2 ? new Http2Session(context) : new Http1Session(context, this);
             chosen.onOpen(connection);
         }
-        chosen.onRead(from, input);
+        ConnectionHandler reader;
+        do {
+            reader = chosen;
+            reader.onRead(from, input);
+        } while (chosen != reader && input.hasRemaining());
+    }
+
+    /** Loop thread, from the HTTP/1.1 session while it reads: the connection speaks HTTP/2 from now on. */
+    void upgrade(Http2Session next) {
+        chosen = next;
     }
 
     /** TRUE for the whole preface, FALSE for anything that is not its start, null for a proper prefix of it. */

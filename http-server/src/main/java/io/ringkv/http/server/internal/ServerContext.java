@@ -87,6 +87,11 @@ public final class ServerContext implements AcceptHandler {
         }
     }
 
+    /** {@code session} handed its connection to another session, which registered itself: the connection stays counted. */
+    void handedOver(ServerSession session) {
+        sessions.remove(session);
+    }
+
     /** A connection closed before its protocol was chosen: it held a connection slot only. */
     void closedBeforeSession() {
         connections.decrementAndGet();
