@@ -18,19 +18,31 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import io.ringkv.http.client.RingHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The public API of one node, over real sockets, against a real RocksDB store. */
+/**
+ * The public API of one node, over real sockets, against a real RocksDB store; every test runs
+ * over HTTP/1.1 (the JDK's client) and over h2c by prior knowledge (ringkv's client), and checks
+ * that each answer came over the protocol under test.
+ */
+@ParameterizedClass(name = "{0}")
+@ValueSource(strings = {"HTTP_1_1", "H2C"})
 class NodeApiTest {
     private static final long MAX_BODY = 64 * 1024;
 
     @TempDir
     Path data;
+
+    @Parameter
+    String protocol;
 
     private Node node;
     private HttpClient client;
@@ -38,7 +50,9 @@ class NodeApiTest {
     @BeforeEach
     void startNode() throws Exception {
         node = Node.start(NodeConfig.singleNode(0, data).withMaxBodyBytes(MAX_BODY));
-        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        client = protocol.equals("H2C")
+                ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
+                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     }
 
     @AfterEach
@@ -50,7 +64,9 @@ class NodeApiTest {
     private HttpResponse<byte[]> send(String method, String target, byte[] body) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(node.url() + target))
                 .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofByteArray(body)).build();
-        return client.send(request, BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> response = client.send(request, BodyHandlers.ofByteArray());
+        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
+        return response;
     }
 
     private int status(String method, String target) throws Exception {
