@@ -1,6 +1,7 @@
 package io.ringkv.http.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ringkv.http.h2.ContinuationFrame;
 import io.ringkv.http.h2.DataFrame;
@@ -12,9 +13,11 @@ import io.ringkv.http.h2.GoAwayFrame;
 import io.ringkv.http.h2.HeadersFrame;
 import io.ringkv.http.h2.Http2Error;
 import io.ringkv.http.h2.PingFrame;
+import io.ringkv.http.h2.RstStreamFrame;
 import io.ringkv.http.h2.Preface;
 import io.ringkv.http.h2.SettingsFrame;
 import io.ringkv.http.hpack.HeaderField;
+import io.ringkv.http.hpack.HpackDecoder;
 import io.ringkv.http.hpack.HpackEncoder;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -22,15 +25,18 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Floods from a real socket against the h2c server: each closes the abusive connection with
  * GOAWAY(ENHANCE_YOUR_CALM) (http-core's abuse limits, RFC 9113 §10.5), while another
- * connection still gets its answer.
+ * connection still gets its answer. An HPACK bomb costs its own stream only.
  */
 class Http2AbuseTest {
     private static final int FLOOD = 2_000;
@@ -67,6 +73,78 @@ class Http2AbuseTest {
             int id = bystander.request("GET", "/unaffected", null);
             assertEquals("GET /unaffected 0\n", bystander.awaitAnswers(1).get(id).text());
         }
+    }
+
+    /**
+     * An HPACK bomb: one 3 KB field enters the dynamic table, then thousands of one-octet
+     * references to it ask for a header list of ~15 MB from an 8 KB block. The server must not
+     * build that list: the stream is refused (RST_STREAM), the HPACK context stays in step, so the
+     * next stream on the same connection is answered, and so is another connection.
+     */
+    @Test
+    void anHpackBombCostsItsStreamOnly() throws Exception {
+        HttpServer server = fixture.start(Http2PriorKnowledgeTest.echo());
+        try (Socket socket = new Socket("127.0.0.1", server.port());
+             Http2PriorKnowledgeTest.H2Peer bystander = new Http2PriorKnowledgeTest.H2Peer(server.port())) {
+            socket.setSoTimeout(30_000);
+            HpackEncoder encoder = new HpackEncoder();
+            List<HeaderField> bomb = new ArrayList<>(List.of(new HeaderField(":method", "GET"),
+                    new HeaderField(":scheme", "http"), new HeaderField(":authority", "127.0.0.1"),
+                    new HeaderField(":path", "/bomb")));
+            HeaderField big = new HeaderField("x-big", "a".repeat(3_000));
+            for (int i = 0; i < 5_000; i++) {
+                bomb.add(big);
+            }
+            ByteBuffer bombBlock = encoder.encode(bomb);
+            assertTrue(bombBlock.remaining() < 10_000, "the bomb is small on the wire: " + bombBlock.remaining());
+            ByteBuffer normalBlock = encoder.encode(List.of(new HeaderField(":method", "GET"),
+                    new HeaderField(":scheme", "http"), new HeaderField(":authority", "127.0.0.1"),
+                    new HeaderField(":path", "/after-the-bomb")));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            write(out, Preface.bytes());
+            write(out, generator.generate(new SettingsFrame(false, List.of())));
+            write(out, generator.generate(new HeadersFrame(1, bombBlock, true, true)));
+            write(out, generator.generate(new HeadersFrame(3, normalBlock, true, true)));
+            socket.getOutputStream().write(out.toByteArray());
+
+            Map<Integer, String> outcome = readStreamOutcomes(socket.getInputStream(), 2);
+            assertTrue(outcome.get(1).startsWith("RST_STREAM"), "the bomb's stream is refused: " + outcome);
+            assertEquals("HEADERS :status=200", outcome.get(3), "the next stream is answered: " + outcome);
+            int id = bystander.request("GET", "/unaffected", null);
+            assertEquals("GET /unaffected 0\n", bystander.awaitAnswers(1).get(id).text());
+        }
+    }
+
+    /** The first HEADERS (as its :status) or RST_STREAM the server sends on each stream, until {@code streams} have one. */
+    private static Map<Integer, String> readStreamOutcomes(InputStream in, int streams) throws Exception {
+        FrameParser parser = FrameParser.forClient();
+        parser.maxFrameSize((1 << 24) - 1);
+        HpackDecoder decoder = new HpackDecoder(HpackDecoder.DEFAULT_TABLE_CAPACITY, 1 << 20);
+        Map<Integer, String> outcomes = new HashMap<>();
+        ByteBuffer pending = ByteBuffer.allocate(0);
+        byte[] buffer = new byte[64 * 1024];
+        while (outcomes.size() < streams) {
+            int n = in.read(buffer);
+            if (n < 0) {
+                throw new AssertionError("the server closed the connection; outcomes so far " + outcomes);
+            }
+            ByteBuffer joined = ByteBuffer.allocate(pending.remaining() + n);
+            joined.put(pending).put(buffer, 0, n).flip();
+            for (Frame frame = parser.next(joined); frame != null; frame = parser.next(joined)) {
+                switch (frame) {
+                    case HeadersFrame h -> {
+                        String status = decoder.decode(h.fragment()).stream().filter(f -> f.name().equals(":status"))
+                                .map(HeaderField::value).findFirst().orElse("?");
+                        outcomes.putIfAbsent(h.streamId(), "HEADERS :status=" + status);
+                    }
+                    case RstStreamFrame r -> outcomes.putIfAbsent(r.streamId(), "RST_STREAM " + r.errorCode());
+                    case GoAwayFrame g -> throw new AssertionError("GOAWAY " + g.errorCode() + "; outcomes so far " + outcomes);
+                    default -> { }
+                }
+            }
+            pending = ByteBuffer.allocate(joined.remaining()).put(joined).flip();
+        }
+        return outcomes;
     }
 
     private List<ByteBuffer> attackFrames(Attack attack) {
