@@ -31,8 +31,9 @@ public final class InterNodeHttpClients {
     }
 
     /**
-     * @param executor       runs response handling and completions; the caller owns it and shuts it
-     *                       down after closing the client ({@link #newExecutor} makes a suitable one)
+     * @param executor       runs the JDK client's response handling and completions (ours completes
+     *                       inline); the caller owns it and shuts it down after closing the client
+     *                       ({@link #newExecutor} makes a suitable one)
      * @param connectTimeout bound on establishing a connection to a peer
      */
     public static HttpClient create(ExecutorService executor, Duration connectTimeout) {
@@ -45,18 +46,25 @@ public final class InterNodeHttpClients {
     public static HttpClient create(InterNodeTransport transport, ExecutorService executor, Duration connectTimeout) {
         boolean h2 = transport.protocol() == InterNodeProtocol.H2;
         HttpClient.Builder builder = switch (transport.client()) {
+            // Our client completes a reply's future on its network thread: the coordinator's
+            // continuation (count the reply, decide, queue the public answer) does not block, so a
+            // hand-off to a pool thread would only add a wake-up and a context switch per reply.
+            // Continuations that may block move to an executor themselves (ReplicatedOperation).
             case RING -> RingHttpClient.newBuilder()
                     .http2PriorKnowledge(h2)
-                    .connectionsPerHost(transport.connectionsPerPeer());
-            case JDK -> HttpClient.newBuilder();
+                    .connectionsPerHost(transport.connectionsPerPeer())
+                    .executor(INLINE);
+            case JDK -> HttpClient.newBuilder().executor(executor);
         };
         return builder
                 .version(h2 ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1)
                 .connectTimeout(connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER)
-                .executor(executor)
                 .build();
     }
+
+    /** Runs completions on the thread that completes the exchange. */
+    private static final java.util.concurrent.Executor INLINE = Runnable::run;
 
     /**
      * A fixed pool of {@code threads} daemon threads named {@code ringkv-internode-N}, with a

@@ -3,9 +3,9 @@ package io.ringkv.cluster;
 import io.ringkv.store.Record;
 
 /**
- * Told of every replica that did not acknowledge a write, on the thread that saw the failure and
- * before the failure is counted ({@link HintedHandoff} keeps a hint). Must not throw or block for
- * long: it runs on the inter-node client's threads.
+ * Told of every replica that did not acknowledge a write, before the failure is counted
+ * ({@link HintedHandoff} keeps a hint, a storage write). Never on an event loop's thread: a
+ * failure the network reports is moved to the coordinator's executor first. Must not throw.
  */
 @FunctionalInterface
 public interface MissedWriteListener {

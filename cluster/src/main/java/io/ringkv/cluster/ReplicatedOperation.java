@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import io.ringkv.net.EventLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,8 +21,12 @@ import org.slf4j.LoggerFactory;
  * soon as {@code ack} replies succeeded or success became impossible, and afterwards repairs
  * stale replicas a GET saw. The phases and their transitions are {@link CoordinatorPhase}.
  *
- * <p>Threading: replies arrive on whatever thread completes a replica's future (the inter-node
- * client's executor, or the caller's thread for the local replica). The phase, the tally and the
+ * <p>Threading: replies arrive on whatever thread completes a replica's future: the inter-node
+ * client's network thread (ringkv's client completes inline, see {@link InterNodeHttpClients}),
+ * its executor (the JDK's client), or the caller's thread for the local replica. A reply is
+ * counted, and the operation decided, on that thread: that work never blocks. What may block
+ * (storing a hint for a failed write, read repair of the local replica) moves to the executor
+ * given to {@link #start}. The phase, the tally and the
  * freshest counted answer live in one immutable {@link Progress} swapped by compare-and-set, so
  * exactly one thread sees the transition that decides, and completes {@link #result()} once.
  * Per-replica answers are written by the replying thread before its future completes and read
@@ -42,6 +47,8 @@ final class ReplicatedOperation {
     private final CompletableFuture<Object> result = new CompletableFuture<>();
     private final CompletableFuture<Void> deadline = new CompletableFuture<>();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
+    /** Runs what may block (hints, repairs); set by {@link #start} before any reply can arrive. */
+    private Executor executor;
 
     /**
      * @param written      the record to store, or null for a read
@@ -66,6 +73,7 @@ final class ReplicatedOperation {
 
     /** Starts the requests, in list order; put the local replica last so remote I/O overlaps it. */
     ReplicatedOperation start(Duration timeout, Executor executor) {
+        this.executor = executor;
         advance(Event.REPLICAS_CHOSEN);
         deadline.completeOnTimeout(null, timeout.toNanos(), TimeUnit.NANOSECONDS)
                 .thenRunAsync(this::onDeadline, executor);
@@ -100,10 +108,37 @@ final class ReplicatedOperation {
             // Replicas must not throw (see Replica); if one does, it is a failed reply, not our crash.
             reply = CompletableFuture.failedFuture(e);
         }
-        return reply.handle((answer, error) -> {
-            onReply(index, answer, error);
-            return null;
+        CompletableFuture<Void> handled = new CompletableFuture<>();
+        reply.whenComplete((answer, error) -> {
+            if (error != null && written != null) {
+                // A failed write is hinted to storage before it is counted: not on a network thread.
+                offload(() -> {
+                    onReply(index, answer, error);
+                    handled.complete(null);
+                });
+            } else {
+                onReply(index, answer, error);
+                handled.complete(null);
+            }
         });
+        return handled;
+    }
+
+    /**
+     * Runs {@code task} here, or on the executor when this is an event loop's thread (a reply
+     * completed by the network). If the executor refuses (shutting down), here: a reply must not
+     * be lost.
+     */
+    private void offload(Runnable task) {
+        if (!EventLoop.inAnyLoop()) {
+            task.run();
+            return;
+        }
+        try {
+            executor.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            task.run();
+        }
     }
 
     private void onReply(int index, Optional<Record> answer, Throwable error) {
@@ -177,7 +212,8 @@ final class ReplicatedOperation {
         List<Integer> stale = written == null && newest != null ? staleReplicas(newest) : List.of();
         if (progress.get().phase == CoordinatorPhase.QUORUM_MET && !stale.isEmpty()) {
             advance(Event.STALE_REPLICAS_SEEN);
-            repair(newest, stale).whenComplete((ignored, repairError) -> finish(Event.REPAIRS_SETTLED));
+            // The local replica's repair is a storage write: off the thread of the last reply.
+            offload(() -> repair(newest, stale).whenComplete((ignored, repairError) -> finish(Event.REPAIRS_SETTLED)));
         } else {
             finish(Event.ALL_SETTLED);
         }

@@ -81,6 +81,15 @@ class ClusterTest {
         }
     }
 
+    /** The last remote reply decides on the client's network thread: no hand-off to a pool first. */
+    @Test
+    void aRemoteReplyCompletesTheOperationWithoutAThreadHop() throws Exception {
+        startNodes(TestAuth.SECRET, InterNodeTransport.defaults());
+        String thread = await(clusters.get(0).coordinator().put(utf8("hop"), utf8("v"), ReplicationParams.parse("3/3", NODES))
+                .thenApply(outcome -> Thread.currentThread().getName()));
+        assertThat(thread, startsWith("ringkv-http-client-"));
+    }
+
     @Test
     void h1KeepsOneCallPerConnectionAtATime() throws Exception {
         startNodes(TestAuth.SECRET, InterNodeTransport.of(InterNodeClient.RING, InterNodeProtocol.H1));

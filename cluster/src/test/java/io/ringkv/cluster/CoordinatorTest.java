@@ -252,6 +252,48 @@ class CoordinatorTest {
         assertThat(HybridLogicalClock.millisOf(clock.now()), is(WALL_MILLIS));
     }
 
+    /**
+     * A write failure reported on an event loop's thread (as the network reports it) is hinted on
+     * the coordinator's executor: the hint is a storage write, which must never block a loop.
+     */
+    @Test
+    void aWriteFailureSeenOnAnEventLoopIsHintedOffTheLoop() throws Exception {
+        byte[] key = utf8("k-loop");
+        ClusterNode remote = placement.order(key).get(0);
+        try (io.ringkv.net.EventLoopGroup loops = new io.ringkv.net.EventLoopGroup(1, "test-network")) {
+            io.ringkv.net.EventLoop loop = loops.next();
+            Map<ClusterNode, Replica> replicas = new HashMap<>();
+            for (ClusterNode node : topology.all()) {
+                replicas.put(node, new LocalReplica(node, engines.get(node)));
+            }
+            replicas.put(remote, new Replica() {
+                @Override
+                public ClusterNode node() {
+                    return remote;
+                }
+
+                @Override
+                public CompletableFuture<Optional<Record>> read(byte[] k) {
+                    return CompletableFuture.failedFuture(new java.io.IOException("injected: down"));
+                }
+
+                @Override
+                public CompletableFuture<Void> write(byte[] k, Record record) {
+                    CompletableFuture<Void> failed = new CompletableFuture<>();
+                    loop.execute(() -> failed.completeExceptionally(new java.io.IOException("injected: down")));
+                    return failed;
+                }
+            });
+            CompletableFuture<Boolean> hintedOnALoop = new CompletableFuture<>();
+            Coordinator coordinator = new Coordinator(topology, replicas, clock,
+                    new CoordinatorSettings(Duration.ofSeconds(5), executor),
+                    (node, k, record) -> hintedOnALoop.complete(io.ringkv.net.EventLoop.inAnyLoop()),
+                    new ClockSkew(clock, 500, java.util.Set.of()));
+            assertThat(await(coordinator.put(key, utf8("v"), new ReplicationParams(2, 3))), instanceOf(WriteOutcome.Acknowledged.class));
+            assertThat(await(hintedOnALoop), is(false));
+        }
+    }
+
     @Test
     void aReplicaThatThrowsCountsAsAFailedReply() throws Exception {
         byte[] key = utf8("k12");
