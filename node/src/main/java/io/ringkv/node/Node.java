@@ -188,7 +188,7 @@ public final class Node implements AutoCloseable {
         }
         lifecycle.stopping();
         log.info("node {} stopping after {} s up", url(), lifecycle.uptimeMillis() / 1000);
-        drain();
+        boolean interrupted = drain();
         try {
             server.shutdown(config.shutdownGrace());
         } finally {
@@ -197,21 +197,28 @@ public final class Node implements AutoCloseable {
             engine.close();
         }
         log.info("node {} stopped", url());
+        if (interrupted) {
+            Thread.currentThread().interrupt(); // kept for the caller, after a shutdown that must not be cut short
+        }
     }
 
     /**
      * With a drain delay, the node keeps serving for that long while {@code /v0/status} answers
-     * 503, so a load balancer polling it stops sending before connections are refused.
+     * 503, so a load balancer polling it stops sending before connections are refused. An
+     * interrupt ends the drain early.
+     *
+     * @return whether the drain was interrupted
      */
-    private void drain() {
+    private boolean drain() {
         if (config.drainDelay().isZero() || config.drainDelay().isNegative()) {
-            return;
+            return false;
         }
         log.info("node {} draining for {}: /v0/status answers 503, requests are still served", url(), config.drainDelay());
         try {
             Thread.sleep(config.drainDelay());
+            return false;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return true;
         }
     }
 }
