@@ -1,9 +1,7 @@
 package io.ringkv.node.metrics;
 
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
-import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
-import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.ringkv.cluster.ClusterNode;
 import io.ringkv.cluster.ReplicaCallListener;
@@ -21,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ReplicaCallMetrics implements ReplicaCallListener {
 
     private final Counter calls;
-    private final Histogram durations;
+    private final LatencyHistogram durations;
     private final ConcurrentHashMap<ClusterNode, Peer> peers = new ConcurrentHashMap<>();
 
     ReplicaCallMetrics(PrometheusRegistry registry) {
@@ -29,10 +27,10 @@ final class ReplicaCallMetrics implements ReplicaCallListener {
                 .help("Calls of the coordinator to remote replicas for client requests, by peer and outcome "
                         + "(ok, failed: refused or answered with an error, timeout: no answer in --replica-timeout)")
                 .labelNames("peer", "outcome").withoutExemplars().register(registry);
-        durations = Histogram.builder().name("ringkv_replica_call_duration_seconds")
-                .help("Time from the fan-out until a remote replica answered or failed, by peer")
-                .labelNames("peer").classicOnly().classicUpperBounds(RequestMetrics.LATENCY_BUCKETS).withoutExemplars()
-                .register(registry);
+        durations = new LatencyHistogram("ringkv_replica_call_duration_seconds",
+                "Time from the fan-out until a remote replica answered or failed, by peer", "peer",
+                RequestMetrics.LATENCY_BUCKETS);
+        registry.register(durations);
     }
 
     @Override
@@ -52,13 +50,13 @@ final class ReplicaCallMetrics implements ReplicaCallListener {
         final CounterDataPoint ok;
         final CounterDataPoint failed;
         final CounterDataPoint timeout;
-        final DistributionDataPoint duration;
+        final LatencyHistogram.Series duration;
 
         Peer(ClusterNode node) {
             ok = calls.labelValues(node.id(), "ok");
             failed = calls.labelValues(node.id(), "failed");
             timeout = calls.labelValues(node.id(), "timeout");
-            duration = durations.labelValues(node.id());
+            duration = durations.series(node.id());
         }
     }
 }

@@ -1,9 +1,7 @@
 package io.ringkv.node.metrics;
 
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
-import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
-import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.ringkv.http.server.ExchangeListener;
 import io.ringkv.http.server.Request;
@@ -16,8 +14,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Recording allocates nothing and takes no lock: every data point is resolved once (the data
  * operations' usual statuses up front, any other on its first use) and kept in an array indexed by operation and
- * status; the Prometheus client's counters and classic histograms are adders underneath, and
- * exemplars are off (they would look for a trace on every observation).
+ * status; the Prometheus client's counters are adders underneath (exemplars off: they would look
+ * for a trace on every increment), and the latencies are a {@link LatencyHistogram}.
  *
  * <p>Threading: {@link #onResponse} from any thread, concurrently.
  */
@@ -36,8 +34,8 @@ final class RequestMetrics implements ExchangeListener {
     private final Counter requests;
     /** [operation][status]: resolved data points. */
     private final AtomicReferenceArray<CounterDataPoint>[] byStatus;
-    private final Histogram durations;
-    private final AtomicReferenceArray<DistributionDataPoint> latency;
+    private final LatencyHistogram durations;
+    private final AtomicReferenceArray<LatencyHistogram.Series> latency;
     private final LongAdder unavailable = new LongAdder();
     private final LongAdder gatewayTimeouts = new LongAdder();
 
@@ -47,10 +45,10 @@ final class RequestMetrics implements ExchangeListener {
                 .help("Requests the node's handler answered, by operation and status (503s the server answers before "
                         + "the handler are in ringkv_responses_unavailable_total)")
                 .labelNames("operation", "status").withoutExemplars().register(registry);
-        durations = Histogram.builder().name("ringkv_request_duration_seconds")
-                .help("Time from a request's dispatch to the handler until its response was handed to the connection")
-                .labelNames("operation").classicOnly().classicUpperBounds(LATENCY_BUCKETS).withoutExemplars()
-                .register(registry);
+        durations = new LatencyHistogram("ringkv_request_duration_seconds",
+                "Time from a request's dispatch to the handler until its response was handed to the connection",
+                "operation", LATENCY_BUCKETS);
+        registry.register(durations);
         Operation[] operations = Operation.values();
         byStatus = new AtomicReferenceArray[operations.length];
         latency = new AtomicReferenceArray<>(operations.length);
@@ -58,7 +56,7 @@ final class RequestMetrics implements ExchangeListener {
             byStatus[operation.ordinal()] = new AtomicReferenceArray<>(STATUS_MAX + 1);
         }
         USUAL_STATUSES.forEach((operation, statuses) -> {
-            latency.set(operation.ordinal(), durations.labelValues(operation.label));
+            latency.set(operation.ordinal(), durations.series(operation.label));
             for (int status : statuses) {
                 resolve(operation, status);
             }
@@ -74,9 +72,9 @@ final class RequestMetrics implements ExchangeListener {
             count = resolve(operation, code); // an unusual status: allocates its labels once
         }
         count.inc();
-        DistributionDataPoint time = latency.get(operation.ordinal());
+        LatencyHistogram.Series time = latency.get(operation.ordinal());
         if (time == null) {
-            time = durations.labelValues(operation.label); // status, metrics, other: on first use
+            time = durations.series(operation.label); // status, metrics, other: on first use
             latency.set(operation.ordinal(), time);
         }
         time.observe(elapsedNanos / 1e9);
