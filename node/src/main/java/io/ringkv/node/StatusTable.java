@@ -9,6 +9,8 @@ import java.util.Set;
 /**
  * The table {@code ringkv status} prints: one row per node from two {@link NodeSample}s of it,
  * the request rate and p99 of the data operations between them.
+ *
+ * <p>Threading: confined to the command's thread.
  */
 final class StatusTable {
 
