@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -60,7 +61,7 @@ public final class EventLoop implements Executor {
     // store (no fence, no contention), any thread reads. Writes come from any thread that wins a
     // connection's flush, hence an adder.
     private final AtomicLong bytesRead = new AtomicLong();
-    private final java.util.concurrent.atomic.LongAdder bytesWritten = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder bytesWritten = new LongAdder();
     private final AtomicLong busyNanos = new AtomicLong();
     /** Loop-confined: when the current iteration's select woke, 0 until its first dispatch. */
     private long wokeNanos;
