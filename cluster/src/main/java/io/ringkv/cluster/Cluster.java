@@ -39,8 +39,14 @@ public final class Cluster implements AutoCloseable {
     private final TombstoneCollector tombstones;
     private final TopologyWatch topologyWatch;
     private final ClockSkew clockSkew;
+    private final PeerHealth peerHealth;
+    private final PeerProbe peerProbe;
 
-    private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor) {
+    /** How often a peer no request went to is probed. */
+    static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
+
+    private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor,
+                    ReplicaCallListener callListener) {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
         this.clientExecutor = InterNodeHttpClients.newExecutor(settings.clientThreads());
         this.http = InterNodeHttpClients.create(settings.transport(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT);
@@ -56,9 +62,14 @@ public final class Cluster implements AutoCloseable {
                 topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
         ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch);
         LocalReplica local = new LocalReplica(topology.self(), engine);
+        this.peerHealth = new PeerHealth(topology.others(), System::currentTimeMillis);
+        this.peerProbe = new PeerProbe(topology, http, peerHealth, PROBE_INTERVAL, settings.replicaTimeout());
+        // A quarter of the replica timeout: well past any healthy answer, well before a timeout.
+        SlowReplicaLog slow = new SlowReplicaLog(topology.others(), settings.replicaTimeout().toNanos() / 4);
+        ReplicaCallListener calls = ReplicaCallListener.both(ReplicaCallListener.both(peerHealth, slow), callListener);
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
-                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff, clockSkew);
+                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff, clockSkew, calls);
         this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis);
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::olderThanGrace);
         this.internalHandler = topology.size() > 1
@@ -73,7 +84,14 @@ public final class Cluster implements AutoCloseable {
      */
     public static Cluster start(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock,
                                 Executor handlerExecutor) {
-        Cluster cluster = new Cluster(settings, engine, clock, handlerExecutor);
+        return start(settings, engine, clock, handlerExecutor, ReplicaCallListener.NONE);
+    }
+
+    /** As above; {@code calls} is told of every remote replica call of the coordinator (metrics). */
+    public static Cluster start(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock,
+                                Executor handlerExecutor, ReplicaCallListener calls) {
+        Cluster cluster = new Cluster(settings, engine, clock, handlerExecutor, calls);
+        cluster.peerProbe.start();
         cluster.hintedHandoff.start();
         cluster.antiEntropy.start();
         cluster.tombstones.start();
@@ -103,6 +121,11 @@ public final class Cluster implements AutoCloseable {
         return internalHandler;
     }
 
+    /** Each peer up, down or unknown as this node saw it, and since when. */
+    public PeerHealth peerHealth() {
+        return peerHealth;
+    }
+
     public ClusterRange range() {
         return range;
     }
@@ -123,6 +146,7 @@ public final class Cluster implements AutoCloseable {
     /** Stops hint replay and anti-entropy, closes the inter-node client (in-flight requests fail) and stops its threads. */
     @Override
     public void close() {
+        peerProbe.close();
         hintedHandoff.close();
         antiEntropy.close();
         tombstones.close();

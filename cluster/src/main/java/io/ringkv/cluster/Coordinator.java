@@ -41,6 +41,7 @@ public final class Coordinator {
     private final CoordinatorSettings settings;
     private final MissedWriteListener missedWrites;
     private final ClockSkew clockSkew;
+    private final ReplicaCallListener calls;
 
     /**
      * @param replicas one replica per node of {@code topology}: a {@link LocalReplica} for self,
@@ -58,6 +59,14 @@ public final class Coordinator {
      */
     public Coordinator(ClusterNodes topology, Map<ClusterNode, Replica> replicas, HybridLogicalClock clock,
                        CoordinatorSettings settings, MissedWriteListener missedWrites, ClockSkew clockSkew) {
+        this(topology, replicas, clock, settings, missedWrites, clockSkew, ReplicaCallListener.NONE);
+    }
+
+    /** @param calls told of every remote replica call's outcome (metrics, peer health) */
+    public Coordinator(ClusterNodes topology, Map<ClusterNode, Replica> replicas, HybridLogicalClock clock,
+                       CoordinatorSettings settings, MissedWriteListener missedWrites, ClockSkew clockSkew,
+                       ReplicaCallListener calls) {
+        this.calls = calls;
         for (ClusterNode node : topology.all()) {
             if (!replicas.containsKey(node)) {
                 throw new IllegalArgumentException("no replica given for node " + node);
@@ -127,7 +136,8 @@ public final class Coordinator {
         }
         List<Replica> chosen = localLast(placement.replicas(key, params.from()));
         long boundMillis = clockSkew == null ? Long.MAX_VALUE : clockSkew.boundMillis();
-        return new ReplicatedOperation(key, record, chosen, params.ack(), clock, missedWrites, boundMillis)
+        return new ReplicatedOperation(key, record, chosen, params.ack(), clock, missedWrites, boundMillis, calls,
+                topology.self())
                 .start(settings.deadline(), settings.executor());
     }
 

@@ -42,6 +42,10 @@ final class ReplicatedOperation {
     private final HybridLogicalClock clock;
     private final MissedWriteListener missedWrites;
     private final long clockBoundMillis;
+    private final ReplicaCallListener calls;
+    private final ClusterNode self;
+    /** Set before the fan-out; read by the replying threads (the future's completion orders it). */
+    private long startedNanos;
     private final AtomicReference<Progress> progress;
     private final List<Optional<Record>> answers;
     private final CompletableFuture<Object> result = new CompletableFuture<>();
@@ -58,6 +62,18 @@ final class ReplicatedOperation {
      */
     ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int ack, HybridLogicalClock clock,
                         MissedWriteListener missedWrites, long clockBoundMillis) {
+        this(key, written, replicas, ack, clock, missedWrites, clockBoundMillis, ReplicaCallListener.NONE, null);
+    }
+
+    /**
+     * @param calls told of each remote replica's answer or failure
+     * @param self  this node, whose (local) replica {@code calls} is not told of; null: tell of all
+     */
+    ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int ack, HybridLogicalClock clock,
+                        MissedWriteListener missedWrites, long clockBoundMillis, ReplicaCallListener calls,
+                        ClusterNode self) {
+        this.calls = calls;
+        this.self = self;
         this.key = key;
         this.written = written;
         this.replicas = replicas;
@@ -74,6 +90,7 @@ final class ReplicatedOperation {
     /** Starts the requests, in list order; put the local replica last so remote I/O overlaps it. */
     ReplicatedOperation start(Duration timeout, Executor executor) {
         this.executor = executor;
+        startedNanos = System.nanoTime();
         advance(Event.REPLICAS_CHOSEN);
         deadline.completeOnTimeout(null, timeout.toNanos(), TimeUnit.NANOSECONDS)
                 .thenRunAsync(this::onDeadline, executor);
@@ -142,6 +159,11 @@ final class ReplicatedOperation {
     }
 
     private void onReply(int index, Optional<Record> answer, Throwable error) {
+        ClusterNode node = replicas.get(index).node();
+        if (!node.equals(self)) {
+            // Before the clock-bound check below: the peer did answer, its clock is another matter.
+            calls.onReplicaCall(node, System.nanoTime() - startedNanos, error);
+        }
         if (error == null && answer.isPresent() && clock.isAheadBy(answer.get().timestamp(), clockBoundMillis)) {
             LOG.warn("{} answered a record stamped {}, more than {} ms ahead of this node's clock: counted as a failed "
                     + "reply, not observed", replicas.get(index).node(), HybridLogicalClock.format(answer.get().timestamp()),

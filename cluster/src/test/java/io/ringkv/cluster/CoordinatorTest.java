@@ -333,6 +333,24 @@ class CoordinatorTest {
                 () -> coordinator(Map.of()).get(utf8("k"), new ReplicationParams(1, 4)));
     }
 
+    @Test
+    void theCallListenerHearsOfEveryRemoteReplicaAndNotOfTheLocalOne() throws Exception {
+        byte[] key = utf8("k-listened");
+        ClusterNode failing = topology.others().get(0);
+        List<String> heard = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        Map<ClusterNode, Replica> replicas = new HashMap<>();
+        for (ClusterNode node : topology.all()) {
+            replicas.put(node, node.equals(failing) ? new FailingReplica(node) : new LocalReplica(node, engines.get(node)));
+        }
+        Coordinator coordinator = new Coordinator(topology, replicas, clock,
+                new CoordinatorSettings(Duration.ofSeconds(WAIT_SECONDS), executor), MissedWriteListener.NONE, null,
+                (peer, elapsedNanos, failure) -> heard.add(peer.id() + (failure == null ? " ok" : " failed")));
+        ReplicatedOperation write = coordinator.startWrite(key, Record.value(clock.now(), utf8("v")), new ReplicationParams(2, 3));
+        write.done().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(new java.util.TreeSet<>(heard), equalTo(new java.util.TreeSet<>(List.of(
+                failing.id() + " failed", topology.others().get(1).id() + " ok"))));
+    }
+
     private Coordinator coordinator(Map<ClusterNode, UnaryOperator<Replica>> decorators) {
         return coordinator(decorators, Duration.ofSeconds(WAIT_SECONDS));
     }

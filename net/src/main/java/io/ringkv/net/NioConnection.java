@@ -303,7 +303,11 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
 
     private int readSocket(ByteBuffer buffer) {
         try {
-            return channel.read(buffer);
+            int read = channel.read(buffer);
+            if (read > 0) {
+                loop.countRead(read);
+            }
+            return read;
         } catch (IOException e) {
             abort(e);
             return 0;
@@ -370,7 +374,11 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
 
     @Override
     public long write(ByteBuffer[] buffers, int offset, int length) throws IOException {
-        return channel.write(buffers, offset, length);
+        long written = channel.write(buffers, offset, length);
+        if (written > 0) {
+            loop.countWritten(written);
+        }
+        return written;
     }
 
     @Override

@@ -94,15 +94,4 @@ final class ClusterEntityService implements EntityService {
     public int clusterSize() {
         return cluster.topology().size();
     }
-
-    @Override
-    public java.util.List<String> statusLines() {
-        java.util.List<String> lines = new java.util.ArrayList<>();
-        lines.add("node " + cluster.topology().self().id());
-        lines.add("topology " + cluster.topology().fingerprint());
-        cluster.topologyWatch().lastMismatch().ifPresent(mismatch -> lines.add("warning: " + mismatch));
-        cluster.clockSkew().behindBy().ifPresent(behind -> lines.add("warning: clock " + behind
-                + " ms behind most peers (bound " + cluster.clockSkew().boundMillis() + " ms): writes through this node are refused"));
-        return lines;
-    }
 }

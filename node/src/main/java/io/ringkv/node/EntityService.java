@@ -35,9 +35,4 @@ public interface EntityService {
 
     /** The number of nodes, for the default replica count and validation of {@code replicas}. */
     int clusterSize();
-
-    /** Lines for {@code /v0/status} after "ready": this node's id, its topology fingerprint, warnings. */
-    default java.util.List<String> statusLines() {
-        return java.util.List.of();
-    }
 }

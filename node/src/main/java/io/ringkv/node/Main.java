@@ -3,10 +3,13 @@ package io.ringkv.node;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code ringkv} command line: {@code serve} runs one node, {@code up} a local cluster. */
-@Command(name = "ringkv", mixinStandardHelpOptions = true, version = "ringkv 0.1.0",
+/**
+ * The {@code ringkv} command line: {@code serve} runs one node, {@code up} a local cluster,
+ * {@code status} prints a cluster's state as one node sees it.
+ */
+@Command(name = "ringkv", mixinStandardHelpOptions = true, version = "ringkv " + Node.VERSION,
         description = "A sharded, replicated key-value store with an HTTP API.",
-        subcommands = {ServeCommand.class, UpCommand.class, ChaosCommand.class, RepairCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, UpCommand.class, ChaosCommand.class, RepairCommand.class, StatusCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code when the node cannot start: port taken, data directory unusable, bad cluster list. */
@@ -15,11 +18,22 @@ public final class Main implements Runnable {
     static final int EXIT_USAGE = 2;
 
     public static void main(String[] args) {
+        LogSetup.selectBackend();
         System.exit(run(args));
     }
 
     static int run(String... args) {
-        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        return commandLine().execute(args);
+    }
+
+    /** As {@link #run(String...)}, printing to {@code out} and {@code err} (tests read what a command prints). */
+    static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
+        return commandLine().setOut(out).setErr(err).execute(args);
+    }
+
+    /** Enum values (--durability, --log-format, ...) in any case: {@code json} as well as {@code JSON}. */
+    private static CommandLine commandLine() {
+        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
     @Override

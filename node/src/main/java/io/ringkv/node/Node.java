@@ -7,6 +7,7 @@ import io.ringkv.http.h1.H1Limits;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.HttpServer;
 import io.ringkv.http.server.ServerConfig;
+import io.ringkv.node.metrics.NodeMetrics;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.RocksDbStorageEngine;
 import io.ringkv.store.StorageEngine;
@@ -32,6 +33,9 @@ import org.slf4j.LoggerFactory;
 public final class Node implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
+    /** This build's version, as {@code /v0/status} and {@code ringkv --version} report it. */
+    public static final String VERSION = "0.1.0";
+
     private final NodeConfig config;
     private static final int COORDINATION_THREADS = 2;
 
@@ -39,9 +43,12 @@ public final class Node implements AutoCloseable {
     private final Cluster cluster;
     private final ExecutorService coordination;
     private final HttpServer server;
+    private final NodeLifecycle lifecycle;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Node(NodeConfig config, StorageEngine engine, Cluster cluster, ExecutorService coordination, HttpServer server) {
+    private Node(NodeConfig config, StorageEngine engine, Cluster cluster, ExecutorService coordination, HttpServer server,
+                 NodeLifecycle lifecycle) {
+        this.lifecycle = lifecycle;
         this.config = config;
         this.engine = engine;
         this.cluster = cluster;
@@ -50,22 +57,34 @@ public final class Node implements AutoCloseable {
     }
 
     public static Node start(NodeConfig config) throws NodeStartException {
+        NodeLifecycle lifecycle = new NodeLifecycle();
+        NodeMetrics metrics = new NodeMetrics();
         StorageEngine engine = openStore(config);
-        StartingHandler handler = new StartingHandler();
+        metrics.watch(engine);
+        StatusEndpoint status = new StatusEndpoint(lifecycle);
+        NodeRouter handler = new NodeRouter(status, new MetricsEndpoint(metrics));
         HttpServer server;
         try {
-            server = startServer(config, handler);
+            server = startServer(config, handler, metrics);
         } catch (NodeStartException e) {
             engine.close();
             throw e;
         }
+        metrics.watch(server);
         ExecutorService coordination = coordinationExecutor();
         try {
             String self = "http://" + config.host() + ":" + server.port();
+            status.nodeUrl(self);
             ClusterSettings settings = clusterSettings(config, self);
-            Cluster cluster = Cluster.start(settings, engine, clockFor(config, settings, engine), coordination);
+            Cluster cluster = Cluster.start(settings, engine, clockFor(config, settings, engine), coordination,
+                    metrics.replicaCallListener());
+            metrics.watch(cluster);
+            status.cluster(cluster);
             handler.ready(new PublicApi(new ClusterEntityService(cluster, engine, config.rangeStreamsMax()), cluster.internalHandler()));
-            return new Node(config, engine, cluster, coordination, server);
+            lifecycle.serving();
+            log.info("node {} serving (version {}, {} node(s) in the cluster, data {}, started in {} ms)", self, VERSION,
+                    cluster.topology().size(), config.dataDir().toAbsolutePath(), lifecycle.uptimeMillis());
+            return new Node(config, engine, cluster, coordination, server, lifecycle);
         } catch (RuntimeException | StoreException e) {
             server.close();
             coordination.shutdownNow();
@@ -115,7 +134,7 @@ public final class Node implements AutoCloseable {
         }
     }
 
-    private static HttpServer startServer(NodeConfig config, HttpHandler api) throws NodeStartException {
+    private static HttpServer startServer(NodeConfig config, HttpHandler api, NodeMetrics metrics) throws NodeStartException {
         H1Limits defaults = H1Limits.defaults();
         H1Limits limits = new H1Limits(defaults.requestLineBytesMax(), defaults.headerBlockBytesMax(),
                 defaults.headerCountMax(), config.maxBodyBytes());
@@ -129,7 +148,7 @@ public final class Node implements AutoCloseable {
                 .shutdownGrace(config.shutdownGrace())
                 .build();
         try {
-            return HttpServer.start(serverConfig, api, Node::exitOnLoopFailure);
+            return HttpServer.start(serverConfig, api, Node::exitOnLoopFailure, metrics.requestListener());
         } catch (BindException e) {
             throw new NodeStartException("cannot listen on " + config.host() + ":" + config.port()
                     + " (" + e.getMessage() + "): is another process using the port?", e);
@@ -167,7 +186,9 @@ public final class Node implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        log.info("stopping node {}", url());
+        lifecycle.stopping();
+        log.info("node {} stopping after {} s up", url(), lifecycle.uptimeMillis() / 1000);
+        boolean interrupted = drain();
         try {
             server.shutdown(config.shutdownGrace());
         } finally {
@@ -175,6 +196,29 @@ public final class Node implements AutoCloseable {
             coordination.shutdownNow();
             engine.close();
         }
-        log.info("node stopped");
+        log.info("node {} stopped", url());
+        if (interrupted) {
+            Thread.currentThread().interrupt(); // kept for the caller, after a shutdown that must not be cut short
+        }
+    }
+
+    /**
+     * With a drain delay, the node keeps serving for that long while {@code /v0/status} answers
+     * 503, so a load balancer polling it stops sending before connections are refused. An
+     * interrupt ends the drain early.
+     *
+     * @return whether the drain was interrupted
+     */
+    private boolean drain() {
+        if (config.drainDelay().isZero() || config.drainDelay().isNegative()) {
+            return false;
+        }
+        log.info("node {} draining for {}: /v0/status answers 503, requests are still served", url(), config.drainDelay());
+        try {
+            Thread.sleep(config.drainDelay());
+            return false;
+        } catch (InterruptedException e) {
+            return true;
+        }
     }
 }

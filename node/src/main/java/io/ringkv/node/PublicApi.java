@@ -7,7 +7,6 @@ import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
 import io.ringkv.store.StoreException;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -49,7 +48,6 @@ public final class PublicApi implements HttpHandler {
         return switch (request.path()) {
             case "/v0/entity" -> entity(request);
             case "/v0/entities" -> onlyGet(request, () -> entities(request));
-            case "/v0/status" -> onlyGet(request, this::status);
             default -> other(request);
         };
     }
@@ -101,14 +99,6 @@ public final class PublicApi implements HttpHandler {
         return entities.range(start, end, local)
                 .thenApply(chunks -> Response.streamed(200, chunks).withHeader("Content-Type", "application/octet-stream"))
                 .exceptionally(PublicApi::failure);
-    }
-
-    private CompletionStage<Response> status() {
-        StringBuilder body = new StringBuilder("ready");
-        for (String line : entities.statusLines()) {
-            body.append('\n').append(line);
-        }
-        return done(Response.text(200, body.toString()));
     }
 
     private static CompletionStage<Response> onlyGet(Request request, Supplier<CompletionStage<Response>> action) {

@@ -116,15 +116,14 @@ final class RepairCommand implements Callable<Integer> {
                 + ClusterSecret.ENVIRONMENT_VARIABLE);
     }
 
-    /** The node's topology fingerprint, from the "topology" line of its {@code /v0/status}. */
+    /** The node's topology fingerprint, from the "topology" field of its {@code /v0/status}. */
     private static String topologyOf(HttpClient http, URI repair) throws IOException, InterruptedException {
         URI status = repair.resolve("/v0/status");
         HttpResponse<String> response = http.send(HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
-        for (String line : response.body().split("\n")) {
-            if (line.startsWith("topology ")) {
-                return line.substring("topology ".length()).strip();
-            }
+        java.util.Optional<String> topology = JsonText.stringField(response.body(), "topology");
+        if (topology.isPresent()) {
+            return topology.get();
         }
         throw new IOException(status + " names no topology (a one-node cluster has no anti-entropy): " + response.body().strip());
     }

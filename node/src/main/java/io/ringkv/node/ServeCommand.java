@@ -136,6 +136,16 @@ final class ServeCommand implements Callable<Integer> {
                     + NodeConfig.RANGE_STREAMS_MAX_DEFAULT + ").")
     int rangeStreamsMax = NodeConfig.RANGE_STREAMS_MAX_DEFAULT;
 
+    @Option(names = "--drain-delay", paramLabel = "DURATION",
+            description = "On stop, how long the node keeps serving while /v0/status answers 503, so load balancers "
+                    + "take it out before it refuses connections, ISO-8601 (default: PT0S).")
+    Duration drainDelay = Duration.ZERO;
+
+    @Option(names = "--log-format", defaultValue = "TEXT",
+            description = "TEXT: one readable line per event. JSON: one JSON object per line, for log shippers "
+                    + "(default: ${DEFAULT-VALUE}).")
+    LogSetup.Format logFormat;
+
     @Option(names = "--clock-offset-for-tests", hidden = true, paramLabel = "DURATION",
             description = "Shifts this node's wall clock (fault tests of clock skew only).")
     Duration clockOffsetForTests = Duration.ZERO;
@@ -143,9 +153,10 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         validate();
+        LogSetup.apply(logFormat);
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
                 shutdownGrace, inFlightMax, handlerThreads, interNodeTransport(), hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests,
-                rangeStreamsMax, connectionsMax);
+                rangeStreamsMax, connectionsMax, drainDelay);
         Node node;
         try {
             node = Node.start(config);
@@ -158,7 +169,6 @@ final class ServeCommand implements Callable<Integer> {
             node.close();
             stopped.countDown();
         }, "ringkv-shutdown"));
-        log.info("ringkv node serving on {} (data {})", node.url(), data.toAbsolutePath());
         awaitUninterruptibly(stopped);
         return 0;
     }
@@ -225,6 +235,9 @@ final class ServeCommand implements Callable<Integer> {
         if (inFlightMax < 1 || handlerThreads < 1 || rangeStreamsMax < 1 || connectionsMax < 1) {
             throw new ParameterException(spec.commandLine(),
                     "--in-flight-max, --handler-threads, --range-streams-max and --connections-max must be at least 1");
+        }
+        if (drainDelay.isNegative()) {
+            throw new ParameterException(spec.commandLine(), "--drain-delay must not be negative, got " + drainDelay);
         }
         if (maxBodyBytes < 0) {
             throw new ParameterException(spec.commandLine(), "--max-body must not be negative");

@@ -82,7 +82,9 @@ final class UpCommand implements Callable<Integer> {
         lines.add("  curl -i '" + first + "/v0/entity?id=k1&replicas=1/" + urls.size() + "'");
         lines.add("  curl -i -X DELETE '" + first + "/v0/entity?id=k1'");
         lines.add("  curl -s '" + first + "/v0/entities?start=a&end=z'");
-        lines.add("  curl -i '" + first + "/v0/status'");
+        lines.add("  curl -s '" + first + "/v0/status'");
+        lines.add("  curl -s '" + first + "/metrics' | grep '^ringkv_requests_total'");
+        lines.add("  ./ringkv status --node " + first);
         if (urls.size() > 1) {
             Path secret = data.resolve(ClusterSecretFile.NAME).toAbsolutePath();
             lines.add("  ./ringkv repair --node " + first + " --wait --cluster-secret-file " + secret);

@@ -88,7 +88,7 @@ class InternalPlaneSecurityIT {
         assertThat(RawHttp.send(cluster.port(0), "GET", target, otherList.sign("GET", target, Map.of(), new byte[0]),
                 new byte[0]).status(), is(409));
         String status = new String(RawHttp.get(cluster.port(0), "/v0/status").body(), StandardCharsets.UTF_8);
-        assertThat(status, containsString("warning: topology mismatch with misconfigured"));
+        assertThat(status, containsString("\"warnings\":[\"topology mismatch with misconfigured"));
 
         InternalAuth peer = new InternalAuth(secret, "peer", topology, System::currentTimeMillis);
         assertThat(RawHttp.send(cluster.port(0), "GET", target, peer.sign("GET", target, Map.of(), new byte[0]),
@@ -97,11 +97,6 @@ class InternalPlaneSecurityIT {
 
     private String topology(int node) throws Exception {
         String status = new String(RawHttp.get(cluster.port(node), "/v0/status").body(), StandardCharsets.UTF_8);
-        for (String line : status.split("\n")) {
-            if (line.startsWith("topology ")) {
-                return line.substring("topology ".length());
-            }
-        }
-        throw new AssertionError("no topology in the status: " + status);
+        return JsonText.stringField(status, "topology").orElseThrow(() -> new AssertionError("no topology in the status: " + status));
     }
 }

@@ -188,8 +188,39 @@ class NodeApiTest {
     }
 
     @Test
-    void statusIs200WhenReady() throws Exception {
-        assertThat(status("GET", "/v0/status"), is(200));
+    void statusIs200WithJsonWhenServing() throws Exception {
+        HttpResponse<byte[]> response = send("GET", "/v0/status", null);
+        assertThat(response.statusCode(), is(200));
+        assertThat(response.headers().firstValue("Content-Type").orElse(""), is("application/json"));
+        String json = new String(response.body(), StandardCharsets.UTF_8);
+        assertThat(JsonText.stringField(json, "node").orElseThrow(), is(node.url()));
+        assertThat(JsonText.stringField(json, "state").orElseThrow(), is("serving"));
+        assertThat(JsonText.stringField(json, "version").orElseThrow(), is(Node.VERSION));
+        assertThat(JsonText.stringField(json, "topology").orElseThrow().length(), is(16));
+        assertThat(JsonText.numberField(json, "uptimeSeconds").orElseThrow() >= 0, is(true));
+        assertThat("a node alone has no peers and no warnings", json, containsString("\"warnings\":[],\"peers\":[]}"));
+    }
+
+    @Test
+    void statusIs503WithJsonWhileStopping() throws Exception {
+        // A long drain: the node stops accepting only after it, or when the closing thread is interrupted.
+        Node draining = Node.start(NodeConfig.singleNode(0, data.resolve("draining")).withDrainDelay(java.time.Duration.ofMinutes(5)));
+        Thread closing = new Thread(draining::close, "closing");
+        closing.start();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(draining.url() + "/v0/status")).build();
+        HttpResponse<String> response = client.send(request, BodyHandlers.ofString());
+        while (response.statusCode() == 200) {
+            Thread.sleep(10);
+            response = client.send(request, BodyHandlers.ofString());
+        }
+        assertThat(response.statusCode(), is(503));
+        assertThat(JsonText.stringField(response.body(), "state").orElseThrow(), is("stopping"));
+        assertThat(response.headers().firstValue("Retry-After").orElse(""), is("1"));
+        HttpRequest put = HttpRequest.newBuilder(URI.create(draining.url() + "/v0/entity?id=k"))
+                .PUT(BodyPublishers.ofString("v")).build();
+        assertThat("still serving while it drains", client.send(put, BodyHandlers.discarding()).statusCode(), is(201));
+        closing.interrupt();
+        closing.join();
     }
 
     @ParameterizedTest

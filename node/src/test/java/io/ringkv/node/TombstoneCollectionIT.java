@@ -89,12 +89,7 @@ class TombstoneCollectionIT {
     /** The node's topology fingerprint, from its status. */
     private String topology(int node) throws Exception {
         String status = new String(RawHttp.get(cluster.port(node), "/v0/status").body(), StandardCharsets.UTF_8);
-        for (String line : status.split("\n")) {
-            if (line.startsWith("topology ")) {
-                return line.substring("topology ".length());
-            }
-        }
-        throw new AssertionError("no topology in the status of node-" + node + ": " + status);
+        return JsonText.stringField(status, "topology").orElseThrow(() -> new AssertionError("no topology in the status of node-" + node + ": " + status));
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {

@@ -45,6 +45,14 @@ public interface StorageEngine extends AutoCloseable {
     /** The hinted-handoff hints kept beside the data, with the same durability. */
     HintLog hints();
 
+    /**
+     * The engine's own statistics (memory, files, stalls, cache, keys), for metrics. Cheap enough to
+     * call per scrape; blocks briefly. Default: nothing known.
+     */
+    default StorageStats stats() throws StoreException {
+        return StorageStats.NONE;
+    }
+
     @Override
     void close();
 }

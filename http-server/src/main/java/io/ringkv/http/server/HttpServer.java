@@ -69,10 +69,16 @@ public final class HttpServer implements AutoCloseable {
      */
     public static HttpServer start(ServerConfig config, HttpHandler handler, java.util.function.Consumer<Throwable> onLoopFailure)
             throws IOException {
+        return start(config, handler, onLoopFailure, ExchangeListener.NONE);
+    }
+
+    /** As above; {@code listener} is told of every request the handler answered (metrics). */
+    public static HttpServer start(ServerConfig config, HttpHandler handler, java.util.function.Consumer<Throwable> onLoopFailure,
+                                   ExchangeListener listener) throws IOException {
         EventLoopGroup loops = new EventLoopGroup(config.eventLoops(), "ringkv-http-loop",
                 EventLoopGroup.READ_BUFFER_BYTES_DEFAULT, System::nanoTime, onLoopFailure);
         ExecutorService executor = HandlerExecutor.create(config.handlerThreads(), config.inFlightMax());
-        ServerContext context = new ServerContext(config, handler, executor);
+        ServerContext context = new ServerContext(config, handler, executor, listener);
         try {
             Acceptor acceptor = loops.bind(new InetSocketAddress(config.host(), config.port()),
                     EventLoopGroup.BACKLOG_DEFAULT, config.channelOptions(), context);
@@ -106,6 +112,53 @@ public final class HttpServer implements AutoCloseable {
     /** Requests admitted and not yet finished. */
     public int inFlight() {
         return context.inFlight();
+    }
+
+    /** Connections accepted since start, those refused over {@link ServerConfig#connectionsMax()} included. */
+    public long connectionsAccepted() {
+        return context.connectionsAccepted();
+    }
+
+    /** Connections closed at once because the limit of open ones was reached. */
+    public long connectionsRefused() {
+        return context.connectionsRefused();
+    }
+
+    /** Requests the server answered 503 itself, before any handler: over the in-flight or body memory budget. */
+    public long requestsRefused() {
+        return context.requestsRefused();
+    }
+
+    /** Bytes read from client connections since start. */
+    public long bytesRead() {
+        long sum = 0;
+        for (io.ringkv.net.EventLoop loop : loops.loops()) {
+            sum += loop.bytesRead();
+        }
+        return sum;
+    }
+
+    /** Bytes written to client connections since start. */
+    public long bytesWritten() {
+        long sum = 0;
+        for (io.ringkv.net.EventLoop loop : loops.loops()) {
+            sum += loop.bytesWritten();
+        }
+        return sum;
+    }
+
+    /** Time the event loops spent working rather than waiting, all loops together, since start. */
+    public long loopBusyNanos() {
+        long sum = 0;
+        for (io.ringkv.net.EventLoop loop : loops.loops()) {
+            sum += loop.busyNanos();
+        }
+        return sum;
+    }
+
+    /** The number of event loops (for a busy ratio: busy time over wall time times this). */
+    public int eventLoops() {
+        return loops.loops().size();
     }
 
     /**

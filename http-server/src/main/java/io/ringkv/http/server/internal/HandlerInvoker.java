@@ -1,5 +1,6 @@
 package io.ringkv.http.server.internal;
 
+import io.ringkv.http.server.ExchangeListener;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -21,12 +22,15 @@ final class HandlerInvoker {
     private static final Logger log = LoggerFactory.getLogger(HandlerInvoker.class);
 
     private final HttpHandler handler;
+    private final ExchangeListener listener;
 
-    HandlerInvoker(HttpHandler handler) {
+    HandlerInvoker(HttpHandler handler, ExchangeListener listener) {
         this.handler = handler;
+        this.listener = listener;
     }
 
-    void invoke(Exchange exchange, Request request, ResponseSequencer sequencer) {
+    /** @param dispatchedNanos {@link System#nanoTime()} when the request was handed to the executor */
+    void invoke(Exchange exchange, Request request, ResponseSequencer sequencer, long dispatchedNanos) {
         CompletionStage<Response> stage;
         try {
             stage = handler.handle(request);
@@ -35,15 +39,14 @@ final class HandlerInvoker {
             }
         } catch (Throwable e) {
             failed(exchange, request, sequencer, e);
+            told(request, 500, dispatchedNanos);
             rethrowFatal(e);
             return;
         }
         stage.whenComplete((response, failure) -> {
-            if (failure != null) {
-                failed(exchange, request, sequencer, unwrap(failure));
-            } else {
-                completed(exchange, request, sequencer, response);
-            }
+            int status = failure != null ? failed(exchange, request, sequencer, unwrap(failure))
+                    : completed(exchange, request, sequencer, response);
+            told(request, status, dispatchedNanos);
         });
     }
 
@@ -51,7 +54,7 @@ final class HandlerInvoker {
      * For HTTP/2 streams: calls the handler and hands {@code respond} exactly one response, a 500
      * when the handler throws or fails. Runs on the handler executor.
      */
-    void invoke(Request request, Consumer<Response> respond) {
+    void invoke(Request request, Consumer<Response> respond, long dispatchedNanos) {
         CompletionStage<Response> stage;
         try {
             stage = handler.handle(request);
@@ -61,12 +64,14 @@ final class HandlerInvoker {
         } catch (Throwable e) {
             log.error("handler failed for {} {} from {}", request.method(), request.path(), request.remote(), e);
             respond.accept(Response.text(500, "internal server error"));
+            told(request, 500, dispatchedNanos);
             rethrowFatal(e);
             return;
         }
         stage.whenComplete((response, failure) -> {
             if (failure == null && response != null && response.status() >= 200 && response.status() <= 599) {
                 respond.accept(response);
+                told(request, response.status(), dispatchedNanos);
                 return;
             }
             Throwable cause = failure != null ? unwrap(failure)
@@ -77,10 +82,21 @@ final class HandlerInvoker {
             }
             log.error("handler failed for {} {} from {}", request.method(), request.path(), request.remote(), cause);
             respond.accept(Response.text(500, "internal server error"));
+            told(request, 500, dispatchedNanos);
         });
     }
 
-    private static void completed(Exchange exchange, Request request, ResponseSequencer sequencer, Response response) {
+    /** After the response was handed over, so the listener is never on the response's path. */
+    private void told(Request request, int status, long dispatchedNanos) {
+        try {
+            listener.onResponse(request, status, System.nanoTime() - dispatchedNanos);
+        } catch (RuntimeException e) {
+            log.warn("exchange listener failed for {} {}", request.method(), request.path(), e);
+        }
+    }
+
+    /** @return the status sent */
+    private static int completed(Exchange exchange, Request request, ResponseSequencer sequencer, Response response) {
         EncodedResponse encoded;
         try {
             if (response == null) {
@@ -91,15 +107,17 @@ final class HandlerInvoker {
             if (response != null && response.body() instanceof ResponseBody.Streamed streamed) {
                 ResponseEncoder.closeQuietly(streamed.source());
             }
-            failed(exchange, request, sequencer, e);
-            return;
+            return failed(exchange, request, sequencer, e);
         }
         sequencer.respond(exchange, encoded);
+        return response.status();
     }
 
-    private static void failed(Exchange exchange, Request request, ResponseSequencer sequencer, Throwable cause) {
+    /** @return the status sent, 500 */
+    private static int failed(Exchange exchange, Request request, ResponseSequencer sequencer, Throwable cause) {
         log.error("handler failed for {} {} from {}", request.method(), request.path(), request.remote(), cause);
         sequencer.respond(exchange, ResponseEncoder.error(500, "internal server error", exchange, false));
+        return 500;
     }
 
     private static Throwable unwrap(Throwable failure) {

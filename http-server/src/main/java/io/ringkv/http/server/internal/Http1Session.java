@@ -140,6 +140,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
             case RequestHead head -> onHead(head);
             case BodyChunk chunk -> {
                 if (current != null && current.admitted() && !current.appendBody(chunk.data(), context.bodyMemory())) {
+                    context.refusedRequest();
                     refuseBody(503, "request bodies fill this server's memory budget, retry later");
                 }
             }
@@ -162,6 +163,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
             // Over budget: answer now, from the loop, and queue nothing. A body we will not read
             // leaves the connection unusable, so it closes after the 503.
             boolean bodyUnread = head.contentLength() != 0;
+            context.refusedRequest();
             sequencer.respond(exchange, ResponseEncoder.error(503, "overloaded, retry later", exchange, bodyUnread));
             if (bodyUnread) {
                 current = null;
@@ -293,8 +295,10 @@ final class Http1Session implements ConnectionHandler, ServerSession {
                 exchange.head.headers(), exchange.takeBody(), connection.remoteAddress(), Protocol.HTTP_1_1);
         sequencer.dispatched(exchange);
         try {
-            context.executor().execute(() -> context.invoker().invoke(exchange, request, sequencer));
+            long dispatched = System.nanoTime();
+            context.executor().execute(() -> context.invoker().invoke(exchange, request, sequencer, dispatched));
         } catch (RejectedExecutionException e) {
+            context.refusedRequest();
             sequencer.respond(exchange, ResponseEncoder.error(503, "overloaded, retry later", exchange, false));
         }
     }

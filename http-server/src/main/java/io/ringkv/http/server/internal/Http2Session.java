@@ -230,6 +230,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             } else if (!context.bodyMemory().tryReserve(length)) {
                 stream.rejected = true;
                 releaseBody(stream);
+                context.refusedRequest();
                 respond(stream, Response.text(503, "request bodies fill this server's memory budget, retry later"));
             } else {
                 stream.reservedBytes.addAndGet(length);
@@ -259,13 +260,16 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             return;
         }
         if (!context.budget().tryAcquire()) {
+            context.refusedRequest();
             respond(stream, Response.text(503, "overloaded, retry later"));
             return;
         }
         stream.permit = true;
         try {
-            context.executor().execute(() -> context.invoker().invoke(request, response -> respond(stream, response)));
+            long dispatched = System.nanoTime();
+            context.executor().execute(() -> context.invoker().invoke(request, response -> respond(stream, response), dispatched));
         } catch (RejectedExecutionException e) {
+            context.refusedRequest();
             respond(stream, Response.text(503, "overloaded, retry later"));
         }
     }

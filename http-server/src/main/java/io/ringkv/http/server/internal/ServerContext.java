@@ -1,5 +1,6 @@
 package io.ringkv.http.server.internal;
 
+import io.ringkv.http.server.ExchangeListener;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.net.AcceptHandler;
@@ -12,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,12 +34,20 @@ public final class ServerContext implements AcceptHandler {
     private final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connections = new AtomicInteger();
     private final Object sessionsChanged = new Object();
+    // For metrics: adders, as every loop and handler thread counts into them.
+    private final LongAdder accepted = new LongAdder();
+    private final LongAdder refusedConnections = new LongAdder();
+    private final LongAdder refusedRequests = new LongAdder();
     /** Set once by {@link #drainAll}; read by every session without waiting for its own drain task. */
     private volatile boolean draining;
 
     public ServerContext(ServerConfig config, HttpHandler handler, ExecutorService executor) {
+        this(config, handler, executor, ExchangeListener.NONE);
+    }
+
+    public ServerContext(ServerConfig config, HttpHandler handler, ExecutorService executor, ExchangeListener listener) {
         this.config = config;
-        this.invoker = new HandlerInvoker(handler);
+        this.invoker = new HandlerInvoker(handler, listener);
         this.executor = executor;
         this.budget = new InFlightBudget(config.inFlightMax());
         this.bodyMemory = new BodyMemoryBudget(config.bodyMemoryMax());
@@ -46,8 +56,10 @@ public final class ServerContext implements AcceptHandler {
     /** Over the connection limit the connection is refused (closed at once). */
     @Override
     public ConnectionHandler newHandler(InetSocketAddress remote) {
+        accepted.increment();
         if (connections.incrementAndGet() > config.connectionsMax()) {
             connections.decrementAndGet();
+            refusedConnections.increment();
             log.debug("refusing {}: {} connections open", remote, config.connectionsMax());
             return null;
         }
@@ -103,6 +115,25 @@ public final class ServerContext implements AcceptHandler {
 
     public int inFlight() {
         return budget.inFlight();
+    }
+
+    /** A request answered 503 by the server itself: over the in-flight or body memory budget, or the executor refused it. */
+    void refusedRequest() {
+        refusedRequests.increment();
+    }
+
+    /** Connections accepted since start, the refused ones included. */
+    public long connectionsAccepted() {
+        return accepted.sum();
+    }
+
+    /** Connections closed at once because {@link ServerConfig#connectionsMax()} were open. */
+    public long connectionsRefused() {
+        return refusedConnections.sum();
+    }
+
+    public long requestsRefused() {
+        return refusedRequests.sum();
     }
 
     /** Whether shutdown has begun: from then on every response is the last on its connection. */

@@ -1,0 +1,49 @@
+package io.ringkv.node;
+
+import io.ringkv.http.server.HttpHandler;
+import io.ringkv.http.server.Request;
+import io.ringkv.http.server.Response;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The server's handler for the node's whole life. {@code /v0/status} and {@code /metrics} answer
+ * from the moment the port is bound (the status says 503 until the node serves); everything else
+ * gets {@code 503} until {@link #ready}, because the port is bound first (so a port-0 node learns
+ * its own URL, and a taken port fails before anything else is opened), then goes to the API.
+ *
+ * <p>Threading: {@link #ready} from the starting thread; {@link #handle} from handler threads.
+ */
+final class NodeRouter implements HttpHandler {
+    private final HttpHandler status;
+    private final HttpHandler metrics;
+    private volatile HttpHandler api;
+
+    NodeRouter(HttpHandler status, HttpHandler metrics) {
+        this.status = status;
+        this.metrics = metrics;
+    }
+
+    void ready(HttpHandler handler) {
+        api = handler;
+    }
+
+    @Override
+    public CompletionStage<Response> handle(Request request) throws Exception {
+        switch (request.path()) {
+            case "/v0/status" -> {
+                return status.handle(request);
+            }
+            case "/metrics" -> {
+                return metrics.handle(request);
+            }
+            default -> {
+                HttpHandler current = api;
+                if (current == null) {
+                    return CompletableFuture.completedFuture(Response.text(503, "starting").withHeader("Retry-After", "1"));
+                }
+                return current.handle(request);
+            }
+        }
+    }
+}

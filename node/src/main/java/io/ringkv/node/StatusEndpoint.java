@@ -1,0 +1,105 @@
+package io.ringkv.node;
+
+import io.ringkv.cluster.Cluster;
+import io.ringkv.cluster.PeerHealth;
+import io.ringkv.http.server.HttpHandler;
+import io.ringkv.http.server.Request;
+import io.ringkv.http.server.Response;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * {@code GET /v0/status}: {@code 200} while the node serves, {@code 503} while it starts or stops,
+ * so load balancers and orchestrators can use it as a health check as it is. The body is a small
+ * JSON object either way:
+ *
+ * <pre>{@code
+ * {"node":"http://127.0.0.1:8080","state":"serving","version":"0.1.0","uptimeSeconds":42,
+ *  "topology":"5f0c...","warnings":[],
+ *  "peers":[{"node":"http://127.0.0.1:8081","state":"up","since":"2026-...Z","forSeconds":40,"lastFailure":null}]}
+ * }</pre>
+ * {@code topology} is the node list's fingerprint (null until the cluster is joined), {@code warnings}
+ * name what an operator must fix (a peer with another node list, a clock behind its peers), and
+ * each peer is {@code up}, {@code down} or {@code unknown} as this node saw it, with since when.
+ *
+ * <p>Threading: {@link #handle} on handler threads; the node URL and cluster are set once by the
+ * starting thread.
+ */
+final class StatusEndpoint implements HttpHandler {
+
+    private final NodeLifecycle lifecycle;
+    private volatile String nodeUrl;
+    private volatile Cluster cluster;
+
+    StatusEndpoint(NodeLifecycle lifecycle) {
+        this.lifecycle = lifecycle;
+    }
+
+    void nodeUrl(String url) {
+        this.nodeUrl = url;
+    }
+
+    void cluster(Cluster joined) {
+        this.cluster = joined;
+    }
+
+    @Override
+    public CompletionStage<Response> handle(Request request) {
+        if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
+            return CompletableFuture.completedFuture(Response.text(405, request.method() + " is not supported on "
+                    + request.path()).withHeader("Allow", "GET, HEAD"));
+        }
+        NodeLifecycle.Phase phase = lifecycle.phase();
+        Response response = Response.of(phase == NodeLifecycle.Phase.SERVING ? 200 : 503,
+                        json(phase).getBytes(StandardCharsets.UTF_8))
+                .withHeader("Content-Type", "application/json")
+                .withHeader("Cache-Control", "no-store");
+        if (phase != NodeLifecycle.Phase.SERVING) {
+            response = response.withHeader("Retry-After", "1");
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+
+    String json(NodeLifecycle.Phase phase) {
+        Cluster joined = cluster;
+        StringBuilder out = new StringBuilder(256);
+        out.append("{\"node\":").append(JsonText.string(nodeUrl))
+                .append(",\"state\":").append(JsonText.string(phase.label()))
+                .append(",\"version\":").append(JsonText.string(Node.VERSION))
+                .append(",\"uptimeSeconds\":").append(lifecycle.uptimeMillis() / 1000)
+                .append(",\"topology\":").append(JsonText.string(joined == null ? null : joined.topology().fingerprint()))
+                .append(",\"warnings\":[");
+        List<String> warnings = joined == null ? List.of() : warnings(joined);
+        for (int i = 0; i < warnings.size(); i++) {
+            out.append(i == 0 ? "" : ",").append(JsonText.string(warnings.get(i)));
+        }
+        out.append("],\"peers\":[");
+        if (joined != null) {
+            long now = System.currentTimeMillis();
+            List<PeerHealth.PeerStatus> peers = joined.peerHealth().peers();
+            for (int i = 0; i < peers.size(); i++) {
+                PeerHealth.PeerStatus peer = peers.get(i);
+                out.append(i == 0 ? "" : ",")
+                        .append("{\"node\":").append(JsonText.string(peer.id()))
+                        .append(",\"state\":").append(JsonText.string(peer.state().name().toLowerCase(java.util.Locale.ROOT)))
+                        .append(",\"since\":").append(JsonText.string(Instant.ofEpochMilli(peer.sinceMillis()).toString()))
+                        .append(",\"forSeconds\":").append(Math.max(0, now - peer.sinceMillis()) / 1000)
+                        .append(",\"lastFailure\":").append(JsonText.string(peer.lastFailure()))
+                        .append('}');
+            }
+        }
+        return out.append("]}").toString();
+    }
+
+    private static List<String> warnings(Cluster cluster) {
+        List<String> warnings = new ArrayList<>();
+        cluster.topologyWatch().lastMismatch().ifPresent(warnings::add);
+        cluster.clockSkew().behindBy().ifPresent(behind -> warnings.add("clock " + behind
+                + " ms behind most peers (bound " + cluster.clockSkew().boundMillis() + " ms): writes through this node are refused"));
+        return warnings;
+    }
+}

@@ -1,0 +1,60 @@
+package io.ringkv.node.metrics;
+
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.ringkv.cluster.AntiEntropy;
+import io.ringkv.cluster.Cluster;
+import io.ringkv.cluster.ClusterNode;
+import io.ringkv.cluster.HintedHandoff;
+import io.ringkv.cluster.PeerHealth;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The cluster's background work and view of its peers, read once per scrape: hints queued per
+ * target and their fate, anti-entropy rounds and progress, each peer up or not.
+ *
+ * <p>Threading: stateless; {@link #collect} on the scraping thread.
+ */
+final class ClusterCollector implements MultiCollector {
+
+    private final Cluster cluster;
+
+    ClusterCollector(Cluster cluster) {
+        this.cluster = cluster;
+    }
+
+    @Override
+    public MetricSnapshots collect() {
+        HintedHandoff hints = cluster.hintedHandoff();
+        Map<String, Long> queued = new LinkedHashMap<>();
+        for (ClusterNode peer : cluster.topology().others()) {
+            queued.put(peer.id(), 0L);
+        }
+        queued.putAll(hints.pending());
+        Map<String, Integer> up = new LinkedHashMap<>();
+        for (PeerHealth.PeerStatus peer : cluster.peerHealth().peers()) {
+            up.put(peer.id(), peer.state() == PeerHealth.State.UP ? 1 : 0);
+        }
+        AntiEntropy.Status antiEntropy = cluster.antiEntropy().status();
+        return new Families()
+                .gauge("ringkv_peer_up", "1 while the peer answers this node's calls and probes, 0 when down or not yet seen",
+                        "peer", up)
+                .gauge("ringkv_hints_queued", "Hinted writes waiting for their target replica", "target", queued)
+                .counter("ringkv_hints_stored", "Hints stored for replicas that missed a write", hints.storedCount())
+                .counter("ringkv_hints_replayed", "Hints their target took on replay", hints.replayedCount())
+                .counter("ringkv_hints_dropped", "Hints dropped (per-target bound, age, storage errors); left to anti-entropy",
+                        hints.droppedCount())
+                .counter("ringkv_anti_entropy_rounds", "Anti-entropy rounds finished", antiEntropy.roundsCompleted())
+                .gauge("ringkv_anti_entropy_running", "1 while an anti-entropy round runs", antiEntropy.running() ? 1 : 0)
+                .gauge("ringkv_anti_entropy_last_round_seconds", "Duration of the last finished round",
+                        antiEntropy.lastRoundMillis() / 1e3)
+                .gauge("ringkv_anti_entropy_buckets_differing", "Digest buckets found different in the last round, all peers",
+                        antiEntropy.bucketsDiffering())
+                .gauge("ringkv_anti_entropy_peers_failed", "Peers that could not be compared in the last round",
+                        antiEntropy.peersFailed())
+                .counter("ringkv_anti_entropy_records_pushed", "Records sent to peers that lacked them or held older ones",
+                        antiEntropy.recordsPushed())
+                .build();
+    }
+}
