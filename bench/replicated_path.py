@@ -151,7 +151,7 @@ def summarise(runs, configs, scenarios):
     for r in runs:
         by.setdefault((r["config"], r["scenario"]), []).append(r)
     lines.append("%-10s %-4s %22s %24s %12s %12s %s" % ("config", "op", "req/s (95% CI)", "server CPU us/req (95% CI)",
-                                                      "p50 ms", "p99 ms", "non-2xx"))
+                                                      "p50 ms", "p99 ms", "status >= 400 (GET: 404 misses)"))
     stats = {}
     for c in configs:
         for s in scenarios:

@@ -34,9 +34,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The node-to-node protocol over real sockets on 127.0.0.1: {@link ReplicaClient} on the JDK
- * {@link HttpClient} from {@link InterNodeHttpClients}, against {@link InternalApiHandler}s served
- * by real HTTP servers.
+ * The node-to-node protocol over real sockets on 127.0.0.1: {@link ReplicaClient} on the
+ * {@link HttpClient} from {@link InterNodeHttpClients} (ours, h2c by prior knowledge), against
+ * {@link InternalApiHandler}s served by real HTTP servers.
  */
 class RemoteReplicaTest {
 
@@ -180,7 +180,11 @@ class RemoteReplicaTest {
             ClusterNode node = ClusterNode.parse("http://127.0.0.1:" + stalling.getLocalPort());
             // The timeout also covers the response head, which a loaded machine may take a while to
             // deliver; what this test proves is that the stall after the first frame ends the read.
-            ReplicaClient impatient = TestAuth.client(http, Duration.ofSeconds(3));
+            // The stalling peer speaks HTTP/1.1 (a hand-written answer), so this client does too.
+            HttpClient h1 = InterNodeHttpClients.create(InterNodeTransport.of(InterNodeClient.RING, InterNodeProtocol.H1),
+                    clientExecutor, Duration.ofSeconds(2));
+            resources.add(h1::close);
+            ReplicaClient impatient = TestAuth.client(h1, Duration.ofSeconds(3));
             try (RecordStream stream = await(impatient.openRange(node, utf8("a"), null))) {
                 assertThat(stream.next(), is(true)); // the one complete frame the peer sent
                 assertThat(stream.key(), equalTo(utf8("a")));

@@ -73,6 +73,25 @@ class RingClientThreadingTest {
         assertThat(isLoopName(thread), is(false));
     }
 
+    /**
+     * With an executor that runs tasks inline, a request timeout that fires while a prior-knowledge
+     * h2 connection still waits for the server's SETTINGS is reported as the timeout it is: the
+     * exchange's abort, which reports back on the same thread, must not replace it.
+     */
+    @Test
+    void aTimeoutWithAnInlineExecutorIsStillAnHttpTimeoutException() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 8, java.net.InetAddress.getLoopbackAddress());
+             HttpClient inline = RingHttpClient.newBuilder().http2PriorKnowledge(true).executor(Runnable::run)
+                     .version(HttpClient.Version.HTTP_2).build()) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + silent.getLocalPort() + "/"))
+                    .timeout(Duration.ofMillis(300)).build();
+            java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class,
+                    () -> inline.sendAsync(request, BodyHandlers.discarding()).get(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertThat(failed.getCause().toString(), failed.getCause() instanceof java.net.http.HttpTimeoutException, is(true));
+        }
+    }
+
     @Test
     void synchronousSendRunsTheBodySubscriberOnTheCallingThread() throws Exception {
         ThreadRecordingSubscriber subscriber = new ThreadRecordingSubscriber();

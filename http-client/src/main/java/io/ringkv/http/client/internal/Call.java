@@ -13,8 +13,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * currently running for it, and its timeout.
  *
  * <p>Threading: thread-safe. The result future is completed on the client executor (or on the
- * thread that cancels it), never on an event loop. A failure (timeout, cancellation, client
- * shutdown) aborts the current exchange and any exchange attached later.
+ * thread that cancels it), never directly by an event loop; an application that gives the client
+ * an executor running tasks inline (as ringkv's cluster does, for replies that must not wait for
+ * a thread hand-off) gets its completions on the thread that finished the exchange, a loop
+ * included. A failure (timeout, cancellation, client shutdown) aborts the current exchange and
+ * any exchange attached later; the first failure is the one the future reports.
  */
 public final class Call<T> {
     private final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
@@ -102,9 +105,14 @@ public final class Call<T> {
         }
     }
 
-    /** Like {@link #fail} but from a thread that is already the executor: completes inline. */
+    /**
+     * Like {@link #fail} but from a thread that is already the executor: completes inline. When
+     * the call already failed (a timeout that aborted the exchange, whose abort reports back
+     * here), the first failure is the one the caller sees.
+     */
     void failHere(Throwable cause) {
-        Throwable error = Failures.unwrap(cause);
+        Throwable first = failure;
+        Throwable error = first != null ? first : Failures.unwrap(cause);
         failure = error;
         disarmTimeout();
         abortExchange(error);
