@@ -39,6 +39,7 @@ public final class Coordinator {
     private final Map<ClusterNode, Replica> replicas;
     private final HybridLogicalClock clock;
     private final CoordinatorSettings settings;
+    private final DeadlineQueue deadlines;
     private final MissedWriteListener missedWrites;
     private final ClockSkew clockSkew;
     private final ReplicaCallListener calls;
@@ -77,6 +78,7 @@ public final class Coordinator {
         this.replicas = Map.copyOf(replicas);
         this.clock = clock;
         this.settings = settings;
+        this.deadlines = new DeadlineQueue(settings.deadline(), settings.executor());
         this.missedWrites = missedWrites;
         this.clockSkew = clockSkew;
     }
@@ -138,7 +140,7 @@ public final class Coordinator {
         long boundMillis = clockSkew == null ? Long.MAX_VALUE : clockSkew.boundMillis();
         return new ReplicatedOperation(key, record, chosen, params.ack(), clock, missedWrites, boundMillis, calls,
                 topology.self())
-                .start(settings.deadline(), settings.executor());
+                .start(deadlines, settings.executor());
     }
 
     /** Remote requests go out first so that their network time overlaps the local disk write. */

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import io.ringkv.net.EventLoop;
 import org.slf4j.Logger;
@@ -32,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * Per-replica answers are written by the replying thread before its future completes and read
  * only after all of them completed ({@code allOf} gives the happens-before edge).
  */
-final class ReplicatedOperation {
+final class ReplicatedOperation implements DeadlineQueue.Expiring {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedOperation.class);
 
@@ -49,7 +48,6 @@ final class ReplicatedOperation {
     private final AtomicReference<Progress> progress;
     private final List<Optional<Record>> answers;
     private final CompletableFuture<Object> result = new CompletableFuture<>();
-    private final CompletableFuture<Void> deadline = new CompletableFuture<>();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /** Runs what may block (hints, repairs); set by {@link #start} before any reply can arrive. */
     private Executor executor;
@@ -88,12 +86,11 @@ final class ReplicatedOperation {
     }
 
     /** Starts the requests, in list order; put the local replica last so remote I/O overlaps it. */
-    ReplicatedOperation start(Duration timeout, Executor executor) {
+    ReplicatedOperation start(DeadlineQueue deadlines, Executor executor) {
         this.executor = executor;
         startedNanos = System.nanoTime();
         advance(Event.REPLICAS_CHOSEN);
-        deadline.completeOnTimeout(null, timeout.toNanos(), TimeUnit.NANOSECONDS)
-                .thenRunAsync(this::onDeadline, executor);
+        deadlines.add(this);
         List<CompletableFuture<Void>> replies = new ArrayList<>(replicas.size());
         for (int i = 0; i < replicas.size(); i++) {
             replies.add(send(i));
@@ -200,6 +197,17 @@ final class ReplicatedOperation {
         }
     }
 
+    @Override
+    public boolean decided() {
+        return result.isDone();
+    }
+
+    /** The coordinator's deadline passed first ({@link DeadlineQueue}); on its executor. */
+    @Override
+    public void expire() {
+        onDeadline();
+    }
+
     private void onDeadline() {
         Progress decided = advance(Event.DEADLINE_PASSED);
         if (decided.phase == CoordinatorPhase.TIMED_OUT) {
@@ -208,7 +216,6 @@ final class ReplicatedOperation {
     }
 
     private void decide(Progress decided) {
-        deadline.cancel(false); // also unschedules the timer, so finished operations leave no task behind
         result.complete(outcome(decided));
     }
 
