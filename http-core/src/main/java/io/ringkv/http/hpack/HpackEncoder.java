@@ -14,7 +14,12 @@ import java.util.Set;
  * own flag, or a name in {@link Config#sensitiveNames()}) are never-indexed literals (§6.2.3)
  * and are never looked up by value, so their values neither enter nor probe the table (§7.1).
  * Names in {@link Config#unindexedNames()} and fields too big to be worth a table slot go
- * without indexing (§6.2.2); everything else is added to the table (§6.2.1).
+ * without indexing (§6.2.2); everything else is added to the table (§6.2.1), unless its name
+ * has shown that its values do not repeat: after {@link #PROBE_INSERTIONS} insertions of a name
+ * whose entries were reused for fewer than one in eight, its literals go without indexing too,
+ * with one insertion in {@link #PROBE_EVERY} kept to notice when its values start repeating. A
+ * value that never repeats (a signature, a timestamp, a request id) only evicts entries that
+ * would have been reused, and costs the table's bookkeeping on every request.
  *
  * <p>The table's capacity follows the peer's SETTINGS_HEADER_TABLE_SIZE, capped by our
  * configured capacity; a change is signalled at the start of the next block (§4.2, §6.3).
@@ -51,6 +56,14 @@ public final class HpackEncoder {
         }
     }
 
+    /** Insertions of a name before its reuse rate decides whether it stays indexed. */
+    static final int PROBE_INSERTIONS = 16;
+    /** While a name goes unindexed, one of this many of its literals is still inserted. */
+    static final int PROBE_EVERY = 64;
+    /** Counts are halved at this many insertions, so the rate follows recent traffic. */
+    private static final int DECAY_AT = 1024;
+    private static final int NAMES_TRACKED_MAX = 256;
+
     /** Worst-case octets per field beyond its characters: two 5-octet lengths and a prefix. */
     private static final int FIELD_OVERHEAD_MAX = 11;
 
@@ -60,6 +73,8 @@ public final class HpackEncoder {
     private final Map<String, Map<String, Long>> byNameValue = new HashMap<>();
     /** name -> insertion number of the newest entry with that name. */
     private final Map<String, Long> byName = new HashMap<>();
+    /** name -> how its literals fared in the table; at most {@link #NAMES_TRACKED_MAX} names. */
+    private final Map<String, NameUse> uses = new HashMap<>();
     private int pendingMinCapacity = -1;
     private int pendingCapacity = -1;
     /** Reused between calls (the encoder is single-threaded); grows to the largest list seen. */
@@ -147,6 +162,12 @@ public final class HpackEncoder {
         if (!sensitive) {
             int index = indexOf(name, value);
             if (index > 0) {
+                if (index > StaticTable.LENGTH) {
+                    NameUse use = uses.get(name);
+                    if (use != null) {
+                        use.reused++;
+                    }
+                }
                 HpackInteger.encode(out, 0x80, 7, index);
                 return;
             }
@@ -154,12 +175,37 @@ public final class HpackEncoder {
         int nameIndex = indexOfName(name);
         if (sensitive) {
             literal(out, 0x10, 4, nameIndex, field);
-        } else if (config.unindexedNames().contains(name) || field.size() > table.capacity() * 3 / 4) {
+        } else if (config.unindexedNames().contains(name) || field.size() > table.capacity() * 3 / 4
+                || !worthIndexing(name)) {
             literal(out, 0x00, 4, nameIndex, field);
         } else {
             literal(out, 0x40, 6, nameIndex, field);
             remember(field);
         }
+    }
+
+    /** Counts a literal of {@code name} about to be sent; whether it should enter the table. */
+    private boolean worthIndexing(String name) {
+        NameUse use = uses.get(name);
+        if (use == null) {
+            if (uses.size() >= NAMES_TRACKED_MAX) {
+                return true;
+            }
+            use = new NameUse();
+            uses.put(name, use);
+        }
+        if (++use.inserted >= DECAY_AT) {
+            use.inserted /= 2;
+            use.reused /= 2;
+        }
+        boolean rarelyReused = use.inserted > PROBE_INSERTIONS && use.reused * 8 < use.inserted;
+        return !rarelyReused || use.inserted % PROBE_EVERY == 0;
+    }
+
+    /** Literals of one name that went out (each a candidate for the table), and table hits on it. */
+    private static final class NameUse {
+        int inserted;
+        int reused;
     }
 
     private void literal(ByteBuffer out, int firstBits, int prefixBits, int nameIndex, HeaderField field) {
