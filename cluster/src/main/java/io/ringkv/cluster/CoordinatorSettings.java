@@ -10,8 +10,9 @@ import java.util.concurrent.Executor;
  * @param deadline longest time an operation waits for {@code ack} replies before answering
  *                 {@code 504}. Remote replicas time out on their own (see {@link ReplicaClient});
  *                 this bound also covers a replica that never completes.
- * @param executor where the deadline's expiry is handled (so it does not run on the JDK's shared
- *                 timer thread), e.g. the node's handler executor; bounded, never an event loop
+ * @param executor where a deadline's expiry is handled (not on the {@link DeadlineQueue}'s
+ *                 watcher), and where a failed write's hint and read repairs go when a reply
+ *                 arrives on an event loop; never an event loop itself
  */
 public record CoordinatorSettings(Duration deadline, Executor executor) {
 
