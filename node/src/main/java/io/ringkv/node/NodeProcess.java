@@ -49,12 +49,24 @@ public final class NodeProcess {
         this.sink = sink;
     }
 
+    /** System property: the classpath node processes run with (see {@link #classpath()}). */
+    public static final String CLASSPATH_PROPERTY = "ringkv.node.classpath";
+
     private static List<String> javaCommand(List<String> serveArgs) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve"));
+                "-cp", classpath(), Main.class.getName(), "serve"));
         cmd.addAll(serveArgs);
         return cmd;
+    }
+
+    /**
+     * The launcher's classpath when {@value #CLASSPATH_PROPERTY} names it (the integration tests
+     * do, so their nodes run from exactly what {@code ./ringkv serve} runs: a dependency missing
+     * there fails them), else this JVM's.
+     */
+    private static String classpath() {
+        return System.getProperty(CLASSPATH_PROPERTY, System.getProperty("java.class.path"));
     }
 
     public NodeProcess start() throws IOException {
