@@ -178,7 +178,7 @@ for n in "${NODE_COUNTS[@]}"; do
       plan_rates nginx baseline "nginx baseline at the rates of $n-node $s" "$BASELINE_RATE_OF"
     fi
   done
-  plan $DURATION "$n-node: HTTP/2 GET (h2load)" "h2_load $n"
+  plan $((WARMUP + DURATION)) "$n-node: HTTP/2 GET (h2load)" "h2_load $n"
   plan 5 "$n-node: stop" "stop_targets"
 done
 ((BASELINE)) && plan 2 "nginx baseline: stop" "stop_baseline"

@@ -147,6 +147,11 @@ h2_load() {
   fi
   uris="$RUN_TMP/h2-uris-$nodes.txt"
   "$PYTHON" "$REPORT_DIR/targets.py" --scenario get --format uris --keys "$BENCH_KEYS" --out "$uris" "$url"
+  # A warm-up as wrk gets one: the HTTP/2 code paths are not JIT-compiled by the HTTP/1.1 steps.
+  if ((WARMUP > 0)); then
+    run_pinned "$LOAD_CPUS" "$RUN_TMP/h2load-warmup-$nodes.log" h2load -t1 -c"$H2_CONNECTIONS" -m"$H2_STREAMS" \
+      -D "$WARMUP" -i "$uris" || { cat "$RUN_TMP/h2load-warmup-$nodes.log" >&2; die "h2load warm-up failed"; }
+  fi
   run_pinned "$LOAD_CPUS" "$RUN_TMP/h2load-$nodes.log" h2load -t1 -c"$H2_CONNECTIONS" -m"$H2_STREAMS" \
     -D "$DURATION" -i "$uris" || { cat "$RUN_TMP/h2load-$nodes.log" >&2; die "h2load failed"; }
   "$PYTHON" "$REPORT_DIR/fragment.py" h2load --target "$(target_kind "$nodes")" --nodes "${nodes/nginx/1}" \
