@@ -66,7 +66,8 @@ class Cluster:
         self.name, self.flags = name, flags
         ports = free_ports(nodes)
         self.urls = ["http://127.0.0.1:%d" % p for p in ports]
-        env = dict(os.environ, RINGKV_CLUSTER_SECRET=secrets.token_hex(32))
+        self.secret = secrets.token_hex(32)
+        env = dict(os.environ, RINGKV_CLUSTER_SECRET=self.secret)
         self.procs = []
         for i, port in enumerate(ports):
             data = os.path.join(tmp, name, "node%d" % (i + 1))

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Foreground latency while anti-entropy works, against the same cluster idle.
+
+Starts a 3-node cluster (node processes pinned to the server CPU), writes the key space, then
+alternates, for several rounds: an idle phase and a busy phase of the same open-loop GET load
+(vegeta at a constant rate against the first node, pinned to the load CPU). In the busy phase
+`ringkv repair --node <first node> --wait` runs back to back, so a full anti-entropy round (the
+local scan, every peer's digest scan, the comparison) is in progress for the whole phase. Each
+phase records p50/p99/p99.9 and the share of non-2xx answers (a GET of a written key is 200).
+
+Writes bench/results/anti-entropy-impact-<time>-<rev>.json and a .txt with the p99 of busy
+phases against idle ones (mean and 95 % interval over the rounds). Run it as
+`./ringkv bench --anti-entropy-impact [options]` (the launcher builds first and sets JAVA_HOME).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime, timezone
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH_DIR)
+import replicated_path as rp  # noqa: E402  (the cluster, prefill and interval helpers)
+
+ROOT = rp.ROOT
+VEGETA = os.path.join(BENCH_DIR, ".tools", "vegeta")
+
+
+def vegeta(url, keys, rate, seconds, load_cpus, tmp):
+    targets = os.path.join(tmp, "targets.txt")
+    if not os.path.exists(targets):
+        with open(targets, "w") as f:
+            for i in range(keys):
+                f.write("GET %s/v0/entity?id=key%07d\n\n" % (url, i))
+    attack = subprocess.Popen(["taskset", "-c", load_cpus, VEGETA, "attack", "-targets", targets, "-rate", str(rate),
+                               "-duration", "%ds" % seconds, "-timeout", "5s", "-max-workers", "512"],
+                              stdout=subprocess.PIPE)
+    report = subprocess.run([VEGETA, "report", "-type", "json"], stdin=attack.stdout, capture_output=True, text=True,
+                            check=True).stdout
+    attack.wait()
+    r = json.loads(report)
+    codes = r.get("status_codes", {})
+    non_ok = sum(v for k, v in codes.items() if k != "200")
+    return {"requests": r["requests"], "p50_ms": r["latencies"]["50th"] / 1e6, "p99_ms": r["latencies"]["99th"] / 1e6,
+            "max_ms": r["latencies"]["max"] / 1e6, "non_200": non_ok, "status_codes": codes}
+
+
+class RepairLoop:
+    """Runs `ringkv repair --wait` against one node back to back until stopped; counts rounds."""
+
+    def __init__(self, url, env):
+        self.url, self.env = url, env
+        self.rounds = 0
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.stopped.is_set():
+            done = subprocess.run([os.path.join(ROOT, "ringkv"), "repair", "--node", self.url, "--wait"], env=self.env,
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                rp.log("repair failed: " + (done.stderr or done.stdout).strip()[-300:])
+                time.sleep(0.5)
+            else:
+                self.rounds += 1
+
+    def __enter__(self):
+        self.thread.start()
+        time.sleep(1)  # the first round is under way before the load starts
+        return self
+
+    def __exit__(self, *exc):
+        self.stopped.set()
+        self.thread.join(timeout=120)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--duration", type=int, default=10, help="seconds per phase (default 10)")
+    ap.add_argument("--rate", type=int, default=2000, help="GETs per second offered (default 2000)")
+    ap.add_argument("--keys", type=int, default=50000, help="keys written first (default 50000)")
+    ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
+    ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
+    ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
+    args = ap.parse_args()
+    if not os.path.exists(VEGETA):
+        raise SystemExit("vegeta is missing at %s: run ./ringkv bench --quick once to install it" % VEGETA)
+    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = bool(subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True).stdout.strip())
+    run_id = "%s-%s%s" % (datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"), rev, "-dirty" if dirty else "")
+    tmp = subprocess.run(["mktemp", "-d", "/tmp/ringkv-ae-impact.XXXXXX"], capture_output=True, text=True).stdout.strip()
+    cluster = rp.Cluster("3n", 3, [], tmp, args.server_cpus)
+    try:
+        cluster.await_ready()
+        rp.log("writing %d keys" % args.keys)
+        rp.prefill(cluster.urls[0], args.keys, b"v" * 100)
+        repair_env = dict(os.environ, RINGKV_CLUSTER_SECRET=cluster.secret)
+        vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)  # warm-up, discarded
+        phases = []
+        for rnd in range(1, args.rounds + 1):
+            idle = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
+            with RepairLoop(cluster.urls[0], repair_env) as loop:
+                busy = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
+            busy["repair_rounds"] = loop.rounds
+            for name, res in (("idle", idle), ("busy", busy)):
+                res.update({"round": rnd, "phase": name})
+                phases.append(res)
+                rp.log("round %d %s: p50 %.2f ms, p99 %.2f ms, non-200 %d%s" % (
+                    rnd, name, res["p50_ms"], res["p99_ms"], res["non_200"],
+                    ", %d repair rounds completed" % res["repair_rounds"] if name == "busy" else ""))
+        idle_p99 = [p["p99_ms"] for p in phases if p["phase"] == "idle"]
+        busy_p99 = [p["p99_ms"] for p in phases if p["phase"] == "busy"]
+        ratios = [b / i for b, i in zip(busy_p99, idle_p99)]
+        mean_i, ci_i = rp.interval(idle_p99)
+        mean_b, ci_b = rp.interval(busy_p99)
+        mean_r, ci_r = rp.interval(ratios)
+        meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
+                "rate": args.rate, "keys": args.keys, "server_cpus": args.server_cpus, "load_cpus": args.load_cpus,
+                "command": " ".join(["./ringkv", "bench", "--anti-entropy-impact"] + sys.argv[1:])}
+        text = "\n".join([
+            "# " + meta["command"], "# " + json.dumps(meta), "",
+            "GET at %d/s against node 1 of 3, %d keys; anti-entropy rounds back to back in the busy phases" % (args.rate, args.keys),
+            "p99 idle: %.2f ± %.2f ms" % (mean_i, ci_i),
+            "p99 busy: %.2f ± %.2f ms" % (mean_b, ci_b),
+            "p99 busy / idle, per round: %s; mean %.2fx ± %.2f (target: at most 1.5x)" % (
+                ", ".join("%.2f" % r for r in ratios), mean_r, ci_r),
+            "non-200 answers: idle %d, busy %d" % (sum(p["non_200"] for p in phases if p["phase"] == "idle"),
+                                                   sum(p["non_200"] for p in phases if p["phase"] == "busy")),
+            "repair rounds completed while busy: %s" % ", ".join(str(p["repair_rounds"]) for p in phases if p["phase"] == "busy"),
+        ]) + "\n"
+        os.makedirs(args.out_dir, exist_ok=True)
+        base = os.path.join(args.out_dir, "anti-entropy-impact-" + run_id)
+        with open(base + ".json", "w") as f:
+            json.dump({"meta": meta, "phases": phases}, f, indent=1)
+        with open(base + ".txt", "w") as f:
+            f.write(text)
+        print(text)
+        rp.log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
+    finally:
+        cluster.stop()
+        subprocess.run(["rm", "-rf", tmp])
+
+
+if __name__ == "__main__":
+    main()
