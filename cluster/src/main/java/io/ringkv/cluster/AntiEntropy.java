@@ -94,8 +94,9 @@ public final class AntiEntropy implements AutoCloseable {
     private final AtomicLong roundsCompleted = new AtomicLong();
     private final AtomicLong recordsPushed = new AtomicLong();
     private final AtomicReference<Status> last = new AtomicReference<>(new Status(false, 0, 0, 0, 0, 0));
-    private long scannedInWindow;
-    private long windowStartNanos;
+    /** Paces this node's scans, and those it runs for peers ({@link InternalApiHandler}). */
+    private final ScanPacer pacer;
+    private int scannedSincePace;
 
     /**
      * @param collectedElsewhere true for a record so old that a peer lacking its key may have
@@ -109,6 +110,7 @@ public final class AntiEntropy implements AutoCloseable {
         this.topology = topology;
         this.client = client;
         this.settings = settings;
+        this.pacer = new ScanPacer(settings.scanRatePerSecond());
         this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread t = new Thread(task, "ringkv-anti-entropy");
             t.setDaemon(true);
@@ -152,7 +154,7 @@ public final class AntiEntropy implements AutoCloseable {
         long differing = 0;
         long failed = 0;
         try {
-            long[] mine = DigestBuckets.digest(engine);
+            long[] mine = DigestBuckets.digest(engine, pacer);
             for (ClusterNode peer : topology.others()) {
                 try {
                     differing += compareWith(peer, mine);
@@ -253,21 +255,17 @@ public final class AntiEntropy implements AutoCloseable {
         return client.requestTimeout().toMillis() * 4;
     }
 
-    /** Keeps the local scan under the configured rate (one thread: plain fields). */
+    /** Keeps the local scan at the node's scan pace (one thread: plain field). */
     private void throttle() throws InterruptedException {
-        long now = System.nanoTime();
-        if (now - windowStartNanos >= 1_000_000_000L) {
-            windowStartNanos = now;
-            scannedInWindow = 0;
+        if (++scannedSincePace == ScanPacer.BATCH) {
+            pacer.scanned(scannedSincePace);
+            scannedSincePace = 0;
         }
-        if (++scannedInWindow >= settings.scanRatePerSecond()) {
-            long sleepNanos = 1_000_000_000L - (now - windowStartNanos);
-            if (sleepNanos > 0) {
-                TimeUnit.NANOSECONDS.sleep(sleepNanos);
-            }
-            windowStartNanos = System.nanoTime();
-            scannedInWindow = 0;
-        }
+    }
+
+    /** The pace of every anti-entropy scan on this node, the peers' digest and versions requests included. */
+    ScanPacer pacer() {
+        return pacer;
     }
 
     @Override

@@ -40,10 +40,24 @@ final class DigestBuckets {
 
     /** Scans every record the engine holds, tombstones included: O(records), blocking. */
     static long[] digest(StorageEngine engine) throws StoreException {
+        try {
+            return digest(engine, null);
+        } catch (InterruptedException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    /** As {@link #digest(StorageEngine)}, at the pace {@code pacer} allows (null: full speed). */
+    static long[] digest(StorageEngine engine, ScanPacer pacer) throws StoreException, InterruptedException {
         long[] buckets = new long[BUCKETS];
+        int sincePace = 0;
         try (RangeCursor cursor = engine.range(new byte[0], null)) {
             while (cursor.next()) {
                 buckets[bucketOf(cursor.key())] ^= versionHash(cursor.key(), cursor.record());
+                if (pacer != null && ++sincePace == ScanPacer.BATCH) {
+                    pacer.scanned(sincePace);
+                    sincePace = 0;
+                }
             }
         }
         return buckets;

@@ -101,7 +101,7 @@ public final class InternalApiHandler implements HttpHandler {
                 case InternalProtocol.RECORDS_PATH -> request.method().equals("PUT")
                         ? putRecords(request) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
                 case InternalProtocol.DIGEST_PATH -> request.method().equals("GET")
-                        ? Response.of(200, DigestBuckets.encode(DigestBuckets.digest(engine)))
+                        ? Response.of(200, DigestBuckets.encode(digest()))
                                 .withHeader("Content-Type", "application/octet-stream")
                         : Response.text(405, "use GET").withHeader("Allow", "GET");
                 case InternalProtocol.VERSIONS_PATH -> request.method().equals("GET")
@@ -187,10 +187,27 @@ public final class InternalApiHandler implements HttpHandler {
         }
     }
 
+    /** This node's digest for a peer's round, scanned at this node's anti-entropy pace. */
+    private long[] digest() throws StoreException {
+        if (antiEntropy == null) {
+            return DigestBuckets.digest(engine);
+        }
+        try {
+            return DigestBuckets.digest(engine, antiEntropy.pacer());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException("interrupted while scanning for a digest", e);
+        }
+    }
+
     private Response versions(Request request) throws StoreException {
         java.util.BitSet buckets = DigestBuckets.decodeBuckets(param(request, InternalProtocol.BUCKETS_PARAM));
         RangeCursor cursor = engine.range(new byte[0], null);
-        return Response.streamed(200, new RecordFrameSource(new BucketVersionStream(new LocalRecordStream(cursor), buckets)))
+        RecordStream scan = new LocalRecordStream(cursor);
+        if (antiEntropy != null) {
+            scan = new PacedRecordStream(scan, antiEntropy.pacer());
+        }
+        return Response.streamed(200, new RecordFrameSource(new BucketVersionStream(scan, buckets)))
                 .withHeader("Content-Type", "application/octet-stream");
     }
 
