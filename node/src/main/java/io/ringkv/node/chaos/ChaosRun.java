@@ -1,5 +1,6 @@
 package io.ringkv.node.chaos;
 
+import io.ringkv.node.JsonText;
 import io.ringkv.node.ClusterSecretFile;
 import io.ringkv.node.chaos.HistoryChecker.FinalRead;
 import io.ringkv.node.chaos.HistoryChecker.Verdict;
@@ -124,7 +125,7 @@ public final class ChaosRun {
                     settings.opsPerSecond(), settings.seed(), start);
             Nemesis nemesis = new Nemesis(cluster, settings.faults(), settings.seed(), 8_000, 5_000, event -> {
                 long at = (System.nanoTime() - start) / 1_000_000;
-                events.add("{\"nemesis\":" + Json.string(event) + ",\"atMillis\":" + at + "}");
+                events.add("{\"nemesis\":" + JsonText.string(event) + ",\"atMillis\":" + at + "}");
                 console.println("[chaos] " + at + " ms: " + event);
             });
             Thread nemesisThread = new Thread(nemesis, "chaos-nemesis");
@@ -237,7 +238,7 @@ public final class ChaosRun {
         ordered.sort((a, b) -> Long.compare(a.invokeNanos(), b.invokeNanos()));
         try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             out.write("{\"seed\":" + settings.seed() + ",\"nodes\":" + settings.ports().size() + ",\"faults\":"
-                    + Json.string(settings.faults().toString()) + ",\"durationSeconds\":" + settings.duration().toSeconds() + "}\n");
+                    + JsonText.string(settings.faults().toString()) + ",\"durationSeconds\":" + settings.duration().toSeconds() + "}\n");
             for (Operation op : ordered) {
                 out.write(op.toJson());
                 out.write('\n');
@@ -247,8 +248,8 @@ public final class ChaosRun {
                 out.write('\n');
             }
             for (FinalRead read : finalReads.values()) {
-                out.write("{\"finalRead\":" + Json.string(read.key()) + ",\"value\":"
-                        + read.value().map(Json::string).orElse("null") + "}\n");
+                out.write("{\"finalRead\":" + JsonText.string(read.key()) + ",\"value\":"
+                        + read.value().map(JsonText::string).orElse("null") + "}\n");
             }
         }
     }

@@ -1,5 +1,7 @@
 package io.ringkv.node.chaos;
 
+import io.ringkv.node.JsonText;
+
 /**
  * One client operation of a chaos run, from invocation to outcome: a line of the history.
  *
@@ -40,9 +42,9 @@ public record Operation(int client, OpType type, String key, String value, int n
 
     /** For a JSON-lines history: one object, no nesting, strings escaped. */
     public String toJson() {
-        return "{\"client\":" + client + ",\"type\":\"" + type + "\",\"key\":" + Json.string(key)
-                + ",\"value\":" + (value == null ? "null" : Json.string(value)) + ",\"node\":" + node
+        return "{\"client\":" + client + ",\"type\":\"" + type + "\",\"key\":" + JsonText.string(key)
+                + ",\"value\":" + (value == null ? "null" : JsonText.string(value)) + ",\"node\":" + node
                 + ",\"invokeNanos\":" + invokeNanos + ",\"completeNanos\":" + completeNanos
-                + ",\"outcome\":\"" + outcome + "\",\"detail\":" + Json.string(detail) + "}";
+                + ",\"outcome\":\"" + outcome + "\",\"detail\":" + JsonText.string(detail) + "}";
     }
 }
