@@ -156,7 +156,7 @@ final class NetTransport implements Transport {
      * publisher is batched into ({@link RequestFlushBatch}): 1 MiB, the bound of a response
      * body's queue ({@link BodyPipe}) too. Against the 256 KiB default, a 1 MiB POST over
      * HTTP/1.1 took 2 writes instead of 4 and the server's reader woke once per request instead
-     * of about ten times (docs/benchmarks.md, "Request body writes").
+     * of about ten times (measured when this was set; the write counts are in git history of docs/benchmarks.md).
      */
     static final ChannelOptions CHANNEL_OPTIONS = ChannelOptions.defaults().withWaterMarks(64 * 1024, 1024 * 1024);
 
