@@ -62,12 +62,12 @@ def free_ports(n):
 class Cluster:
     """Node processes of one configuration; owns their process groups."""
 
-    def __init__(self, name, nodes, flags, tmp, server_cpus):
+    def __init__(self, name, nodes, flags, tmp, server_cpus, env=None):
         self.name, self.flags = name, flags
         ports = free_ports(nodes)
         self.urls = ["http://127.0.0.1:%d" % p for p in ports]
         self.secret = secrets.token_hex(32)
-        env = dict(os.environ, RINGKV_CLUSTER_SECRET=self.secret)
+        env = dict(os.environ, **(env or {}), RINGKV_CLUSTER_SECRET=self.secret)
         self.procs = []
         for i, port in enumerate(ports):
             data = os.path.join(tmp, name, "node%d" % (i + 1))

@@ -76,4 +76,19 @@ final class LogSetup {
         root.setLevel(Level.INFO);
         root.addAppender(appender);
     }
+
+    /**
+     * Raises the threshold to WARN until the returned handle is closed, so that work whose INFO
+     * lines would mislead an operator (the warm-up's scratch nodes starting and stopping) logs
+     * only its problems. Without logback, nothing changes.
+     */
+    static AutoCloseable onlyWarnings() {
+        if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+            return () -> { };
+        }
+        ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+        Level before = root.getLevel();
+        root.setLevel(Level.WARN);
+        return () -> root.setLevel(before);
+    }
 }

@@ -15,6 +15,7 @@ import io.ringkv.store.StoreConfig;
 import io.ringkv.store.StoreException;
 import java.io.IOException;
 import java.net.BindException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -57,6 +58,15 @@ public final class Node implements AutoCloseable {
     }
 
     public static Node start(NodeConfig config) throws NodeStartException {
+        return start(config, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #start(NodeConfig)}, running a {@link WarmUp} of {@code warmUp} once the port is
+     * bound and before the node joins its cluster: {@code /v0/status} says {@code starting}
+     * ({@code 503}) meanwhile, so nobody sends load to a cold JVM.
+     */
+    public static Node start(NodeConfig config, Duration warmUp) throws NodeStartException {
         NodeLifecycle lifecycle = new NodeLifecycle();
         NodeMetrics metrics = new NodeMetrics();
         StorageEngine engine = openStore(config);
@@ -71,6 +81,7 @@ public final class Node implements AutoCloseable {
             throw e;
         }
         metrics.watch(server);
+        WarmUp.run(warmUp);
         ExecutorService coordination = coordinationExecutor();
         try {
             String self = "http://" + config.host() + ":" + server.port();

@@ -52,10 +52,22 @@ public final class NodeProcess {
     /** System property: the classpath node processes run with (see {@link #classpath()}). */
     public static final String CLASSPATH_PROPERTY = "ringkv.node.classpath";
 
+    /**
+     * System property: the ahead-of-time cache this JVM was started with (the launcher sets it
+     * beside {@code -XX:AOTCache}), which node processes map too; unset or empty: none.
+     */
+    public static final String AOT_CACHE_PROPERTY = "ringkv.aot.cache";
+
     private static List<String> javaCommand(List<String> serveArgs) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "--enable-native-access=ALL-UNNAMED",
-                "-cp", classpath(), Main.class.getName(), "serve"));
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "--enable-native-access=ALL-UNNAMED"));
+        String aotCache = System.getProperty(AOT_CACHE_PROPERTY);
+        if (aotCache != null && !aotCache.isEmpty()) {
+            cmd.add("-XX:AOTCache=" + aotCache);
+            cmd.add("-Xlog:aot=error");
+            cmd.add("-D" + AOT_CACHE_PROPERTY + "=" + aotCache);
+        }
+        cmd.addAll(List.of("-cp", classpath(), Main.class.getName(), "serve"));
         cmd.addAll(serveArgs);
         return cmd;
     }

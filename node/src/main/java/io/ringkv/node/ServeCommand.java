@@ -28,6 +28,8 @@ import picocli.CommandLine.Spec;
         description = "Run one ringkv node in the foreground; stops gracefully on SIGTERM or Ctrl-C.")
 final class ServeCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
+    /** A warm-up longer than this is a typo, not a plan (the JIT is done long before). */
+    static final Duration WARM_UP_MAX = Duration.ofMinutes(1);
 
     @Spec
     CommandSpec spec;
@@ -146,6 +148,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     LogSetup.Format logFormat;
 
+    @Option(names = "--warm-up", defaultValue = "PT10S", paramLabel = "DURATION",
+            description = "Before serving, run a scratch 3-node cluster in this JVM under load until the JIT has "
+                    + "compiled what it runs, for at most this long, so the first requests find compiled code; "
+                    + "/v0/status says starting meanwhile. PT0S starts cold (default: ${DEFAULT-VALUE}).")
+    Duration warmUp;
+
     @Option(names = "--clock-offset-for-tests", hidden = true, paramLabel = "DURATION",
             description = "Shifts this node's wall clock (fault tests of clock skew only).")
     Duration clockOffsetForTests = Duration.ZERO;
@@ -159,7 +167,7 @@ final class ServeCommand implements Callable<Integer> {
                 rangeStreamsMax, connectionsMax, drainDelay);
         Node node;
         try {
-            node = Node.start(config);
+            node = Node.start(config, warmUp);
         } catch (NodeStartException e) {
             log.error("cannot start: {}", e.getMessage());
             return Main.EXIT_CANNOT_START;
@@ -235,6 +243,9 @@ final class ServeCommand implements Callable<Integer> {
         if (inFlightMax < 1 || handlerThreads < 1 || rangeStreamsMax < 1 || connectionsMax < 1) {
             throw new ParameterException(spec.commandLine(),
                     "--in-flight-max, --handler-threads, --range-streams-max and --connections-max must be at least 1");
+        }
+        if (warmUp.isNegative() || warmUp.compareTo(WARM_UP_MAX) > 0) {
+            throw new ParameterException(spec.commandLine(), "--warm-up must be between PT0S and " + WARM_UP_MAX + ", got " + warmUp);
         }
         if (drainDelay.isNegative()) {
             throw new ParameterException(spec.commandLine(), "--drain-delay must not be negative, got " + drainDelay);

@@ -51,6 +51,12 @@ class CommandLineTest {
         assertThat(Main.run(args.toArray(String[]::new)), is(Main.EXIT_USAGE));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"-PT1S", "PT2M", "soon"})
+    void anImpossibleWarmUpIsAUsageError(String warmUp) {
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--warm-up", warmUp), is(Main.EXIT_USAGE));
+    }
+
     @Test
     void badDurabilityIsAUsageError() {
         assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--durability", "sometimes"), is(Main.EXIT_USAGE));

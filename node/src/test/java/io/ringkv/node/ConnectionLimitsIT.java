@@ -32,7 +32,7 @@ class ConnectionLimitsIT {
     void connectionsBeyondTheLimitAreClosedAtOnce() throws Exception {
         int port = LocalPorts.free(1).getFirst();
         NodeProcess node = new NodeProcess("limited", List.of("--port", Integer.toString(port), "--data",
-                root.resolve("d").toString(), "--connections-max", "2"), new PrintStream(new ByteArrayOutputStream())).start();
+                root.resolve("d").toString(), "--connections-max", "2", "--warm-up", "PT0S"), new PrintStream(new ByteArrayOutputStream())).start();
         try {
             assertThat(node.awaitReady("http://127.0.0.1:" + port, Duration.ofSeconds(60)), is(true));
             try (Socket first = new Socket(InetAddress.getLoopbackAddress(), port);
@@ -55,7 +55,7 @@ class ConnectionLimitsIT {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String command = "ulimit -n 256 && exec '" + java + "' -Xmx256m --enable-native-access=ALL-UNNAMED -cp '"
                 + System.getProperty("java.class.path") + "' " + Main.class.getName() + " serve --port " + port
-                + " --data '" + root.resolve("e") + "'";
+                + " --data '" + root.resolve("e") + "' --warm-up PT0S";
         Process process = new ProcessBuilder("bash", "-c", command).redirectErrorStream(true).start();
         Thread pump = new Thread(() -> {
             try {

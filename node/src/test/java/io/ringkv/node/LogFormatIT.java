@@ -3,11 +3,7 @@ package io.ringkv.node;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,19 +35,9 @@ class LogFormatIT {
                 is(true));
     }
 
-    /** Starts a node, waits until it serves, stops it, and returns its output lines without the process-name prefix. */
     private List<String> runNode(String... extraArgs) throws Exception {
-        int port = LocalPorts.free(1).get(0);
-        List<String> args = new java.util.ArrayList<>(List.of("--port", Integer.toString(port), "--data", root.resolve("d").toString()));
+        List<String> args = new java.util.ArrayList<>(List.of("--warm-up", "PT0S"));
         args.addAll(List.of(extraArgs));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        NodeProcess node = new NodeProcess("n", args, new PrintStream(out, true, StandardCharsets.UTF_8)).start();
-        try {
-            assertThat(node.awaitReady("http://127.0.0.1:" + port, Duration.ofSeconds(60)), is(true));
-        } finally {
-            node.stop(Duration.ofSeconds(10));
-        }
-        Thread.sleep(200); // the pump thread copies the last lines after the exit
-        return out.toString(StandardCharsets.UTF_8).lines().map(line -> line.substring("[n] ".length())).toList();
+        return NodeOutput.untilServingThenStopped(root, args.toArray(String[]::new));
     }
 }

@@ -69,7 +69,7 @@ class NodeCrashRecoveryIT {
     private NodeProcess startNode() throws Exception {
         int port = LocalPorts.free(1).getFirst();
         url = "http://127.0.0.1:" + port;
-        NodeProcess node = new NodeProcess("crash-node", List.of("--port", Integer.toString(port), "--data", data.toString()),
+        NodeProcess node = new NodeProcess("crash-node", List.of("--port", Integer.toString(port), "--data", data.toString(), "--warm-up", "PT0S"),
                 new PrintStream(OutputStream.nullOutputStream())).start();
         assertThat("node became ready", node.awaitReady(url, Duration.ofSeconds(60)), is(true));
         return node;

@@ -67,6 +67,9 @@ final class ProcessCluster implements AutoCloseable {
         List<String> args = new ArrayList<>(List.of("--port", ports.get(i).toString(),
                 "--data", root.resolve("node-" + i).toString(), "--cluster", String.join(",", urls),
                 "--cluster-secret-file", secretFile().toString()));
+        if (!extraArgs.contains("--warm-up")) {
+            args.addAll(List.of("--warm-up", "PT0S")); // WarmUpIT tests the warm-up; here it would only cost time
+        }
         if (!extraArgs.contains("--replica-timeout")) {
             args.addAll(List.of("--replica-timeout", "PT1S"));
         }

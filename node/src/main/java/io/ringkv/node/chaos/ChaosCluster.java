@@ -61,6 +61,9 @@ final class ChaosCluster implements AutoCloseable {
         for (int i = 0; i < ports.size(); i++) {
             List<String> args = new ArrayList<>(List.of("--host", hosts.get(i), "--port", ports.get(i).toString(),
                     "--data", dataDir(i).toString(), "--cluster", String.join(",", urls)));
+            // Restarts are faults here, and the history checks answers, not latency: a warm-up
+            // would only make every restart (and the run) longer.
+            args.addAll(List.of("--warm-up", "PT0S"));
             args.addAll(extraArgs);
             serveArgs.add(List.copyOf(args));
         }

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Cold start: what the first seconds of a freshly started 3-node cluster look like under load.
+
+Per round and configuration: starts a new 3-node cluster (default `2/3`, empty data directories,
+nodes pinned to the server CPUs), waits until every node's /v0/status answers 200, then at once
+sends a constant rate of PUTs (vegeta, open loop, 100-byte values, a new key per request) to the
+first node for a few seconds, and stops the cluster. Configurations, interleaved so that the
+machine's drift hits all alike:
+
+  default     as shipped: the JVM maps the ahead-of-time cache the build trained
+              (node/target/ringkv.aot: classes loaded and linked, method profiles), and each
+              node warms up (`serve --warm-up`, a scratch cluster in its JVM) before it serves
+  no-aot      the warm-up without the cache (RINGKV_AOT=off)
+  no-warm-up  the cache without the warm-up (--warm-up PT0S)
+  cold        neither: a JVM that starts from nothing
+
+For every run it records, per second of load and overall: requests, `503`s and other non-2xx
+answers, and latency percentiles (every request, answered or not, counts at its latency), plus
+the time from process start to all nodes ready.
+
+Writes bench/results/cold-start-<time>-<rev>.json (every request's second, status and latency
+are summarised per second; the raw vegeta output is not kept) and a .txt beside it. Run it as
+`./ringkv bench --cold-start [options]` (the launcher builds, trains the cache and sets JAVA_HOME).
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+
+from replicated_path import Cluster, interval, ROOT, BENCH_DIR
+
+# name: (environment, serve flags)
+CONFIGS = {"default": ({}, []), "no-aot": ({"RINGKV_AOT": "off"}, []),
+           "no-warm-up": ({}, ["--warm-up", "PT0S"]), "cold": ({"RINGKV_AOT": "off"}, ["--warm-up", "PT0S"])}
+
+
+def log(msg):
+    print("[cold-start %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+def percentile(sorted_values, q):
+    if not sorted_values:
+        return float("nan")
+    k = min(len(sorted_values) - 1, max(0, int(round(q * len(sorted_values) + 0.5)) - 1))
+    return sorted_values[k]
+
+
+def ensure_vegeta():
+    out = subprocess.run(["bash", "-c", 'set -e; BENCH_DIR="$1"; source "$1/lib/common.sh"; source "$1/lib/tools.sh"; '
+                          'ensure_vegeta; echo "$VEGETA_BIN"', "_", BENCH_DIR],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("cannot get vegeta:\n" + out.stderr)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def write_targets(path, url, body_path, count, tag):
+    with open(path, "w") as f:
+        for i in range(count):
+            f.write("PUT %s/v0/entity?id=cold-%s-%07d\n@%s\n\n" % (url, tag, i, body_path))
+
+
+def attack(vegeta, targets, rate, seconds, load_cpus):
+    cmd = ["taskset", "-c", load_cpus, vegeta, "attack", "-format=http", "-targets", targets,
+           "-rate", "%d/s" % rate, "-duration", "%ds" % seconds, "-timeout", "5s"]
+    raw = subprocess.run(cmd, capture_output=True, check=True).stdout
+    enc = subprocess.run([vegeta, "encode", "--to", "csv"], input=raw, capture_output=True, check=True).stdout
+    rows = []
+    for rec in csv.reader(io.StringIO(enc.decode())):
+        # timestamp (ns since epoch), code, latency (ns), bytes out, bytes in, error, ...
+        rows.append((int(rec[0]), int(rec[1]), int(rec[2]) / 1e6))
+    return rows
+
+
+def summarise_rows(rows):
+    start = min(r[0] for r in rows)
+    per_second = {}
+    for ts, code, ms in rows:
+        per_second.setdefault(int((ts - start) // 1_000_000_000), []).append((code, ms))
+
+    def stats(items):
+        lat = sorted(ms for _, ms in items)
+        return {"requests": len(items), "status_503": sum(1 for c, _ in items if c == 503),
+                "other_non_2xx": sum(1 for c, _ in items if not (200 <= c < 300) and c != 503),
+                "p50_ms": percentile(lat, 0.50), "p99_ms": percentile(lat, 0.99), "max_ms": lat[-1] if lat else None}
+    return {"overall": stats([(c, ms) for _, c, ms in rows]),
+            "per_second": [dict(second=s, **stats(per_second[s])) for s in sorted(per_second)]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
+    ap.add_argument("--rate", type=int, default=1000, help="PUTs per second (default 1000)")
+    ap.add_argument("--duration", type=int, default=10, help="seconds of load per run (default 10)")
+    ap.add_argument("--configs", default=",".join(CONFIGS), help="from %s (default: all)" % ", ".join(CONFIGS))
+    ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
+    ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
+    ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
+    ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
+    args = ap.parse_args()
+    configs = args.configs.split(",")
+    for c in configs:
+        if c not in CONFIGS:
+            ap.error("unknown config %r (%s)" % (c, ", ".join(CONFIGS)))
+    aot_file = os.path.join(ROOT, "node", "target", "ringkv.aot")
+    if not os.path.exists(aot_file):
+        raise SystemExit("no AOT cache at %s: run ./ringkv build first" % aot_file)
+    vegeta = ensure_vegeta()
+    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = bool(subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True).stdout.strip())
+    run_id = "%s-%s%s" % (datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"), rev or "unknown", "-dirty" if dirty else "")
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="ringkv-cold-start.") as tmp:
+        body = os.path.join(tmp, "value")
+        with open(body, "wb") as f:
+            f.write(b"v" * 100)
+        for rnd in range(1, args.rounds + 1):
+            for c in configs:
+                began = time.time()
+                env, flags = CONFIGS[c]
+                cluster = Cluster("%s-%d" % (c, rnd), 3, flags + args.node_args.split(), tmp, args.server_cpus, env=env)
+                try:
+                    cluster.await_ready()
+                    ready_s = time.time() - began
+                    targets = os.path.join(tmp, "targets-%s-%d" % (c, rnd))
+                    write_targets(targets, cluster.urls[0], body, args.rate * args.duration, "%s%d" % (c, rnd))
+                    rows = attack(vegeta, targets, args.rate, args.duration, args.load_cpus)
+                finally:
+                    cluster.stop()
+                s = summarise_rows(rows)
+                o = s["overall"]
+                runs.append({"round": rnd, "config": c, "ready_s": ready_s, **s})
+                first = s["per_second"][0]
+                log("round %d %s: ready in %.1f s; %d requests, %d x 503, %d other non-2xx; p99 %.1f ms "
+                    "(first second: p99 %.1f ms, %d x 503)" % (rnd, c, ready_s, o["requests"], o["status_503"],
+                                                             o["other_non_2xx"], o["p99_ms"], first["p99_ms"],
+                                                             first["status_503"]))
+    with open("/proc/loadavg") as f:
+        loadavg = f.read().split()[:3]
+    meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "rate": args.rate,
+            "duration_s": args.duration, "nodes": 3, "value_bytes": 100, "server_cpus": args.server_cpus,
+            "load_cpus": args.load_cpus, "node_args": args.node_args, "configs": CONFIGS, "loadavg_at_end": loadavg,
+            "command": " ".join(["./ringkv", "bench", "--cold-start"] + sys.argv[1:])}
+    lines = ["%-10s %18s %20s %20s %20s %12s" % ("config", "ready s (95% CI)", "503 % (95% CI)", "p99 ms (95% CI)",
+                                                  "1st s p99 ms (CI)", "other non-2xx")]
+    for c in configs:
+        rs = [r for r in runs if r["config"] == c]
+        ready = interval([r["ready_s"] for r in rs])
+        shed = interval([100.0 * r["overall"]["status_503"] / r["overall"]["requests"] for r in rs])
+        p99 = interval([r["overall"]["p99_ms"] for r in rs])
+        p99_first = interval([r["per_second"][0]["p99_ms"] for r in rs])
+        lines.append("%-10s %8.1f ± %-8.1f %9.2f ± %-8.2f %9.1f ± %-8.1f %9.1f ± %-8.1f %12d" % (
+            c, ready[0], ready[1], shed[0], shed[1], p99[0], p99[1], p99_first[0], p99_first[1],
+            sum(r["overall"]["other_non_2xx"] for r in rs)))
+    os.makedirs(args.out_dir, exist_ok=True)
+    base = os.path.join(args.out_dir, "cold-start-" + run_id)
+    with open(base + ".json", "w") as f:
+        json.dump({"meta": meta, "runs": runs}, f, indent=1)
+    text = "# %s\n# %s\n\n%s\n" % (meta["command"], json.dumps(meta), "\n".join(lines))
+    with open(base + ".txt", "w") as f:
+        f.write(text)
+    print(text)
+    log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
+
+
+if __name__ == "__main__":
+    main()

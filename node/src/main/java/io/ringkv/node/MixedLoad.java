@@ -1,0 +1,97 @@
+package io.ringkv.node;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A closed-loop mix of public requests against some nodes, weighted like a store's traffic: mostly
+ * PUT and GET (some with {@code replicas=3/3} or {@code 1/3}), then DELETE, ranges, status,
+ * metrics and malformed requests (which get {@code 400}), over HTTP/1.1 and over h2c (the JDK
+ * client's {@code Upgrade: h2c}). It exists to run the node's code, not to measure it.
+ *
+ * <p>Threading: {@link #run} on the calling thread, which blocks until the time is up and every
+ * request has finished; the JDK client's threads count the answers.
+ */
+final class MixedLoad {
+    private static final int IN_FLIGHT = 48;
+    private static final int KEYS = 4_000;
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    private static final int CHECK_EVERY = 64;
+
+    private final List<String> urls;
+    private final AtomicLong answered = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final byte[] value = new byte[100];
+
+    MixedLoad(List<String> urls) {
+        this.urls = List.copyOf(urls);
+    }
+
+    /**
+     * Sends requests until {@code done} says so (asked about every {@value #CHECK_EVERY} requests)
+     * or {@code max} has passed, then waits for the last answers.
+     */
+    void run(Duration max, BooleanSupplier done) throws InterruptedException {
+        try (HttpClient h1 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+             HttpClient h2c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build()) {
+            Semaphore permits = new Semaphore(IN_FLIGHT);
+            long end = System.nanoTime() + max.toNanos();
+            for (long i = 0; System.nanoTime() - end < 0 && (i % CHECK_EVERY != 0 || !done.getAsBoolean()); i++) {
+                permits.acquire();
+                HttpClient client = (i & 3) == 3 ? h2c : h1;
+                client.sendAsync(request(urls.get((int) (i % urls.size())), i), HttpResponse.BodyHandlers.discarding())
+                        .whenComplete((response, error) -> {
+                            (error == null ? answered : failed).incrementAndGet();
+                            permits.release();
+                        });
+            }
+            permits.acquire(IN_FLIGHT);
+        }
+    }
+
+    long answered() {
+        return answered.get();
+    }
+
+    long failed() {
+        return failed.get();
+    }
+
+    private HttpRequest request(String node, long i) {
+        String key = "warm-" + ThreadLocalRandom.current().nextInt(KEYS);
+        String replicas = switch ((int) (i % 7)) {
+            case 0 -> "&replicas=3/3";
+            case 1 -> "&replicas=1/3";
+            default -> "";
+        };
+        URI entity = URI.create(node + "/v0/entity?id=" + key + replicas);
+        int pick = (int) (i % 100);
+        HttpRequest.Builder builder;
+        if (pick < 45) {
+            builder = HttpRequest.newBuilder(entity).PUT(HttpRequest.BodyPublishers.ofByteArray(value));
+        } else if (pick < 90) {
+            builder = HttpRequest.newBuilder(entity);
+        } else if (pick < 95) {
+            builder = HttpRequest.newBuilder(entity).DELETE();
+        } else if (pick < 96) {
+            builder = HttpRequest.newBuilder(URI.create(node + "/v0/entities?start=warm-1&end=warm-2"));
+        } else if (pick < 97) {
+            builder = HttpRequest.newBuilder(URI.create(node + "/v0/status"));
+        } else if (pick < 98) {
+            builder = HttpRequest.newBuilder(URI.create(node + "/metrics"));
+        } else if (pick < 99) {
+            builder = HttpRequest.newBuilder(URI.create(node + "/v0/entity?id=" + key + "&replicas=4/3"));
+        } else {
+            builder = HttpRequest.newBuilder(URI.create(node + "/v0/entity?id="));
+        }
+        return builder.timeout(REQUEST_TIMEOUT).build();
+    }
+}
