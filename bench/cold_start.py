@@ -23,8 +23,6 @@ are summarised per second; the raw vegeta output is not kept) and a .txt beside 
 `./ringkv bench --cold-start [options]` (the launcher builds, trains the cache and sets JAVA_HOME).
 """
 import argparse
-import csv
-import io
 import json
 import os
 import statistics
@@ -35,6 +33,7 @@ import time
 from datetime import datetime, timezone
 
 from replicated_path import Cluster, interval, ROOT, BENCH_DIR
+from vegeta import attack, ensure_vegeta, percentile, write_targets
 
 # name: (environment, serve flags)
 CONFIGS = {"default": ({}, []), "no-aot": ({"RINGKV_AOT": "off"}, []),
@@ -45,38 +44,8 @@ def log(msg):
     print("[cold-start %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
 
 
-def percentile(sorted_values, q):
-    if not sorted_values:
-        return float("nan")
-    k = min(len(sorted_values) - 1, max(0, int(round(q * len(sorted_values) + 0.5)) - 1))
-    return sorted_values[k]
-
-
-def ensure_vegeta():
-    out = subprocess.run(["bash", "-c", 'set -e; BENCH_DIR="$1"; source "$1/lib/common.sh"; source "$1/lib/tools.sh"; '
-                          'ensure_vegeta; echo "$VEGETA_BIN"', "_", BENCH_DIR],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit("cannot get vegeta:\n" + out.stderr)
-    return out.stdout.strip().splitlines()[-1]
-
-
-def write_targets(path, url, body_path, count, tag):
-    with open(path, "w") as f:
-        for i in range(count):
-            f.write("PUT %s/v0/entity?id=cold-%s-%07d\n@%s\n\n" % (url, tag, i, body_path))
-
-
-def attack(vegeta, targets, rate, seconds, load_cpus):
-    cmd = ["taskset", "-c", load_cpus, vegeta, "attack", "-format=http", "-targets", targets,
-           "-rate", "%d/s" % rate, "-duration", "%ds" % seconds, "-timeout", "5s"]
-    raw = subprocess.run(cmd, capture_output=True, check=True).stdout
-    enc = subprocess.run([vegeta, "encode", "--to", "csv"], input=raw, capture_output=True, check=True).stdout
-    rows = []
-    for rec in csv.reader(io.StringIO(enc.decode())):
-        # timestamp (ns since epoch), code, latency (ns), bytes out, bytes in, error, ...
-        rows.append((int(rec[0]), int(rec[1]), int(rec[2]) / 1e6))
-    return rows
+def put_targets(path, url, body_path, count, tag):
+    write_targets(path, [("PUT", "%s/v0/entity?id=cold-%s-%07d" % (url, tag, i), body_path) for i in range(count)])
 
 
 def summarise_rows(rows):
@@ -131,7 +100,7 @@ def main():
                     cluster.await_ready()
                     ready_s = time.time() - began
                     targets = os.path.join(tmp, "targets-%s-%d" % (c, rnd))
-                    write_targets(targets, cluster.urls[0], body, args.rate * args.duration, "%s%d" % (c, rnd))
+                    put_targets(targets, cluster.urls[0], body, args.rate * args.duration, "%s%d" % (c, rnd))
                     rows = attack(vegeta, targets, args.rate, args.duration, args.load_cpus)
                 finally:
                     cluster.stop()

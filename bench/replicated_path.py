@@ -29,6 +29,8 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 
+import vegeta
+
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH_DIR)
 LUA_DIR = os.path.join(BENCH_DIR, "lua")
@@ -139,6 +141,42 @@ def wrk(url, scenario, seconds, connections, load_cpus, keys):
     raise SystemExit("wrk printed no result line:\n" + out)
 
 
+def constant_rate(vegeta_bin, url, scenario, rate, seconds, load_cpus, keys, tmp):
+    """PUTs or GETs at a constant rate, open loop; the GETs draw keys as get.lua does (about 20 % misses)."""
+    targets = os.path.join(tmp, "constant-%s-%s.targets" % (scenario, url.rsplit(":", 1)[1]))
+    if not os.path.exists(targets):
+        body = os.path.join(tmp, "value")
+        with open(body, "wb") as f:
+            f.write(b"v" * 100)
+        space = keys * 5 // 4 if scenario == "get" else keys
+        count = rate * seconds
+        step = max(1, space // count)
+        vegeta.write_targets(targets, [("PUT" if scenario == "put" else "GET",
+                                        "%s/v0/entity?id=key%07d" % (url, (i * step) % space),
+                                        body if scenario == "put" else None) for i in range(count)])
+    rows = vegeta.attack(vegeta_bin, targets, rate, seconds, load_cpus)
+    lat = sorted(ms for _, _, ms in rows)
+    ok = (201,) if scenario == "put" else (200, 404)
+    return {"requests": len(rows), "non_2xx": sum(1 for _, code, _ in rows if code not in ok),
+            "p50_ms": vegeta.percentile(lat, 0.5), "p99_ms": vegeta.percentile(lat, 0.99), "max_ms": lat[-1]}
+
+
+def summarise_constant_rate(runs, rate):
+    if not runs:
+        return ""
+    lines = ["", "At a constant %d req/s (vegeta, open loop; target p99 < 5 ms):" % rate,
+             "%-10s %-4s %20s %10s %s" % ("config", "op", "p99 ms (95% CI)", "p50 ms", "failed (not 201; GET: not 200/404)")]
+    for c in sorted({r["config"] for r in runs}):
+        for s in ("put", "get"):
+            rs = [r for r in runs if r["config"] == c and r["scenario"] == s]
+            if rs:
+                p99 = interval([r["p99_ms"] for r in rs])
+                lines.append("%-10s %-4s %9.2f ± %-8.2f %10.2f %d of %d" % (
+                    c, s, p99[0], p99[1], statistics.median(r["p50_ms"] for r in rs),
+                    sum(r["non_2xx"] for r in rs), sum(r["requests"] for r in rs)))
+    return "\n".join(lines) + "\n"
+
+
 def interval(values):
     mean = statistics.fmean(values)
     if len(values) < 2:
@@ -193,6 +231,9 @@ def main():
     ap.add_argument("--scenarios", default="put,get", help="from put, get (default: both)")
     ap.add_argument("--keys", type=int, default=20000, help="keys written before the runs (default 20000)")
     ap.add_argument("--connections", type=int, default=64)
+    ap.add_argument("--rate", type=int, default=5000,
+                    help="per round, 3-node configurations also get PUTs and GETs at this constant rate (vegeta, "
+                         "open loop) for --duration, for their p99; 0: skip (default 5000)")
     ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
@@ -225,6 +266,8 @@ def main():
             log("%s ready at %s; writing %d keys" % (c, clusters[c].urls[0], args.keys))
             prefill(clusters[c].urls[0], args.keys, b"v" * 100)
         runs = []
+        fixed_rate_runs = []
+        vegeta_bin = vegeta.ensure_vegeta() if args.rate else None
         for rnd in range(1, args.rounds + 1):
             for c in configs:
                 cluster = clusters[c]
@@ -244,18 +287,27 @@ def main():
                     log("round %d %s %s: %.0f req/s, %.1f us CPU/req, p99 %.2f ms, non-2xx %d" % (
                         rnd, c, s, run["rps"], run["cpu_us_per_request"], res["latency_us"]["p99"] / 1000,
                         run["non_2xx"]))
+                    if args.rate and c != "1node":
+                        fixed = constant_rate(vegeta_bin, cluster.urls[0], s, args.rate, args.duration, args.load_cpus,
+                                              args.keys, tmp)
+                        fixed.update({"round": rnd, "config": c, "scenario": s})
+                        fixed_rate_runs.append(fixed)
+                        log("round %d %s %s at %d/s: p99 %.2f ms, non-2xx %d of %d" % (
+                            rnd, c, s, args.rate, fixed["p99_ms"], fixed["non_2xx"], fixed["requests"]))
         with open("/proc/loadavg") as f:
             loadavg = f.read().split()[:3]
         meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
                 "warmup_s": args.warmup, "connections": args.connections, "keys": args.keys, "value_bytes": 100,
                 "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "node_args": args.node_args,
+                "constant_rate": args.rate,
                 "configs": {c: known[c][1] for c in configs}, "loadavg_at_end": loadavg,
                 "command": " ".join(["./ringkv", "bench", "--replicated-path"] + sys.argv[1:])}
         os.makedirs(args.out_dir, exist_ok=True)
         base = os.path.join(args.out_dir, "replicated-path-" + run_id)
         with open(base + ".json", "w") as f:
-            json.dump({"meta": meta, "runs": runs}, f, indent=1)
-        text = "# %s\n# %s\n\n%s\n" % (meta["command"], json.dumps(meta), summarise(runs, configs, scenarios))
+            json.dump({"meta": meta, "runs": runs, "constant_rate_runs": fixed_rate_runs}, f, indent=1)
+        text = "# %s\n# %s\n\n%s\n%s" % (meta["command"], json.dumps(meta), summarise(runs, configs, scenarios),
+                                          summarise_constant_rate(fixed_rate_runs, args.rate))
         with open(base + ".txt", "w") as f:
             f.write(text)
         print(text)
