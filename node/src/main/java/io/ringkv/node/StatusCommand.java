@@ -1,7 +1,11 @@
 package io.ringkv.node;
 
+import io.ringkv.net.tls.PemCertificates;
+import io.ringkv.net.tls.PemFileException;
+import io.ringkv.net.tls.TrustedCertificates;
 import java.io.PrintWriter;
 import java.net.http.HttpClient;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,6 +18,7 @@ import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -45,12 +50,25 @@ final class StatusCommand implements Callable<Integer> {
                     + "ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration interval;
 
+    @Option(names = "--tls-trust", paramLabel = "FILE",
+            description = "For https nodes: PEM certificates (the nodes' certificate, or their CA) to trust instead of "
+                    + "the JDK's default roots.")
+    Path tlsTrust;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         String seedUrl = node.endsWith("/") ? node.substring(0, node.length() - 1) : node;
-        try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(2)).build()) {
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2));
+        if (tlsTrust != null) {
+            try {
+                builder.sslContext(TrustedCertificates.clientContext(PemCertificates.read(tlsTrust)));
+            } catch (PemFileException e) {
+                throw new ParameterException(spec.commandLine(), "--tls-trust " + e.getMessage());
+            }
+        }
+        try (HttpClient http = builder.build()) {
             NodeSample seed = NodeSample.read(http, seedUrl);
             if (!seed.answered()) {
                 spec.commandLine().getErr().println("ringkv status: cannot reach " + seedUrl + " (" + seed.statusBody() + ")");
