@@ -1,8 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.net.tls.PemCertificates;
-import io.ringkv.net.tls.PemFileException;
-import io.ringkv.net.tls.TrustedCertificates;
 import java.io.PrintWriter;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
@@ -18,7 +15,6 @@ import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -51,8 +47,7 @@ final class StatusCommand implements Callable<Integer> {
     Duration interval;
 
     @Option(names = "--tls-trust", paramLabel = "FILE",
-            description = "For https nodes: PEM certificates (the nodes' certificate, or their CA) to trust instead of "
-                    + "the JDK's default roots.")
+            description = TrustFlag.DESCRIPTION)
     Path tlsTrust;
 
     @Override
@@ -61,14 +56,7 @@ final class StatusCommand implements Callable<Integer> {
         String seedUrl = node.endsWith("/") ? node.substring(0, node.length() - 1) : node;
         HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2));
-        if (tlsTrust != null) {
-            try {
-                builder.sslContext(TrustedCertificates.clientContext(PemCertificates.read(tlsTrust)));
-            } catch (PemFileException e) {
-                throw new ParameterException(spec.commandLine(), "--tls-trust " + e.getMessage());
-            }
-        }
-        try (HttpClient http = builder.build()) {
+        try (HttpClient http = TrustFlag.apply(builder, tlsTrust, spec.commandLine()).build()) {
             NodeSample seed = NodeSample.read(http, seedUrl);
             if (!seed.answered()) {
                 spec.commandLine().getErr().println("ringkv status: cannot reach " + seedUrl + " (" + seed.statusBody() + ")");

@@ -10,6 +10,8 @@ import io.ringkv.net.tls.PemCertificates;
 import io.ringkv.net.tls.TrustedCertificates;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
@@ -27,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Nodes started with {@code serve --tls-cert --tls-key} as separate processes: a 3-node cluster
  * whose public API and node-to-node calls are all TLS (h2 by ALPN), with one certificate chain
- * shared by the nodes (a leaf for 127.0.0.1 and the CA that signed it, in src/test/resources/tls);
- * and a node given a bad PEM file, which exits 2 naming it.
+ * shared by the nodes (a leaf for 127.0.0.1 and the CA that signed it, in src/test/resources/tls),
+ * which {@code status} and {@code repair} reach with {@code --tls-trust}; and a node given a bad
+ * PEM file, which exits 2 naming it.
  */
 class TlsClusterIT {
     @TempDir
@@ -64,6 +67,15 @@ class TlsClusterIT {
                 assertThat(status.body(), allOf(containsString("\"node\":\"" + cluster.url(1) + "\""),
                         containsString("\"node\":\"" + cluster.url(0) + "\",\"state\":\"up\"")));
             }
+            // The commands that call nodes: status over https, and a repair round, whose
+            // anti-entropy exchanges go node to node over TLS (exit 0: every peer compared).
+            String ca = resource("ca-cert.pem").toString();
+            StringWriter status = new StringWriter();
+            assertThat(Main.run(new PrintWriter(status), new PrintWriter(new StringWriter()), "status", "--node",
+                    cluster.url(0), "--interval", "PT0.2S", "--tls-trust", ca), is(0));
+            assertThat(status.toString(), allOf(containsString(cluster.url(1)), containsString(cluster.url(2))));
+            assertThat(Main.run("repair", "--node", cluster.url(2), "--wait", "--cluster-secret-file",
+                    cluster.secretFile().toString(), "--tls-trust", ca), is(0));
         }
     }
 
