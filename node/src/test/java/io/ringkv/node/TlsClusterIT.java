@@ -67,6 +67,8 @@ class TlsClusterIT {
                 assertThat(status.body(), allOf(containsString("\"node\":\"" + cluster.url(1) + "\""),
                         containsString("\"node\":\"" + cluster.url(0) + "\",\"state\":\"up\"")));
             }
+            assertThat(cluster.send(2, "GET", "/metrics", null).body(),
+                    containsString("ringkv_server_tls_handshakes_failed_total "));
             // The commands that call nodes: status over https, and a repair round, whose
             // anti-entropy exchanges go node to node over TLS (exit 0: every peer compared).
             String ca = resource("ca-cert.pem").toString();
