@@ -52,6 +52,15 @@ public record ClusterNode(String id, String host, int port) {
         return new ClusterNode(scheme + "://" + host + ":" + port, host, port);
     }
 
+    /**
+     * What placement hashes: the id with its scheme written as {@code http}. The scheme says how
+     * to reach a node, not which node it is, so a cluster that turns TLS on (every id becomes
+     * https) keeps every key on the nodes that held it.
+     */
+    public String placementKey() {
+        return secure() ? "http" + id.substring("https".length()) : id;
+    }
+
     /** Whether calls to this node go over TLS ({@code https}). */
     public boolean secure() {
         return id.startsWith("https:");
