@@ -6,6 +6,7 @@ import io.ringkv.http.server.ServerConfig;
 import io.ringkv.net.AcceptHandler;
 import io.ringkv.net.ConnectionHandler;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -99,7 +100,7 @@ public final class ServerContext implements AcceptHandler {
         }
     }
 
-    java.time.Duration tlsHandshakeTimeout() {
+    Duration tlsHandshakeTimeout() {
         return tls.handshakeTimeout();
     }
 
