@@ -5,7 +5,9 @@ import java.net.URISyntaxException;
 import java.util.Locale;
 
 /**
- * One node of the cluster, identified by its normalised base URL {@code http://host:port}.
+ * One node of the cluster, identified by its normalised base URL {@code http://host:port}, or
+ * {@code https://host:port} in a cluster whose nodes speak TLS (then node-to-node calls are TLS
+ * too).
  *
  * <p>The id is what placement hashes, so every process must derive the same id from the same
  * node: {@link #parse} lowercases scheme and host, writes {@code localhost} as {@code 127.0.0.1},
@@ -20,18 +22,20 @@ import java.util.Locale;
 public record ClusterNode(String id, String host, int port) {
 
     private static final int DEFAULT_HTTP_PORT = 80;
+    private static final int DEFAULT_HTTPS_PORT = 443;
     private static final int MAX_PORT = 65_535;
 
     /**
      * Parses and normalises a node URL.
      *
      * @throws IllegalArgumentException naming the offending URL when it is not
-     *         {@code http://host[:port][/]} (no user info, path, query or fragment)
+     *         {@code http[s]://host[:port][/]} (no user info, path, query or fragment)
      */
     public static ClusterNode parse(String url) {
         URI uri = toUri(url);
-        if (!"http".equalsIgnoreCase(uri.getScheme())) {
-            throw invalid(url, "the scheme must be http");
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw invalid(url, "the scheme must be http or https");
         }
         if (uri.getHost() == null || uri.getHost().isEmpty()) {
             throw invalid(url, "a host is required");
@@ -40,12 +44,26 @@ public record ClusterNode(String id, String host, int port) {
                 || !(uri.getRawPath().isEmpty() || uri.getRawPath().equals("/"))) {
             throw invalid(url, "only scheme, host and port are allowed");
         }
-        int port = uri.getPort() == -1 ? DEFAULT_HTTP_PORT : uri.getPort();
+        int port = uri.getPort() != -1 ? uri.getPort() : scheme.equals("https") ? DEFAULT_HTTPS_PORT : DEFAULT_HTTP_PORT;
         if (port < 1 || port > MAX_PORT) {
             throw invalid(url, "the port must be in 1.." + MAX_PORT);
         }
         String host = canonicalHost(uri.getHost().toLowerCase(Locale.ROOT));
-        return new ClusterNode("http://" + host + ":" + port, host, port);
+        return new ClusterNode(scheme + "://" + host + ":" + port, host, port);
+    }
+
+    /**
+     * What placement hashes: the id with its scheme written as {@code http}. The scheme says how
+     * to reach a node, not which node it is, so a cluster that turns TLS on (every id becomes
+     * https) keeps every key on the nodes that held it.
+     */
+    public String placementKey() {
+        return secure() ? "http" + id.substring("https".length()) : id;
+    }
+
+    /** Whether calls to this node go over TLS ({@code https}). */
+    public boolean secure() {
+        return id.startsWith("https:");
     }
 
     /**
@@ -77,7 +95,7 @@ public record ClusterNode(String id, String host, int port) {
         try {
             URI uri = new URI(url.strip());
             if (uri.isOpaque()) {
-                throw invalid(url, "expected http://host:port");
+                throw invalid(url, "expected http://host:port or https://host:port");
             }
             // A "host" URI.getHost() could not parse (e.g. an underscore) leaves only the authority.
             return uri.getHost() == null && uri.getRawAuthority() != null

@@ -27,7 +27,7 @@ public final class ClusterNodes {
      * @param urls    every node's URL, self included
      * @param selfUrl this process's URL; must be one of {@code urls} after normalisation
      * @throws IllegalArgumentException for an empty list, an invalid URL, two URLs naming the same
-     *         node, or a self URL that is not in the list
+     *         node, a URL whose scheme (http, https) is not self's, or a self URL that is not in the list
      */
     public static ClusterNodes of(Collection<String> urls, String selfUrl) {
         if (urls.isEmpty()) {
@@ -47,6 +47,15 @@ public final class ClusterNodes {
                     + " nodes (timestamps carry a 4-bit node index), got " + nodes.size());
         }
         ClusterNode self = ClusterNode.parse(selfUrl);
+        // One plane: a node speaks TLS to every peer or to none, and the ids all nodes hash
+        // (scheme included) must be the same list everywhere.
+        for (ClusterNode node : nodes) {
+            if (node.secure() != self.secure()) {
+                throw new IllegalArgumentException("node URL '" + node.id() + "' is " + (node.secure() ? "https" : "http")
+                        + " but this node serves " + (self.secure() ? "https (it has a TLS certificate): list every node as https://"
+                        : "http (it has no TLS certificate): list every node as http://, or give every node --tls-cert and --tls-key"));
+            }
+        }
         if (!seen.contains(self.id())) {
             throw new IllegalArgumentException("this node's URL " + self.id() + " is not in the cluster list " + nodes);
         }

@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * executor it is given instead of an unbounded cached pool. Ours speaks cleartext HTTP/2 by prior
  * knowledge by default ({@link InterNodeTransport}): one connection per peer carries every
  * concurrent replica call as a stream, so a burst of calls to a peer shares its writes and its
- * reads instead of taking a connection each.
+ * reads instead of taking a connection each. To https peers the same client speaks TLS and
+ * offers h2 by ALPN (prior knowledge applies to cleartext only), verifying the peers'
+ * certificates against {@link InterNodeTransport#trust()}.
  */
 public final class InterNodeHttpClients {
 
@@ -56,6 +58,9 @@ public final class InterNodeHttpClients {
                     .executor(INLINE);
             case JDK -> HttpClient.newBuilder().executor(executor);
         };
+        if (transport.trust() != null) {
+            builder.sslContext(transport.trust());
+        }
         return builder
                 .version(h2 ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1)
                 .connectTimeout(connectTimeout)

@@ -1,8 +1,10 @@
 package io.ringkv.cluster;
 
+import javax.net.ssl.SSLContext;
+
 /**
- * How a node talks to its peers: which client, which protocol, and how many connections it may
- * open to each peer.
+ * How a node talks to its peers: which client, which protocol, how many connections it may
+ * open to each peer, and which certificates it trusts when the peers' URLs are https.
  *
  * @param client             the {@code java.net.http.HttpClient} implementation
  * @param protocol           HTTP/1.1 or h2c by prior knowledge
@@ -11,13 +13,23 @@ package io.ringkv.cluster;
  *                           taken; over HTTP/1.1 each connection carries one request at a time,
  *                           so this bounds the requests in flight to a peer. The JDK's client
  *                           has no such setting and ignores it.
+ * @param trust              verifies the peers' certificates in a cluster of https URLs (peer
+ *                           host names are checked against them too); null: the JDK's default
+ *                           trust store. Unused over http. Over https the protocol is chosen by
+ *                           ALPN, {@link InterNodeProtocol#H2} offering h2
  */
-public record InterNodeTransport(InterNodeClient client, InterNodeProtocol protocol, int connectionsPerPeer) {
+public record InterNodeTransport(InterNodeClient client, InterNodeProtocol protocol, int connectionsPerPeer,
+                                 SSLContext trust) {
 
     /** Connections per peer over HTTP/2 unless told otherwise: one carries many streams. */
     public static final int H2_CONNECTIONS_PER_PEER_DEFAULT = 1;
     /** Connections per peer over HTTP/1.1 unless told otherwise: one per request in flight. */
     public static final int H1_CONNECTIONS_PER_PEER_DEFAULT = 64;
+
+    /** With the JDK's default trust store for https peers. */
+    public InterNodeTransport(InterNodeClient client, InterNodeProtocol protocol, int connectionsPerPeer) {
+        this(client, protocol, connectionsPerPeer, null);
+    }
 
     public InterNodeTransport {
         if (connectionsPerPeer < 1) {
@@ -27,6 +39,11 @@ public record InterNodeTransport(InterNodeClient client, InterNodeProtocol proto
             throw new IllegalArgumentException("the JDK's client cannot speak cleartext HTTP/2 by prior knowledge; "
                     + "use the H1 protocol with it");
         }
+    }
+
+    /** The same, trusting {@code context} for https peers. */
+    public InterNodeTransport withTrust(SSLContext context) {
+        return new InterNodeTransport(client, protocol, connectionsPerPeer, context);
     }
 
     /** ringkv's client over h2c, one connection per peer. */

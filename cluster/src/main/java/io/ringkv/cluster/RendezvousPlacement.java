@@ -19,8 +19,8 @@ import java.util.List;
  * only if D outscores one of its replicas, about 1/n of the keys: the minimal disruption that
  * makes rendezvous hashing the right fit for a static node list.
  *
- * <p>The order depends only on the set of node ids, never on the order of the list, the process
- * or the JVM. Immutable, thread-safe. Cost: one hash of the key per node, i.e. O(n · |key|).
+ * <p>The order depends only on the set of node ids (their {@link ClusterNode#placementKey()}s:
+ * http and https name the same node), never on the order of the list, the process or the JVM. Immutable, thread-safe. Cost: one hash of the key per node, i.e. O(n · |key|).
  */
 public final class RendezvousPlacement {
 
@@ -31,7 +31,7 @@ public final class RendezvousPlacement {
         this.nodes = topology.all().toArray(ClusterNode[]::new);
         this.seeds = new long[nodes.length];
         for (int i = 0; i < nodes.length; i++) {
-            seeds[i] = PlacementHash.hash(nodes[i].id().getBytes(StandardCharsets.UTF_8), 0);
+            seeds[i] = PlacementHash.hash(nodes[i].placementKey().getBytes(StandardCharsets.UTF_8), 0);
         }
     }
 

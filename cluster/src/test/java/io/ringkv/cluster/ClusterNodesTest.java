@@ -24,13 +24,15 @@ class ClusterNodesTest {
         "http://node-1, http://node-1:80",
         "' http://10.0.0.5:8080 ', http://10.0.0.5:8080",
         "http://[::1]:8080, http://[::1]:8080",
+        "HTTPS://Node-1:9000/, https://node-1:9000",
+        "https://node-1, https://node-1:443",
     })
     void normalisesEquivalentUrlsToOneId(String url, String id) {
         assertThat(ClusterNode.parse(url).id(), is(id));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "   ", "https://a:1", "ftp://a:1", "localhost:8080", "http://:8080",
+    @ValueSource(strings = {"", "   ", "ftp://a:1", "localhost:8080", "http://:8080",
         "http://a:1/path", "http://a:1?x=1", "http://a:1#f", "http://user@a:1", "http://a:99999", "not a url"})
     void rejectsUrlsThatAreNotHttpHostPort(String url) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterNode.parse(url));
@@ -66,6 +68,18 @@ class ClusterNodesTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ClusterNodes.of(List.of("http://a:1", "http://b:2"), "http://c:3"));
         assertThat(e.getMessage(), containsString("not in the cluster list"));
+    }
+
+    @Test
+    void httpsAndHttpAreDifferentNodesAndCannotBeMixed() {
+        assertThat(ClusterNode.parse("https://a:1").equals(ClusterNode.parse("http://a:1")), is(false));
+        assertThat(ClusterNode.parse("https://a:1").secure(), is(true));
+        IllegalArgumentException mixed = assertThrows(IllegalArgumentException.class,
+                () -> ClusterNodes.of(List.of("https://a:1", "http://b:2"), "https://a:1"));
+        assertThat(mixed.getMessage(), containsString("list every node as https://"));
+        IllegalArgumentException plainSelf = assertThrows(IllegalArgumentException.class,
+                () -> ClusterNodes.of(List.of("https://a:1", "https://b:2"), "http://a:1"));
+        assertThat(plainSelf.getMessage(), containsString("--tls-cert"));
     }
 
     @Test

@@ -50,6 +50,16 @@ class RendezvousPlacementTest {
     }
 
     @Test
+    void turningTlsOnKeepsEveryKeyWhereItWas() {
+        List<String> https = IntStream.rangeClosed(1, 5).mapToObj(i -> "https://node-" + i + ":" + (8080 + i)).toList();
+        RendezvousPlacement secure = new RendezvousPlacement(ClusterNodes.of(https, https.get(0)));
+        List<String> asHttp = ids(secure.order(utf8("k"))).stream().map(id -> id.replace("https://", "http://")).toList();
+        assertThat(asHttp, equalTo(GOLDEN_K));
+        assertThat(ids(secure.order(utf8("user:42"))).stream().map(id -> id.replace("https://", "http://")).toList(),
+                equalTo(GOLDEN_USER_42));
+    }
+
+    @Test
     void matchesThePinnedGoldenOrderSoPlacementNeverChangesAcrossReleases() {
         RendezvousPlacement placement = new RendezvousPlacement(cluster(5));
         assertThat(ids(placement.order(utf8("k"))), equalTo(GOLDEN_K));

@@ -1,11 +1,13 @@
 package io.ringkv.node;
 
+import io.ringkv.net.tls.PemFileException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLContext;
 
 /**
  * The node processes behind {@code ringkv up}: starts them, waits until each is ready, stops them.
@@ -22,13 +24,20 @@ final class LocalCluster {
     private final List<Integer> ports;
     private final List<String> urls;
     private final Path secretFile;
+    /** Null for http nodes. */
+    private final SelfSignedCertificate tls;
     private final PrintStream out;
     private final List<NodeProcess> nodes = new ArrayList<>();
 
-    /** @param secretFile the cluster secret every node reads; null for one node */
-    LocalCluster(String host, Path data, List<Integer> ports, List<String> urls, Path secretFile, PrintStream out) {
+    /**
+     * @param secretFile the cluster secret every node reads; null for one node
+     * @param tls        the certificate every node serves https with; null for http
+     */
+    LocalCluster(String host, Path data, List<Integer> ports, List<String> urls, Path secretFile,
+                 SelfSignedCertificate tls, PrintStream out) {
         this.host = host;
         this.secretFile = secretFile;
+        this.tls = tls;
         this.data = data;
         this.ports = ports;
         this.urls = urls;
@@ -37,13 +46,19 @@ final class LocalCluster {
 
     /** @return false (after stopping whatever started) when a node failed to come up */
     boolean start() throws IOException, InterruptedException {
+        SSLContext trust;
+        try {
+            trust = tls == null ? null : tls.trust();
+        } catch (PemFileException e) {
+            throw new IOException("the certificate made for the nodes cannot be read: " + e.getMessage(), e);
+        }
         synchronized (nodes) {
             for (int i = 0; i < ports.size(); i++) {
                 nodes.add(new NodeProcess("node-" + (i + 1), serveArgs(i), out).start());
             }
         }
         for (int i = 0; i < nodes.size(); i++) {
-            if (!nodes.get(i).awaitReady(urls.get(i), READY_DEADLINE)) {
+            if (!nodes.get(i).awaitReady(urls.get(i), READY_DEADLINE, trust)) {
                 out.println("ringkv: " + nodes.get(i).name() + " did not become ready at " + urls.get(i)
                         + " (see its log above); stopping the cluster");
                 stop();
@@ -59,6 +74,9 @@ final class LocalCluster {
                 "--cluster", String.join(",", urls)));
         if (secretFile != null) {
             args.addAll(List.of("--cluster-secret-file", secretFile.toString()));
+        }
+        if (tls != null) {
+            args.addAll(List.of("--tls-cert", tls.certificate().toString(), "--tls-key", tls.key().toString()));
         }
         return args;
     }

@@ -84,7 +84,7 @@ public final class Node implements AutoCloseable {
         WarmUp.run(warmUp);
         ExecutorService coordination = coordinationExecutor();
         try {
-            String self = "http://" + config.host() + ":" + server.port();
+            String self = config.scheme() + "://" + config.host() + ":" + server.port();
             status.nodeUrl(self);
             ClusterSettings settings = clusterSettings(config, self);
             Cluster cluster = Cluster.start(settings, engine, clockFor(config, settings, engine), coordination,
@@ -157,6 +157,7 @@ public final class Node implements AutoCloseable {
                 .connectionsMax(config.connectionsMax())
                 .handlerThreads(config.handlerThreads())
                 .shutdownGrace(config.shutdownGrace())
+                .tls(config.tls())
                 .build();
         try {
             return HttpServer.start(serverConfig, api, Node::exitOnLoopFailure, metrics.requestListener());
@@ -185,7 +186,7 @@ public final class Node implements AutoCloseable {
 
     /** The base URL clients use, with the bound port (useful when the config asked for port 0). */
     public String url() {
-        return "http://" + config.host() + ":" + server.port();
+        return config.scheme() + "://" + config.host() + ":" + server.port();
     }
 
     public int port() {

@@ -6,6 +6,7 @@ import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.HintSettings;
 import io.ringkv.cluster.InterNodeTransport;
 import io.ringkv.http.server.ServerConfig;
+import io.ringkv.http.server.ServerTls;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,14 +17,17 @@ import java.util.List;
  * {@code secret} is required with more than one node in {@code clusterUrls}, else may be null;
  * {@code clockOffsetForTests} shifts this node's wall clock (zero outside fault tests);
  * {@code drainDelay} is how long a stopping node answers {@code /v0/status} with 503 while it
- * still serves, before it stops accepting (so load balancers take it out first; zero by default).
+ * still serves, before it stops accepting (so load balancers take it out first; zero by default);
+ * {@code tls}, when not null, makes the node serve https: its URL is {@code https://host:port},
+ * every URL of its cluster must be https, and {@code interNodeTransport} should trust the peers'
+ * certificates ({@link InterNodeTransport#trust()}).
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
                          int inFlightMax, int handlerThreads, InterNodeTransport interNodeTransport,
                          HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
                          ClusterSecret secret, Duration maxClockOffset, Duration clockOffsetForTests,
-                         int rangeStreamsMax, int connectionsMax, Duration drainDelay) {
+                         int rangeStreamsMax, int connectionsMax, Duration drainDelay, ServerTls tls) {
 
     /** Cluster ranges open at once, by default. */
     public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
@@ -34,30 +38,42 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeTransport.defaults(),
                 HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null,
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, Duration.ZERO, RANGE_STREAMS_MAX_DEFAULT,
-                ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO);
+                ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null);
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls);
     }
 
     public NodeConfig withDrainDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, delay);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, delay, tls);
+    }
+
+    /** Serves https (TLS, h2 or HTTP/1.1 by ALPN) instead of http; peers must then be https too. */
+    public NodeConfig withTls(ServerTls serverTls) {
+        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
+                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, serverTls);
+    }
+
+    /** The scheme of this node's URL: https with TLS, http without. */
+    public String scheme() {
+        return tls == null ? "http" : "https";
     }
 
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls);
     }
 }

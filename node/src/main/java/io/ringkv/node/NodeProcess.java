@@ -106,8 +106,17 @@ public final class NodeProcess {
      * @return true once the node is ready
      */
     public boolean awaitReady(String url, Duration deadline) throws InterruptedException {
+        return awaitReady(url, deadline, null);
+    }
+
+    /** As above, for an https node whose certificate {@code trust} verifies (null: the JDK's default trust). */
+    public boolean awaitReady(String url, Duration deadline, javax.net.ssl.SSLContext trust) throws InterruptedException {
         long end = System.nanoTime() + deadline.toNanos();
-        try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()) {
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1));
+        if (trust != null) {
+            builder.sslContext(trust);
+        }
+        try (HttpClient client = builder.build()) {
             HttpRequest status = HttpRequest.newBuilder(URI.create(url + "/v0/status")).timeout(Duration.ofSeconds(2)).build();
             while (System.nanoTime() < end && process.isAlive()) {
                 try {

@@ -34,7 +34,7 @@ final class RepairCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--node", required = true, paramLabel = "URL", description = "The node to run the round, e.g. http://127.0.0.1:8080.")
+    @Option(names = "--node", required = true, paramLabel = "URL", description = "The node to run the round, e.g. http://127.0.0.1:8080 (https://... for a TLS cluster).")
     String node;
 
     @Option(names = "--wait", description = "Wait for the round to finish, printing its progress.")
@@ -49,19 +49,23 @@ final class RepairCommand implements Callable<Integer> {
                     + "$" + ClusterSecret.ENVIRONMENT_VARIABLE + " is read.")
     Path secretFile;
 
+    @Option(names = "--tls-trust", paramLabel = "FILE", description = TrustFlag.DESCRIPTION)
+    Path tlsTrust;
+
     @Override
     public Integer call() throws InterruptedException {
         URI uri;
         try {
             uri = URI.create(node.replaceAll("/+$", "") + InternalProtocol.REPAIR_PATH);
-            if (uri.getHost() == null || !"http".equals(uri.getScheme())) {
-                throw new IllegalArgumentException("not an http://host:port URL");
+            if (uri.getHost() == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
+                throw new IllegalArgumentException("not an http://host:port or https://host:port URL");
             }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--node " + node + ": " + e.getMessage());
         }
         ClusterSecret secret = secret();
-        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        try (HttpClient http = TrustFlag.apply(builder, tlsTrust, spec.commandLine()).build()) {
             InternalAuth auth = new InternalAuth(secret, "ringkv-repair", topologyOf(http, uri), System::currentTimeMillis);
             HttpResponse<String> started = http.send(signed(auth, uri, "POST").POST(HttpRequest.BodyPublishers.noBody()).build(),
                     HttpResponse.BodyHandlers.ofString());

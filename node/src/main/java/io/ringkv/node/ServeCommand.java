@@ -9,6 +9,7 @@ import io.ringkv.cluster.InterNodeClient;
 import io.ringkv.cluster.InterNodeProtocol;
 import io.ringkv.cluster.InterNodeTransport;
 import io.ringkv.http.server.ServerConfig;
+import io.ringkv.net.tls.PemFileException;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +46,8 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--cluster", split = ",", paramLabel = "URL",
             description = "Comma-separated URLs of every node in the cluster, this one included "
-                    + "(e.g. http://127.0.0.1:8080,http://127.0.0.1:8081). None or one URL: a single node.")
+                    + "(e.g. http://127.0.0.1:8080,http://127.0.0.1:8081; https://... with --tls-cert). None or one URL: "
+                    + "a single node.")
     List<String> cluster = List.of();
 
     @Option(names = "--max-body", defaultValue = "16777216", paramLabel = "BYTES",
@@ -143,6 +145,23 @@ final class ServeCommand implements Callable<Integer> {
                     + "take it out before it refuses connections, ISO-8601 (default: PT0S).")
     Duration drainDelay = Duration.ZERO;
 
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "Serve https: this node's certificate chain, PEM, its own certificate first. Clients get h2 or "
+                    + "HTTP/1.1 by ALPN; the node's URL becomes https://host:port, every --cluster URL must be https, and "
+                    + "node-to-node calls go over TLS too. Needs --tls-key.")
+    Path tlsCertificate;
+
+    @Option(names = "--tls-key", paramLabel = "FILE",
+            description = "The private key of --tls-cert, PEM, unencrypted: PKCS#8 (BEGIN PRIVATE KEY), or RSA/EC in "
+                    + "the traditional form (BEGIN RSA PRIVATE KEY, BEGIN EC PRIVATE KEY).")
+    Path tlsKey;
+
+    @Option(names = "--tls-trust", paramLabel = "FILE",
+            description = "With --tls-cert: PEM certificates (a CA, or the nodes' own) that peers' certificates must chain "
+                    + "to; each peer's certificate must also name the host of its URL. Default: the certificates of "
+                    + "--tls-cert, so one certificate shared by all nodes, or a chain ending with the cluster's CA, works.")
+    Path tlsTrust;
+
     @Option(names = "--log-format", defaultValue = "TEXT",
             description = "TEXT: one readable line per event. JSON: one JSON object per line, for log shippers "
                     + "(default: ${DEFAULT-VALUE}).")
@@ -160,11 +179,12 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        validate();
+        NodeTls tls = validate();
         LogSetup.apply(logFormat);
+        InterNodeTransport transport = tls == null ? interNodeTransport() : interNodeTransport().withTrust(tls.peerTrust());
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
-                shutdownGrace, inFlightMax, handlerThreads, interNodeTransport(), hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests,
-                rangeStreamsMax, connectionsMax, drainDelay);
+                shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests,
+                rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server());
         Node node;
         try {
             node = Node.start(config, warmUp);
@@ -207,6 +227,27 @@ final class ServeCommand implements Callable<Integer> {
         return null;
     }
 
+    /** The node's TLS from --tls-cert, --tls-key and --tls-trust, read from the files; null without them. */
+    private NodeTls tls() {
+        if ((tlsCertificate == null) != (tlsKey == null)) {
+            throw new ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together: give both to serve "
+                    + "https, or neither to serve http");
+        }
+        if (tlsCertificate == null) {
+            if (tlsTrust != null) {
+                throw new ParameterException(spec.commandLine(), "--tls-trust is for peers over https; it needs --tls-cert "
+                        + "and --tls-key");
+            }
+            return null;
+        }
+        try {
+            return NodeTls.load(tlsCertificate, tlsKey, tlsTrust);
+        } catch (PemFileException e) {
+            String option = e.file().equals(tlsKey) ? "--tls-key" : e.file().equals(tlsTrust) ? "--tls-trust" : "--tls-cert";
+            throw new ParameterException(spec.commandLine(), option + " " + e.getMessage());
+        }
+    }
+
     private InterNodeTransport interNodeTransport() {
         try {
             InterNodeProtocol protocol = interNodeProtocol != null ? interNodeProtocol
@@ -236,7 +277,8 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    private void validate() {
+    /** Checks every flag; returns the node's TLS (null without it), whose files it had to read for the check. */
+    private NodeTls validate() {
         if (port < 0 || port > 65535) {
             throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, got " + port);
         }
@@ -265,13 +307,15 @@ final class ServeCommand implements Callable<Integer> {
                     + " must exceed --anti-entropy-interval (" + antiEntropy.interval() + ") and --hint-max-age ("
                     + hints.maxAge() + "): a replica could otherwise bring a deleted value back");
         }
+        NodeTls tls = tls();
         try {
             if (cluster.size() > 1) {
-                ClusterNodes.of(cluster, "http://" + host + ":" + port);
+                ClusterNodes.of(cluster, (tls == null ? "http" : "https") + "://" + host + ":" + port);
             }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        return tls;
     }
 
     private static void awaitUninterruptibly(CountDownLatch latch) {

@@ -2,6 +2,7 @@ package io.ringkv.node;
 
 import java.io.PrintWriter;
 import java.net.http.HttpClient;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -45,12 +46,17 @@ final class StatusCommand implements Callable<Integer> {
                     + "ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration interval;
 
+    @Option(names = "--tls-trust", paramLabel = "FILE",
+            description = TrustFlag.DESCRIPTION)
+    Path tlsTrust;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         String seedUrl = node.endsWith("/") ? node.substring(0, node.length() - 1) : node;
-        try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(2)).build()) {
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2));
+        try (HttpClient http = TrustFlag.apply(builder, tlsTrust, spec.commandLine()).build()) {
             NodeSample seed = NodeSample.read(http, seedUrl);
             if (!seed.answered()) {
                 spec.commandLine().getErr().println("ringkv status: cannot reach " + seedUrl + " (" + seed.statusBody() + ")");

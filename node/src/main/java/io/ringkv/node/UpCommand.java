@@ -41,6 +41,10 @@ final class UpCommand implements Callable<Integer> {
             description = "Node i listens on PORT+i-1. Default: free ports chosen by the OS.")
     Integer basePort;
 
+    @Option(names = "--tls", description = "Serve https: make a self-signed certificate with openssl in DIR/tls "
+            + "(valid a year, for the host, localhost and 127.0.0.1) and give it to every node.")
+    boolean tls;
+
     @Override
     public Integer call() throws Exception {
         if (nodes < 1 || nodes > NODES_MAX) {
@@ -50,10 +54,17 @@ final class UpCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--base-port " + basePort + " leaves no room for " + nodes + " nodes");
         }
         List<Integer> ports = basePort != null ? LocalPorts.consecutive(basePort, nodes) : LocalPorts.free(nodes);
-        List<String> urls = ports.stream().map(p -> "http://" + host + ":" + p).toList();
+        String scheme = tls ? "https" : "http";
+        List<String> urls = ports.stream().map(p -> scheme + "://" + host + ":" + p).toList();
         Files.createDirectories(data);
         Path secret = nodes > 1 ? ClusterSecretFile.create(data.resolve(ClusterSecretFile.NAME)) : null;
-        LocalCluster cluster = new LocalCluster(host, data, ports, urls, secret, System.out);
+        SelfSignedCertificate certificate;
+        try {
+            certificate = tls ? SelfSignedCertificate.create(data.resolve("tls"), host) : null;
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "--tls: " + e.getMessage());
+        }
+        LocalCluster cluster = new LocalCluster(host, data, ports, urls, secret, certificate, System.out);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             cluster.stop();
@@ -62,13 +73,15 @@ final class UpCommand implements Callable<Integer> {
         if (!cluster.start()) {
             return Main.EXIT_CANNOT_START;
         }
-        printWelcome(urls);
+        printWelcome(urls, certificate);
         cluster.awaitAllExited();
         return 0;
     }
 
-    private void printWelcome(List<String> urls) throws IOException {
+    private void printWelcome(List<String> urls, SelfSignedCertificate certificate) throws IOException {
         String first = urls.getFirst();
+        String cacert = certificate == null ? "" : "--cacert " + certificate.certificate().toAbsolutePath() + " ";
+        String trust = certificate == null ? "" : " --tls-trust " + certificate.certificate().toAbsolutePath();
         List<String> lines = new ArrayList<>();
         lines.add("");
         lines.add("ringkv: " + urls.size() + " node(s) ready, data under " + data.toAbsolutePath());
@@ -77,17 +90,17 @@ final class UpCommand implements Callable<Integer> {
         }
         lines.add("");
         lines.add("Try:");
-        lines.add("  curl -i -X PUT --data-binary 'hello' '" + first + "/v0/entity?id=k1'");
-        lines.add("  curl -i '" + urls.getLast() + "/v0/entity?id=k1'");
-        lines.add("  curl -i '" + first + "/v0/entity?id=k1&replicas=1/" + urls.size() + "'");
-        lines.add("  curl -i -X DELETE '" + first + "/v0/entity?id=k1'");
-        lines.add("  curl -s '" + first + "/v0/entities?start=a&end=z'");
-        lines.add("  curl -s '" + first + "/v0/status'");
-        lines.add("  curl -s '" + first + "/metrics' | grep '^ringkv_requests_total'");
-        lines.add("  ./ringkv status --node " + first);
+        lines.add("  curl -i " + cacert + "-X PUT --data-binary 'hello' '" + first + "/v0/entity?id=k1'");
+        lines.add("  curl -i " + cacert + "'" + urls.getLast() + "/v0/entity?id=k1'");
+        lines.add("  curl -i " + cacert + "'" + first + "/v0/entity?id=k1&replicas=1/" + urls.size() + "'");
+        lines.add("  curl -i " + cacert + "-X DELETE '" + first + "/v0/entity?id=k1'");
+        lines.add("  curl -s " + cacert + "'" + first + "/v0/entities?start=a&end=z'");
+        lines.add("  curl -s " + cacert + "'" + first + "/v0/status'");
+        lines.add("  curl -s " + cacert + "'" + first + "/metrics' | grep '^ringkv_requests_total'");
+        lines.add("  ./ringkv status --node " + first + trust);
         if (urls.size() > 1) {
             Path secret = data.resolve(ClusterSecretFile.NAME).toAbsolutePath();
-            lines.add("  ./ringkv repair --node " + first + " --wait --cluster-secret-file " + secret);
+            lines.add("  ./ringkv repair --node " + first + " --wait --cluster-secret-file " + secret + trust);
             lines.add("");
             lines.add("Node-to-node requests are authenticated with the secret in " + secret + ".");
         }

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLContext;
 
 /**
  * Nodes as separate OS processes on 127.0.0.1, for cluster tests: start, SIGKILL, restart on
@@ -29,8 +30,9 @@ final class ProcessCluster implements AutoCloseable {
     private final List<Integer> ports;
     private final List<String> urls;
     private final NodeProcess[] nodes;
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient client;
+    /** Null for an http cluster; for an https one, what the test's client trusts. */
+    private final SSLContext trust;
 
     private final List<String> extraArgs;
     private final java.util.Map<Integer, List<String>> nodeArgs;
@@ -49,11 +51,29 @@ final class ProcessCluster implements AutoCloseable {
      * @param nodeArgs    more flags for some nodes, by index (e.g. a skewed clock)
      */
     ProcessCluster(Path root, int size, List<String> extraArgs, java.util.Map<Integer, List<String>> nodeArgs) throws Exception {
+        this(root, size, extraArgs, nodeArgs, null);
+    }
+
+    /**
+     * An https cluster when {@code trust} is not null: {@code extraArgs} must give every node its
+     * TLS flags ({@code --tls-cert}, {@code --tls-key}), and {@code trust} verifies the nodes'
+     * certificates for the test's own requests.
+     */
+    ProcessCluster(Path root, int size, List<String> extraArgs, java.util.Map<Integer, List<String>> nodeArgs,
+                   SSLContext trust) throws Exception {
         this.root = root;
         this.extraArgs = extraArgs;
         this.nodeArgs = nodeArgs;
+        this.trust = trust;
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2));
+        if (trust != null) {
+            builder.sslContext(trust);
+        }
+        this.client = builder.build();
         this.ports = LocalPorts.free(size);
-        this.urls = ports.stream().map(p -> "http://127.0.0.1:" + p).toList();
+        String scheme = trust == null ? "http" : "https";
+        this.urls = ports.stream().map(p -> scheme + "://127.0.0.1:" + p).toList();
         this.nodes = new NodeProcess[size];
         for (int i = 0; i < size; i++) {
             nodes[i] = launch(i);
@@ -80,7 +100,7 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     private void awaitReady(int i) throws InterruptedException {
-        assertThat("node-" + i + " ready", nodes[i].awaitReady(urls.get(i), READY), is(true));
+        assertThat("node-" + i + " ready", nodes[i].awaitReady(urls.get(i), READY, trust), is(true));
     }
 
     void kill(int i) throws InterruptedException {

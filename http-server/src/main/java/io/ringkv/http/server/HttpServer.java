@@ -15,8 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A non-blocking HTTP/1.1 server: event loops read and parse, a bounded executor runs the
- * {@link HttpHandler}, and an in-flight budget turns overload into immediate 503s.
+ * A non-blocking HTTP/1.1 and HTTP/2 server: event loops read and parse, a bounded executor runs
+ * the {@link HttpHandler}, and an in-flight budget turns overload into immediate 503s. Cleartext
+ * by default (HTTP/1.1 and h2c on one port); with {@link ServerConfig#tls()} every connection is
+ * TLS and ALPN picks h2 or HTTP/1.1.
  *
  * <pre>{@code
  * HttpServer server = HttpServer.start(ServerConfig.builder().port(8080).build(), handler);
@@ -78,11 +80,12 @@ public final class HttpServer implements AutoCloseable {
         EventLoopGroup loops = new EventLoopGroup(config.eventLoops(), "ringkv-http-loop",
                 EventLoopGroup.READ_BUFFER_BYTES_DEFAULT, System::nanoTime, onLoopFailure);
         ExecutorService executor = HandlerExecutor.create(config.handlerThreads(), config.inFlightMax());
-        ServerContext context = new ServerContext(config, handler, executor, listener);
         try {
+            ServerContext context = new ServerContext(config, handler, executor, listener);
             Acceptor acceptor = loops.bind(new InetSocketAddress(config.host(), config.port()),
                     EventLoopGroup.BACKLOG_DEFAULT, config.channelOptions(), context);
-            log.info("HTTP server listening on {}", acceptor.localAddress());
+            log.info("HTTP server listening on {}{}", acceptor.localAddress(), config.tls() == null ? ""
+                    : " with TLS (ALPN " + String.join(", ", config.tls().applicationProtocols()) + ")");
             return new HttpServer(config, loops, executor, context, acceptor);
         } catch (IOException | RuntimeException e) {
             executor.shutdownNow();
@@ -127,6 +130,16 @@ public final class HttpServer implements AutoCloseable {
     /** Requests the server answered 503 itself, before any handler: over the in-flight or body memory budget. */
     public long requestsRefused() {
         return context.requestsRefused();
+    }
+
+    /** TLS handshakes that failed since start (timed out, broken off, refused by either side); 0 without TLS. */
+    public long tlsHandshakesFailed() {
+        return context.handshakesFailed();
+    }
+
+    /** Connections closed at once because {@link ServerTls#handshakesMax()} handshakes were in progress; 0 without TLS. */
+    public long tlsHandshakesRefused() {
+        return context.handshakesRefused();
     }
 
     /** Bytes read from client connections since start. */

@@ -37,10 +37,14 @@ import java.util.Objects;
  * @param bodyRateMin       bytes per second a request body must average over each window of
  *                          {@link #BODY_RATE_WINDOW}, or it gets 408 and its connection closes.
  *                          Default {@value #BODY_RATE_MIN_DEFAULT}
+ * @param tls               null (the default): cleartext, HTTP/1.1 and h2c (prior knowledge or
+ *                          {@code Upgrade: h2c}) on one port, chosen by the first bytes. Set:
+ *                          every connection is TLS and speaks what ALPN chose, see {@link ServerTls}
  */
 public record ServerConfig(String host, int port, int eventLoops, int handlerThreads, int inFlightMax,
                            int connectionsMax, Duration idleTimeout, Duration headerReadTimeout, H1Limits h1Limits,
-                           Duration shutdownGrace, ChannelOptions channelOptions, long bodyMemoryMax, int bodyRateMin) {
+                           Duration shutdownGrace, ChannelOptions channelOptions, long bodyMemoryMax, int bodyRateMin,
+                           ServerTls tls) {
 
     public static final String HOST_DEFAULT = "0.0.0.0";
     public static final int IN_FLIGHT_MAX_DEFAULT = 256;
@@ -118,6 +122,7 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
         private H1Limits h1Limits = H1Limits.defaults();
         private Duration shutdownGrace = SHUTDOWN_GRACE_DEFAULT;
         private ChannelOptions channelOptions = ChannelOptions.defaults();
+        private ServerTls tls;
 
         private Builder() {
         }
@@ -187,9 +192,15 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
             return this;
         }
 
+        /** TLS on every connection; null (the default) for cleartext. */
+        public Builder tls(ServerTls value) {
+            tls = value;
+            return this;
+        }
+
         public ServerConfig build() {
             return new ServerConfig(host, port, eventLoops, handlerThreads, inFlightMax, connectionsMax, idleTimeout,
-                    headerReadTimeout, h1Limits, shutdownGrace, channelOptions, bodyMemoryMax, bodyRateMin);
+                    headerReadTimeout, h1Limits, shutdownGrace, channelOptions, bodyMemoryMax, bodyRateMin, tls);
         }
     }
 }

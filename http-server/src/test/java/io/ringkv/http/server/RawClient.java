@@ -20,7 +20,12 @@ final class RawClient implements AutoCloseable {
     private final OutputStream out;
 
     RawClient(int port) throws IOException {
-        socket = new Socket(InetAddress.getLoopbackAddress(), port);
+        this(new Socket(InetAddress.getLoopbackAddress(), port));
+    }
+
+    /** Over a socket already connected (a TLS one, say). */
+    RawClient(Socket connected) throws IOException {
+        socket = connected;
         socket.setSoTimeout(READ_TIMEOUT_MILLIS);
         in = socket.getInputStream();
         out = socket.getOutputStream();

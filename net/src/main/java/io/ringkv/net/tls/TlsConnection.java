@@ -68,7 +68,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     /**
      * Runs delegated handshake tasks on a small executor shared by the JVM's TLS connections.
      *
-     * @param engine   configured (client mode, parameters, ALPN offers) and not yet started
+     * @param engine   configured (client or server mode, parameters, ALPN offers or selector) and not yet started
      * @param handlers the application handler for the negotiated ALPN protocol ("" when none)
      */
     public TlsConnection(SSLEngine engine, Function<String, ConnectionHandler> handlers) {
@@ -150,9 +150,24 @@ public final class TlsConnection implements Connection, ConnectionHandler {
                 }
             }
             if (!handshake.isDone() || result.getHandshakeStatus() != HandshakeStatus.NOT_HANDSHAKING) {
+                if (handshake.isDone()) {
+                    refuseRenegotiation();
+                }
                 advanceHandshake(); // also TLS 1.3 post-handshake messages (tickets, key updates)
             }
             deliverPlaintext();
+        }
+    }
+
+    /**
+     * A server's TLS 1.2 session has no handshake message after the handshake but a client's
+     * renegotiation (a new ClientHello): refused, as RFC 9113 §9.2.1 requires for HTTP/2 and as
+     * is wise for any server (each renegotiation costs it a full handshake of CPU). TLS 1.3 has
+     * no renegotiation; its post-handshake messages (key updates) go on.
+     */
+    private void refuseRenegotiation() throws SSLException {
+        if (!engine.getUseClientMode() && !"TLSv1.3".equals(engine.getSession().getProtocol())) {
+            throw new SSLException("TLS renegotiation refused (" + engine.getSession().getProtocol() + ")");
         }
     }
 

@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The HTTP server's counters (connections, bytes, event-loop busy time, in flight) and the 503s
+ * The HTTP server's counters (connections, TLS handshakes, bytes, event-loop busy time, in flight) and the 503s
  * and 504s of the whole node, read once per scrape.
  *
  * <p>Threading: stateless; {@link #collect} on the scraping thread.
@@ -40,6 +40,11 @@ final class ServerCollector implements MultiCollector {
                         server.connectionsAccepted())
                 .counter("ringkv_server_connections_refused", "Connections closed at once over --connections-max",
                         server.connectionsRefused())
+                .counter("ringkv_server_tls_handshakes_failed", "TLS handshakes that failed: timed out, broken off, or "
+                        + "refused (plain HTTP on the TLS port, no common cipher); 0 without --tls-cert",
+                        server.tlsHandshakesFailed())
+                .counter("ringkv_server_tls_handshakes_refused", "Connections closed at once because too many TLS "
+                        + "handshakes were in progress; 0 without --tls-cert", server.tlsHandshakesRefused())
                 .counter("ringkv_server_received_bytes", "Bytes read from client connections", server.bytesRead())
                 .counter("ringkv_server_sent_bytes", "Bytes written to client connections", server.bytesWritten())
                 .counter("ringkv_server_event_loop_busy_seconds", "Time the server's event loops spent working rather "

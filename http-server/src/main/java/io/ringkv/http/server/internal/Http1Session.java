@@ -180,7 +180,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
     }
 
     /**
-     * {@code Upgrade: h2c} (RFC 7540 §3.2): answers 101 and hands the connection to an HTTP/2
+     * {@code Upgrade: h2c} (RFC 7540 §3.2), on a cleartext connection only: answers 101 and hands the connection to an HTTP/2
      * session, in which this request becomes stream 1. Only for a request with no body, with
      * nothing else pending on the connection, and one valid {@code HTTP2-Settings} field listed in
      * {@code Connection}; otherwise the upgrade is ignored and the request served over HTTP/1.1,
@@ -188,7 +188,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
      */
     private boolean upgradeToH2c(RequestHead head) {
         Headers headers = head.headers();
-        if (head.minorVersion() != 1 || head.contentLength() != 0 || sequencer.pendingCount() != 0
+        if (!selector.mayUpgradeToH2c() || head.minorVersion() != 1 || head.contentLength() != 0 || sequencer.pendingCount() != 0
                 || context.draining() || !hasToken(headers.all("upgrade"), "h2c")) {
             return false;
         }

@@ -8,26 +8,46 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Picks a new connection's protocol from its first bytes: the HTTP/2 client preface
+ * Picks a connection's protocol and opens its session once the first bytes arrive. On a
+ * cleartext server ({@link Mode#CLEARTEXT}) the first bytes decide: the HTTP/2 client preface
  * ({@code PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n}, RFC 9113 §3.4, h2c by prior knowledge) selects an
- * {@link Http2Session}; anything else an {@link Http1Session}. From then on every callback goes
- * to the chosen session, until an HTTP/1.1 session accepts {@code Upgrade: h2c} and hands the
- * connection to an HTTP/2 session ({@link #upgrade}); the bytes after the upgrade request go to
- * that session. Until the choice, a connection that sends nothing is closed after the header
- * read timeout.
+ * {@link Http2Session}; anything else an {@link Http1Session}, which may later accept
+ * {@code Upgrade: h2c} and hand the connection to an HTTP/2 session ({@link #upgrade}); the bytes
+ * after the upgrade request go to that session. Over TLS, ALPN has already decided
+ * ({@link Mode#TLS_HTTP_2}, {@link Mode#TLS_HTTP_1_1}) and the bytes are not looked at: a client
+ * that negotiated h2 and sends no preface gets HTTP/2's connection error, and an HTTP/1.1 session
+ * over TLS never upgrades (h2c is cleartext only). Until the first bytes, a connection that sends
+ * nothing is closed after the header read timeout.
  *
  * <p>Threading: confined to the connection's event loop, like every {@link ConnectionHandler}.
  */
 final class ProtocolSelector implements ConnectionHandler {
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
+    /** How the protocol is chosen. */
+    enum Mode {
+        /** Cleartext: the first bytes choose; HTTP/1.1 may upgrade to h2c. */
+        CLEARTEXT,
+        /** TLS, ALPN chose h2. */
+        TLS_HTTP_2,
+        /** TLS, ALPN chose http/1.1 or the client offered no ALPN. */
+        TLS_HTTP_1_1
+    }
+
     private final ServerContext context;
+    private final Mode mode;
     private Connection connection;
     private ConnectionHandler chosen;
     private ScheduledTask silenceTimer;
 
-    ProtocolSelector(ServerContext context) {
+    ProtocolSelector(ServerContext context, Mode mode) {
         this.context = context;
+        this.mode = mode;
+    }
+
+    /** Whether an HTTP/1.1 session on this connection may switch to h2c by {@code Upgrade}. */
+    boolean mayUpgradeToH2c() {
+        return mode == Mode.CLEARTEXT;
     }
 
     @Override
@@ -39,7 +59,11 @@ final class ProtocolSelector implements ConnectionHandler {
     @Override
     public void onRead(Connection from, ByteBuffer input) {
         if (chosen == null) {
-            Boolean h2 = isPreface(input);
+            Boolean h2 = switch (mode) {
+                case CLEARTEXT -> isPreface(input);
+                case TLS_HTTP_2 -> Boolean.TRUE;
+                case TLS_HTTP_1_1 -> Boolean.FALSE;
+            };
             if (h2 == null) {
                 return; // a prefix of the preface so far: wait for more bytes, consume none
             }

@@ -6,6 +6,7 @@ import io.ringkv.http.server.ServerConfig;
 import io.ringkv.net.AcceptHandler;
 import io.ringkv.net.ConnectionHandler;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,6 +39,11 @@ public final class ServerContext implements AcceptHandler {
     private final LongAdder accepted = new LongAdder();
     private final LongAdder refusedConnections = new LongAdder();
     private final LongAdder refusedRequests = new LongAdder();
+    /** Null on a cleartext server. */
+    private final ServerTlsEngines tls;
+    private final AtomicInteger handshakes = new AtomicInteger();
+    private final LongAdder refusedHandshakes = new LongAdder();
+    private final HandshakeFailureLog handshakeFailures = new HandshakeFailureLog();
     /** Set once by {@link #drainAll}; read by every session without waiting for its own drain task. */
     private volatile boolean draining;
 
@@ -51,9 +57,13 @@ public final class ServerContext implements AcceptHandler {
         this.executor = executor;
         this.budget = new InFlightBudget(config.inFlightMax());
         this.bodyMemory = new BodyMemoryBudget(config.bodyMemoryMax());
+        this.tls = config.tls() == null ? null : new ServerTlsEngines(config.tls());
     }
 
-    /** Over the connection limit the connection is refused (closed at once). */
+    /**
+     * Over the connection limit, or on a TLS server over the bound of handshakes in progress, the
+     * connection is refused (closed at once).
+     */
     @Override
     public ConnectionHandler newHandler(InetSocketAddress remote) {
         accepted.increment();
@@ -63,7 +73,50 @@ public final class ServerContext implements AcceptHandler {
             log.debug("refusing {}: {} connections open", remote, config.connectionsMax());
             return null;
         }
-        return new ProtocolSelector(this);
+        if (tls == null) {
+            return new ProtocolSelector(this, ProtocolSelector.Mode.CLEARTEXT);
+        }
+        if (handshakes.incrementAndGet() > tls.handshakesMax()) {
+            handshakes.decrementAndGet();
+            connections.decrementAndGet();
+            refusedHandshakes.increment();
+            log.debug("refusing {}: {} TLS handshakes in progress", remote, tls.handshakesMax());
+            return null;
+        }
+        try {
+            return new TlsHandshakeGuard(this, tls);
+        } catch (RuntimeException e) {
+            handshakes.decrementAndGet();
+            connections.decrementAndGet();
+            throw e;
+        }
+    }
+
+    /** Loop thread: a TLS handshake finished, or failed ({@code failure} not null); its slot is free. */
+    void handshakeEnded(InetSocketAddress remote, Throwable failure) {
+        handshakes.decrementAndGet();
+        if (failure != null) {
+            handshakeFailures.failed(remote, failure, System.nanoTime());
+        }
+    }
+
+    Duration tlsHandshakeTimeout() {
+        return tls.handshakeTimeout();
+    }
+
+    /** TLS handshakes in progress now. */
+    public int handshakesInProgress() {
+        return handshakes.get();
+    }
+
+    /** TLS handshakes that failed since start: timed out, broken off, or refused by either side. */
+    public long handshakesFailed() {
+        return handshakeFailures.failures();
+    }
+
+    /** Connections closed at once because {@link io.ringkv.http.server.ServerTls#handshakesMax()} handshakes were in progress. */
+    public long handshakesRefused() {
+        return refusedHandshakes.sum();
     }
 
     ServerConfig config() {
