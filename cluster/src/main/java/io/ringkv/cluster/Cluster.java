@@ -2,7 +2,12 @@ package io.ringkv.cluster;
 
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.StorageEngine;
+import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +46,7 @@ public final class Cluster implements AutoCloseable {
     private final ClockSkew clockSkew;
     private final PeerHealth peerHealth;
     private final PeerProbe peerProbe;
+    private final KeyReplicas keyReplicas;
 
     /** How often a peer no request went to is probed. */
     static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
@@ -70,6 +76,7 @@ public final class Cluster implements AutoCloseable {
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff, clockSkew, calls);
+        this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), Coordinator.replicasFor(topology, local, client));
         this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis);
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::olderThanGrace);
         this.internalHandler = topology.size() > 1
@@ -128,6 +135,34 @@ public final class Cluster implements AutoCloseable {
 
     public ClusterRange range() {
         return range;
+    }
+
+    /** Each node's copy of a key, read without repairing anything (for an operator's lookup). */
+    public KeyReplicas keyReplicas() {
+        return keyReplicas;
+    }
+
+    /**
+     * GETs {@code path} from a node's public plane (its {@code /v0/status}, {@code /metrics}) over
+     * the inter-node client, unsigned: what any client of that node may read, so internal paths
+     * are refused here. Completes exceptionally when the node refuses, or does not answer within
+     * {@code timeout}; the body is read whole, so ask only for small answers.
+     *
+     * @param path starts with {@code /}, may carry a query
+     */
+    public CompletableFuture<HttpResponse<byte[]>> getPublic(ClusterNode node, String path, Duration timeout) {
+        if (!path.startsWith("/") || path.startsWith(InternalProtocol.PREFIX)) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("not a public path: " + path));
+        }
+        if (!topology.all().contains(node)) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("not a node of this cluster: " + node.id()));
+        }
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(node.id() + path)).timeout(timeout).GET().build();
+            return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (RuntimeException e) { // a malformed path, a client already closed
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Hinted handoff: hints waiting per target, and what was stored, replayed and dropped. */

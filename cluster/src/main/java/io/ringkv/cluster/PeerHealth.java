@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -39,8 +40,19 @@ public final class PeerHealth implements ReplicaCallListener {
     public record PeerStatus(String id, State state, long sinceMillis, String lastFailure) {
     }
 
+    /**
+     * Told of every change of a peer's state (the node's dashboard lists them). Called under the
+     * peer's lock, on the thread whose call or probe caused the change: must be fast, must not block.
+     */
+    @FunctionalInterface
+    public interface StateListener {
+        /** @param why the failure that made the peer down, or null when it came up */
+        void onStateChange(ClusterNode peer, State from, State to, String why);
+    }
+
     private final Map<ClusterNode, Peer> peers = new LinkedHashMap<>();
     private final LongSupplier wallMillis;
+    private final List<StateListener> listeners = new CopyOnWriteArrayList<>();
 
     /**
      * @param others     the peers (never this node)
@@ -63,6 +75,11 @@ public final class PeerHealth implements ReplicaCallListener {
         }
     }
 
+    /** From now on, {@code listener} is told of every change of state (changes before are not replayed). */
+    public void addListener(StateListener listener) {
+        listeners.add(listener);
+    }
+
     /** The peer answered (a call or a probe that says it serves). */
     public void answered(ClusterNode node) {
         Peer peer = peers.get(node);
@@ -74,7 +91,7 @@ public final class PeerHealth implements ReplicaCallListener {
             peer.failuresInRow.set(0);
         }
         if (peer.state != State.UP) {
-            peer.change(State.UP, null, wallMillis.getAsLong());
+            peer.change(State.UP, null, wallMillis.getAsLong(), listeners);
         }
     }
 
@@ -87,7 +104,7 @@ public final class PeerHealth implements ReplicaCallListener {
         peer.lastOutcomeNanos.lazySet(System.nanoTime());
         peer.lastFailure = why;
         if (peer.failuresInRow.incrementAndGet() >= FAILURES_TO_DOWN && peer.state != State.DOWN) {
-            peer.change(State.DOWN, why, wallMillis.getAsLong());
+            peer.change(State.DOWN, why, wallMillis.getAsLong(), listeners);
         }
     }
 
@@ -122,7 +139,7 @@ public final class PeerHealth implements ReplicaCallListener {
             this.sinceMillis = startMillis;
         }
 
-        synchronized void change(State to, String why, long nowMillis) {
+        synchronized void change(State to, String why, long nowMillis, List<StateListener> listeners) {
             if (state == to || (to == State.DOWN && failuresInRow.get() < FAILURES_TO_DOWN)) {
                 return; // another thread got here first, or an answer came in between
             }
@@ -135,6 +152,13 @@ public final class PeerHealth implements ReplicaCallListener {
             } else {
                 LOG.info("peer {} is down ({} failed calls in a row, last: {}){}", node.id(), failuresInRow.get(), why,
                         from == State.UP ? " after " + forMillis + " ms up" : "");
+            }
+            for (StateListener listener : listeners) {
+                try {
+                    listener.onStateChange(node, from, to, why);
+                } catch (RuntimeException e) { // a listener's bug must not fail the replica call that got here
+                    LOG.warn("peer state listener failed", e);
+                }
             }
         }
     }

@@ -62,6 +62,55 @@ class ClusterTest {
     }
 
     @Test
+    void keyReplicasShowWhatEachNodeHoldsInReplicaOrderWithoutRepairing() throws Exception {
+        startNodes(TestAuth.SECRET);
+        byte[] key = utf8("looked-at");
+        List<ClusterNode> order = new RendezvousPlacement(clusters.get(0).topology()).order(key);
+        // Only the primary gets the value (1/1); the others hold nothing.
+        await(clusters.get(0).coordinator().put(key, utf8("v1"), ReplicationParams.parse("1/1", NODES)));
+        List<KeyReplicas.Copy> copies = await(clusters.get(0).keyReplicas().read(key));
+        assertThat(copies.stream().map(KeyReplicas.Copy::node).toList(), equalTo(order));
+        assertThat(copies.stream().map(KeyReplicas.Copy::rank).toList(), contains(1, 2, 3));
+        assertThat(copies.get(0).record().orElseThrow().value(), equalTo(utf8("v1")));
+        assertThat(copies.get(1).record().isPresent(), is(false));
+        assertThat(copies.get(2).record().isPresent(), is(false));
+        // Looking again changed nothing: a coordinated GET would have repaired the other two.
+        assertThat(await(clusters.get(1).keyReplicas().read(key)).get(1).record().isPresent(), is(false));
+
+        await(clusters.get(2).coordinator().delete(key, ReplicationParams.parse("3/3", NODES)));
+        List<KeyReplicas.Copy> deleted = await(clusters.get(1).keyReplicas().read(key));
+        long timestamp = deleted.get(0).record().orElseThrow().timestamp();
+        for (KeyReplicas.Copy copy : deleted) {
+            assertThat(copy.node() + " holds the tombstone", copy.record().orElseThrow().tombstone(), is(true));
+            assertThat(copy.record().orElseThrow().timestamp(), is(timestamp));
+        }
+
+        int stopped = clusters.get(0).topology().all().indexOf(order.get(2));
+        int asking = (stopped + 1) % NODES;
+        servers.get(stopped).close();
+        List<KeyReplicas.Copy> oneDown = await(clusters.get(asking).keyReplicas().read(key));
+        assertThat(oneDown.get(2).failed(), is(true));
+        assertThat(oneDown.get(2).failure(), org.hamcrest.Matchers.containsString("Exception"));
+        assertThat(oneDown.get(0).failed() || oneDown.get(1).failed(), is(false));
+    }
+
+    @Test
+    void publicGetsReachPeersButNeverTheInternalPlane() throws Exception {
+        startNodes(TestAuth.SECRET);
+        ClusterNode peer = clusters.get(0).topology().others().get(0);
+        // The harness serves only the internal handler: any answer at all proves the request went out.
+        int status = await(clusters.get(0).getPublic(peer, "/v0/status", java.time.Duration.ofSeconds(2))).statusCode();
+        assertThat(status >= 400, is(true));
+        java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> await(clusters.get(0).getPublic(peer, InternalProtocol.RECORD_PATH + "?key=AA", java.time.Duration.ofSeconds(2))));
+        assertThat(refused.getCause(), instanceOf(IllegalArgumentException.class));
+        org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> await(clusters.get(0).getPublic(ClusterNode.parse("http://127.0.0.1:9"), "/v0/status",
+                        java.time.Duration.ofSeconds(2))));
+    }
+
+    @Test
     void replicaCallsShareOneH2cConnectionPerPeerByDefault() throws Exception {
         startNodes(TestAuth.SECRET, InterNodeTransport.defaults());
         List<CompletableFuture<WriteOutcome>> writes = new ArrayList<>();

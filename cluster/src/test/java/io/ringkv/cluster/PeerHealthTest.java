@@ -49,6 +49,29 @@ class PeerHealthTest {
     }
 
     @Test
+    void listenersHearEveryChangeOfStateAndNothingElse() {
+        List<String> changes = new java.util.ArrayList<>();
+        health.addListener((node, from, to, why) -> changes.add(node.id() + " " + from + "->" + to + " " + why));
+        health.answered(peer);
+        health.answered(peer);
+        health.failed(peer, "timeout");
+        health.failed(peer, "refused");
+        health.failed(peer, "refused");
+        health.answered(peer);
+        assertThat(changes, is(List.of(peer.id() + " UNKNOWN->UP null", peer.id() + " UP->DOWN refused",
+                peer.id() + " DOWN->UP null")));
+    }
+
+    @Test
+    void aFailingListenerDoesNotFailTheCallThatChangedTheState() {
+        health.addListener((node, from, to, why) -> {
+            throw new IllegalStateException("listener bug");
+        });
+        health.answered(peer);
+        assertThat(state(), is(PeerHealth.State.UP));
+    }
+
+    @Test
     void aPeerNotHeardFromIsQuietAndOneJustHeardIsNot() {
         assertThat(health.quietFor(peer, 1_000_000_000L), is(true));
         health.answered(peer);

@@ -1,13 +1,15 @@
 package io.ringkv.node;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The little JSON the node writes and its commands read back: string literals with their escapes,
- * and reading one top-level string or number field out of a flat object we wrote ourselves
- * ({@code /v0/status}). Not a general parser: it finds the first field of that name.
+ * and reading one top-level string, number or string-array field out of a flat object we wrote
+ * ourselves ({@code /v0/status}). Not a general parser: it finds the first field of that name.
  */
 public final class JsonText {
     private JsonText() {
@@ -45,6 +47,25 @@ public final class JsonText {
         return m.find() ? Optional.of(unescape(m.group(1))) : Optional.empty();
     }
 
+    /**
+     * The strings of the first field {@code name} that holds an array of strings, unescaped; empty
+     * when there is no such field (an array of anything else counts as absent).
+     */
+    public static Optional<List<String>> stringArrayField(String json, String name) {
+        String string = "\"(?:[^\"\\\\]|\\\\.)*\"";
+        Matcher array = Pattern.compile("\"" + Pattern.quote(name) + "\"\\s*:\\s*\\[\\s*((?:" + string
+                + "\\s*,?\\s*)*)]").matcher(json);
+        if (!array.find()) {
+            return Optional.empty();
+        }
+        List<String> values = new ArrayList<>();
+        Matcher item = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(array.group(1));
+        while (item.find()) {
+            values.add(unescape(item.group(1)));
+        }
+        return Optional.of(values);
+    }
+
     /** The value of the first number field {@code name}; empty when absent or not a number. */
     public static Optional<Double> numberField(String json, String name) {
         Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\"\\s*:\\s*(-?[0-9][0-9.eE+-]*)").matcher(json);
@@ -58,7 +79,12 @@ public final class JsonText {
         }
     }
 
-    private static String unescape(String s) {
+    /**
+     * The text a JSON string literal stands for, given what is between its quotes.
+     *
+     * @throws NumberFormatException for a backslash-u escape not followed by four hex digits
+     */
+    public static String unescape(String s) {
         StringBuilder out = new StringBuilder(s.length());
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

@@ -3,7 +3,9 @@ package io.ringkv.node;
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.CoordinatorSettings;
+import io.ringkv.cluster.ReplicaCallListener;
 import io.ringkv.http.h1.H1Limits;
+import io.ringkv.http.server.ExchangeListener;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.HttpServer;
 import io.ringkv.http.server.ServerConfig;
@@ -15,6 +17,7 @@ import io.ringkv.store.StoreConfig;
 import io.ringkv.store.StoreException;
 import java.io.IOException;
 import java.net.BindException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -43,17 +46,19 @@ public final class Node implements AutoCloseable {
     private final StorageEngine engine;
     private final Cluster cluster;
     private final ExecutorService coordination;
+    private final ExecutorService dashboardWork;
     private final HttpServer server;
     private final NodeLifecycle lifecycle;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Node(NodeConfig config, StorageEngine engine, Cluster cluster, ExecutorService coordination, HttpServer server,
-                 NodeLifecycle lifecycle) {
+    private Node(NodeConfig config, StorageEngine engine, Cluster cluster, ExecutorService coordination,
+                 ExecutorService dashboardWork, HttpServer server, NodeLifecycle lifecycle) {
         this.lifecycle = lifecycle;
         this.config = config;
         this.engine = engine;
         this.cluster = cluster;
         this.coordination = coordination;
+        this.dashboardWork = dashboardWork;
         this.server = server;
     }
 
@@ -69,13 +74,15 @@ public final class Node implements AutoCloseable {
     public static Node start(NodeConfig config, Duration warmUp) throws NodeStartException {
         NodeLifecycle lifecycle = new NodeLifecycle();
         NodeMetrics metrics = new NodeMetrics();
+        RecentEvents events = new RecentEvents(System::currentTimeMillis);
+        Dashboard dashboard = new Dashboard(DashboardAssets.load());
         StorageEngine engine = openStore(config);
         metrics.watch(engine);
         StatusEndpoint status = new StatusEndpoint(lifecycle);
-        NodeRouter handler = new NodeRouter(status, new MetricsEndpoint(metrics));
+        NodeRouter handler = new NodeRouter(status, new MetricsEndpoint(metrics), dashboard);
         HttpServer server;
         try {
-            server = startServer(config, handler, metrics);
+            server = startServer(config, handler, both(metrics.requestListener(), events.serverErrors()));
         } catch (NodeStartException e) {
             engine.close();
             throw e;
@@ -83,25 +90,63 @@ public final class Node implements AutoCloseable {
         metrics.watch(server);
         WarmUp.run(warmUp);
         ExecutorService coordination = coordinationExecutor();
+        ExecutorService dashboardWork = dashboardExecutor();
         try {
             String self = config.scheme() + "://" + config.host() + ":" + server.port();
             status.nodeUrl(self);
             ClusterSettings settings = clusterSettings(config, self);
             Cluster cluster = Cluster.start(settings, engine, clockFor(config, settings, engine), coordination,
-                    metrics.replicaCallListener());
+                    ReplicaCallListener.both(metrics.replicaCallListener(), events.replicaCallFailures()));
             metrics.watch(cluster);
+            cluster.peerHealth().addListener(events.peerChanges());
             status.cluster(cluster);
+            dashboard.ready(dashboardApi(cluster, lifecycle, status, metrics, events, dashboardWork));
             handler.ready(new PublicApi(new ClusterEntityService(cluster, engine, config.rangeStreamsMax()), cluster.internalHandler()));
             lifecycle.serving();
-            log.info("node {} serving (version {}, {} node(s) in the cluster, data {}, started in {} ms)", self, VERSION,
-                    cluster.topology().size(), config.dataDir().toAbsolutePath(), lifecycle.uptimeMillis());
-            return new Node(config, engine, cluster, coordination, server, lifecycle);
+            log.info("node {} serving (version {}, {} node(s) in the cluster, data {}, started in {} ms); dashboard at {}{}/",
+                    self, VERSION, cluster.topology().size(), config.dataDir().toAbsolutePath(), lifecycle.uptimeMillis(),
+                    self, Dashboard.ROOT);
+            return new Node(config, engine, cluster, coordination, dashboardWork, server, lifecycle);
         } catch (RuntimeException | StoreException e) {
             server.close();
             coordination.shutdownNow();
+            dashboardWork.shutdownNow();
             engine.close();
             throw new NodeStartException("cannot join the cluster: " + e.getMessage(), e);
         }
+    }
+
+    /** The dashboard's data: this node read in process, its peers over the inter-node client. */
+    private static DashboardApi dashboardApi(Cluster cluster, NodeLifecycle lifecycle, StatusEndpoint status,
+                                             NodeMetrics metrics, RecentEvents events, ExecutorService work) {
+        String self = cluster.topology().self().id();
+        NodeReader reader = new NodeReader(cluster, () -> {
+            NodeLifecycle.Phase phase = lifecycle.phase();
+            return new NodeSample(self, phase == NodeLifecycle.Phase.SERVING ? 200 : 503, status.json(phase),
+                    PrometheusText.parse(new String(metrics.scrape(), StandardCharsets.UTF_8)), System.nanoTime());
+        }, events, work);
+        return new DashboardApi(cluster, new ClusterOverview(cluster, reader, work, System::currentTimeMillis), events);
+    }
+
+    /** Both listeners, in order; allocates nothing per call. */
+    private static ExchangeListener both(ExchangeListener first, ExchangeListener second) {
+        return (request, status, elapsedNanos) -> {
+            first.onResponse(request, status, elapsedNanos);
+            second.onResponse(request, status, elapsedNanos);
+        };
+    }
+
+    /**
+     * Parses peers' metrics and builds the dashboard's snapshots: work that exists only while a
+     * dashboard is open (its thread starts with the first), kept off the inter-node client's network
+     * thread and the coordination threads, whose delays would be the replicated path's.
+     */
+    private static ExecutorService dashboardExecutor() {
+        return Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "ringkv-dashboard");
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /**
@@ -145,7 +190,7 @@ public final class Node implements AutoCloseable {
         }
     }
 
-    private static HttpServer startServer(NodeConfig config, HttpHandler api, NodeMetrics metrics) throws NodeStartException {
+    private static HttpServer startServer(NodeConfig config, HttpHandler api, ExchangeListener listener) throws NodeStartException {
         H1Limits defaults = H1Limits.defaults();
         H1Limits limits = new H1Limits(defaults.requestLineBytesMax(), defaults.headerBlockBytesMax(),
                 defaults.headerCountMax(), config.maxBodyBytes());
@@ -160,7 +205,7 @@ public final class Node implements AutoCloseable {
                 .tls(config.tls())
                 .build();
         try {
-            return HttpServer.start(serverConfig, api, Node::exitOnLoopFailure, metrics.requestListener());
+            return HttpServer.start(serverConfig, api, Node::exitOnLoopFailure, listener);
         } catch (BindException e) {
             throw new NodeStartException("cannot listen on " + config.host() + ":" + config.port()
                     + " (" + e.getMessage() + "): is another process using the port?", e);
@@ -206,6 +251,7 @@ public final class Node implements AutoCloseable {
         } finally {
             cluster.close();
             coordination.shutdownNow();
+            dashboardWork.shutdownNow();
             engine.close();
         }
         log.info("node {} stopped", url());

@@ -8,7 +8,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * The server's handler for the node's whole life. {@code /v0/status} and {@code /metrics} answer
- * from the moment the port is bound (the status says 503 until the node serves); everything else
+ * from the moment the port is bound (the status says 503 until the node serves), and so does the
+ * dashboard under {@code /ui} (its files at once, its data once the node serves); everything else
  * gets {@code 503} until {@link #ready}, because the port is bound first (so a port-0 node learns
  * its own URL, and a taken port fails before anything else is opened), then goes to the API.
  *
@@ -17,11 +18,13 @@ import java.util.concurrent.CompletionStage;
 final class NodeRouter implements HttpHandler {
     private final HttpHandler status;
     private final HttpHandler metrics;
+    private final HttpHandler dashboard;
     private volatile HttpHandler api;
 
-    NodeRouter(HttpHandler status, HttpHandler metrics) {
+    NodeRouter(HttpHandler status, HttpHandler metrics, HttpHandler dashboard) {
         this.status = status;
         this.metrics = metrics;
+        this.dashboard = dashboard;
     }
 
     void ready(HttpHandler handler) {
@@ -38,6 +41,9 @@ final class NodeRouter implements HttpHandler {
                 return metrics.handle(request);
             }
             default -> {
+                if (Dashboard.serves(request.path())) {
+                    return dashboard.handle(request);
+                }
                 HttpHandler current = api;
                 if (current == null) {
                     return CompletableFuture.completedFuture(Response.text(503, "starting").withHeader("Retry-After", "1"));

@@ -4,17 +4,17 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
  * The table {@code ringkv status} prints: one row per node from two {@link NodeSample}s of it,
- * the request rate and p99 of the data operations between them.
+ * the request rate and p99 of the data operations between them ({@link RequestRates}).
  *
  * <p>Threading: confined to the command's thread.
  */
 final class StatusTable {
 
-    private static final Set<String> DATA_OPERATIONS = Set.of("get", "put", "delete", "range");
     private static final String[] HEADER = {"NODE", "STATE", "SEEN BY NODE", "UPTIME", "REQ/S", "P99", "DISK"};
 
     private final List<String[]> rows = new ArrayList<>();
@@ -23,11 +23,10 @@ final class StatusTable {
         String rate = "-";
         String p99 = "-";
         String disk = "-";
-        if (now.metrics() != null && before.metrics() != null && now.atNanos() > before.atNanos()) {
-            double seconds = (now.atNanos() - before.atNanos()) / 1e9;
-            double requests = dataRequests(now.metrics()) - dataRequests(before.metrics());
-            rate = String.format(Locale.ROOT, "%.1f", Math.max(0, requests) / seconds);
-            p99 = p99(now.metrics(), before.metrics());
+        Optional<RequestRates> between = RequestRates.between(before, now);
+        if (between.isPresent()) {
+            rate = String.format(Locale.ROOT, "%.1f", between.get().perSecond());
+            p99 = p99(between.get());
         }
         if (now.metrics() != null && now.metrics().has("ringkv_storage_disk_bytes")) {
             disk = bytes((long) now.metrics().sum("ringkv_storage_disk_bytes", s -> true));
@@ -56,36 +55,17 @@ final class StatusTable {
         }
     }
 
-    private static double dataRequests(PrometheusText metrics) {
-        return metrics.sum("ringkv_requests_total", s -> DATA_OPERATIONS.contains(s.label("operation")));
-    }
-
     /** The upper bound of the bucket holding the 99th percentile of the requests between the samples. */
-    private static String p99(PrometheusText now, PrometheusText before) {
-        java.util.TreeMap<Double, Double> counts = new java.util.TreeMap<>();
-        add(counts, now, 1);
-        add(counts, before, -1);
-        double total = counts.isEmpty() ? 0 : counts.lastEntry().getValue();
-        if (total <= 0) {
+    private static String p99(RequestRates rates) {
+        OptionalDouble le = rates.bucketOf(0.99);
+        if (le.isEmpty()) {
             return "-";
         }
-        for (var bucket : counts.entrySet()) {
-            if (bucket.getValue() >= 0.99 * total) {
-                double le = bucket.getKey();
-                return Double.isInfinite(le) ? ">" + millis(counts.lowerKey(le)) : "<=" + millis(le);
-            }
+        if (Double.isInfinite(le.getAsDouble())) {
+            OptionalDouble below = rates.boundBelow(le.getAsDouble());
+            return ">" + millis(below.isPresent() ? below.getAsDouble() : null);
         }
-        return "-";
-    }
-
-    private static void add(java.util.TreeMap<Double, Double> counts, PrometheusText metrics, int sign) {
-        for (PrometheusText.Sample sample : metrics.samples()) {
-            if (sample.name().equals("ringkv_request_duration_seconds_bucket")
-                    && DATA_OPERATIONS.contains(sample.label("operation"))) {
-                double le = sample.label("le").equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(sample.label("le"));
-                counts.merge(le, sign * sample.value(), Double::sum);
-            }
-        }
+        return "<=" + millis(le.getAsDouble());
     }
 
     private static String millis(Double seconds) {

@@ -15,7 +15,7 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * {@code ringkv up}: a local cluster of separate node processes, for trying ringkv out and for
- * benchmarks. Prints the URLs and ready-to-paste curl commands, streams every node's log with a
+ * benchmarks. Prints the URLs, the dashboard's and ready-to-paste curl commands, streams every node's log with a
  * {@code [node-i]} prefix, and stops all nodes (SIGTERM, then SIGKILL after a deadline) on Ctrl-C.
  *
  * <p>This is a terminal program, so it writes to stdout directly.
@@ -88,6 +88,9 @@ final class UpCommand implements Callable<Integer> {
         for (int i = 0; i < urls.size(); i++) {
             lines.add("  node-" + (i + 1) + "  " + urls.get(i));
         }
+        lines.add("");
+        lines.add("Dashboard (every node serves it; open it, kill a node, watch it go red):");
+        lines.add("  " + first + Dashboard.ROOT + "/");
         lines.add("");
         lines.add("Try:");
         lines.add("  curl -i " + cacert + "-X PUT --data-binary 'hello' '" + first + "/v0/entity?id=k1'");

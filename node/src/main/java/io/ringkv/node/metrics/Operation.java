@@ -7,12 +7,14 @@ import io.ringkv.http.server.Request;
  * small set, so every label combination can be resolved once.
  */
 enum Operation {
-    GET, PUT, DELETE, RANGE, STATUS, METRICS, INTERNAL, OTHER;
+    GET, PUT, DELETE, RANGE, STATUS, METRICS, INTERNAL, UI, OTHER;
 
     /** The label value. */
     final String label = name().toLowerCase(java.util.Locale.ROOT);
 
     private static final String INTERNAL_PREFIX = "/internal/";
+    /** The dashboard's page and data (the node module's {@code Dashboard}). */
+    private static final String UI_ROOT = "/ui";
 
     static Operation of(Request request) {
         String path = request.path();
@@ -35,7 +37,11 @@ enum Operation {
                 return METRICS;
             }
             default -> {
-                return path.startsWith(INTERNAL_PREFIX) ? INTERNAL : OTHER;
+                if (path.startsWith(INTERNAL_PREFIX)) {
+                    return INTERNAL;
+                }
+                return path.startsWith(UI_ROOT) && (path.length() == UI_ROOT.length() || path.charAt(UI_ROOT.length()) == '/')
+                        ? UI : OTHER;
             }
         }
     }
