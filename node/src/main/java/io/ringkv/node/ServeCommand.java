@@ -167,9 +167,9 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     LogSetup.Format logFormat;
 
-    @Option(names = "--warm-up", defaultValue = "PT10S", paramLabel = "DURATION",
-            description = "Before serving, run a scratch 3-node cluster in this JVM under load until the JIT has "
-                    + "compiled what it runs, for at most this long, so the first requests find compiled code; "
+    @Option(names = "--warm-up", defaultValue = "PT30S", paramLabel = "DURATION",
+            description = "Before serving, run a scratch 3-node cluster in this JVM under load until it answered "
+                    + "20,000 requests and the JIT has compiled what they run, for at most this long, so the first requests find compiled code; "
                     + "/v0/status says starting meanwhile. PT0S starts cold (default: ${DEFAULT-VALUE}).")
     Duration warmUp;
 
