@@ -97,6 +97,24 @@ def h2load(uris_file, seconds, connections, streams, load_cpus):
             "status_5xx": int(codes.group(4))}
 
 
+def summarise(runs, duration):
+    stats = {s: interval([r["rps"] for r in runs if r["scenario"] == s]) for s in SCENARIOS}
+    lines = ["%-11s %24s %10s" % ("scenario", "req/s (95% CI)", "non-2xx %")]
+    for s in SCENARIOS:
+        rs = [r for r in runs if r["scenario"] == s]
+        # wrk counts non-2xx answers as status errors; h2load counts 4xx and 5xx answers as
+        # "failed" too, so only its status classes and transport errors are added up.
+        bad = sum(r.get("non_2xx", 0) + r.get("status_4xx", 0) + r.get("status_5xx", 0) + r.get("errored", 0)
+                  for r in rs)
+        total = sum(r.get("done", r["rps"] * duration) for r in rs)
+        lines.append("%-11s %12.0f ± %-8.0f %10.1f" % (s, stats[s][0], stats[s][1], 100.0 * bad / max(total, 1)))
+    lines.append("")
+    lines.append("get-h2c / get-h1: %.2fx (target >= 1)" % (stats["get-h2c"][0] / stats["get-h1"][0]))
+    lines.append("status-h2c / nginx-h2c: %.2fx (target >= 0.7)" % (stats["status-h2c"][0] / stats["nginx-h2c"][0]))
+    lines.append("(the GETs' non-2xx are the misses, 404, about 20 % by design; anything else is a failure)")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
@@ -107,7 +125,18 @@ def main():
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
     ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
+    ap.add_argument("--summarise", metavar="JSON", help="only rewrite the .txt beside an earlier results file")
     args = ap.parse_args()
+    if args.summarise:
+        with open(args.summarise) as f:
+            doc = json.load(f)
+        meta = doc["meta"]
+        text = "# %s\n# %s\n\n%s\n" % (meta["command"], json.dumps(meta),
+                                        "\n".join(summarise(doc["runs"], meta["duration_s"])))
+        with open(args.summarise[:-len(".json")] + ".txt", "w") as f:
+            f.write(text)
+        print(text)
+        return
     for tool in ("wrk", "h2load", "curl", "taskset"):
         if subprocess.run(["bash", "-c", "command -v " + tool], capture_output=True).returncode != 0:
             raise SystemExit("%s is not installed (Debian: wrk, nghttp2-client, curl, util-linux)" % tool)
@@ -166,17 +195,7 @@ def main():
             "load_cpus": args.load_cpus, "node_args": args.node_args, "h2load": "8 connections x 8 streams",
             "wrk": "64 connections", "loadavg_at_end": loadavg,
             "command": " ".join(["./ringkv", "bench", "--h2"] + sys.argv[1:])}
-    stats = {s: interval([r["rps"] for r in runs if r["scenario"] == s]) for s in SCENARIOS}
-    lines = ["%-11s %24s %10s" % ("scenario", "req/s (95% CI)", "non-2xx %")]
-    for s in SCENARIOS:
-        rs = [r for r in runs if r["scenario"] == s]
-        bad = sum(r.get("non_2xx", 0) + r.get("status_4xx", 0) + r.get("status_5xx", 0) + r.get("failed", 0) for r in rs)
-        total = sum(r.get("done", r["rps"] * args.duration) for r in rs)
-        lines.append("%-11s %12.0f ± %-8.0f %10.1f" % (s, stats[s][0], stats[s][1], 100.0 * bad / max(total, 1)))
-    lines.append("")
-    lines.append("get-h2c / get-h1: %.2fx (target >= 1)" % (stats["get-h2c"][0] / stats["get-h1"][0]))
-    lines.append("status-h2c / nginx-h2c: %.2fx (target >= 0.7)" % (stats["status-h2c"][0] / stats["nginx-h2c"][0]))
-    lines.append("(the GETs' non-2xx are the misses, 404, about 20 % by design; anything else is a failure)")
+    lines = summarise(runs, args.duration)
     os.makedirs(args.out_dir, exist_ok=True)
     base = os.path.join(args.out_dir, "h2-compare-" + run_id)
     with open(base + ".json", "w") as f:
