@@ -20,10 +20,10 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime, timezone
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH_DIR)
+import results_file  # noqa: E402
 import replicated_path as rp  # noqa: E402  (the cluster, prefill and interval helpers)
 
 ROOT = rp.ROOT
@@ -93,10 +93,7 @@ def main():
     args = ap.parse_args()
     if not os.path.exists(VEGETA):
         raise SystemExit("vegeta is missing at %s: run ./ringkv bench --quick once to install it" % VEGETA)
-    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True).stdout.strip())
-    run_id = "%s-%s%s" % (datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"), rev, "-dirty" if dirty else "")
+    run_id, rev, dirty = results_file.run_id()
     tmp = subprocess.run(["mktemp", "-d", "/tmp/ringkv-ae-impact.XXXXXX"], capture_output=True, text=True).stdout.strip()
     cluster = rp.Cluster("3n", 3, [], tmp, args.server_cpus)
     try:
@@ -126,8 +123,7 @@ def main():
         meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
                 "rate": args.rate, "keys": args.keys, "server_cpus": args.server_cpus, "load_cpus": args.load_cpus,
                 "command": " ".join(["./ringkv", "bench", "--anti-entropy-impact"] + sys.argv[1:])}
-        text = "\n".join([
-            "# " + meta["command"], "# " + json.dumps(meta), "",
+        summary = "\n".join([
             "GET at %d/s against node 1 of 3, %d keys; anti-entropy rounds back to back in the busy phases" % (args.rate, args.keys),
             "p99 idle: %.2f ± %.2f ms" % (mean_i, ci_i),
             "p99 busy: %.2f ± %.2f ms" % (mean_b, ci_b),
@@ -136,14 +132,8 @@ def main():
             "non-200 answers: idle %d, busy %d" % (sum(p["non_200"] for p in phases if p["phase"] == "idle"),
                                                    sum(p["non_200"] for p in phases if p["phase"] == "busy")),
             "repair rounds completed while busy: %s" % ", ".join(str(p["repair_rounds"]) for p in phases if p["phase"] == "busy"),
-        ]) + "\n"
-        os.makedirs(args.out_dir, exist_ok=True)
-        base = os.path.join(args.out_dir, "anti-entropy-impact-" + run_id)
-        with open(base + ".json", "w") as f:
-            json.dump({"meta": meta, "phases": phases}, f, indent=1)
-        with open(base + ".txt", "w") as f:
-            f.write(text)
-        print(text)
+        ])
+        base = results_file.write(args.out_dir, "anti-entropy-impact", meta, {"meta": meta, "phases": phases}, summary)
         rp.log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
     finally:
         cluster.stop()

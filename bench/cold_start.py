@@ -23,16 +23,15 @@ are summarised per second; the raw vegeta output is not kept) and a .txt beside 
 `./ringkv bench --cold-start [options]` (the launcher builds, trains the cache and sets JAVA_HOME).
 """
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 
 from replicated_path import Cluster, interval, ROOT, BENCH_DIR
+import results_file
 from vegeta import attack, ensure_vegeta, percentile, write_targets
 
 # name: (environment, serve flags)
@@ -82,10 +81,7 @@ def main():
     if not os.path.exists(aot_file):
         raise SystemExit("no AOT cache at %s: run ./ringkv build first" % aot_file)
     vegeta = ensure_vegeta()
-    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True).stdout.strip())
-    run_id = "%s-%s%s" % (datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"), rev or "unknown", "-dirty" if dirty else "")
+    run_id, rev, dirty = results_file.run_id()
     runs = []
     with tempfile.TemporaryDirectory(prefix="ringkv-cold-start.") as tmp:
         body = os.path.join(tmp, "value")
@@ -112,11 +108,9 @@ def main():
                     "(first second: p99 %.1f ms, %d x 503)" % (rnd, c, ready_s, o["requests"], o["status_503"],
                                                              o["other_non_2xx"], o["p99_ms"], first["p99_ms"],
                                                              first["status_503"]))
-    with open("/proc/loadavg") as f:
-        loadavg = f.read().split()[:3]
     meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "rate": args.rate,
             "duration_s": args.duration, "nodes": 3, "value_bytes": 100, "server_cpus": args.server_cpus,
-            "load_cpus": args.load_cpus, "node_args": args.node_args, "configs": CONFIGS, "loadavg_at_end": loadavg,
+            "load_cpus": args.load_cpus, "node_args": args.node_args, "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--cold-start"] + sys.argv[1:])}
     lines = ["%-10s %18s %20s %20s %20s %12s" % ("config", "ready s (95% CI)", "503 % (95% CI)", "p99 ms (95% CI)",
                                                   "1st s p99 ms (CI)", "other non-2xx")]
@@ -129,14 +123,7 @@ def main():
         lines.append("%-10s %8.1f ± %-8.1f %9.2f ± %-8.2f %9.1f ± %-8.1f %9.1f ± %-8.1f %12d" % (
             c, ready[0], ready[1], shed[0], shed[1], p99[0], p99[1], p99_first[0], p99_first[1],
             sum(r["overall"]["other_non_2xx"] for r in rs)))
-    os.makedirs(args.out_dir, exist_ok=True)
-    base = os.path.join(args.out_dir, "cold-start-" + run_id)
-    with open(base + ".json", "w") as f:
-        json.dump({"meta": meta, "runs": runs}, f, indent=1)
-    text = "# %s\n# %s\n\n%s\n" % (meta["command"], json.dumps(meta), "\n".join(lines))
-    with open(base + ".txt", "w") as f:
-        f.write(text)
-    print(text)
+    base = results_file.write(args.out_dir, "cold-start", meta, {"meta": meta, "runs": runs}, "\n".join(lines))
     log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
 
 

@@ -24,8 +24,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-from datetime import datetime, timezone
 
+import results_file
 from replicated_path import Cluster, ROOT, BENCH_DIR, free_ports, interval, prefill, wrk
 
 SCENARIOS = ["get-h1", "get-h2c", "status-h2c", "nginx-h2c"]
@@ -131,8 +131,7 @@ def main():
         with open(args.summarise) as f:
             doc = json.load(f)
         meta = doc["meta"]
-        text = "# %s\n# %s\n\n%s\n" % (meta["command"], json.dumps(meta),
-                                        "\n".join(summarise(doc["runs"], meta["duration_s"])))
+        text = results_file.summary_text(meta, "\n".join(summarise(doc["runs"], meta["duration_s"])))
         with open(args.summarise[:-len(".json")] + ".txt", "w") as f:
             f.write(text)
         print(text)
@@ -140,10 +139,7 @@ def main():
     for tool in ("wrk", "h2load", "curl", "taskset"):
         if subprocess.run(["bash", "-c", "command -v " + tool], capture_output=True).returncode != 0:
             raise SystemExit("%s is not installed (Debian: wrk, nghttp2-client, curl, util-linux)" % tool)
-    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True).stdout.strip())
-    run_id = "%s-%s%s" % (datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"), rev or "unknown", "-dirty" if dirty else "")
+    run_id, rev, dirty = results_file.run_id()
     runs = []
     with tempfile.TemporaryDirectory(prefix="ringkv-h2-compare.") as tmp:
         node = Cluster("node", 1, args.node_args.split(), tmp, args.server_cpus)
@@ -188,22 +184,13 @@ def main():
             node.stop()
             if nginx:
                 nginx.stop()
-    with open("/proc/loadavg") as f:
-        loadavg = f.read().split()[:3]
     meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
             "warmup_s": args.warmup, "keys": args.keys, "value_bytes": 100, "server_cpus": args.server_cpus,
             "load_cpus": args.load_cpus, "node_args": args.node_args, "h2load": "8 connections x 8 streams",
-            "wrk": "64 connections", "loadavg_at_end": loadavg,
+            "wrk": "64 connections", "loadavg_at_end": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--h2"] + sys.argv[1:])}
-    lines = summarise(runs, args.duration)
-    os.makedirs(args.out_dir, exist_ok=True)
-    base = os.path.join(args.out_dir, "h2-compare-" + run_id)
-    with open(base + ".json", "w") as f:
-        json.dump({"meta": meta, "runs": runs}, f, indent=1)
-    text = "# %s\n# %s\n\n%s\n" % (meta["command"], json.dumps(meta), "\n".join(lines))
-    with open(base + ".txt", "w") as f:
-        f.write(text)
-    print(text)
+    base = results_file.write(args.out_dir, "h2-compare", meta, {"meta": meta, "runs": runs},
+                              "\n".join(summarise(runs, args.duration)))
     log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
 
 

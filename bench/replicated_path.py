@@ -27,8 +27,8 @@ import sys
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
 
+import results_file
 import vegeta
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -250,10 +250,7 @@ def main():
     for s in scenarios:
         if s not in ("put", "get"):
             ap.error("unknown scenario %r (put, get)" % s)
-    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True).stdout.strip())
-    run_id = "%s-%s%s" % (datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"), rev or "unknown", "-dirty" if dirty else "")
+    run_id, rev, dirty = results_file.run_id()
     tmp = subprocess.run(["mktemp", "-d", "/tmp/ringkv-replicated-path.XXXXXX"], capture_output=True, text=True).stdout.strip()
     extra = args.node_args.split()
     clusters = {}
@@ -294,23 +291,15 @@ def main():
                         fixed_rate_runs.append(fixed)
                         log("round %d %s %s at %d/s: p99 %.2f ms, non-2xx %d of %d" % (
                             rnd, c, s, args.rate, fixed["p99_ms"], fixed["non_2xx"], fixed["requests"]))
-        with open("/proc/loadavg") as f:
-            loadavg = f.read().split()[:3]
         meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
                 "warmup_s": args.warmup, "connections": args.connections, "keys": args.keys, "value_bytes": 100,
                 "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "node_args": args.node_args,
                 "constant_rate": args.rate,
-                "configs": {c: known[c][1] for c in configs}, "loadavg_at_end": loadavg,
+                "configs": {c: known[c][1] for c in configs}, "loadavg_at_end": results_file.loadavg(),
                 "command": " ".join(["./ringkv", "bench", "--replicated-path"] + sys.argv[1:])}
-        os.makedirs(args.out_dir, exist_ok=True)
-        base = os.path.join(args.out_dir, "replicated-path-" + run_id)
-        with open(base + ".json", "w") as f:
-            json.dump({"meta": meta, "runs": runs, "constant_rate_runs": fixed_rate_runs}, f, indent=1)
-        text = "# %s\n# %s\n\n%s\n%s" % (meta["command"], json.dumps(meta), summarise(runs, configs, scenarios),
-                                          summarise_constant_rate(fixed_rate_runs, args.rate))
-        with open(base + ".txt", "w") as f:
-            f.write(text)
-        print(text)
+        base = results_file.write(args.out_dir, "replicated-path", meta,
+                                  {"meta": meta, "runs": runs, "constant_rate_runs": fixed_rate_runs},
+                                  summarise(runs, configs, scenarios) + "\n" + summarise_constant_rate(fixed_rate_runs, args.rate))
         log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
     finally:
         for cluster in clusters.values():

@@ -1,0 +1,42 @@
+"""What every Python benchmark writes: a run id (UTC time, git revision, "-dirty" when tracked
+files differ from it), and bench/results/<prefix>-<run id>.json with a .txt summary beside it,
+both opening with the command line and the run's metadata."""
+import json
+import os
+import subprocess
+from datetime import datetime, timezone
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH_DIR)
+
+
+def run_id():
+    """(run id, git revision, dirty)"""
+    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = bool(subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True).stdout.strip())
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return "%s-%s%s" % (stamp, rev or "unknown", "-dirty" if dirty else ""), rev, dirty
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[:3]
+
+
+def summary_text(meta, summary):
+    return "# %s\n# %s\n\n%s\n" % (meta["command"], json.dumps(meta), summary)
+
+
+def write(out_dir, prefix, meta, document, summary):
+    """Writes <out_dir>/<prefix>-<meta run_id>.json (document) and .txt; prints the summary.
+    Returns the path without its extension."""
+    os.makedirs(out_dir, exist_ok=True)
+    base = os.path.join(out_dir, "%s-%s" % (prefix, meta["run_id"]))
+    with open(base + ".json", "w") as f:
+        json.dump(document, f, indent=1)
+    text = summary_text(meta, summary)
+    with open(base + ".txt", "w") as f:
+        f.write(text)
+    print(text)
+    return base
