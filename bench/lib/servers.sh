@@ -40,7 +40,7 @@ EOF
 # --cluster list. With BENCH_FAKE_NODES=nginx, N nginx instances stand in for the nodes
 # (used to test the harness itself before the node exists).
 start_nodes() {
-  local n=$1 ports i url urls=() cluster dir jvm_opts
+  local n=$1 ports i url urls=() cluster dir jvm_opts secret
   if [[ ${BENCH_FAKE_NODES:-} == nginx ]]; then
     local fake_urls=() fake_pgids=()
     for ((i = 1; i <= n; i++)); do
@@ -54,6 +54,8 @@ start_nodes() {
   for i in "${!ports[@]}"; do urls+=("http://127.0.0.1:${ports[i]}"); done
   cluster=$(IFS=,; echo "${urls[*]}")
   TARGET_URLS=("${urls[@]}"); TARGET_PGIDS=()
+  # Node-to-node requests are authenticated: every node of the cluster gets the same fresh secret.
+  secret=$(head -c 32 /dev/urandom | base64)
   for i in "${!ports[@]}"; do
     dir="$RUN_TMP/nodes$n/node$((i + 1))"; mkdir -p "$dir/data"
     jvm_opts=${BENCH_JVM_OPTS:-}
@@ -63,7 +65,7 @@ start_nodes() {
       jvm_opts+=" -XX:StartFlightRecording=name=bench,settings=profile,disk=true,maxage=1h,filename=$dir/node.jfr,dumponexit=true"
     fi
     # shellcheck disable=SC2086 # BENCH_NODE_ARGS is a list of extra flags
-    RINGKV_JVM_OPTS="$jvm_opts" spawn "$SERVER_CPUS" "$dir/node.log" \
+    RINGKV_CLUSTER_SECRET="$secret" RINGKV_JVM_OPTS="$jvm_opts" spawn "$SERVER_CPUS" "$dir/node.log" \
       "$ROOT/ringkv" serve --port "${ports[i]}" --data "$dir/data" --host 127.0.0.1 --cluster "$cluster" \
       ${BENCH_NODE_ARGS:-}
     TARGET_PGIDS+=("$SPAWNED_PID")

@@ -20,7 +20,8 @@ import java.util.List;
  * makes rendezvous hashing the right fit for a static node list.
  *
  * <p>The order depends only on the set of node ids (their {@link ClusterNode#placementKey()}s:
- * http and https name the same node), never on the order of the list, the process or the JVM. Immutable, thread-safe. Cost: one hash of the key per node, i.e. O(n · |key|).
+ * http and https name the same node), never on the order of the list, the process or the JVM.
+ * Immutable, thread-safe. Cost: one hash of the key per node, i.e. O(n · |key|).
  */
 public final class RendezvousPlacement {
 
