@@ -34,6 +34,8 @@ class ClusterTest {
     private final List<StorageEngine> engines = new ArrayList<>();
     private final List<Cluster> clusters = new ArrayList<>();
     private final List<List<String>> seen = new ArrayList<>();
+    /** Every node handles internal requests only once this completes (it is, unless a test holds it). */
+    private volatile CompletableFuture<Void> internalGate = CompletableFuture.completedFuture(null);
 
     @AfterEach
     void stopNodes() throws Exception {
@@ -134,9 +136,13 @@ class ClusterTest {
     @Test
     void aRemoteReplyCompletesTheOperationWithoutAThreadHop() throws Exception {
         startNodes(TestAuth.SECRET, InterNodeTransport.defaults());
-        String thread = await(clusters.get(0).coordinator().put(utf8("hop"), utf8("v"), ReplicationParams.parse("3/3", NODES))
-                .thenApply(outcome -> Thread.currentThread().getName()));
-        assertThat(thread, startsWith("ringkv-http-client-"));
+        // Peers answer only after the continuation is attached: else a fast reply could complete
+        // the operation first, and the continuation would run on this thread.
+        internalGate = new CompletableFuture<>();
+        CompletableFuture<String> thread = clusters.get(0).coordinator().put(utf8("hop"), utf8("v"), ReplicationParams.parse("3/3", NODES))
+                .thenApply(outcome -> Thread.currentThread().getName());
+        internalGate.complete(null);
+        assertThat(await(thread), startsWith("ringkv-http-client-"));
     }
 
     @Test
@@ -207,7 +213,13 @@ class ClusterTest {
             seen.add(calls);
             ServerHarness server = ServerHarness.start(request -> {
                 calls.add(request.method() + " " + request.protocol() + " from " + request.remote().getPort());
-                return handler.get().handle(request);
+                return internalGate.thenCompose(open -> {
+                    try {
+                        return handler.get().handle(request);
+                    } catch (Exception e) {
+                        throw new java.util.concurrent.CompletionException(e);
+                    }
+                });
             });
             servers.add(server);
             handlers.add(handler);
