@@ -2,12 +2,16 @@
 """The replicated path, A/B: what a replicated request costs over each inter-node protocol.
 
 Starts, once, a 1-node cluster and one 3-node cluster per inter-node protocol (all nodes pinned
-to the server CPU), writes the key space into each, then measures them in interleaved rounds so
-that the machine's drift hits every configuration alike: per round and configuration, a wrk
+to the server CPU), writes the key space into each, lets each settle (closed-loop load per
+scenario until its JIT compiler threads use at most 2 % of its CPU, at most two minutes: three
+JVMs sharing one CPU keep compiling for a minute or more after their first load, and that
+compilation would otherwise be counted as the cost of a request), then measures them in
+interleaved rounds so that the machine's drift hits every configuration alike: per round and configuration, a wrk
 warm-up and a measured closed-loop run (PUT, then GET) against the first node, pinned to the
 load CPU. For every run it records the requests per second, wrk's latency percentiles, and the
 server CPU per request: the CPU time (user + system, from /proc) that all of the configuration's
-node processes spent during the run, divided by the requests it answered.
+node processes spent during the run, divided by the requests it answered, and the JIT
+compiler threads' share of that CPU.
 
 Writes bench/results/replicated-path-<time>-<rev>.json (every run) and a .txt beside it (mean and
 95 % confidence interval per configuration and scenario, and the ratios the issue's targets are
@@ -97,9 +101,22 @@ class Cluster:
     def cpu_seconds(self):
         total = 0
         for p in self.procs:
-            with open("/proc/%d/stat" % p.pid) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+            total += stat_cpu_ticks("/proc/%d/stat" % p.pid)
+        return total / CLK_TCK
+
+    def jit_cpu_seconds(self):
+        """CPU time of the node processes' JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN")."""
+        total = 0
+        for p in self.procs:
+            task_dir = "/proc/%d/task" % p.pid
+            for tid in os.listdir(task_dir):
+                try:
+                    with open(os.path.join(task_dir, tid, "comm")) as f:
+                        if not f.read().startswith(("C1 CompilerThre", "C2 CompilerThre")):
+                            continue
+                    total += stat_cpu_ticks(os.path.join(task_dir, tid, "stat"))
+                except (FileNotFoundError, ProcessLookupError):
+                    pass  # a thread that ended between the listing and the read
         return total / CLK_TCK
 
     def stop(self):
@@ -113,6 +130,32 @@ class Cluster:
                 p.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
+
+
+def stat_cpu_ticks(path):
+    """utime + stime (fields 14 and 15) of a /proc stat file, in clock ticks."""
+    with open(path) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def settle(cluster, scenario, args):
+    """Closed-loop load in --settle-step runs until the JIT compilers' share of the cluster's CPU in
+    one run is at most --settle-jit, or --settle-max seconds have passed. Three JVMs on one CPU
+    compile for a minute or more after their first load; measured earlier, their CPU per request
+    counts the compilation of their own code. Returns what each run saw."""
+    steps, spent = [], 0
+    while spent < args.settle_max:
+        cpu0, jit0 = cluster.cpu_seconds(), cluster.jit_cpu_seconds()
+        wrk(cluster.urls[0], scenario, args.settle_step, args.connections, args.load_cpus, args.keys)
+        spent += args.settle_step
+        cpu, jit = cluster.cpu_seconds() - cpu0, cluster.jit_cpu_seconds() - jit0
+        share = jit / cpu if cpu > 0 else 0.0
+        steps.append({"seconds": spent, "cpu_s": cpu, "jit_cpu_s": jit, "jit_share": share})
+        log("settling %s %s: %d s, JIT %.1f %% of %.1f CPU-s" % (cluster.name, scenario, spent, 100 * share, cpu))
+        if share <= args.settle_jit:
+            break
+    return steps
 
 
 def prefill(url, keys, value):
@@ -189,8 +232,8 @@ def summarise(runs, configs, scenarios):
     by = {}
     for r in runs:
         by.setdefault((r["config"], r["scenario"]), []).append(r)
-    lines.append("%-10s %-4s %22s %24s %12s %12s %s" % ("config", "op", "req/s (95% CI)", "server CPU us/req (95% CI)",
-                                                      "p50 ms", "p99 ms", "status >= 400 (GET: 404 misses)"))
+    lines.append("%-10s %-4s %22s %24s %6s %12s %12s %s" % ("config", "op", "req/s (95% CI)", "server CPU us/req (95% CI)",
+                                                      "JIT %", "p50 ms", "p99 ms", "status >= 400 (GET: 404 misses)"))
     stats = {}
     for c in configs:
         for s in scenarios:
@@ -200,8 +243,9 @@ def summarise(runs, configs, scenarios):
             rps = interval([r["rps"] for r in rs])
             cpu = interval([r["cpu_us_per_request"] for r in rs])
             stats[(c, s)] = (rps, cpu)
-            lines.append("%-10s %-4s %12.0f ± %-8.0f %14.1f ± %-8.1f %12.2f %12.2f %d" % (
+            lines.append("%-10s %-4s %12.0f ± %-8.0f %14.1f ± %-8.1f %6.1f %12.2f %12.2f %d" % (
                 c, s, rps[0], rps[1], cpu[0], cpu[1],
+                100 * sum(r.get("jit_cpu_s", 0) for r in rs) / max(sum(r["server_cpu_s"] for r in rs), 1e-9),
                 statistics.median(r["latency_us"]["p50"] for r in rs) / 1000,
                 statistics.median(r["latency_us"]["p99"] for r in rs) / 1000,
                 sum(r["non_2xx"] for r in rs)))
@@ -227,6 +271,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     ap.add_argument("--duration", type=int, default=10, help="seconds per measured run (default 10)")
     ap.add_argument("--warmup", type=int, default=5, help="seconds of discarded load before each run (default 5)")
+    ap.add_argument("--settle-max", type=int, default=120,
+                    help="before the rounds, per configuration and scenario: at most this many seconds of load until "
+                         "the JIT is calm (0: skip; default 120)")
+    ap.add_argument("--settle-step", type=int, default=10, help="seconds per settling run (default 10)")
+    ap.add_argument("--settle-jit", type=float, default=0.02,
+                    help="settled when the JIT compilers used at most this share of the cluster's CPU in one "
+                         "settling run (default 0.02)")
     ap.add_argument("--configs", default="1node,3n-h2,3n-h1", help="from 1node, 3n-h2, 3n-h1 (default: all)")
     ap.add_argument("--scenarios", default="put,get", help="from put, get (default: both)")
     ap.add_argument("--keys", type=int, default=20000, help="keys written before the runs (default 20000)")
@@ -262,6 +313,11 @@ def main():
             clusters[c].await_ready()
             log("%s ready at %s; writing %d keys" % (c, clusters[c].urls[0], args.keys))
             prefill(clusters[c].urls[0], args.keys, b"v" * 100)
+        settling = {}
+        if args.settle_max > 0:
+            for c in configs:
+                for s in scenarios:
+                    settling["%s/%s" % (c, s)] = settle(clusters[c], s, args)
         runs = []
         fixed_rate_runs = []
         vegeta_bin = vegeta.ensure_vegeta() if args.rate else None
@@ -271,19 +327,21 @@ def main():
                 for s in scenarios:
                     if args.warmup:
                         wrk(cluster.urls[0], s, args.warmup, args.connections, args.load_cpus, args.keys)
-                    before = cluster.cpu_seconds()
+                    before, jit_before = cluster.cpu_seconds(), cluster.jit_cpu_seconds()
                     res = wrk(cluster.urls[0], s, args.duration, args.connections, args.load_cpus, args.keys)
                     cpu = cluster.cpu_seconds() - before
+                    jit = cluster.jit_cpu_seconds() - jit_before
                     # wrk's "status" errors count non-2xx/3xx answers (503 from shedding, 504).
                     answered = res["requests"]
                     run = {"round": rnd, "config": c, "scenario": s, "requests": answered,
                            "rps": answered / (res["duration_us"] / 1e6), "server_cpu_s": cpu,
-                           "cpu_us_per_request": cpu * 1e6 / max(answered, 1), "latency_us": res["latency_us"],
+                           "cpu_us_per_request": cpu * 1e6 / max(answered, 1),
+                           "jit_cpu_s": jit, "jit_share": jit / cpu if cpu > 0 else 0.0, "latency_us": res["latency_us"],
                            "non_2xx": res["errors"]["status"], "errors": res["errors"]}
                     runs.append(run)
-                    log("round %d %s %s: %.0f req/s, %.1f us CPU/req, p99 %.2f ms, non-2xx %d" % (
-                        rnd, c, s, run["rps"], run["cpu_us_per_request"], res["latency_us"]["p99"] / 1000,
-                        run["non_2xx"]))
+                    log("round %d %s %s: %.0f req/s, %.1f us CPU/req (JIT %.1f %%), p99 %.2f ms, non-2xx %d" % (
+                        rnd, c, s, run["rps"], run["cpu_us_per_request"], 100 * run["jit_share"],
+                        res["latency_us"]["p99"] / 1000, run["non_2xx"]))
                     if args.rate and c != "1node":
                         fixed = constant_rate(vegeta_bin, cluster.urls[0], s, args.rate, args.duration, args.load_cpus,
                                               args.keys, tmp)
@@ -294,11 +352,12 @@ def main():
         meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
                 "warmup_s": args.warmup, "connections": args.connections, "keys": args.keys, "value_bytes": 100,
                 "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "node_args": args.node_args,
-                "constant_rate": args.rate,
+                "constant_rate": args.rate, "settle_max_s": args.settle_max, "settle_step_s": args.settle_step,
+                "settle_jit_share": args.settle_jit,
                 "configs": {c: known[c][1] for c in configs}, "loadavg_at_end": results_file.loadavg(),
                 "command": " ".join(["./ringkv", "bench", "--replicated-path"] + sys.argv[1:])}
         base = results_file.write(args.out_dir, "replicated-path", meta,
-                                  {"meta": meta, "runs": runs, "constant_rate_runs": fixed_rate_runs},
+                                  {"meta": meta, "settling": settling, "runs": runs, "constant_rate_runs": fixed_rate_runs},
                                   summarise(runs, configs, scenarios) + "\n" + summarise_constant_rate(fixed_rate_runs, args.rate))
         log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
     finally:

@@ -34,6 +34,12 @@ function common.init_random()
   math.randomseed(rawget(_G, "seed") or 1)
 end
 
+-- As init_random, but differently in every run (the seed includes the second wrk started in), for
+-- scenarios whose requests must not repeat the previous run's.
+function common.init_random_per_run()
+  math.randomseed((rawget(_G, "seed") or 1) + 104729 * os.time())
+end
+
 function common.get_request()
   return wrk.format("GET", "/v0/entity?id=" .. common.key(math.random(0, common.get_space - 1)))
 end
