@@ -26,7 +26,7 @@ Usage: bench/client-bench.sh [--quick] [--forks N] [--no-build] [--no-render] [-
                 combination in 3 forks of 2 x 2 s warm-up + 5 x 1 s measurement: 624 forks,
                 about 2 hours (docs/benchmarks.md, "Duration")
   --quick       1-byte bodies only, main pass only: 48 combinations x 3 forks of
-                1 x 1 s warm-up + 3 x 1 s measurement (about 15-20 minutes)
+                1 x 1 s warm-up + 3 x 1 s measurement (about 16-17 minutes)
   --forks N     forks per combination (default 3; fewer than 3 gives intervals that leave
                 out the fork-to-fork noise, and the report says so)
   --no-build    use the existing bench/target/benchmarks.jar
