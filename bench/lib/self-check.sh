@@ -109,6 +109,47 @@ assemble_builds_results() {
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["results"][0]["closed"]["rps"]==1000 and r["config"]["rates_percent"]==[50,100], r' "$WORK/r.json"
 }
 
+client_report_unit_checks() { python3 -W error "$REPORT_DIR/test_client_report.py" 2>&1; }
+
+client_report_writes_only_its_section() {
+  local sample=$REPORT_DIR/testdata/client-sample.json
+  printf '# Benchmarks\n\nintro stays\n\n## HTTP client (JMH)\n\nmethod text stays\n' >"$WORK/cdoc.md"
+  "$PYTHON" "$REPORT_DIR/client_report.py" "$sample" --doc "$WORK/cdoc.md" --img-dir "$WORK/cimg" || return 1
+  cp "$WORK/cdoc.md" "$WORK/cdoc1.md"
+  "$PYTHON" "$REPORT_DIR/client_report.py" "$sample" --doc "$WORK/cdoc.md" --img-dir "$WORK/cimg" || return 1
+  cmp -s "$WORK/cdoc.md" "$WORK/cdoc1.md" || { echo "second render changed the document"; return 1; }
+  grep -q 'intro stays' "$WORK/cdoc.md" && grep -q 'method text stays' "$WORK/cdoc.md" || return 1
+  grep -q '| 300 ± 25 | 3.00 | 1.50 | \*\*ahead\*\* |' "$WORK/cdoc.md" || { echo "main table row missing"; return 1; }
+  grep -q 'POST with `BodyPublishers.ofByteArray`' "$WORK/cdoc.md" || { echo "copying table missing"; return 1; }
+  if "$PYTHON" -c 'import matplotlib' 2>/dev/null; then [[ -s $WORK/cimg/client-ratio.png ]] || return 1; fi
+}
+
+client_report_refuses_old_results() { # a committed one-fork run: refused, with the way to draw it
+  local old=$BENCH_DIR/results/client-20261124T100314Z-8ced2a5.json
+  [[ -f $old ]] || { echo "skipped: ${old#"$ROOT"/} is gone"; return 0; }
+  cp "$old" "$WORK/old.json"; cp "${old%.json}.meta.json" "$WORK/old.meta.json" 2>/dev/null
+  printf '# Benchmarks\n' >"$WORK/odoc.md"
+  if python3 "$REPORT_DIR/client_report.py" "$WORK/old.json" --doc "$WORK/odoc.md" --img-dir "$WORK/oimg" 2>"$WORK/old.err"; then
+    echo "an old results file was rendered"; return 1
+  fi
+  grep -q 'git show' "$WORK/old.err" && ! grep -q 'GENERATED' "$WORK/odoc.md"
+}
+
+client_bench_composes_passes() { # --dry-run: the JMH options of each pass
+  local out
+  out=$("$BENCH_DIR/client-bench.sh" --dry-run) || return 1
+  grep -q '^main: -f 3 -wi 2 -w 2s -i 5 -r 1s .*-p publisher=NO_COPY -p size=1\\,8192\\,122880\\,1048576' <<<"$out" || { echo "$out"; return 1; }
+  grep -q '^copying: .*-p client=JDK\\,RING -p method=POST -p publisher=JDK -p size=8192\\,1048576 -p tls=false' <<<"$out" || { echo "$out"; return 1; }
+  out=$("$BENCH_DIR/client-bench.sh" --dry-run --quick) || return 1
+  [[ $(wc -l <<<"$out") == 1 ]] && grep -q '^main: -f 3 -wi 1 -w 1s -i 3 -r 1s .*-p size=1 ' <<<"$out" || { echo "$out"; return 1; }
+  out=$(CLIENT_BENCH_JMH_ARGS="-p client=RING,JETTY -p size=1 -i 7 -prof jfr" "$BENCH_DIR/client-bench.sh" --dry-run) || return 1
+  grep -q '^main: -f 3 -wi 2 -w 2s -i 7 -r 1s -p client=RING\\,JETTY -p publisher=NO_COPY -p size=1 .* -prof jfr$' <<<"$out" || { echo "$out"; return 1; }
+  grep -q '^copying: .*-p client=RING -p method=POST -p publisher=JDK -p size=1 ' <<<"$out" || { echo "$out"; return 1; }
+  out=$(CLIENT_BENCH_JMH_ARGS="-p method=GET" "$BENCH_DIR/client-bench.sh" --dry-run 2>/dev/null) || return 1
+  [[ $(wc -l <<<"$out") == 1 ]] || { echo "copying pass ran without POST: $out"; return 1; }
+  ! CLIENT_BENCH_JMH_ARGS="-p publisher=JDK" "$BENCH_DIR/client-bench.sh" --dry-run >/dev/null 2>&1
+}
+
 # shellcheck source=bench/lib/common.sh
 source "$BENCH_DIR/lib/common.sh"
 # shellcheck source=bench/lib/tools.sh
@@ -116,7 +157,7 @@ source "$BENCH_DIR/lib/tools.sh"
 PYTHON=python3
 if [[ ${BENCH_SELF_CHECK_NO_VENV:-0} != 1 ]]; then ensure_venv 2>/dev/null; fi
 
-shell_parses() { local f; for f in "$BENCH_DIR"/run.sh "$BENCH_DIR"/dashboard-screenshot.sh "$BENCH_DIR"/lib/*.sh; do bash -n "$f" || return 1; done; }
+shell_parses() { local f; for f in "$BENCH_DIR"/run.sh "$BENCH_DIR"/client-bench.sh "$BENCH_DIR"/dashboard-screenshot.sh "$BENCH_DIR"/lib/*.sh; do bash -n "$f" || return 1; done; }
 python_compiles() { python3 -c 'import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' "$REPORT_DIR"/*.py; }
 help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }
 bad_option_is_refused() { ! "$BENCH_DIR/run.sh" --no-such-option 2>/dev/null; }
@@ -130,6 +171,10 @@ check "vegeta targets are well formed" targets_are_well_formed
 check "fragments parse wrk and vegeta output" fragments_parse_tool_output
 check "assemble joins fragments into results" assemble_builds_results
 check "render rewrites only its own section" render_writes_only_its_section
+check "client report: intervals and the ahead rule" client_report_unit_checks
+check "client report rewrites only its own section" client_report_writes_only_its_section
+check "client report refuses a one-fork results file" client_report_refuses_old_results
+check "client-bench.sh composes its JMH passes" client_bench_composes_passes
 if "$PYTHON" -c 'import matplotlib' 2>/dev/null; then
   check "charts are drawn" charts_are_drawn
 else

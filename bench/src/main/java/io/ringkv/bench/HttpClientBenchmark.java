@@ -70,7 +70,10 @@ public class HttpClientBenchmark {
     @Param({"false", "true"})
     public boolean tls;
 
-    /** POST bodies of the java.net.http clients; the full run keeps JDK, {@code -p publisher=NO_COPY} shows the copy's cost. */
+    /**
+     * POST bodies of the java.net.http clients. bench/client-bench.sh sets it per pass: NO_COPY for the
+     * main table (compares the clients, not the copy), JDK for the smaller ofByteArray table.
+     */
     @Param({"JDK"})
     public BenchClient.Publisher publisher;
 
