@@ -65,6 +65,7 @@ public final class NodeMetrics {
 
     public void watch(Cluster cluster) {
         registry.register(new ClusterCollector(cluster));
+        registry.register(new InterNodeClientCollector(cluster));
     }
 
     /** Every family, in the Prometheus text format ({@link #CONTENT_TYPE}). */
