@@ -158,12 +158,34 @@ PYTHON=python3
 if [[ ${BENCH_SELF_CHECK_NO_VENV:-0} != 1 ]]; then ensure_venv 2>/dev/null; fi
 
 shell_parses() { local f; for f in "$BENCH_DIR"/run.sh "$BENCH_DIR"/client-bench.sh "$BENCH_DIR"/dashboard-screenshot.sh "$BENCH_DIR"/lib/*.sh; do bash -n "$f" || return 1; done; }
-python_compiles() { python3 -c 'import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' "$REPORT_DIR"/*.py; }
+python_compiles() { python3 -c 'import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' "$REPORT_DIR"/*.py "$BENCH_DIR"/*.py; }
+
+metrics_cost_summarises() { # the --metrics-cost step's summary from made-up runs: per-round ratios, interval, verdict
+  python3 "$BENCH_DIR/metrics_cost.py" --help | grep -q -- '--rounds' || return 1
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$BENCH_DIR" python3 - <<'EOF'
+import metrics_cost as m
+def run(rnd, node, rps):
+    return {"round": rnd, "node": node, "rps": rps, "requests": int(rps * 10), "cpu_us_per_request": 1e6 / rps,
+            "latency_us": {"p50": 900, "p99": 2500}, "non_2xx": int(rps * 2)}
+assert m.order(1) == ["off", "on"] and m.order(2) == ["on", "off"]
+runs = [run(1, "off", 100000), run(1, "on", 99000), run(2, "on", 101000), run(2, "off", 101500),
+        run(3, "off", 98000), run(3, "on", 97500)]
+text = m.summarise(runs)
+assert "per round: 1.010, 1.005, 1.005" in text, text
+assert "within the target" in text, text
+slow = [run(r, "off", 100000) for r in (1, 2, 3)] + [run(r, "on", 90000 + r) for r in (1, 2, 3)]
+assert "over the target" in m.summarise(slow), m.summarise(slow)
+noisy = [run(1, "off", 100000), run(1, "on", 90000), run(2, "off", 100000), run(2, "on", 110000)]
+assert "inconclusive" in m.summarise(noisy), m.summarise(noisy)
+assert "no interval" in m.summarise(runs[:2]), m.summarise(runs[:2])
+EOF
+}
 help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }
 bad_option_is_refused() { ! "$BENCH_DIR/run.sh" --no-such-option 2>/dev/null; }
 
 check "shell scripts parse" shell_parses
 check "python scripts compile" python_compiles
+check "the metrics-cost step summarises its runs" metrics_cost_summarises
 check "wrk Lua scripts load" lua_parses
 check "--help describes the options" help_works
 check "an unknown option is refused" bad_option_is_refused

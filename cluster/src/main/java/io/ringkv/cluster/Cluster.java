@@ -1,5 +1,7 @@
 package io.ringkv.cluster;
 
+import io.ringkv.http.client.ClientStats;
+import io.ringkv.http.client.RingHttpClient;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.StorageEngine;
 import java.net.URI;
@@ -7,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -163,6 +166,14 @@ public final class Cluster implements AutoCloseable {
         } catch (RuntimeException e) { // a malformed path, a client already closed
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * The inter-node client's open connections and the requests in flight on them, per peer
+     * origin, read now (for the node's metrics); empty with the JDK's client, which does not tell.
+     */
+    public Optional<ClientStats> interNodeClientStats() {
+        return RingHttpClient.stats(http);
     }
 
     /** Hinted handoff: hints waiting per target, and what was stored, replayed and dropped. */

@@ -9,11 +9,17 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * {@code GET /metrics}: the node's metrics in the Prometheus text format, for Prometheus to scrape
- * (and {@code ringkv status} to read). Served from the moment the port is bound.
+ * (and {@code ringkv status} to read). Served from the moment the port is bound. A node started
+ * with {@code --metrics off} answers {@code 404} with a body that says so: there is nothing to
+ * scrape there, and a scraper shows that status and message rather than an empty page it would
+ * take for a node without traffic.
  *
  * <p>Threading: stateless; handler threads (a scrape reads RocksDB properties, which may block briefly).
  */
 final class MetricsEndpoint implements HttpHandler {
+
+    /** The answer of a node without metrics. */
+    static final String OFF = "metrics are off on this node (started with serve --metrics off)";
 
     private final NodeMetrics metrics;
 
@@ -26,6 +32,9 @@ final class MetricsEndpoint implements HttpHandler {
         if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
             return CompletableFuture.completedFuture(Response.text(405, request.method() + " is not supported on "
                     + request.path()).withHeader("Allow", "GET, HEAD"));
+        }
+        if (!metrics.enabled()) {
+            return CompletableFuture.completedFuture(Response.text(404, OFF));
         }
         return CompletableFuture.completedFuture(Response.of(200, metrics.scrape())
                 .withHeader("Content-Type", NodeMetrics.CONTENT_TYPE)

@@ -73,7 +73,7 @@ public final class Node implements AutoCloseable {
      */
     public static Node start(NodeConfig config, Duration warmUp) throws NodeStartException {
         NodeLifecycle lifecycle = new NodeLifecycle();
-        NodeMetrics metrics = new NodeMetrics();
+        NodeMetrics metrics = config.metrics() ? new NodeMetrics() : NodeMetrics.off();
         RecentEvents events = new RecentEvents(System::currentTimeMillis);
         Dashboard dashboard = new Dashboard(DashboardAssets.load());
         StorageEngine engine = openStore(config);
@@ -96,7 +96,8 @@ public final class Node implements AutoCloseable {
             status.nodeUrl(self);
             ClusterSettings settings = clusterSettings(config, self);
             Cluster cluster = Cluster.start(settings, engine, clockFor(config, settings, engine), coordination,
-                    ReplicaCallListener.both(metrics.replicaCallListener(), events.replicaCallFailures()));
+                    metrics.enabled() ? ReplicaCallListener.both(metrics.replicaCallListener(), events.replicaCallFailures())
+                            : events.replicaCallFailures());
             metrics.watch(cluster);
             cluster.peerHealth().addListener(events.peerChanges());
             status.cluster(cluster);
@@ -106,6 +107,9 @@ public final class Node implements AutoCloseable {
             log.info("node {} serving (version {}, {} node(s) in the cluster, data {}, started in {} ms); dashboard at {}{}/",
                     self, VERSION, cluster.topology().size(), config.dataDir().toAbsolutePath(), lifecycle.uptimeMillis(),
                     self, Dashboard.ROOT);
+            if (!metrics.enabled()) {
+                log.info("metrics are off (--metrics off): nothing is recorded and /metrics answers 404");
+            }
             return new Node(config, engine, cluster, coordination, dashboardWork, server, lifecycle);
         } catch (RuntimeException | StoreException e) {
             server.close();
@@ -122,14 +126,20 @@ public final class Node implements AutoCloseable {
         String self = cluster.topology().self().id();
         NodeReader reader = new NodeReader(cluster, () -> {
             NodeLifecycle.Phase phase = lifecycle.phase();
-            return new NodeSample(self, phase == NodeLifecycle.Phase.SERVING ? 200 : 503, status.json(phase),
-                    PrometheusText.parse(new String(metrics.scrape(), StandardCharsets.UTF_8)), System.nanoTime());
+            // Without metrics the dashboard shows this node's health but no rates, as for a peer whose /metrics is off.
+            PrometheusText own = metrics.enabled() ? PrometheusText.parse(new String(metrics.scrape(), StandardCharsets.UTF_8))
+                    : null;
+            return new NodeSample(self, phase == NodeLifecycle.Phase.SERVING ? 200 : 503, status.json(phase), own,
+                    System.nanoTime());
         }, events, work);
         return new DashboardApi(cluster, new ClusterOverview(cluster, reader, work, System::currentTimeMillis), events);
     }
 
-    /** Both listeners, in order; allocates nothing per call. */
+    /** Both listeners, in order; allocates nothing per call. Only {@code second} when {@code first} tells nobody (metrics off). */
     private static ExchangeListener both(ExchangeListener first, ExchangeListener second) {
+        if (first == ExchangeListener.NONE) {
+            return second;
+        }
         return (request, status, elapsedNanos) -> {
             first.onResponse(request, status, elapsedNanos);
             second.onResponse(request, status, elapsedNanos);

@@ -162,6 +162,15 @@ final class ServeCommand implements Callable<Integer> {
                     + "--tls-cert, so one certificate shared by all nodes, or a chain ending with the cluster's CA, works.")
     Path tlsTrust;
 
+    /** {@code --metrics on|off}. */
+    enum Switch { ON, OFF }
+
+    @Option(names = "--metrics", defaultValue = "ON", paramLabel = "on|off",
+            description = "on: record metrics and serve them at /metrics (Prometheus text format). off: record none, "
+                    + "collect none, and answer /metrics with 404; the dashboard and ringkv status then show no rates "
+                    + "for this node. For measuring what metrics cost (default: on).")
+    Switch metrics;
+
     @Option(names = "--log-format", defaultValue = "TEXT",
             description = "TEXT: one readable line per event. JSON: one JSON object per line, for log shippers "
                     + "(default: ${DEFAULT-VALUE}).")
@@ -184,7 +193,7 @@ final class ServeCommand implements Callable<Integer> {
         InterNodeTransport transport = tls == null ? interNodeTransport() : interNodeTransport().withTrust(tls.peerTrust());
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests,
-                rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server());
+                rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON);
         Node node;
         try {
             node = Node.start(config, warmUp);

@@ -57,6 +57,22 @@ class CommandLineTest {
         assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--warm-up", warmUp), is(Main.EXIT_USAGE));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"maybe", "yes", "1", "true"})
+    void aMetricsSwitchOtherThanOnOrOffIsAUsageError(String value) {
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--metrics", value), is(Main.EXIT_USAGE));
+    }
+
+    /** The flag is taken in either case: the node gets as far as binding its (taken) port. */
+    @ParameterizedTest
+    @ValueSource(strings = {"on", "off", "OFF"})
+    void theMetricsSwitchTakesOnAndOff(String value) throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            assertThat(Main.run("serve", "--port", Integer.toString(taken.getLocalPort()), "--data",
+                    dir.resolve("d").toString(), "--metrics", value), is(Main.EXIT_CANNOT_START));
+        }
+    }
+
     @Test
     void badDurabilityIsAUsageError() {
         assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--durability", "sometimes"), is(Main.EXIT_USAGE));

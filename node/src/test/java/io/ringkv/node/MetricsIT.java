@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code GET /metrics} of real nodes after real requests: two nodes of one cluster in this JVM
+ * {@code GET /metrics} of real nodes after real requests: three nodes of one cluster in this JVM
  * (each with a registry of its own), requests through node 0, every family present with values
  * that follow from those requests; Prometheus' own checker accepts the output.
  */
@@ -40,17 +40,23 @@ class MetricsIT {
 
     private Node node0;
     private Node node1;
+    private Node node2;
+    /** Node 1's URL, the peer most assertions look at. */
     private String peer;
+    /** Node 2's URL. */
+    private String otherPeer;
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @BeforeEach
     void start() throws Exception {
-        List<Integer> ports = LocalPorts.free(2);
+        List<Integer> ports = LocalPorts.free(3);
         List<String> urls = ports.stream().map(p -> "http://127.0.0.1:" + p).toList();
         ClusterSecret secret = ClusterSecret.of(ClusterSecret.generateText());
         node0 = Node.start(NodeConfig.singleNode(ports.get(0), root.resolve("n0")).withCluster(urls).withSecret(secret));
         node1 = Node.start(NodeConfig.singleNode(ports.get(1), root.resolve("n1")).withCluster(urls).withSecret(secret));
+        node2 = Node.start(NodeConfig.singleNode(ports.get(2), root.resolve("n2")).withCluster(urls).withSecret(secret));
         peer = urls.get(1);
+        otherPeer = urls.get(2);
     }
 
     @AfterEach
@@ -59,14 +65,15 @@ class MetricsIT {
         if (node1 != null) {
             node1.close();
         }
+        node2.close();
         node0.close();
     }
 
     @Test
     void everyFamilyIsPresentWithValuesThatFollowFromTheRequests() throws Exception {
         for (int i = 0; i < 20; i++) {
-            assertThat(send(node0, "PUT", "/v0/entity?id=k" + i + "&replicas=2/2", "v" + i).statusCode(), is(201));
-            assertThat(send(node0, "GET", "/v0/entity?id=k" + i + "&replicas=2/2", null).statusCode(), is(200));
+            assertThat(send(node0, "PUT", "/v0/entity?id=k" + i + "&replicas=3/3", "v" + i).statusCode(), is(201));
+            assertThat(send(node0, "GET", "/v0/entity?id=k" + i + "&replicas=3/3", null).statusCode(), is(200));
         }
         assertThat(send(node0, "GET", "/v0/entity?id=absent", null).statusCode(), is(404));
         assertThat(send(node0, "DELETE", "/v0/entity?id=k0", null).statusCode(), is(202));
@@ -83,10 +90,20 @@ class MetricsIT {
         assertThat(m.sum("ringkv_responses_unavailable_total", all()), is(0.0));
         assertThat(m.has("ringkv_responses_gateway_timeout_total"), is(true));
 
-        // 20 PUTs and 20 GETs at 2/2 each called the peer once.
+        // 20 PUTs and 20 GETs at 3/3 each called every peer once.
         m = scrapeUntil(node0, t -> t.sum("ringkv_replica_calls_total", peer("ok")) >= 40);
         assertHistogram(m, "ringkv_replica_call_duration_seconds", s -> s.label("peer").equals(peer), 40);
         assertThat(m.sum("ringkv_replica_calls_total", peer("timeout")), is(0.0));
+
+        // Those calls went over the inter-node client: one h2c connection per peer carried them as
+        // streams, all finished now (a peer probe may be in flight for a moment: wait it out).
+        m = scrapeUntil(node0, t -> t.sum("ringkv_internode_streams", all()) == 0);
+        for (String each : List.of(peer, otherPeer)) {
+            assertThat(each, m.sum("ringkv_internode_connections", s -> s.label("peer").equals(each)), is(1.0));
+            assertThat(each, m.samples().stream()
+                    .filter(s -> s.name().equals("ringkv_internode_streams") && s.label("peer").equals(each)).count(), is(1L));
+        }
+        assertThat(m.sum("ringkv_internode_connections_opened_total", all()), greaterThanOrEqualTo(2.0));
 
         assertThat(m.sum("ringkv_storage_keys_written_total", all()), greaterThanOrEqualTo(20.0));
         assertThat(m.sum("ringkv_storage_keys_read_total", all()), greaterThanOrEqualTo(20.0));
@@ -124,9 +141,11 @@ class MetricsIT {
 
     @Test
     void aPeerThatStoppedShowsAs504sFailedCallsHintsAndDown() throws Exception {
+        assertThat(send(node0, "PUT", "/v0/entity?id=before&replicas=3/3", "v").statusCode(), is(201));
+        scrapeUntil(node0, t -> t.sum("ringkv_internode_connections", s -> s.label("peer").equals(peer)) == 1);
         node1.close();
         node1 = null;
-        assertThat(send(node0, "PUT", "/v0/entity?id=k&replicas=2/2", "v").statusCode(), is(504));
+        assertThat(send(node0, "PUT", "/v0/entity?id=k&replicas=3/3", "v").statusCode(), is(504));
 
         PrometheusText m = scrapeUntil(node0, t -> t.sum("ringkv_peer_up", s -> s.label("peer").equals(peer)) == 0
                 && t.sum("ringkv_responses_gateway_timeout_total", all()) == 1);
@@ -135,6 +154,9 @@ class MetricsIT {
                 greaterThanOrEqualTo(1.0));
         assertThat(m.sum("ringkv_hints_queued", s -> s.label("target").equals(peer)), is(1.0));
         assertThat(m.sum("ringkv_hints_stored_total", all()), is(1.0));
+        m = scrapeUntil(node0, t -> t.sum("ringkv_internode_connections", s -> s.label("peer").equals(peer)) == 0);
+        assertThat("the live peer keeps its connection",
+                m.sum("ringkv_internode_connections", s -> s.label("peer").equals(otherPeer)), is(1.0));
         String status = send(node0, "GET", "/v0/status", null).body();
         assertThat(status, containsString("{\"node\":\"" + peer + "\",\"state\":\"down\""));
     }
@@ -143,9 +165,12 @@ class MetricsIT {
     void promtoolAcceptsTheOutput() throws Exception {
         Assumptions.assumeTrue(promtoolInstalled(),
                 "promtool not installed (Debian package 'prometheus'; ./ringkv test installs it as root): check skipped");
-        send(node0, "PUT", "/v0/entity?id=k", "v");
-        send(node0, "GET", "/v0/entity?id=k", null);
-        byte[] exposition = send(node0, "GET", "/metrics", null).body().getBytes(StandardCharsets.UTF_8);
+        // Replicated to both peers, so the per-peer families have data points with values.
+        assertThat(send(node0, "PUT", "/v0/entity?id=k&replicas=3/3", "v").statusCode(), is(201));
+        assertThat(send(node0, "GET", "/v0/entity?id=k&replicas=3/3", null).statusCode(), is(200));
+        String text = send(node0, "GET", "/metrics", null).body();
+        assertThat(text, containsString("ringkv_internode_connections{peer=\"" + peer + "\"} 1"));
+        byte[] exposition = text.getBytes(StandardCharsets.UTF_8);
         Process promtool = new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true).start();
         try (OutputStream in = promtool.getOutputStream()) {
             in.write(exposition);

@@ -1,12 +1,14 @@
 package io.ringkv.http.client;
 
 import io.ringkv.http.client.internal.ClientBuilder;
+import io.ringkv.http.client.internal.RingClient;
 import java.net.Authenticator;
 import java.net.CookieHandler;
 import java.net.InetAddress;
 import java.net.ProxySelector;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -34,6 +36,18 @@ public final class RingHttpClient {
     /** A builder with the standard settings plus ringkv's own ({@link Builder}). */
     public static Builder newBuilder() {
         return new ClientBuilder();
+    }
+
+    /**
+     * What {@code client} holds open now: its connections per origin and protocol, and the
+     * requests in flight on them ({@link ClientStats}). Reading it costs the client's requests
+     * nothing (the client keeps the figures as connections open and close, not per request), and
+     * a snapshot walks the open connections once, so it suits a metrics scrape every few seconds.
+     *
+     * @return empty for a client that is not one of ringkv's (the JDK's, say)
+     */
+    public static Optional<ClientStats> stats(HttpClient client) {
+        return client instanceof RingClient ours ? Optional.of(ours.stats()) : Optional.empty();
     }
 
     /**

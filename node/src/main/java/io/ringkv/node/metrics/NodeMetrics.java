@@ -18,6 +18,11 @@ import java.io.UncheckedIOException;
  * to the server and the coordinator, and collectors that read the server's, the store's and the
  * cluster's counters when scraped.
  *
+ * <p>{@link #off()} is a node without metrics ({@code serve --metrics off}): its recorders are the
+ * server's and the coordinator's "tell nobody" listeners, so a request does no metrics work at all,
+ * nothing is collected, and {@link #scrape()} has nothing to give ({@link #enabled()} says so).
+ * It exists so that the cost of metrics can be measured against nothing.
+ *
  * <pre>{@code
  * NodeMetrics metrics = new NodeMetrics();
  * HttpServer.start(config, handler, onLoopFailure, metrics.requestListener());
@@ -35,40 +40,75 @@ public final class NodeMetrics {
     public static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
+    /** Null when off, as is {@link #replicaCalls}. */
     private final RequestMetrics requests;
     private final ReplicaCallMetrics replicaCalls;
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
+    /** Metrics on. */
     public NodeMetrics() {
-        JvmMetrics.builder().register(registry);
-        requests = new RequestMetrics(registry);
-        replicaCalls = new ReplicaCallMetrics(registry);
+        this(true);
     }
 
-    /** For the HTTP server: records every request the handler answered. */
+    private NodeMetrics(boolean on) {
+        if (on) {
+            JvmMetrics.builder().register(registry);
+            requests = new RequestMetrics(registry);
+            replicaCalls = new ReplicaCallMetrics(registry);
+        } else {
+            requests = null;
+            replicaCalls = null;
+        }
+    }
+
+    /** No metrics: nothing recorded, nothing collected. */
+    public static NodeMetrics off() {
+        return new NodeMetrics(false);
+    }
+
+    /** Whether this node records metrics; {@link #scrape()} only then. */
+    public boolean enabled() {
+        return requests != null;
+    }
+
+    /** For the HTTP server: records every request the handler answered ({@link ExchangeListener#NONE} when off). */
     public ExchangeListener requestListener() {
-        return requests;
+        return enabled() ? requests : ExchangeListener.NONE;
     }
 
-    /** For the coordinator: records every remote replica call. */
+    /** For the coordinator: records every remote replica call ({@link ReplicaCallListener#NONE} when off). */
     public ReplicaCallListener replicaCallListener() {
-        return replicaCalls;
+        return enabled() ? replicaCalls : ReplicaCallListener.NONE;
     }
 
     public void watch(HttpServer server) {
-        registry.register(new ServerCollector(server, requests));
+        if (enabled()) {
+            registry.register(new ServerCollector(server, requests));
+        }
     }
 
     public void watch(StorageEngine engine) {
-        registry.register(new StorageCollector(engine));
+        if (enabled()) {
+            registry.register(new StorageCollector(engine));
+        }
     }
 
     public void watch(Cluster cluster) {
-        registry.register(new ClusterCollector(cluster));
+        if (enabled()) {
+            registry.register(new ClusterCollector(cluster));
+            registry.register(new InterNodeClientCollector(cluster));
+        }
     }
 
-    /** Every family, in the Prometheus text format ({@link #CONTENT_TYPE}). */
+    /**
+     * Every family, in the Prometheus text format ({@link #CONTENT_TYPE}).
+     *
+     * @throws IllegalStateException when metrics are off
+     */
     public byte[] scrape() {
+        if (!enabled()) {
+            throw new IllegalStateException("metrics are off on this node");
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream(32 * 1024);
         try {
             writer.write(out, registry.scrape());

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * parser is used by the loop while an exchange runs and by the thread that starts the next one
  * (see {@link #startNow}); {@code exchange} (volatile) hands it from one to the other.
  */
-final class H1Connection implements ConnectionHandler {
+final class H1Connection implements ConnectionHandler, OpenConnections.Member {
     private static final Logger log = LoggerFactory.getLogger(H1Connection.class);
     /**
      * Heads as large as the JDK's client takes; bodies are not limited in size by the client (the
@@ -32,6 +32,7 @@ final class H1Connection implements ConnectionHandler {
 
     private final Route route;
     private final ConnectionPool pool;
+    private final OpenConnections openConnections;
     private final ResponseParser parser = new ResponseParser(LIMITS);
     private volatile Connection connection;
     private volatile H1Exchange exchange;
@@ -45,14 +46,27 @@ final class H1Connection implements ConnectionHandler {
     /** After {@code 101 Switching Protocols}: the handler every later callback goes to. */
     private volatile ConnectionHandler switchedTo;
 
-    H1Connection(Route route, ConnectionPool pool) {
+    H1Connection(Route route, ConnectionPool pool, OpenConnections openConnections) {
         this.route = route;
         this.pool = pool;
+        this.openConnections = openConnections;
         this.idleExpiry = new IdleExpiry(pool.idleTimeout(), () -> pool.expire(this));
     }
 
-    Route route() {
+    @Override
+    public Route route() {
         return route;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Version version() {
+        return java.net.http.HttpClient.Version.HTTP_1_1;
+    }
+
+    /** One while an exchange runs (from its start until its response ended), else zero; any thread. */
+    @Override
+    public int exchangesInFlight() {
+        return exchange != null ? 1 : 0;
     }
 
     Connection connection() {
@@ -131,6 +145,7 @@ final class H1Connection implements ConnectionHandler {
     @Override
     public void onOpen(Connection opened) {
         this.connection = opened;
+        openConnections.opened(this);
     }
 
     @Override
@@ -200,6 +215,7 @@ final class H1Connection implements ConnectionHandler {
         pool.remove(this);
         ConnectionHandler next = current.switchProtocols(source);
         switchedTo = next;
+        openConnections.closed(this); // the socket stays open and counted, as the HTTP/2 connection now
         log.debug("{} switched to HTTP/2 by Upgrade: h2c", route);
         if (input.hasRemaining()) {
             next.onRead(source, input);
@@ -263,6 +279,7 @@ final class H1Connection implements ConnectionHandler {
             return;
         }
         pool.remove(this);
+        openConnections.closed(this);
         H1Exchange current = exchange;
         if (current != null) {
             current.onFailure(cause != null ? cause : new IOException("connection closed by " + route.authority()));

@@ -39,11 +39,12 @@ import org.slf4j.LoggerFactory;
  * Pushed responses (RFC 9113 §8.4) run as exchanges of their own in {@code pushes}, keyed by the
  * promised stream; they take no slot, but the connection stays open for them while draining.
  */
-final class H2Connection implements ConnectionHandler {
+final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     private static final Logger log = LoggerFactory.getLogger(H2Connection.class);
 
     private final Route route;
     private final H2Codec codec;
+    private final OpenConnections openConnections;
     private final Http2Connection protocol;
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Integer, H2Exchange> exchanges = new ConcurrentHashMap<>();
@@ -62,16 +63,29 @@ final class H2Connection implements ConnectionHandler {
     /** Loop-confined. */
     private final H2Liveness liveness;
 
-    H2Connection(Route route, H2Codec codec, Http2Config config, H2Liveness liveness) {
+    H2Connection(Route route, H2Codec codec, Http2Config config, H2Liveness liveness, OpenConnections openConnections) {
         this.route = route;
         this.codec = codec;
+        this.openConnections = openConnections;
         this.liveness = liveness;
         this.protocol = new Http2Connection(Role.CLIENT, config);
         this.idleExpiry = new IdleExpiry(codec.idleTimeout(), this::expireIfIdle);
     }
 
-    Route route() {
+    @Override
+    public Route route() {
         return route;
+    }
+
+    @Override
+    public java.net.http.HttpClient.Version version() {
+        return java.net.http.HttpClient.Version.HTTP_2;
+    }
+
+    /** Streams open now, ours and pushed ones; any thread (the maps are concurrent). */
+    @Override
+    public int exchangesInFlight() {
+        return exchanges.size() + pushes.size();
     }
 
     CompletableFuture<H2Connection> ready() {
@@ -113,6 +127,7 @@ final class H2Connection implements ConnectionHandler {
     @Override
     public void onOpen(Connection opened) {
         this.connection = opened;
+        openConnections.opened(this);
         List<ByteBuffer> preface;
         lock.lock();
         try {
@@ -133,6 +148,7 @@ final class H2Connection implements ConnectionHandler {
      */
     void openUpgraded(Connection opened, H2Exchange exchange, boolean headRequest) {
         this.connection = opened;
+        openConnections.adopted(this); // the socket was counted when it opened for HTTP/1.1
         if (!tryReserve()) {
             throw new IllegalStateException("a new connection has a stream slot for stream 1");
         }
@@ -327,6 +343,7 @@ final class H2Connection implements ConnectionHandler {
         } finally {
             lock.unlock();
         }
+        openConnections.closed(this);
         codec.remove(this);
         IOException error = new IOException("HTTP/2 connection closed" + (cause == null ? "" : ": " + cause), cause);
         ready.completeExceptionally(error);

@@ -39,6 +39,7 @@ final class NetTransport implements Transport {
     private final ConnectionPool pool;
     private final H2Codec h2;
     private final VersionedCodec codec;
+    private final OpenConnections openConnections = new OpenConnections();
 
     private NetTransport(EventLoopGroup loops, ClientConfig config, Executor executor) {
         this.loops = loops;
@@ -70,6 +71,11 @@ final class NetTransport implements Transport {
     }
 
     @Override
+    public io.ringkv.http.client.ClientStats stats() {
+        return openConnections.snapshot();
+    }
+
+    @Override
     public ExchangeCodec codec() {
         return codec;
     }
@@ -89,7 +95,7 @@ final class NetTransport implements Transport {
     }
 
     private CompletableFuture<H1Connection> connect(Route route) {
-        H1Connection handler = new H1Connection(route, pool);
+        H1Connection handler = new H1Connection(route, pool, openConnections);
         if (!route.secure()) {
             return connect(route, handler).thenApply(connected -> handler);
         }
@@ -99,7 +105,8 @@ final class NetTransport implements Transport {
     /** An HTTP/2 connection handler for the route, not yet attached to a socket. */
     private H2Connection newH2Connection(Route route) {
         return new H2Connection(route, h2, http2Config(config.extensions()),
-                new H2Liveness(config.extensions().http2PingInterval(), config.extensions().http2PingTimeout()));
+                new H2Liveness(config.extensions().http2PingInterval(), config.extensions().http2PingTimeout()),
+                openConnections);
     }
 
     /** Completes once the server's SETTINGS arrived, so that its stream limit is known. */

@@ -67,6 +67,11 @@ public final class RingClient extends HttpClient {
         this.syncSendSpin = SpinPolicy.forThisMachine(config.extensions().syncSendSpin());
     }
 
+    /** What the client holds open now; for {@code RingHttpClient.stats}. */
+    public io.ringkv.http.client.ClientStats stats() {
+        return transport.stats();
+    }
+
     /** Routes the client's network keeps state for (see {@link Transport#routesHeld}). */
     int routesHeld() {
         return transport.routesHeld();

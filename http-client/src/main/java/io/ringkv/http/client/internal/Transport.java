@@ -13,6 +13,9 @@ interface Transport extends AutoCloseable {
     /** How many routes (origin and proxy) keep connection state: zero once no connection is left and no request waits. */
     int routesHeld();
 
+    /** The connections open now and what they carry; cheap enough to read every few seconds. */
+    io.ringkv.http.client.ClientStats stats();
+
     @Override
     void close();
 }

@@ -130,7 +130,7 @@ class H2ConnectionClosingTest {
     /** As NetTransport's h2c connect, with the socket seen through a {@link ClosingAtEnqueue}. */
     private CompletableFuture<H2Connection> connect(Route route) {
         H2Connection connection = new H2Connection(route, codec, Http2Config.defaults(),
-                new H2Liveness(Duration.ZERO, Duration.ofSeconds(10)));
+                new H2Liveness(Duration.ZERO, Duration.ofSeconds(10)), new OpenConnections());
         ClosingAtEnqueue socket = new ClosingAtEnqueue(connection);
         boolean first = sockets.isEmpty();
         sockets.add(socket);
