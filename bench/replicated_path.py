@@ -68,8 +68,10 @@ def free_ports(n):
 class Cluster:
     """Node processes of one configuration; owns their process groups."""
 
-    def __init__(self, name, nodes, flags, tmp, server_cpus, env=None):
-        self.name, self.flags = name, flags
+    def __init__(self, name, nodes, flags, tmp, server_cpus, env=None, independent=False):
+        """independent: the nodes are single-node clusters side by side (each its own --cluster
+        list), not one cluster; load then goes to all of them at once (see load())."""
+        self.name, self.flags, self.independent = name, flags, independent
         ports = free_ports(nodes)
         self.urls = ["http://127.0.0.1:%d" % p for p in ports]
         self.secret = secrets.token_hex(32)
@@ -79,8 +81,9 @@ class Cluster:
             data = os.path.join(tmp, name, "node%d" % (i + 1))
             os.makedirs(data, exist_ok=True)
             logf = open(os.path.join(tmp, name, "node%d.log" % (i + 1)), "w")
+            members = self.urls[i] if independent else ",".join(self.urls)
             cmd = ["taskset", "-c", server_cpus, os.path.join(ROOT, "ringkv"), "serve", "--host", "127.0.0.1",
-                   "--port", str(port), "--data", data, "--cluster", ",".join(self.urls)] + flags
+                   "--port", str(port), "--data", data, "--cluster", members] + flags
             self.procs.append(subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
                                                start_new_session=True, stdin=subprocess.DEVNULL))
 
@@ -147,7 +150,7 @@ def settle(cluster, scenario, args):
     steps, spent = [], 0
     while spent < args.settle_max:
         cpu0, jit0 = cluster.cpu_seconds(), cluster.jit_cpu_seconds()
-        wrk(cluster.urls[0], scenario, args.settle_step, args.connections, args.load_cpus, args.keys)
+        load(cluster, scenario, args.settle_step, args.connections, args.load_cpus, args.keys)
         spent += args.settle_step
         cpu, jit = cluster.cpu_seconds() - cpu0, cluster.jit_cpu_seconds() - jit0
         share = jit / cpu if cpu > 0 else 0.0
@@ -182,6 +185,22 @@ def wrk(url, scenario, seconds, connections, load_cpus, keys):
         if line.startswith("BENCH_WRK_JSON "):
             return json.loads(line[len("BENCH_WRK_JSON "):])
     raise SystemExit("wrk printed no result line:\n" + out)
+
+
+def load(cluster, scenario, seconds, connections, load_cpus, keys):
+    """A closed-loop run against the cluster's first node; against every node at once (the
+    connections split evenly, one wrk each) when its nodes are independent. Requests and errors
+    are summed; latency percentiles are the worst of the wrk processes' (an upper bound)."""
+    if not cluster.independent:
+        return wrk(cluster.urls[0], scenario, seconds, connections, load_cpus, keys)
+    each = max(1, connections // len(cluster.urls))
+    with ThreadPoolExecutor(len(cluster.urls)) as pool:
+        results = list(pool.map(lambda url: wrk(url, scenario, seconds, each, load_cpus, keys), cluster.urls))
+    combined = {"requests": sum(r["requests"] for r in results),
+                "duration_us": max(r["duration_us"] for r in results),
+                "latency_us": {k: max(r["latency_us"][k] for r in results) for k in results[0]["latency_us"]},
+                "errors": {k: sum(r["errors"][k] for r in results) for k in results[0]["errors"]}}
+    return combined
 
 
 def constant_rate(vegeta_bin, url, scenario, rate, seconds, load_cpus, keys, tmp):
@@ -259,6 +278,14 @@ def summarise(runs, configs, scenarios):
             rps, cpu = stats[(c, s)]
             if one:
                 lines.append("  %s %s: CPU per request %.2fx the 1-node request's" % (c, s, cpu[0] / one[1][0]))
+        co = stats.get(("3x1node", s))
+        if co:
+            if one:
+                lines.append("  3x1node %s: CPU per request %.2fx the 1-node request's (three node JVMs sharing the CPU)" % (
+                    s, co[1][0] / one[1][0]))
+            for c in ("3n-h2", "3n-h1"):
+                if (c, s) in stats:
+                    lines.append("  %s %s: CPU per request %.2fx the 3x1node request's" % (c, s, stats[(c, s)][1][0] / co[1][0]))
         if ("3n-h2", s) in stats and ("3n-h1", s) in stats:
             h2, h1 = stats[("3n-h2", s)], stats[("3n-h1", s)]
             lines.append("  %s: 3-node h2 / h1 throughput %.2fx; CPU per request %.2fx" % (
@@ -278,7 +305,9 @@ def main():
     ap.add_argument("--settle-jit", type=float, default=0.02,
                     help="settled when the JIT compilers used at most this share of the cluster's CPU in one "
                          "settling run (default 0.02)")
-    ap.add_argument("--configs", default="1node,3n-h2,3n-h1", help="from 1node, 3n-h2, 3n-h1 (default: all)")
+    ap.add_argument("--configs", default="1node,3n-h2,3n-h1",
+                    help="from 1node, 3n-h2, 3n-h1, 3x1node (three independent single nodes on the server CPU, "
+                         "loaded at once: the cost of sharing the CPU, without replication); default 1node,3n-h2,3n-h1")
     ap.add_argument("--scenarios", default="put,get", help="from put, get (default: both)")
     ap.add_argument("--keys", type=int, default=20000, help="keys written before the runs (default 20000)")
     ap.add_argument("--connections", type=int, default=64)
@@ -292,12 +321,15 @@ def main():
     args = ap.parse_args()
 
     known = {"1node": (1, []), "3n-h2": (3, ["--internode-protocol", "h2"]),
-             "3n-h1": (3, ["--internode-protocol", "h1"])}
+             "3n-h1": (3, ["--internode-protocol", "h1"]), "3x1node": (3, [])}
+    # Three single-node clusters on the server CPU at once: what sharing one CPU between three
+    # node JVMs costs a request, without any replication (a baseline for the 3-node figures).
+    independent = {"3x1node"}
     configs = args.configs.split(",")
     scenarios = args.scenarios.split(",")
     for c in configs:
         if c not in known:
-            ap.error("unknown config %r (1node, 3n-h2, 3n-h1)" % c)
+            ap.error("unknown config %r (1node, 3n-h2, 3n-h1, 3x1node)" % c)
     for s in scenarios:
         if s not in ("put", "get"):
             ap.error("unknown scenario %r (put, get)" % s)
@@ -308,11 +340,13 @@ def main():
     try:
         for c in configs:
             nodes, flags = known[c]
-            clusters[c] = Cluster(c, nodes, flags + extra, tmp, args.server_cpus)
+            clusters[c] = Cluster(c, nodes, flags + extra, tmp, args.server_cpus, independent=c in independent)
         for c in configs:
             clusters[c].await_ready()
-            log("%s ready at %s; writing %d keys" % (c, clusters[c].urls[0], args.keys))
-            prefill(clusters[c].urls[0], args.keys, b"v" * 100)
+            targets = clusters[c].urls if clusters[c].independent else clusters[c].urls[:1]
+            for url in targets:
+                log("%s ready at %s; writing %d keys" % (c, url, args.keys))
+                prefill(url, args.keys, b"v" * 100)
         settling = {}
         if args.settle_max > 0:
             for c in configs:
@@ -326,9 +360,9 @@ def main():
                 cluster = clusters[c]
                 for s in scenarios:
                     if args.warmup:
-                        wrk(cluster.urls[0], s, args.warmup, args.connections, args.load_cpus, args.keys)
+                        load(cluster, s, args.warmup, args.connections, args.load_cpus, args.keys)
                     before, jit_before = cluster.cpu_seconds(), cluster.jit_cpu_seconds()
-                    res = wrk(cluster.urls[0], s, args.duration, args.connections, args.load_cpus, args.keys)
+                    res = load(cluster, s, args.duration, args.connections, args.load_cpus, args.keys)
                     cpu = cluster.cpu_seconds() - before
                     jit = cluster.jit_cpu_seconds() - jit_before
                     # wrk's "status" errors count non-2xx/3xx answers (503 from shedding, 504).
@@ -342,7 +376,7 @@ def main():
                     log("round %d %s %s: %.0f req/s, %.1f us CPU/req (JIT %.1f %%), p99 %.2f ms, non-2xx %d" % (
                         rnd, c, s, run["rps"], run["cpu_us_per_request"], 100 * run["jit_share"],
                         res["latency_us"]["p99"] / 1000, run["non_2xx"]))
-                    if args.rate and c != "1node":
+                    if args.rate and c.startswith("3n-"):
                         fixed = constant_rate(vegeta_bin, cluster.urls[0], s, args.rate, args.duration, args.load_cpus,
                                               args.keys, tmp)
                         fixed.update({"round": rnd, "config": c, "scenario": s})
