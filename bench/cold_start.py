@@ -68,6 +68,10 @@ def main():
     ap.add_argument("--rate", type=int, default=1000, help="PUTs per second (default 1000)")
     ap.add_argument("--duration", type=int, default=10, help="seconds of load per run (default 10)")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="from %s (default: all)" % ", ".join(CONFIGS))
+    ap.add_argument("--steady-after", type=int, default=30,
+                    help="the default configuration, after its measured run: this many more seconds of the same "
+                         "load (discarded), then --duration measured again, as the steady state the first seconds "
+                         "are compared with (0: skip; default 30)")
     ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
@@ -98,19 +102,30 @@ def main():
                     targets = os.path.join(tmp, "targets-%s-%d" % (c, rnd))
                     put_targets(targets, cluster.urls[0], body, args.rate * args.duration, "%s%d" % (c, rnd))
                     rows = attack(vegeta, targets, args.rate, args.duration, args.load_cpus)
+                    steady = None
+                    if c == "default" and args.steady_after > 0:
+                        filler = os.path.join(tmp, "filler-%d" % rnd)
+                        put_targets(filler, cluster.urls[0], body, args.rate * args.steady_after, "f%d" % rnd)
+                        attack(vegeta, filler, args.rate, args.steady_after, args.load_cpus)
+                        later = os.path.join(tmp, "steady-%d" % rnd)
+                        put_targets(later, cluster.urls[0], body, args.rate * args.duration, "s%d" % rnd)
+                        steady = summarise_rows(attack(vegeta, later, args.rate, args.duration, args.load_cpus))["overall"]
                 finally:
                     cluster.stop()
                 s = summarise_rows(rows)
                 o = s["overall"]
-                runs.append({"round": rnd, "config": c, "ready_s": ready_s, **s})
+                runs.append({"round": rnd, "config": c, "ready_s": ready_s, **s, **({"steady": steady} if steady else {})})
                 first = s["per_second"][0]
                 log("round %d %s: ready in %.1f s; %d requests, %d x 503, %d other non-2xx; p99 %.1f ms "
                     "(first second: p99 %.1f ms, %d x 503)" % (rnd, c, ready_s, o["requests"], o["status_503"],
                                                              o["other_non_2xx"], o["p99_ms"], first["p99_ms"],
                                                              first["status_503"]))
+                if steady:
+                    log("round %d %s, %d s later: p99 %.1f ms, %d x 503" % (rnd, c, args.steady_after + args.duration,
+                                                                          steady["p99_ms"], steady["status_503"]))
     meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "rate": args.rate,
             "duration_s": args.duration, "nodes": 3, "value_bytes": 100, "server_cpus": args.server_cpus,
-            "load_cpus": args.load_cpus, "node_args": args.node_args, "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
+            "load_cpus": args.load_cpus, "node_args": args.node_args, "steady_after_s": args.steady_after, "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--cold-start"] + sys.argv[1:])}
     lines = ["%-10s %18s %20s %20s %20s %12s" % ("config", "ready s (95% CI)", "503 % (95% CI)", "p99 ms (95% CI)",
                                                   "1st s p99 ms (CI)", "other non-2xx")]
@@ -123,6 +138,13 @@ def main():
         lines.append("%-10s %8.1f ± %-8.1f %9.2f ± %-8.2f %9.1f ± %-8.1f %9.1f ± %-8.1f %12d" % (
             c, ready[0], ready[1], shed[0], shed[1], p99[0], p99[1], p99_first[0], p99_first[1],
             sum(r["overall"]["other_non_2xx"] for r in rs)))
+    steady_runs = [r["steady"] for r in runs if "steady" in r]
+    if steady_runs:
+        p99 = interval([r["p99_ms"] for r in steady_runs])
+        shed = interval([100.0 * r["status_503"] / r["requests"] for r in steady_runs])
+        lines.append("%-10s %18s %9.2f ± %-8.2f %9.1f ± %-8.1f   (the default configuration's %d s after its first "
+                     "%d s of load: the steady state)" % ("steady", "", shed[0], shed[1], p99[0], p99[1],
+                                                         args.duration, args.steady_after + args.duration))
     base = results_file.write(args.out_dir, "cold-start", meta, {"meta": meta, "runs": runs}, "\n".join(lines))
     log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
 
