@@ -64,7 +64,7 @@ fi
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 if ((BUILD)); then
   (cd "$ROOT" && MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" JAVA_HOME=$JAVA_HOME \
-    mvn -B -q -Dstyle.color=never -pl bench -am -DskipTests package)
+    mvn -B -q -Dstyle.color=never -pl bench -am -DskipTests package) >&2
 fi
 rev=$(git -C "$ROOT" rev-parse --short=7 HEAD)
 git -C "$ROOT" diff --quiet HEAD -- && dirty="" || dirty="-dirty"
