@@ -62,6 +62,15 @@ def summarise_rows(rows):
             "per_second": [dict(second=s, **stats(per_second[s])) for s in sorted(per_second)]}
 
 
+def autogroup():
+    """The kernel's autogroup setting ("1": every session is a scheduling group), or None."""
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
@@ -72,6 +81,10 @@ def main():
                     help="the default configuration, after its measured run: this many more seconds of the same "
                          "load (discarded), then --duration measured again, as the steady state the first seconds "
                          "are compared with (0: skip; default 30)")
+    ap.add_argument("--shared-session", action="store_true",
+                    help="start the nodes in this script's session instead of one session each: with the "
+                         "kernel's autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled) that makes "
+                         "them one scheduling group with the load generator, as `ringkv up` starts them")
     ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
@@ -95,7 +108,8 @@ def main():
             for c in configs:
                 began = time.time()
                 env, flags = CONFIGS[c]
-                cluster = Cluster("%s-%d" % (c, rnd), 3, flags + args.node_args.split(), tmp, args.server_cpus, env=env)
+                cluster = Cluster("%s-%d" % (c, rnd), 3, flags + args.node_args.split(), tmp, args.server_cpus, env=env,
+                                  own_sessions=not args.shared_session)
                 try:
                     cluster.await_ready()
                     ready_s = time.time() - began
@@ -125,7 +139,8 @@ def main():
                                                                           steady["p99_ms"], steady["status_503"]))
     meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "rate": args.rate,
             "duration_s": args.duration, "nodes": 3, "value_bytes": 100, "server_cpus": args.server_cpus,
-            "load_cpus": args.load_cpus, "node_args": args.node_args, "steady_after_s": args.steady_after, "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
+            "load_cpus": args.load_cpus, "node_args": args.node_args, "steady_after_s": args.steady_after,
+            "shared_session": args.shared_session, "sched_autogroup": autogroup(), "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--cold-start"] + sys.argv[1:])}
     lines = ["%-10s %18s %20s %20s %20s %12s" % ("config", "ready s (95% CI)", "503 % (95% CI)", "p99 ms (95% CI)",
                                                   "1st s p99 ms (CI)", "other non-2xx")]

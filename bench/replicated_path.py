@@ -68,10 +68,14 @@ def free_ports(n):
 class Cluster:
     """Node processes of one configuration; owns their process groups."""
 
-    def __init__(self, name, nodes, flags, tmp, server_cpus, env=None, independent=False):
+    def __init__(self, name, nodes, flags, tmp, server_cpus, env=None, independent=False, own_sessions=True):
         """independent: the nodes are single-node clusters side by side (each its own --cluster
-        list), not one cluster; load then goes to all of them at once (see load())."""
-        self.name, self.flags, self.independent = name, flags, independent
+        list), not one cluster; load then goes to all of them at once (see load()).
+        own_sessions: each node in its own session (and process group), as when started from
+        separate terminals; with the kernel's autogroup scheduling each session is one
+        scheduling group sharing the CPU with the others. False: the nodes stay in this
+        script's session, one group with the load generator, as `ringkv up` starts them."""
+        self.name, self.flags, self.independent, self.own_sessions = name, flags, independent, own_sessions
         ports = free_ports(nodes)
         self.urls = ["http://127.0.0.1:%d" % p for p in ports]
         self.secret = secrets.token_hex(32)
@@ -85,7 +89,7 @@ class Cluster:
             cmd = ["taskset", "-c", server_cpus, os.path.join(ROOT, "ringkv"), "serve", "--host", "127.0.0.1",
                    "--port", str(port), "--data", data, "--cluster", members] + flags
             self.procs.append(subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
-                                               start_new_session=True, stdin=subprocess.DEVNULL))
+                                               start_new_session=own_sessions, stdin=subprocess.DEVNULL))
 
     def await_ready(self, timeout=120):
         deadline = time.time() + timeout
@@ -125,14 +129,20 @@ class Cluster:
     def stop(self):
         for p in self.procs:
             try:
-                os.killpg(p.pid, signal.SIGTERM)
+                if self.own_sessions:
+                    os.killpg(p.pid, signal.SIGTERM)
+                else:
+                    p.send_signal(signal.SIGTERM)
             except ProcessLookupError:
                 pass
         for p in self.procs:
             try:
                 p.wait(timeout=15)
             except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
+                if self.own_sessions:
+                    os.killpg(p.pid, signal.SIGKILL)
+                else:
+                    p.kill()
 
 
 def stat_cpu_ticks(path):
