@@ -16,7 +16,6 @@ get-h2c / get-h1 and status-h2c / nginx-h2c. Writes bench/results/h2-compare-<ti
 and .txt. Run it as `./ringkv bench --h2 [options]`.
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -117,24 +116,14 @@ def summarise(runs, duration):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
-    ap.add_argument("--duration", type=int, default=10, help="seconds per measured run (default 10)")
-    ap.add_argument("--warmup", type=int, default=5, help="seconds of discarded load before each run (default 5)")
+    results_file.add_run_arguments(ap)
     ap.add_argument("--keys", type=int, default=20000, help="keys written before the runs (default 20000)")
     ap.add_argument("--node-args", default="", help="extra flags for `ringkv serve`")
-    ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
-    ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
-    ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
-    ap.add_argument("--summarise", metavar="JSON", help="only rewrite the .txt beside an earlier results file")
+    results_file.add_summarise_argument(ap)
     args = ap.parse_args()
     if args.summarise:
-        with open(args.summarise) as f:
-            doc = json.load(f)
-        meta = doc["meta"]
-        text = results_file.summary_text(meta, "\n".join(summarise(doc["runs"], meta["duration_s"])))
-        with open(args.summarise[:-len(".json")] + ".txt", "w") as f:
-            f.write(text)
-        print(text)
+        results_file.rewrite_summary(
+            args.summarise, lambda doc: "\n".join(summarise(doc["runs"], doc["meta"]["duration_s"])))
         return
     for tool in ("wrk", "h2load", "curl", "taskset"):
         if subprocess.run(["bash", "-c", "command -v " + tool], capture_output=True).returncode != 0:

@@ -21,7 +21,6 @@ Writes bench/results/metrics-cost-<time>-<rev>.json (every run) and .txt beside 
 `./ringkv bench --metrics-cost [options]`.
 """
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -94,24 +93,14 @@ def summarise(runs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
-    ap.add_argument("--duration", type=int, default=10, help="seconds per measured run (default 10)")
-    ap.add_argument("--warmup", type=int, default=5, help="seconds of discarded load before each run (default 5)")
+    results_file.add_run_arguments(ap)
     ap.add_argument("--keys", type=int, default=20000, help="keys written into each node before the runs (default 20000)")
     ap.add_argument("--connections", type=int, default=64, help="wrk connections (default 64)")
     ap.add_argument("--node-args", default="", help="extra flags for both `ringkv serve`")
-    ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
-    ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
-    ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
-    ap.add_argument("--summarise", metavar="JSON", help="only rewrite the .txt beside an earlier results file")
+    results_file.add_summarise_argument(ap)
     args = ap.parse_args()
     if args.summarise:
-        with open(args.summarise) as f:
-            doc = json.load(f)
-        text = results_file.summary_text(doc["meta"], summarise(doc["runs"]))
-        with open(args.summarise[:-len(".json")] + ".txt", "w") as f:
-            f.write(text)
-        print(text)
+        results_file.rewrite_summary(args.summarise, lambda doc: summarise(doc["runs"]))
         return
     if args.rounds < 1 or args.duration < 1 or args.warmup < 0 or args.keys < 1 or args.connections < 1:
         ap.error("--rounds, --duration, --keys and --connections must be at least 1, --warmup at least 0")

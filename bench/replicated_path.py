@@ -308,9 +308,7 @@ def summarise(runs, configs, scenarios):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
-    ap.add_argument("--duration", type=int, default=10, help="seconds per measured run (default 10)")
-    ap.add_argument("--warmup", type=int, default=5, help="seconds of discarded load before each run (default 5)")
+    results_file.add_run_arguments(ap)
     ap.add_argument("--settle-max", type=int, default=120,
                     help="before the rounds, per configuration and scenario: at most this many seconds of load until "
                          "the JIT is calm (0: skip; default 120)")
@@ -328,9 +326,6 @@ def main():
                     help="per round, 3-node configurations also get PUTs and GETs at each of these constant rates "
                          "(comma-separated; vegeta, open loop) for --duration, for their p99; 0: skip (default 2500,5000)")
     ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
-    ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
-    ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
-    ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
     args = ap.parse_args()
     try:
         args.rates = [int(r) for r in args.rate.split(",") if int(r) > 0]

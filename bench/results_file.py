@@ -19,6 +19,32 @@ def run_id():
     return "%s-%s%s" % (stamp, rev or "unknown", "-dirty" if dirty else ""), rev, dirty
 
 
+def add_run_arguments(ap):
+    """The options every interleaved-rounds benchmark takes: rounds, run and warm-up lengths, the
+    CPUs for servers and load, where results go."""
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
+    ap.add_argument("--duration", type=int, default=10, help="seconds per measured run (default 10)")
+    ap.add_argument("--warmup", type=int, default=5, help="seconds of discarded load before each run (default 5)")
+    ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
+    ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
+    ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
+
+
+def add_summarise_argument(ap):
+    ap.add_argument("--summarise", metavar="JSON", help="only rewrite the .txt beside an earlier results file")
+
+
+def rewrite_summary(json_path, summarise):
+    """Rewrites the .txt beside an earlier results file from its runs; summarise(document) gives
+    the summary's body. Prints the text."""
+    with open(json_path) as f:
+        doc = json.load(f)
+    text = summary_text(doc["meta"], summarise(doc))
+    with open(json_path[:-len(".json")] + ".txt", "w") as f:
+        f.write(text)
+    print(text)
+
+
 def loadavg():
     with open("/proc/loadavg") as f:
         return f.read().split()[:3]

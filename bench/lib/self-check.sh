@@ -84,12 +84,18 @@ assert v["latency_ms"]["p50"] == 49.0 and v["latency_ms"]["max"] == 5000.0, v["l
 EOF
 }
 
+# renders_twice_alike SCRIPT RESULTS DOC IMG_DIR: a report script renders its section into DOC, and
+# a second render leaves DOC as the first left it.
+renders_twice_alike() {
+  "$PYTHON" "$1" "$2" --doc "$3" --img-dir "$4" || return 1
+  cp "$3" "$3.first"
+  "$PYTHON" "$1" "$2" --doc "$3" --img-dir "$4" || return 1
+  cmp -s "$3" "$3.first" || { echo "second render changed the document"; return 1; }
+}
+
 render_writes_only_its_section() {
   printf '# Benchmarks\n\nintro stays\n\n## HPACK (http-core)\n\nhpack text stays\n' >"$WORK/doc.md"
-  "$PYTHON" "$REPORT_DIR/render.py" "$SAMPLE" --doc "$WORK/doc.md" --img-dir "$WORK/img" || return 1
-  cp "$WORK/doc.md" "$WORK/doc1.md"
-  "$PYTHON" "$REPORT_DIR/render.py" "$SAMPLE" --doc "$WORK/doc.md" --img-dir "$WORK/img" || return 1
-  cmp -s "$WORK/doc.md" "$WORK/doc1.md" || { echo "second render changed the document"; return 1; }
+  renders_twice_alike "$REPORT_DIR/render.py" "$SAMPLE" "$WORK/doc.md" "$WORK/img" || return 1
   grep -q 'intro stays' "$WORK/doc.md" && grep -q 'hpack text stays' "$WORK/doc.md" || return 1
   grep -q '^## Store under load' "$WORK/doc.md" && grep -q 'BEGIN GENERATED: store-under-load' "$WORK/doc.md" || return 1
   grep -q '| GET | 1 node |' "$WORK/doc.md" || { echo "headline table missing"; return 1; }
@@ -114,10 +120,7 @@ client_report_unit_checks() { python3 -W error "$REPORT_DIR/test_client_report.p
 client_report_writes_only_its_section() {
   local sample=$REPORT_DIR/testdata/client-sample.json
   printf '# Benchmarks\n\nintro stays\n\n## HTTP client (JMH)\n\nmethod text stays\n' >"$WORK/cdoc.md"
-  "$PYTHON" "$REPORT_DIR/client_report.py" "$sample" --doc "$WORK/cdoc.md" --img-dir "$WORK/cimg" || return 1
-  cp "$WORK/cdoc.md" "$WORK/cdoc1.md"
-  "$PYTHON" "$REPORT_DIR/client_report.py" "$sample" --doc "$WORK/cdoc.md" --img-dir "$WORK/cimg" || return 1
-  cmp -s "$WORK/cdoc.md" "$WORK/cdoc1.md" || { echo "second render changed the document"; return 1; }
+  renders_twice_alike "$REPORT_DIR/client_report.py" "$sample" "$WORK/cdoc.md" "$WORK/cimg" || return 1
   grep -q 'intro stays' "$WORK/cdoc.md" && grep -q 'method text stays' "$WORK/cdoc.md" || return 1
   grep -q '| 300 ± 25 | 3.00 | 1.50 | \*\*ahead\*\* |' "$WORK/cdoc.md" || { echo "main table row missing"; return 1; }
   grep -q 'POST with `BodyPublishers.ofByteArray`' "$WORK/cdoc.md" || { echo "copying table missing"; return 1; }
