@@ -49,6 +49,7 @@ public final class Cluster implements AutoCloseable {
     private final ClockSkew clockSkew;
     private final PeerHealth peerHealth;
     private final PeerProbe peerProbe;
+    private final ClockCheck clockCheck;
     private final KeyReplicas keyReplicas;
 
     /** How often a peer no request went to is probed. */
@@ -76,6 +77,7 @@ public final class Cluster implements AutoCloseable {
         // A quarter of the replica timeout: well past any healthy answer, well before a timeout.
         SlowReplicaLog slow = new SlowReplicaLog(topology.others(), settings.replicaTimeout().toNanos() / 4);
         ReplicaCallListener calls = ReplicaCallListener.both(ReplicaCallListener.both(peerHealth, slow), callListener);
+        this.clockCheck = new ClockCheck(topology.others(), client, clockSkew, clock::wallMillis, PROBE_INTERVAL.toMillis());
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff, clockSkew, calls);
@@ -102,6 +104,12 @@ public final class Cluster implements AutoCloseable {
                                 Executor handlerExecutor, ReplicaCallListener calls) {
         Cluster cluster = new Cluster(settings, engine, clock, handlerExecutor, calls);
         cluster.peerProbe.start();
+        cluster.clockCheck.start();
+        try {
+            cluster.clockCheck.awaitFirstRound(settings.replicaTimeout().plusMillis(500));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         cluster.hintedHandoff.start();
         cluster.antiEntropy.start();
         cluster.tombstones.start();
@@ -193,6 +201,7 @@ public final class Cluster implements AutoCloseable {
     @Override
     public void close() {
         peerProbe.close();
+        clockCheck.close();
         hintedHandoff.close();
         antiEntropy.close();
         tombstones.close();

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Coordinates replicated operations for the public API: this node accepts a request for any key
@@ -33,6 +34,9 @@ import java.util.concurrent.CompletableFuture;
  * inter-node client's executor or the settings' executor.
  */
 public final class Coordinator {
+
+    /** How many times a write that replicas found stale is stamped again before the client gets {@code 504}. */
+    static final int RESTAMPS_MAX = 3;
 
     private final ClusterNodes topology;
     private final RendezvousPlacement placement;
@@ -92,20 +96,20 @@ public final class Coordinator {
         return replicas;
     }
 
-    /** Fails with {@link ClockBehindException} while this node's clock is behind its peers'. */
+    /** Fails with {@link ClockRefusedException} while this node cannot trust its clock ({@link ClockSkew#writeRefusal}). */
     public CompletableFuture<WriteOutcome> put(byte[] key, byte[] value, ReplicationParams params) {
-        Optional<Long> behind = clockSkew == null ? Optional.empty() : clockSkew.behindBy();
-        if (behind.isPresent()) {
-            return CompletableFuture.failedFuture(new ClockBehindException(behind.get(), clockSkew.boundMillis()));
+        Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.writeRefusal();
+        if (refusal.isPresent()) {
+            return CompletableFuture.failedFuture(new ClockRefusedException(refusal.get()));
         }
         return write(key, Record.value(clock.now(), value), params);
     }
 
-    /** Fails with {@link ClockBehindException} while this node's clock is behind its peers'. */
+    /** Fails with {@link ClockRefusedException} while this node cannot trust its clock ({@link ClockSkew#writeRefusal}). */
     public CompletableFuture<WriteOutcome> delete(byte[] key, ReplicationParams params) {
-        Optional<Long> behind = clockSkew == null ? Optional.empty() : clockSkew.behindBy();
-        if (behind.isPresent()) {
-            return CompletableFuture.failedFuture(new ClockBehindException(behind.get(), clockSkew.boundMillis()));
+        Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.writeRefusal();
+        if (refusal.isPresent()) {
+            return CompletableFuture.failedFuture(new ClockRefusedException(refusal.get()));
         }
         return write(key, Record.tombstone(clock.now()), params);
     }
@@ -129,7 +133,40 @@ public final class Coordinator {
     }
 
     private CompletableFuture<WriteOutcome> write(byte[] key, Record record, ReplicationParams params) {
-        return startWrite(key, record, params).result().thenApply(WriteOutcome.class::cast);
+        return write(key, record, params, RESTAMPS_MAX);
+    }
+
+    /**
+     * Runs the write; when it fell short of its quorum because replicas kept fresher records, stamps
+     * it again above the freshest of them and runs it again (at most {@code restamps} more times).
+     * Quorums intersect, so a write acknowledged before this one was stamped is held by at least one
+     * replica of any quorum this one could get: stamped below it, this write cannot be acknowledged
+     * and lose to it afterwards; stamped again, it wins.
+     */
+    private CompletableFuture<WriteOutcome> write(byte[] key, Record record, ReplicationParams params, int restamps) {
+        ReplicatedOperation operation = startWrite(key, record, params);
+        return operation.result().thenCompose(outcome -> {
+            long fresher = operation.fresherKept();
+            if (!(outcome instanceof NotEnoughReplicas) || fresher == 0 || restamps == 0
+                    || clock.isAheadBy(fresher, boundMillis())) {
+                // A record further ahead than the bound cannot be followed: stamping above it would make
+                // this write one every peer refuses. The client gets 504 (unknown), as for any shortfall.
+                return CompletableFuture.completedFuture((WriteOutcome) outcome);
+            }
+            clock.observe(fresher);
+            Record again = record.tombstone() ? Record.tombstone(clock.now()) : Record.value(clock.now(), record.value());
+            // The reply that decided may have come on a network thread; the local replica's write must not run there.
+            try {
+                return CompletableFuture.supplyAsync(() -> write(key, again, params, restamps - 1), settings.executor())
+                        .thenCompose(next -> next);
+            } catch (RejectedExecutionException shuttingDown) {
+                return CompletableFuture.completedFuture((WriteOutcome) outcome);
+            }
+        });
+    }
+
+    private long boundMillis() {
+        return clockSkew == null ? Long.MAX_VALUE : clockSkew.boundMillis();
     }
 
     private ReplicatedOperation start(byte[] key, Record record, ReplicationParams params) {
@@ -137,8 +174,7 @@ public final class Coordinator {
             throw new IllegalArgumentException("from=" + params.from() + " exceeds the cluster size " + placement.clusterSize());
         }
         List<Replica> chosen = localLast(placement.replicas(key, params.from()));
-        long boundMillis = clockSkew == null ? Long.MAX_VALUE : clockSkew.boundMillis();
-        return new ReplicatedOperation(key, record, chosen, params.ack(), clock, missedWrites, boundMillis, calls,
+        return new ReplicatedOperation(key, record, chosen, params.ack(), clock, missedWrites, boundMillis(), calls,
                 topology.self())
                 .start(deadlines, settings.executor());
     }

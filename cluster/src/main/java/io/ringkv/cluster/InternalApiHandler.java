@@ -23,7 +23,9 @@ import java.util.concurrent.CompletionStage;
  * <pre>
  *   GET /internal/v0/record?key=B64   200 value + X-Ringkv-Timestamp + X-Ringkv-Tombstone | 404
  *   PUT /internal/v0/record?key=B64   body = value, same two headers; applied by timestamp -> 204
+ *                                     (when not applied: X-Ringkv-Applied false, X-Ringkv-Timestamp of the record kept)
  *   GET /internal/v0/range?start=B64[&amp;end=B64]  200, streamed RecordFrames, tombstones included
+ *   GET /internal/v0/time             200, this node's wall clock (epoch millis, decimal)
  *   PUT /internal/v0/records          body = RecordFrames (ascending keys, end marker); each applied by timestamp -> 204
  * </pre>
  * These endpoints take timestamps from the request, so every request must prove the cluster
@@ -107,6 +109,8 @@ public final class InternalApiHandler implements HttpHandler {
                 case InternalProtocol.VERSIONS_PATH -> request.method().equals("GET")
                         ? versions(request) : Response.text(405, "use GET").withHeader("Allow", "GET");
                 case InternalProtocol.REPAIR_PATH -> repair(request);
+                case InternalProtocol.TIME_PATH -> request.method().equals("GET")
+                        ? Response.text(200, Long.toString(clock.wallMillis())) : Response.text(405, "use GET").withHeader("Allow", "GET");
                 case InternalProtocol.RANGE_PATH -> request.method().equals("GET")
                         ? range(request) : Response.text(405, "use GET").withHeader("Allow", "GET");
                 default -> Response.text(404, "no internal endpoint " + request.path());
@@ -137,7 +141,15 @@ public final class InternalApiHandler implements HttpHandler {
         refuseIfAhead(request, timestamp);
         clock.observe(timestamp);
         boolean applied = engine.apply(key, new Record(timestamp, tombstone, request.body()));
-        return Response.of(204).withHeader(InternalProtocol.APPLIED_HEADER, Boolean.toString(applied));
+        Response response = Response.of(204).withHeader(InternalProtocol.APPLIED_HEADER, Boolean.toString(applied));
+        if (!applied) {
+            // What kept it out, so that the coordinator of a new write can stamp it above that.
+            Optional<Record> kept = engine.get(key);
+            if (kept.isPresent()) {
+                response = response.withHeader(InternalProtocol.TIMESTAMP_HEADER, Long.toString(kept.get().timestamp()));
+            }
+        }
+        return response;
     }
 
     /**

@@ -24,6 +24,8 @@ public final class InternalProtocol {
     public static final String BUCKETS_PARAM = "buckets";
     /** POST starts an anti-entropy round on this node; GET reports its progress (JSON). */
     public static final String REPAIR_PATH = "/internal/v0/repair";
+    /** GET this node's wall clock, epoch millis as decimal text ({@link ClockCheck}). */
+    public static final String TIME_PATH = "/internal/v0/time";
     /** On a {@link #RECORDS_PATH} answer: how many records of the batch were newer than the stored ones. */
     public static final String APPLIED_COUNT_HEADER = "X-Ringkv-Applied-Count";
 
@@ -35,7 +37,10 @@ public final class InternalProtocol {
     public static final String TIMESTAMP_HEADER = "X-Ringkv-Timestamp";
     /** {@code true} when the record is a tombstone (the body is then empty), else {@code false}. */
     public static final String TOMBSTONE_HEADER = "X-Ringkv-Tombstone";
-    /** On a PUT response: whether the record replaced the stored one (informational). */
+    /**
+     * On a PUT response: whether the record replaced the stored one. When {@code false}, the
+     * answer's {@link #TIMESTAMP_HEADER} is the timestamp of the record the node kept.
+     */
     public static final String APPLIED_HEADER = "X-Ringkv-Applied";
 
     private static final Base64.Encoder KEY_ENCODER = Base64.getUrlEncoder().withoutPadding();

@@ -3,6 +3,7 @@ package io.ringkv.cluster;
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -36,13 +37,22 @@ public final class LocalReplica implements Replica {
     }
 
     @Override
-    public CompletableFuture<Void> write(byte[] key, Record record) {
+    public CompletableFuture<OptionalLong> write(byte[] key, Record record) {
         try {
-            engine.apply(key, record);
-            return CompletableFuture.completedFuture(null);
+            if (engine.apply(key, record)) {
+                return CompletableFuture.completedFuture(OptionalLong.empty());
+            }
+            // Rare (a conflict): read what kept it out. It may have changed since, only to something fresher.
+            return CompletableFuture.completedFuture(fresherThan(record, engine.get(key)));
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** The stored record's timestamp when it is fresher than {@code written}; empty when it is {@code written} itself. */
+    static OptionalLong fresherThan(Record written, Optional<Record> stored) {
+        return stored.isPresent() && stored.get().timestamp() > written.timestamp()
+                ? OptionalLong.of(stored.get().timestamp()) : OptionalLong.empty();
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.ringkv.cluster;
 
 import io.ringkv.store.Record;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /** Another node's replica, reached through the shared {@link ReplicaClient}. Immutable, thread-safe. */
@@ -26,7 +27,7 @@ public final class RemoteReplica implements Replica {
     }
 
     @Override
-    public CompletableFuture<Void> write(byte[] key, Record record) {
+    public CompletableFuture<OptionalLong> write(byte[] key, Record record) {
         return client.write(node, key, record);
     }
 

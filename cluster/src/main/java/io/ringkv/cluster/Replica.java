@@ -2,6 +2,7 @@ package io.ringkv.cluster;
 
 import io.ringkv.store.Record;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -20,9 +21,11 @@ public interface Replica {
     CompletableFuture<Optional<Record>> read(byte[] key);
 
     /**
-     * Stores {@code record} unless the replica holds a fresher one for {@code key}; completes
-     * normally in both cases, because either way the replica now holds something at least as
-     * fresh, which is what an acknowledgement promises.
+     * Stores {@code record} unless the replica holds a fresher one for {@code key}, and says which:
+     * completes with empty when the replica now holds {@code record} (or already did), or with the
+     * timestamp of the fresher record it keeps instead. A repair does not care which; a client's
+     * new write does, because a fresher record there may be a write acknowledged before this one
+     * was stamped, by a clock ahead of this coordinator's ({@link Coordinator} stamps it again).
      */
-    CompletableFuture<Void> write(byte[] key, Record record);
+    CompletableFuture<OptionalLong> write(byte[] key, Record record);
 }

@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -57,7 +58,11 @@ public final class ReplicaClient {
                 .thenApply(response -> toRecord(node, response));
     }
 
-    public CompletableFuture<Void> write(ClusterNode node, byte[] key, Record record) {
+    /**
+     * Stores {@code record} on {@code node} by last-write-wins; completes with the timestamp of the
+     * fresher record the node keeps instead, or empty when it now holds {@code record}.
+     */
+    public CompletableFuture<OptionalLong> write(ClusterNode node, byte[] key, Record record) {
         Map<String, String> fields = Map.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()),
                 InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
         HttpRequest request = request(node, "PUT", InternalProtocol.RECORD_PATH, keyQuery(key), fields, record.value())
@@ -68,8 +73,25 @@ public final class ReplicaClient {
         return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
                 .thenApply(response -> {
                     expectStatus(node, response, 204);
-                    return null;
+                    return fresherKept(node, response, record);
                 });
+    }
+
+    private static OptionalLong fresherKept(ClusterNode node, HttpResponse<?> response, Record written) {
+        if (!"false".equals(response.headers().firstValue(InternalProtocol.APPLIED_HEADER).orElse("true"))) {
+            return OptionalLong.empty();
+        }
+        Optional<String> kept = response.headers().firstValue(InternalProtocol.TIMESTAMP_HEADER);
+        if (kept.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        long timestamp;
+        try {
+            timestamp = InternalProtocol.parseTimestamp(kept.get());
+        } catch (IllegalArgumentException e) {
+            throw new CompletionException(new ReplicaException(node, "malformed answer to a write: " + e.getMessage(), e));
+        }
+        return timestamp > written.timestamp() ? OptionalLong.of(timestamp) : OptionalLong.empty();
     }
 
     /**
@@ -95,6 +117,25 @@ public final class ReplicaClient {
                 .thenApply(response -> {
                     expectStatus(node, response, 204);
                     return response.headers().firstValue(InternalProtocol.APPLIED_COUNT_HEADER).map(Integer::parseInt).orElse(0);
+                });
+    }
+
+    /** {@code node}'s wall clock, epoch millis ({@link InternalProtocol#TIME_PATH}). */
+    public CompletableFuture<Long> wallTime(ClusterNode node) {
+        HttpRequest request = request(node, "GET", InternalProtocol.TIME_PATH, null, Map.of(), NO_BODY).GET().build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                .thenApply(response -> {
+                    expectStatus(node, response, 200);
+                    String body = response.body().strip();
+                    try {
+                        long millis = Long.parseLong(body);
+                        if (millis >= 0) {
+                            return millis;
+                        }
+                    } catch (NumberFormatException e) {
+                        // answered below
+                    }
+                    throw new CompletionException(new ReplicaException(node, "malformed time answer (" + body.length() + " chars)"));
                 });
     }
 

@@ -8,8 +8,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import io.ringkv.net.EventLoop;
 import org.slf4j.Logger;
@@ -49,6 +52,8 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
     private final List<Optional<Record>> answers;
     private final CompletableFuture<Object> result = new CompletableFuture<>();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
+    /** The freshest timestamp a replica kept instead of this write (0: none); set before the reply is counted. */
+    private final AtomicLong fresherKept = new AtomicLong();
     /** Runs what may block (hints, repairs); set by {@link #start} before any reply can arrive. */
     private Executor executor;
 
@@ -117,14 +122,20 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         Replica replica = replicas.get(index);
         CompletableFuture<Optional<Record>> reply;
         try {
-            reply = written == null ? replica.read(key) : replica.write(key, written).thenApply(ignored -> Optional.empty());
+            reply = written == null ? replica.read(key) : replica.write(key, written).thenApply(kept -> {
+                if (kept.isPresent()) {
+                    fresherKept.accumulateAndGet(kept.getAsLong(), Math::max);
+                    throw new CompletionException(new FresherRecordKeptException(replica.node(), kept.getAsLong()));
+                }
+                return Optional.<Record>empty();
+            });
         } catch (RuntimeException e) {
             // Replicas must not throw (see Replica); if one does, it is a failed reply, not our crash.
             reply = CompletableFuture.failedFuture(e);
         }
         CompletableFuture<Void> handled = new CompletableFuture<>();
         reply.whenComplete((answer, error) -> {
-            if (error != null && written != null) {
+            if (error != null && written != null && !(unwrap(error) instanceof FresherRecordKeptException)) {
                 // A failed write is hinted to storage before it is counted: not on a network thread.
                 offload(() -> {
                     onReply(index, answer, error);
@@ -155,11 +166,24 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         }
     }
 
+    /**
+     * The freshest timestamp among records that replicas kept instead of this write, or 0 when
+     * none did (yet: read it once {@link #result()} completed, for the replies that decided it).
+     */
+    long fresherKept() {
+        return fresherKept.get();
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
     private void onReply(int index, Optional<Record> answer, Throwable error) {
         ClusterNode node = replicas.get(index).node();
+        boolean keptFresher = error != null && unwrap(error) instanceof FresherRecordKeptException;
         if (!node.equals(self)) {
             // Before the clock-bound check below: the peer did answer, its clock is another matter.
-            calls.onReplicaCall(node, System.nanoTime() - startedNanos, error);
+            calls.onReplicaCall(node, System.nanoTime() - startedNanos, keptFresher ? null : error);
         }
         if (error == null && answer.isPresent() && clock.isAheadBy(answer.get().timestamp(), clockBoundMillis)) {
             LOG.warn("{} answered a record stamped {}, more than {} ms ahead of this node's clock: counted as a failed "
@@ -170,8 +194,9 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         }
         if (error != null) {
             LOG.debug("{} failed for key of {} bytes: {}", replicas.get(index).node(), key.length, error.toString());
-            if (written != null) {
+            if (written != null && !keptFresher) {
                 // Before the tally: a write decided by this failure's count is hinted before it is answered.
+                // A replica that kept a fresher record needs no hint: it has something newer already.
                 missedWrites.missed(replicas.get(index).node(), key, written);
             }
         } else {
@@ -257,7 +282,7 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
             try {
                 writes[i] = replica.write(key, newest).exceptionally(e -> {
                     LOG.debug("read repair of {} failed: {}", replica.node(), e.toString());
-                    return null;
+                    return OptionalLong.empty();
                 });
             } catch (RuntimeException e) {
                 writes[i] = CompletableFuture.failedFuture(e);

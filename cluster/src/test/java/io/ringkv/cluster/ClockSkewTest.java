@@ -1,6 +1,7 @@
 package io.ringkv.cluster;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 
 import io.ringkv.store.HybridLogicalClock;
@@ -36,5 +37,42 @@ class ClockSkewTest {
         skew.heard("http://b:1", wall.get() + 2_000);
         wall.addAndGet(ClockSkew.FRESH_MILLIS + 1);
         assertThat("both samples are stale now", skew.behindBy(), is(Optional.empty()));
+    }
+
+    @Test
+    void refusesWritesUntilTheFirstMeasurementRoundSettled() {
+        assertThat(skew.writeRefusal().isPresent(), is(true));
+        skew.firstRoundDone();
+        assertThat(skew.writeRefusal(), is(Optional.empty()));
+        assertThat("a node without peers has nothing to wait for",
+                new ClockSkew(new HybridLogicalClock(wall::get), 500, Set.of()).writeRefusal(), is(Optional.empty()));
+    }
+
+    @Test
+    void aheadWhenMostMeasuredPeersAreBehindByMoreThanTheBound() {
+        skew.firstRoundDone();
+        skew.measured("http://a:1", wall.get() - 3_000, wall.get(), 10);
+        assertThat("the only peer measured is behind", skew.aheadBy(), is(Optional.of(2_990L)));
+        assertThat(skew.writeRefusal().orElseThrow(), containsString("ahead of its peers"));
+        skew.measured("http://b:1", wall.get(), wall.get(), 10);
+        assertThat("one of two measured peers is not most", skew.aheadBy(), is(Optional.empty()));
+    }
+
+    @Test
+    void theRoundTripWidensTheUncertaintyInsteadOfMakingAPeerLookOff() {
+        skew.firstRoundDone();
+        // Answered 600 ms behind the middle of a 400 ms round trip: 600 - 200 is within the bound.
+        skew.measured("http://a:1", wall.get() - 800, wall.get(), 400);
+        skew.measured("http://b:1", wall.get() - 800, wall.get(), 400);
+        assertThat(skew.aheadBy(), is(Optional.empty()));
+    }
+
+    @Test
+    void measuredPeersAheadMakeThisNodeBehind() {
+        skew.firstRoundDone();
+        skew.measured("http://a:1", wall.get() + 2_000, wall.get(), 2);
+        skew.measured("http://b:1", wall.get() + 2_000, wall.get(), 2);
+        assertThat(skew.behindBy(), is(Optional.of(2_000L)));
+        assertThat(skew.writeRefusal().orElseThrow(), containsString("behind its peers"));
     }
 }

@@ -87,6 +87,64 @@ class CoordinatorTest {
         assertThat(stored(slow, key).isPresent(), is(true));
     }
 
+    /**
+     * A write acknowledged through a node whose clock was ahead (within the bound) and then a
+     * later write through this node: the later one must win, though this clock stamps it lower.
+     */
+    @Test
+    void aWriteStampedBelowWhatAQuorumHoldsIsStampedAgainAboveItAndWins() throws Exception {
+        byte[] key = utf8("behind");
+        List<ClusterNode> order = placement.order(key);
+        Record earlier = Record.value(HybridLogicalClock.timestampOf(WALL_MILLIS + 400, 0, 2), utf8("earlier"));
+        engines.get(order.get(0)).apply(key, earlier);
+        engines.get(order.get(1)).apply(key, earlier);
+        WriteOutcome outcome = await(coordinator(Map.of()).put(key, utf8("later"), new ReplicationParams(2, 3)));
+        assertThat(outcome, instanceOf(WriteOutcome.Acknowledged.class));
+        long stamped = ((WriteOutcome.Acknowledged) outcome).timestamp();
+        assertThat(stamped, greaterThan(earlier.timestamp()));
+        for (ClusterNode node : topology.all()) {
+            assertThat(stored(node, key), equalTo(Optional.of(Record.value(stamped, utf8("later")))));
+        }
+    }
+
+    /**
+     * Records further ahead than the clock bound (a node whose clock ran fast stored them) cannot be
+     * followed: stamping above them would make a write every peer refuses. The write is answered
+     * as short of its quorum, and the clock does not jump.
+     */
+    @Test
+    void aWriteIsNotStampedAboveRecordsBeyondTheClockBound() throws Exception {
+        byte[] key = utf8("far-ahead");
+        List<ClusterNode> order = placement.order(key);
+        Record farAhead = Record.value(HybridLogicalClock.timestampOf(WALL_MILLIS + 3_000, 0, 2), utf8("fast clock"));
+        engines.get(order.get(0)).apply(key, farAhead);
+        engines.get(order.get(1)).apply(key, farAhead);
+        Map<ClusterNode, Replica> replicas = new HashMap<>();
+        topology.all().forEach(node -> replicas.put(node, new LocalReplica(node, engines.get(node))));
+        ClockSkew skew = new ClockSkew(clock, 500, java.util.Set.of(urls.get(1), urls.get(2)));
+        skew.firstRoundDone();
+        Coordinator bounded = new Coordinator(topology, replicas, clock, new CoordinatorSettings(Duration.ofSeconds(WAIT_SECONDS), executor),
+                MissedWriteListener.NONE, skew);
+        WriteOutcome outcome = await(bounded.put(key, utf8("v"), new ReplicationParams(2, 3)));
+        assertThat(outcome, instanceOf(NotEnoughReplicas.class));
+        assertThat(HybridLogicalClock.millisOf(clock.lastTimestamp()) < WALL_MILLIS + 3_000, is(true));
+        assertThat(stored(order.get(0), key), equalTo(Optional.of(farAhead)));
+    }
+
+    /** One replica with a fresher record does not stop a write the other two store: that is a quorum. */
+    @Test
+    void oneReplicaHoldingAFresherRecordDoesNotCostAWriteItsQuorum() throws Exception {
+        byte[] key = utf8("one-fresher");
+        List<ClusterNode> order = placement.order(key);
+        Record fresher = Record.value(HybridLogicalClock.timestampOf(WALL_MILLIS + 400, 0, 2), utf8("fresher"));
+        engines.get(order.get(2)).apply(key, fresher);
+        WriteOutcome outcome = await(coordinator(Map.of()).put(key, utf8("v"), new ReplicationParams(2, 3)));
+        long stamped = ((WriteOutcome.Acknowledged) outcome).timestamp();
+        assertThat(stamped < fresher.timestamp(), is(true));
+        assertThat(stored(order.get(0), key), equalTo(Optional.of(Record.value(stamped, utf8("v")))));
+        assertThat(stored(order.get(2), key), equalTo(Optional.of(fresher)));
+    }
+
     @Test
     void answersNotEnoughReplicasAsSoonAsSuccessIsImpossible() throws Exception {
         byte[] key = utf8("k4");
@@ -278,8 +336,8 @@ class CoordinatorTest {
                 }
 
                 @Override
-                public CompletableFuture<Void> write(byte[] k, Record record) {
-                    CompletableFuture<Void> failed = new CompletableFuture<>();
+                public CompletableFuture<java.util.OptionalLong> write(byte[] k, Record record) {
+                    CompletableFuture<java.util.OptionalLong> failed = new CompletableFuture<>();
                     loop.execute(() -> failed.completeExceptionally(new java.io.IOException("injected: down")));
                     return failed;
                 }
@@ -389,7 +447,7 @@ class CoordinatorTest {
         }
 
         @Override
-        public CompletableFuture<Void> write(byte[] key, Record record) {
+        public CompletableFuture<java.util.OptionalLong> write(byte[] key, Record record) {
             callers.add(Thread.currentThread());
             return delegate.write(key, record);
         }
@@ -403,7 +461,7 @@ class CoordinatorTest {
         }
 
         @Override
-        public CompletableFuture<Void> write(byte[] key, Record record) {
+        public CompletableFuture<java.util.OptionalLong> write(byte[] key, Record record) {
             throw new IllegalStateException("injected: throws instead of failing the future");
         }
     }

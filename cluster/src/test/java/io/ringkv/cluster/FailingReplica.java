@@ -24,7 +24,7 @@ final class FailingReplica implements Replica {
     }
 
     @Override
-    public CompletableFuture<Void> write(byte[] key, Record record) {
+    public CompletableFuture<java.util.OptionalLong> write(byte[] key, Record record) {
         return CompletableFuture.failedFuture(new IOException("injected: " + node + " is down"));
     }
 }

@@ -34,7 +34,7 @@ final class FlakyReplica implements Replica {
     }
 
     @Override
-    public CompletableFuture<Void> write(byte[] key, Record record) {
+    public CompletableFuture<java.util.OptionalLong> write(byte[] key, Record record) {
         return fails() ? CompletableFuture.failedFuture(injected()) : delegate.write(key, record);
     }
 

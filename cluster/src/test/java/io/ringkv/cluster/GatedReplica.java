@@ -37,7 +37,7 @@ final class GatedReplica implements Replica {
     }
 
     @Override
-    public CompletableFuture<Void> write(byte[] key, Record record) {
+    public CompletableFuture<java.util.OptionalLong> write(byte[] key, Record record) {
         return track(gate.thenCompose(ignored -> delegate.write(key, record)));
     }
 

@@ -22,7 +22,7 @@ class LocalReplicaTest {
 
     @Test
     void completesBeforeReturningWithWhatTheEngineHolds() {
-        CompletableFuture<Void> write = replica.write(key, Record.value(3, new byte[] {1}));
+        CompletableFuture<java.util.OptionalLong> write = replica.write(key, Record.value(3, new byte[] {1}));
         assertThat(write.isDone() && !write.isCompletedExceptionally(), is(true));
         assertThat(replica.read(key).getNow(null), is(Optional.of(Record.value(3, new byte[] {1}))));
     }
@@ -30,8 +30,15 @@ class LocalReplicaTest {
     @Test
     void anOlderWriteStillCompletesNormallyAndLeavesTheNewerRecord() {
         replica.write(key, Record.value(5, new byte[] {5}));
-        assertThat(replica.write(key, Record.value(4, new byte[] {4})).isCompletedExceptionally(), is(false));
+        assertThat(replica.write(key, Record.value(4, new byte[] {4})).getNow(null), is(java.util.OptionalLong.of(5)));
         assertThat(replica.read(key).getNow(null), is(Optional.of(Record.value(5, new byte[] {5}))));
+    }
+
+    @Test
+    void theSameRecordAgainCountsAsStoredNotAsAFresherOne() {
+        replica.write(key, Record.value(5, new byte[] {5}));
+        assertThat(replica.write(key, Record.value(5, new byte[] {5})).getNow(null), is(java.util.OptionalLong.empty()));
+        assertThat(replica.write(key, Record.value(6, new byte[] {6})).getNow(null), is(java.util.OptionalLong.empty()));
     }
 
     @Test

@@ -72,6 +72,17 @@ class RemoteReplicaTest {
     }
 
     @Test
+    void aWriteOlderThanTheStoredRecordLeavesItAndSaysHowFreshItIs() throws Exception {
+        StorageEngine engine = new InMemoryStorageEngine();
+        ClusterNode node = serve(engine);
+        byte[] key = utf8("kept");
+        assertThat(await(client.write(node, key, Record.value(50, utf8("newer")))), is(java.util.OptionalLong.empty()));
+        assertThat(await(client.write(node, key, Record.value(40, utf8("older")))), is(java.util.OptionalLong.of(50)));
+        assertThat(await(client.write(node, key, Record.value(50, utf8("newer")))), is(java.util.OptionalLong.empty()));
+        assertThat(engine.get(key), is(Optional.of(Record.value(50, utf8("newer")))));
+    }
+
+    @Test
     void aWrongClusterSecretIsAFailedReplyNotAnAnswer() throws Exception {
         ClusterNode node = serve(new InMemoryStorageEngine());
         ReplicaClient impostor = new ReplicaClient(http, Duration.ofSeconds(2),

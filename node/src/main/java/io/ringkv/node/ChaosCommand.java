@@ -40,7 +40,8 @@ final class ChaosCommand implements Callable<Integer> {
     int nodes;
 
     @Option(names = "--faults", split = ",", defaultValue = "KILL,PAUSE,WIPE",
-            description = "Faults to inject: KILL, PAUSE, WIPE, PARTITION (needs root: nodes in network namespaces) "
+            description = "Faults to inject: KILL, PAUSE, WIPE, PARTITION (needs root: nodes in network namespaces), "
+                    + "SKEW (a restart with the clock up to 3 s off, then one with the true clock) "
                     + "(default: ${DEFAULT-VALUE}).")
     List<Fault> faults;
 

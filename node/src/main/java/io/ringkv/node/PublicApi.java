@@ -1,6 +1,6 @@
 package io.ringkv.node;
 
-import io.ringkv.cluster.ClockBehindException;
+import io.ringkv.cluster.ClockRefusedException;
 import io.ringkv.cluster.ReplicaException;
 import io.ringkv.cluster.ReplicationParams;
 import io.ringkv.http.server.HttpHandler;
@@ -140,7 +140,7 @@ public final class PublicApi implements HttpHandler {
 
     private static Response failure(Throwable error) {
         Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
-        if (cause instanceof ClockBehindException || cause instanceof RangeBusyException) {
+        if (cause instanceof ClockRefusedException || cause instanceof RangeBusyException) {
             return Response.text(503, cause.getMessage());
         }
         if (cause instanceof NotEnoughReplicasException || cause instanceof ReplicaException) {

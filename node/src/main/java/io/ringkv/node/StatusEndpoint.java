@@ -98,8 +98,8 @@ final class StatusEndpoint implements HttpHandler {
     private static List<String> warnings(Cluster cluster) {
         List<String> warnings = new ArrayList<>();
         cluster.topologyWatch().lastMismatch().ifPresent(warnings::add);
-        cluster.clockSkew().behindBy().ifPresent(behind -> warnings.add("clock " + behind
-                + " ms behind most peers (bound " + cluster.clockSkew().boundMillis() + " ms): writes through this node are refused"));
+        cluster.clockSkew().writeRefusal().ifPresent(reason -> warnings.add("clock: " + reason
+                + "; writes through this node are refused"));
         return warnings;
     }
 }

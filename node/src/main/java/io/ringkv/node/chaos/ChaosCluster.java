@@ -29,6 +29,7 @@ final class ChaosCluster implements AutoCloseable {
     private final NodeProcess[] nodes;
     private final boolean[] paused;
     private final boolean[] isolated;
+    private final Duration[] clockOffsets;
     private final NetworkNamespaces namespaces;
     private final PrintStream logSink;
 
@@ -58,6 +59,8 @@ final class ChaosCluster implements AutoCloseable {
         this.nodes = new NodeProcess[ports.size()];
         this.paused = new boolean[ports.size()];
         this.isolated = new boolean[ports.size()];
+        this.clockOffsets = new Duration[ports.size()];
+        java.util.Arrays.fill(clockOffsets, Duration.ZERO);
         for (int i = 0; i < ports.size(); i++) {
             List<String> args = new ArrayList<>(List.of("--host", hosts.get(i), "--port", ports.get(i).toString(),
                     "--data", dataDir(i).toString(), "--cluster", String.join(",", urls)));
@@ -71,7 +74,12 @@ final class ChaosCluster implements AutoCloseable {
 
     private NodeProcess process(int node) {
         List<String> prefix = namespaces == null ? List.of() : namespaces.prefix(node);
-        return new NodeProcess("node-" + node, prefix, serveArgs.get(node), logSink);
+        List<String> args = serveArgs.get(node);
+        if (!clockOffsets[node].isZero()) {
+            args = new ArrayList<>(args);
+            args.addAll(List.of("--clock-offset-for-tests", clockOffsets[node].toString()));
+        }
+        return new NodeProcess("node-" + node, prefix, args, logSink);
     }
 
     /** Cuts the node off from every other node; clients still reach it. */
@@ -125,6 +133,22 @@ final class ChaosCluster implements AutoCloseable {
         awaitReady(node);
     }
 
+    /** SIGKILL, then a restart whose wall clock is {@code offset} away from the machine's. */
+    void restartSkewed(int node, Duration offset) throws IOException, InterruptedException {
+        kill(node);
+        clockOffsets[node] = offset;
+        restart(node);
+    }
+
+    /** SIGKILL and a restart with the machine's clock, when the node's clock was shifted. */
+    void restartWithTrueClock(int node) throws IOException, InterruptedException {
+        if (!clockOffsets[node].isZero()) {
+            kill(node);
+            clockOffsets[node] = Duration.ZERO;
+        }
+        restart(node);
+    }
+
     /** SIGSTOP: the process stops in its tracks; its sockets stay open and fill up. */
     void pause(int node) throws IOException, InterruptedException {
         signal(node, "STOP");
@@ -147,7 +171,7 @@ final class ChaosCluster implements AutoCloseable {
         for (int i = 0; i < nodes.length; i++) {
             rejoin(i);
             resumeIfPaused(i);
-            restart(i);
+            restartWithTrueClock(i);
         }
     }
 

@@ -12,5 +12,11 @@ public enum Fault {
      * The node's links to every other node cut, clients still reaching it, then restored: a
      * network partition ({@link NetworkNamespaces}; needs root).
      */
-    PARTITION
+    PARTITION,
+    /**
+     * SIGKILL, then a restart with the node's wall clock shifted (a machine back from a reboot with
+     * a wrong clock), then, to heal, SIGKILL and a restart with the true clock. The shift is drawn
+     * by the nemesis, ahead or behind, within and beyond the cluster's clock bound.
+     */
+    SKEW
 }

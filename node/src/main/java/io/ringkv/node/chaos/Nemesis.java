@@ -1,5 +1,6 @@
 package io.ringkv.node.chaos;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Consumer;
@@ -13,6 +14,9 @@ import java.util.function.Consumer;
  * <p>Threading: {@link #run} on its own thread; {@link #stop} from any thread.
  */
 final class Nemesis implements Runnable {
+    /** The largest clock shift of a {@link Fault#SKEW}. */
+    static final Duration SKEW_MAX = Duration.ofSeconds(3);
+
     private final ChaosCluster cluster;
     private final List<Fault> faults;
     private final Random random;
@@ -66,13 +70,27 @@ final class Nemesis implements Runnable {
     }
 
     private void inflict(Fault fault, int node) throws Exception {
-        events.accept(fault + " node-" + node);
+        Duration offset = fault == Fault.SKEW ? skewOffset() : Duration.ZERO;
+        events.accept(fault + " node-" + node + (fault == Fault.SKEW ? " clock " + offset : ""));
         switch (fault) {
             case KILL -> cluster.kill(node);
             case PAUSE -> cluster.pause(node);
             case WIPE -> cluster.wipe(node);
             case PARTITION -> cluster.isolate(node);
+            case SKEW -> cluster.restartSkewed(node, offset);
         }
+    }
+
+    /**
+     * A shift of up to {@link #SKEW_MAX} either way, whole milliseconds: half of the draws fall
+     * within the default clock bound (500 ms), where the cluster must order writes correctly, and
+     * half beyond it, where the skewed node must refuse what it cannot order.
+     */
+    private Duration skewOffset() {
+        long magnitude = random.nextBoolean()
+                ? 1 + random.nextInt(500)
+                : 500 + random.nextInt((int) SKEW_MAX.toMillis() - 500);
+        return Duration.ofMillis(random.nextBoolean() ? magnitude : -magnitude);
     }
 
     private void heal(Fault fault, int node) throws Exception {
@@ -80,6 +98,7 @@ final class Nemesis implements Runnable {
             case KILL, WIPE -> cluster.restart(node);
             case PAUSE -> cluster.resume(node);
             case PARTITION -> cluster.rejoin(node);
+            case SKEW -> cluster.restartWithTrueClock(node);
         }
         events.accept("HEALED node-" + node + " (" + fault + ")");
     }

@@ -1,0 +1,115 @@
+package io.ringkv.cluster;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Measures every peer's clock against this node's, at once when the node starts and then every
+ * interval: an authenticated {@code GET} of the peer's time endpoint
+ * ({@link InternalProtocol#TIME_PATH}), whose answer is placed at the middle of the round trip
+ * ({@link ClockSkew#measured}). When the first round has settled (every peer answered or failed),
+ * {@link ClockSkew} lets the node stamp writes.
+ *
+ * <p>Threading: one daemon thread ({@code ringkv-clock-check}) starts the rounds and never waits
+ * for answers; answers land on the inter-node client's threads. A round starts only when the
+ * previous one settled, so at most one request per peer is out.
+ */
+final class ClockCheck implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClockCheck.class);
+
+    private final List<ClusterNode> peers;
+    private final ReplicaClient client;
+    private final ClockSkew skew;
+    private final LongSupplier wallMillis;
+    private final long intervalMillis;
+    private final ScheduledExecutorService thread;
+    private volatile CompletableFuture<Void> round = CompletableFuture.completedFuture(null);
+
+    ClockCheck(List<ClusterNode> peers, ReplicaClient client, ClockSkew skew, LongSupplier wallMillis, long intervalMillis) {
+        this.peers = List.copyOf(peers);
+        this.client = client;
+        this.skew = skew;
+        this.wallMillis = wallMillis;
+        this.intervalMillis = intervalMillis;
+        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread t = new Thread(task, "ringkv-clock-check");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Measures at once, then every interval; a one-node cluster has nobody to measure. */
+    ClockCheck start() {
+        if (!peers.isEmpty()) {
+            round = measureAll().whenComplete((ignored, error) -> skew.firstRoundDone());
+            thread.scheduleWithFixedDelay(this::nextRound, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        }
+        return this;
+    }
+
+    /**
+     * Waits (at most {@code limit}) for the first round to settle, so that a node that just started
+     * takes writes at once unless its clock is off. Peers that are down fail fast; one that hangs
+     * costs at most the inter-node request timeout.
+     */
+    void awaitFirstRound(java.time.Duration limit) throws InterruptedException {
+        try {
+            round.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.info("first clock comparison with peers not settled after {} ms; writes wait for it", limit.toMillis());
+        }
+    }
+
+    private void nextRound() {
+        if (round.isDone()) {
+            round = measureAll();
+        }
+    }
+
+    private CompletableFuture<Void> measureAll() {
+        CompletableFuture<?>[] answers = new CompletableFuture<?>[peers.size()];
+        for (int i = 0; i < peers.size(); i++) {
+            answers[i] = measure(peers.get(i));
+        }
+        return CompletableFuture.allOf(answers);
+    }
+
+    /** Completes normally whatever happens: a peer that cannot be measured is simply not counted. */
+    private CompletableFuture<Void> measure(ClusterNode peer) {
+        long sentNanos = System.nanoTime();
+        CompletableFuture<Long> answer;
+        try {
+            answer = client.wallTime(peer);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        return answer.handle((peerMillis, error) -> {
+            if (error != null) {
+                LOG.debug("cannot measure the clock of {}: {}", peer, error.toString());
+            } else {
+                long roundTripMillis = (System.nanoTime() - sentNanos) / 1_000_000;
+                skew.measured(peer.id(), peerMillis, wallMillis.getAsLong(), roundTripMillis);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+        try {
+            if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("clock check still running 5 s after close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
