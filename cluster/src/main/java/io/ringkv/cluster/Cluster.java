@@ -80,7 +80,7 @@ public final class Cluster implements AutoCloseable {
         this.clockCheck = new ClockCheck(topology.others(), client, clockSkew, clock::wallMillis, PROBE_INTERVAL.toMillis());
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
-                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor), hintedHandoff, clockSkew, calls);
+                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor, settings.readSpareDelay()), hintedHandoff, clockSkew, calls);
         this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), Coordinator.replicasFor(topology, local, client));
         this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis);
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::olderThanGrace);

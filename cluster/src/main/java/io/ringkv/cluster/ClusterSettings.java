@@ -20,11 +20,15 @@ import java.util.List;
  *                             anti-entropy interval and the hints' maximum age
  * @param maxClockOffset       a peer's timestamp further ahead of this node's clock is refused, and
  *                             a node behind most peers by more refuses writes ({@link ClockSkew})
+ * @param readSpareDelay       a read asks its other replicas this long after the first {@code ack}
+ *                             ones, or at once when one fails ({@link CoordinatorSettings#readSpareDelay()});
+ *                             zero asks every replica at once
  */
 public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
                               Duration coordinatorDeadline, int clientThreads, ClusterSecret secret,
                               InterNodeTransport transport, HintSettings hints,
-                              AntiEntropySettings antiEntropy, Duration tombstoneGrace, Duration maxClockOffset) {
+                              AntiEntropySettings antiEntropy, Duration tombstoneGrace, Duration maxClockOffset,
+                              Duration readSpareDelay) {
 
     public static final int DEFAULT_CLIENT_THREADS = 2;
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
@@ -43,6 +47,9 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
         if (maxClockOffset.isNegative() || maxClockOffset.isZero()) {
             throw new IllegalArgumentException("the clock offset bound must be positive, got " + maxClockOffset);
         }
+        if (readSpareDelay.isNegative()) {
+            throw new IllegalArgumentException("the read spare delay must not be negative, got " + readSpareDelay);
+        }
         if (clientThreads < 1) {
             throw new IllegalArgumentException("clientThreads must be positive, got " + clientThreads);
         }
@@ -50,22 +57,22 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
 
     public ClusterSettings withHints(HintSettings hintSettings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                transport, hintSettings, antiEntropy, tombstoneGrace, maxClockOffset);
+                transport, hintSettings, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay);
     }
 
     public ClusterSettings withAntiEntropy(AntiEntropySettings settings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                transport, hints, settings, tombstoneGrace, maxClockOffset);
+                transport, hints, settings, tombstoneGrace, maxClockOffset, readSpareDelay);
     }
 
     public ClusterSettings withSecret(ClusterSecret clusterSecret) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterSecret,
-                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset);
+                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay);
     }
 
     public ClusterSettings withTombstoneGrace(Duration grace) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                transport, hints, antiEntropy, grace, maxClockOffset);
+                transport, hints, antiEntropy, grace, maxClockOffset, readSpareDelay);
     }
 
     /** Default timeouts and threads, no secret (enough for one node; add one with {@link #withSecret}). */
@@ -73,6 +80,6 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
         return new ClusterSettings(nodeUrls, selfUrl, ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
                 CoordinatorSettings.DEFAULT_DEADLINE, DEFAULT_CLIENT_THREADS, null, InterNodeTransport.defaults(),
                 HintSettings.defaults(), AntiEntropySettings.defaults(), DEFAULT_TOMBSTONE_GRACE,
-                DEFAULT_MAX_CLOCK_OFFSET);
+                DEFAULT_MAX_CLOCK_OFFSET, CoordinatorSettings.DEFAULT_READ_SPARE_DELAY);
     }
 }

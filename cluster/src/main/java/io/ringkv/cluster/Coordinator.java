@@ -44,6 +44,8 @@ public final class Coordinator {
     private final HybridLogicalClock clock;
     private final CoordinatorSettings settings;
     private final DeadlineQueue deadlines;
+    /** Asks a read's spare replicas when its first ones were slow; null when reads ask every replica at once. */
+    private final DeadlineQueue spareDelays;
     private final MissedWriteListener missedWrites;
     private final ClockSkew clockSkew;
     private final ReplicaCallListener calls;
@@ -83,6 +85,7 @@ public final class Coordinator {
         this.clock = clock;
         this.settings = settings;
         this.deadlines = new DeadlineQueue(settings.deadline(), settings.executor());
+        this.spareDelays = settings.readSpareDelay().isZero() ? null : new DeadlineQueue(settings.readSpareDelay(), settings.executor());
         this.missedWrites = missedWrites;
         this.clockSkew = clockSkew;
     }
@@ -173,10 +176,40 @@ public final class Coordinator {
         if (params.from() > placement.clusterSize()) {
             throw new IllegalArgumentException("from=" + params.from() + " exceeds the cluster size " + placement.clusterSize());
         }
-        List<Replica> chosen = localLast(placement.replicas(key, params.from()));
-        return new ReplicatedOperation(key, record, chosen, params.ack(), clock, missedWrites, boundMillis(), calls,
+        List<ClusterNode> nodes = placement.replicas(key, params.from());
+        if (record == null && spareDelays != null && params.ack() < nodes.size()) {
+            List<Replica> ordered = readOrder(nodes, params.ack());
+            return new ReplicatedOperation(key, null, ordered, params.ack(), params.ack(), clock, missedWrites, boundMillis(),
+                    calls, topology.self())
+                    .start(deadlines, spareDelays, settings.executor());
+        }
+        return new ReplicatedOperation(key, record, localLast(nodes), params.ack(), clock, missedWrites, boundMillis(), calls,
                 topology.self())
                 .start(deadlines, settings.executor());
+    }
+
+    /**
+     * A read's replicas in the order they are asked: the first {@code ack} are asked at once (this
+     * node's own replica among them when it holds the key, last of them so that remote I/O overlaps
+     * its disk read; the others in placement order, so each key's reads go to the same peers and
+     * the load spreads over keys), then the spares in placement order.
+     */
+    private List<Replica> readOrder(List<ClusterNode> nodes, int ack) {
+        List<Replica> ordered = new ArrayList<>(nodes.size());
+        boolean holdsKey = nodes.stream().anyMatch(topology::isSelf);
+        int remoteFirst = holdsKey ? ack - 1 : ack;
+        List<Replica> spares = new ArrayList<>(nodes.size());
+        for (ClusterNode node : nodes) {
+            if (topology.isSelf(node)) {
+                continue;
+            }
+            (ordered.size() < remoteFirst ? ordered : spares).add(replicas.get(node));
+        }
+        if (holdsKey) {
+            ordered.add(replicas.get(topology.self()));
+        }
+        ordered.addAll(spares);
+        return ordered;
     }
 
     /** Remote requests go out first so that their network time overlaps the local disk write. */

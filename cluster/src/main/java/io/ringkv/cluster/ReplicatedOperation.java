@@ -12,6 +12,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import io.ringkv.net.EventLoop;
@@ -46,8 +48,15 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
     private final long clockBoundMillis;
     private final ReplicaCallListener calls;
     private final ClusterNode self;
-    /** Set before the fan-out; read by the replying threads (the future's completion orders it). */
-    private long startedNanos;
+    /** When each replica was asked; set before its request, read by its replying thread. */
+    private final long[] sentNanos;
+    /** How many replicas are asked at once; the others are spares, asked one by one as replies fail. */
+    private final int firstAsked;
+    /** Per replica: 1 once it was asked or passed over for good (a spare not needed), so never both. */
+    private final AtomicIntegerArray claimed;
+    private final AtomicInteger nextSpare;
+    /** Per replica: completes when its reply was handled, or when it was passed over. */
+    private final List<CompletableFuture<Void>> handled;
     private final AtomicReference<Progress> progress;
     private final List<Optional<Record>> answers;
     private final CompletableFuture<Object> result = new CompletableFuture<>();
@@ -75,6 +84,29 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
     ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int ack, HybridLogicalClock clock,
                         MissedWriteListener missedWrites, long clockBoundMillis, ReplicaCallListener calls,
                         ClusterNode self) {
+        this(key, written, replicas, replicas.size(), ack, clock, missedWrites, clockBoundMillis, calls, self);
+    }
+
+    /**
+     * @param firstAsked how many of {@code replicas}, in list order, are asked at once; the rest are
+     *                   spares for a read, asked in order as replies fail or when
+     *                   {@link #start(DeadlineQueue, DeadlineQueue, Executor) the spare delay} passes
+     */
+    ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int firstAsked, int ack,
+                        HybridLogicalClock clock, MissedWriteListener missedWrites, long clockBoundMillis,
+                        ReplicaCallListener calls, ClusterNode self) {
+        if (firstAsked < Math.min(ack, replicas.size()) || firstAsked > replicas.size() || (written != null && firstAsked != replicas.size())) {
+            throw new IllegalArgumentException("ask at least ack and at most every replica at once (writes: every one), got "
+                    + firstAsked + " of " + replicas.size() + " with ack " + ack);
+        }
+        this.firstAsked = firstAsked;
+        this.sentNanos = new long[replicas.size()];
+        this.claimed = new AtomicIntegerArray(replicas.size());
+        this.nextSpare = new AtomicInteger(firstAsked);
+        this.handled = new ArrayList<>(replicas.size());
+        for (int i = 0; i < replicas.size(); i++) {
+            handled.add(new CompletableFuture<>());
+        }
         this.calls = calls;
         this.self = self;
         this.key = key;
@@ -92,16 +124,67 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
 
     /** Starts the requests, in list order; put the local replica last so remote I/O overlaps it. */
     ReplicatedOperation start(DeadlineQueue deadlines, Executor executor) {
+        return start(deadlines, null, executor);
+    }
+
+    /**
+     * As above; {@code spareDeadlines}, when there are spares, asks every spare not asked yet once
+     * its delay passed without a decision (a slow replica, not only a failed one, brings a spare in).
+     */
+    ReplicatedOperation start(DeadlineQueue deadlines, DeadlineQueue spareDeadlines, Executor executor) {
         this.executor = executor;
-        startedNanos = System.nanoTime();
         advance(Event.REPLICAS_CHOSEN);
         deadlines.add(this);
-        List<CompletableFuture<Void>> replies = new ArrayList<>(replicas.size());
-        for (int i = 0; i < replicas.size(); i++) {
-            replies.add(send(i));
+        if (firstAsked < replicas.size()) {
+            if (spareDeadlines != null) {
+                spareDeadlines.add(new SpareDelay());
+            }
+            // Once decided, spares not asked yet never will be: their slots are settled as passed over.
+            result.whenComplete((outcome, error) -> passOverUnaskedSpares());
         }
-        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).whenComplete((ignored, error) -> settle(error));
+        for (int i = 0; i < firstAsked; i++) {
+            claimed.set(i, 1);
+            send(i);
+        }
+        CompletableFuture.allOf(handled.toArray(CompletableFuture[]::new)).whenComplete((ignored, error) -> settle(error));
         return this;
+    }
+
+    /** Asks the next spare, if one is left and the operation is not decided. */
+    private void askSpare() {
+        while (!result.isDone()) {
+            int index = nextSpare.getAndIncrement();
+            if (index >= replicas.size()) {
+                return;
+            }
+            if (claimed.compareAndSet(index, 0, 1)) {
+                send(index);
+                return;
+            }
+        }
+    }
+
+    private void passOverUnaskedSpares() {
+        for (int i = firstAsked; i < replicas.size(); i++) {
+            if (claimed.compareAndSet(i, 0, 1)) {
+                handled.get(i).complete(null);
+            }
+        }
+    }
+
+    /** The spare delay of one read: asks every spare left unless the read is decided. */
+    private final class SpareDelay implements DeadlineQueue.Expiring {
+        @Override
+        public boolean decided() {
+            return result.isDone() || nextSpare.get() >= replicas.size();
+        }
+
+        @Override
+        public void expire() {
+            while (!decided()) {
+                askSpare();
+            }
+        }
     }
 
     /** Completes with a {@link WriteOutcome} or a {@link ReadOutcome}, once. */
@@ -118,8 +201,9 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         return progress.get().phase;
     }
 
-    private CompletableFuture<Void> send(int index) {
+    private void send(int index) {
         Replica replica = replicas.get(index);
+        sentNanos[index] = System.nanoTime();
         CompletableFuture<Optional<Record>> reply;
         try {
             reply = written == null ? replica.read(key) : replica.write(key, written).thenApply(kept -> {
@@ -133,20 +217,19 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
             // Replicas must not throw (see Replica); if one does, it is a failed reply, not our crash.
             reply = CompletableFuture.failedFuture(e);
         }
-        CompletableFuture<Void> handled = new CompletableFuture<>();
+        CompletableFuture<Void> done = handled.get(index);
         reply.whenComplete((answer, error) -> {
             if (error != null && written != null && !(unwrap(error) instanceof FresherRecordKeptException)) {
                 // A failed write is hinted to storage before it is counted: not on a network thread.
                 offload(() -> {
                     onReply(index, answer, error);
-                    handled.complete(null);
+                    done.complete(null);
                 });
             } else {
                 onReply(index, answer, error);
-                handled.complete(null);
+                done.complete(null);
             }
         });
-        return handled;
     }
 
     /**
@@ -183,7 +266,7 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         boolean keptFresher = error != null && unwrap(error) instanceof FresherRecordKeptException;
         if (!node.equals(self)) {
             // Before the clock-bound check below: the peer did answer, its clock is another matter.
-            calls.onReplicaCall(node, System.nanoTime() - startedNanos, keptFresher ? null : error);
+            calls.onReplicaCall(node, System.nanoTime() - sentNanos[index], keptFresher ? null : error);
         }
         if (error == null && answer.isPresent() && clock.isAheadBy(answer.get().timestamp(), clockBoundMillis)) {
             LOG.warn("{} answered a record stamped {}, more than {} ms ahead of this node's clock: counted as a failed "
@@ -194,6 +277,9 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         }
         if (error != null) {
             LOG.debug("{} failed for key of {} bytes: {}", replicas.get(index).node(), key.length, error.toString());
+            if (written == null) {
+                askSpare();
+            }
             if (written != null && !keptFresher) {
                 // Before the tally: a write decided by this failure's count is hinted before it is answered.
                 // A replica that kept a fresher record needs no hint: it has something newer already.

@@ -231,7 +231,7 @@ class ClusterTest {
             ClusterSettings settings = new ClusterSettings(urls, urls.get(i), ReplicaClient.DEFAULT_REQUEST_TIMEOUT,
                     CoordinatorSettings.DEFAULT_DEADLINE, 1, secret, transport, HintSettings.defaults(),
                     AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE,
-                    ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET);
+                    ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, CoordinatorSettings.DEFAULT_READ_SPARE_DELAY);
             Cluster cluster = Cluster.start(settings, engine, HybridLogicalClock.systemClock(), handlerExecutor);
             clusters.add(cluster);
             handlers.get(i).set(cluster.internalHandler());

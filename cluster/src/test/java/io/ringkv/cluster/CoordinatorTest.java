@@ -2,6 +2,7 @@ package io.ringkv.cluster;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.instanceOf;
@@ -409,8 +410,81 @@ class CoordinatorTest {
                 failing.id() + " failed", topology.others().get(1).id() + " ok"))));
     }
 
+    /** The remote replica of {@code key} that a 2/3 read through n1 keeps as its spare: the last remote one in placement order. */
+    private ClusterNode spareOf(byte[] key) {
+        List<ClusterNode> remotes = placement.order(key).stream().filter(node -> !topology.isSelf(node)).toList();
+        return remotes.get(remotes.size() - 1);
+    }
+
+    private ClusterNode firstRemoteOf(byte[] key) {
+        return placement.order(key).stream().filter(node -> !topology.isSelf(node)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aReadAsksAckReplicasAndLeavesTheSpareAloneWhenTheyAnswer() throws Exception {
+        byte[] key = utf8("spare-idle");
+        Record stored = Record.value(100, utf8("v"));
+        for (ClusterNode node : topology.all()) {
+            engines.get(node).apply(key, stored);
+        }
+        List<Thread> spareCalls = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        Coordinator coordinator = coordinator(Map.of(spareOf(key), replica -> new ThreadRecordingReplica(replica, spareCalls)));
+        ReplicatedOperation read = coordinator.startRead(key, new ReplicationParams(2, 3));
+        assertThat(await(read.result()), equalTo(new ReadOutcome.Found(stored)));
+        read.done().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat("the spare was not asked", spareCalls, is(empty()));
+    }
+
+    @Test
+    void aFailedReplicaBringsTheSpareInAndTheReadStillSucceeds() throws Exception {
+        byte[] key = utf8("spare-failover");
+        Record stored = Record.value(100, utf8("v"));
+        for (ClusterNode node : topology.all()) {
+            engines.get(node).apply(key, stored);
+        }
+        Coordinator coordinator = coordinator(Map.of(firstRemoteOf(key), replica -> new FailingReplica(replica.node())),
+                Duration.ofSeconds(WAIT_SECONDS), Duration.ofHours(1));
+        assertThat(await(coordinator.get(key, new ReplicationParams(2, 3))), equalTo(new ReadOutcome.Found(stored)));
+    }
+
+    @Test
+    void aSlowReplicaBringsTheSpareInAfterTheSpareDelay() throws Exception {
+        byte[] key = utf8("spare-slow");
+        Record stored = Record.value(100, utf8("v"));
+        for (ClusterNode node : topology.all()) {
+            engines.get(node).apply(key, stored);
+        }
+        GatedReplica[] slow = new GatedReplica[1];
+        Coordinator coordinator = coordinator(Map.of(firstRemoteOf(key), replica -> slow[0] = new GatedReplica(replica)),
+                Duration.ofSeconds(WAIT_SECONDS), Duration.ofMillis(20));
+        assertThat(await(coordinator.get(key, new ReplicationParams(2, 3))), equalTo(new ReadOutcome.Found(stored)));
+        assertThat("the slow replica has still not answered", slow[0].pendingCalls(), is(1));
+        slow[0].open();
+    }
+
+    @Test
+    void withoutASpareDelayEveryReplicaIsAskedAtOnce() throws Exception {
+        byte[] key = utf8("spare-none");
+        List<Thread> spareCalls = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        Coordinator coordinator = coordinator(Map.of(spareOf(key), replica -> new ThreadRecordingReplica(replica, spareCalls)),
+                Duration.ofSeconds(WAIT_SECONDS), Duration.ZERO);
+        ReplicatedOperation read = coordinator.startRead(key, new ReplicationParams(2, 3));
+        await(read.result());
+        read.done().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(spareCalls.size(), is(1));
+    }
+
     private Coordinator coordinator(Map<ClusterNode, UnaryOperator<Replica>> decorators) {
         return coordinator(decorators, Duration.ofSeconds(WAIT_SECONDS));
+    }
+
+    private Coordinator coordinator(Map<ClusterNode, UnaryOperator<Replica>> decorators, Duration deadline, Duration spareDelay) {
+        Map<ClusterNode, Replica> replicas = new HashMap<>();
+        for (ClusterNode node : topology.all()) {
+            Replica local = new LocalReplica(node, engines.get(node));
+            replicas.put(node, decorators.getOrDefault(node, UnaryOperator.identity()).apply(local));
+        }
+        return new Coordinator(topology, replicas, clock, new CoordinatorSettings(deadline, executor, spareDelay));
     }
 
     private Coordinator coordinator(Map<ClusterNode, UnaryOperator<Replica>> decorators, Duration deadline) {

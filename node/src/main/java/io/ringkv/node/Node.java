@@ -189,7 +189,7 @@ public final class Node implements AutoCloseable {
         ClusterSettings defaults = ClusterSettings.of(urls, self);
         return new ClusterSettings(urls, self, config.replicaTimeout(), CoordinatorSettings.deadlineFor(config.replicaTimeout()),
                 defaults.clientThreads(), config.secret(), config.interNodeTransport(), config.hints(),
-                config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset());
+                config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset(), config.readSpareDelay());
     }
 
     private static StorageEngine openStore(NodeConfig config) throws NodeStartException {

@@ -21,7 +21,9 @@ import java.util.List;
  * {@code tls}, when not null, makes the node serve https: its URL is {@code https://host:port},
  * every URL of its cluster must be https, and {@code interNodeTransport} should trust the peers'
  * certificates ({@link InterNodeTransport#trust()}); {@code metrics} false records no metrics and
- * answers {@code /metrics} with 404 ({@code serve --metrics off}).
+ * answers {@code /metrics} with 404 ({@code serve --metrics off}); {@code readSpareDelay} is how long
+ * a read waits for its first {@code ack} replicas before it asks the others too (zero: asks every
+ * replica at once; {@code serve --read-spare-delay}).
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
@@ -29,7 +31,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
                          ClusterSecret secret, Duration maxClockOffset, Duration clockOffsetForTests,
                          int rangeStreamsMax, int connectionsMax, Duration drainDelay, ServerTls tls,
-                         boolean metrics) {
+                         boolean metrics, Duration readSpareDelay) {
 
     /** Cluster ranges open at once, by default. */
     public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
@@ -40,39 +42,46 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeTransport.defaults(),
                 HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null,
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, Duration.ZERO, RANGE_STREAMS_MAX_DEFAULT,
-                ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true);
+                ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true,
+                io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY);
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
     }
 
     public NodeConfig withDrainDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, delay, tls, metrics);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay);
     }
 
     /** Serves https (TLS, h2 or HTTP/1.1 by ALPN) instead of http; peers must then be https too. */
     public NodeConfig withTls(ServerTls serverTls) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay);
     }
 
     /** With {@code false}, the node records no metrics and {@code /metrics} answers 404 ({@code serve --metrics off}). */
     public NodeConfig withMetrics(boolean on) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, on);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay);
+    }
+
+    public NodeConfig withReadSpareDelay(Duration delay) {
+        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
+                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay);
     }
 
     /** The scheme of this node's URL: https with TLS, http without. */
@@ -83,6 +92,6 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics);
+                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
     }
 }

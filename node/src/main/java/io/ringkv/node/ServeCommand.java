@@ -130,6 +130,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "of its peers by more refuses writes, ISO-8601 (default: PT0.5S).")
     Duration maxClockOffset = ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET;
 
+    @Option(names = "--read-spare-delay", paramLabel = "DURATION",
+            description = "A read asks as many replicas as it needs (ack; this node's own first) and the others only "
+                    + "when one of those fails or this long passed without an answer. PT0S asks every replica at once: "
+                    + "less wait behind a slow replica, more CPU per read, ISO-8601 (default: PT0.02S).")
+    Duration readSpareDelay = io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY;
+
     @Option(names = "--connections-max", paramLabel = "N",
             description = "Open client connections; further ones are closed at once (default: "
                     + ServerConfig.CONNECTIONS_MAX_DEFAULT + ").")
@@ -193,7 +199,8 @@ final class ServeCommand implements Callable<Integer> {
         InterNodeTransport transport = tls == null ? interNodeTransport() : interNodeTransport().withTrust(tls.peerTrust());
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests,
-                rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON);
+                rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
+                readSpareDelay);
         Node node;
         try {
             node = Node.start(config, warmUp);
@@ -306,6 +313,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         clusterSecret();
         interNodeTransport();
+        if (readSpareDelay.isNegative()) {
+            throw new ParameterException(spec.commandLine(), "--read-spare-delay must not be negative, got " + readSpareDelay);
+        }
         if (maxClockOffset.isNegative() || maxClockOffset.isZero()) {
             throw new ParameterException(spec.commandLine(), "--max-clock-offset must be positive, got " + maxClockOffset);
         }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The short chaos runs of the test pass: three node processes, a fixed seed, 30 s of faults
- * (SIGKILL/restart and SIGSTOP/SIGCONT; then partitions in network namespaces, wiped data and
+ * (SIGKILL/restart, SIGSTOP/SIGCONT and restarts with a skewed clock; then partitions in network namespaces, wiped data and
  * SIGKILL, skipped without root), then the history checker and a convergence check without
  * client traffic (up to 60 s). The long runs are {@code ringkv chaos}.
  */
@@ -30,8 +30,8 @@ class ChaosIT {
 
     @Test
     @Timeout(300)
-    void noAcknowledgedWriteIsLostUnderKillsAndPauses(@TempDir Path root) throws Exception {
-        checkRun(root, List.of(Fault.KILL, Fault.PAUSE));
+    void noAcknowledgedWriteIsLostUnderKillsPausesAndSkewedClocks(@TempDir Path root) throws Exception {
+        checkRun(root, List.of(Fault.KILL, Fault.PAUSE, Fault.SKEW));
     }
 
     @Test

@@ -73,6 +73,12 @@ class CommandLineTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"-PT0.01S", "never"})
+    void anImpossibleReadSpareDelayIsAUsageError(String delay) {
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--read-spare-delay", delay), is(Main.EXIT_USAGE));
+    }
+
     @Test
     void badDurabilityIsAUsageError() {
         assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--durability", "sometimes"), is(Main.EXIT_USAGE));
