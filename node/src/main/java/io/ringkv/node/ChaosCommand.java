@@ -98,6 +98,9 @@ final class ChaosCommand implements Callable<Integer> {
         verdict.lostWrites().forEach(line -> System.out.println("    " + line));
         System.out.println("  reads of values never written: " + verdict.phantomReads().size());
         verdict.phantomReads().forEach(line -> System.out.println("    " + line));
+        System.out.println("  stale reads during the run: " + verdict.staleReads().size()
+                + (verdict.staleReadsAllowed() ? " (allowed: the run wiped data directories)" : ""));
+        verdict.staleReads().stream().limit(20).forEach(line -> System.out.println("    " + line));
         System.out.println("  keys unreadable after healing: " + verdict.unreadable().size() + (verdict.unreadable().isEmpty() ? "" : " " + verdict.unreadable()));
         System.out.println("  replicas converged: " + (result.converged() ? "yes, after " + result.convergeMillis() + " ms"
                 : "NO within " + result.convergeMillis() + " ms: " + result.diverged().size() + " keys differ, e.g. "

@@ -55,6 +55,9 @@ class ChaosIT {
         assertThat(result.verdict().lostWrites(), is(empty()));
         assertThat(result.verdict().phantomReads(), is(empty()));
         assertThat(result.verdict().unreadable(), is(empty()));
+        if (!faults.contains(Fault.WIPE)) {
+            assertThat(result.verdict().staleReads(), is(empty()));
+        }
         assertThat("the history was written", Files.size(history), greaterThan(1000L));
         // Without client traffic: hints and anti-entropy (every 5 s here) bring every replica level.
         assertThat("diverged keys " + result.diverged(), result.converged(), is(true));

@@ -26,8 +26,18 @@ import java.util.Set;
  *       Values are unique per run, so a value names its write.</li>
  *   <li><b>Every key is readable</b> once healed (a final read that fails is reported, not guessed).</li>
  * </ul>
- * Stale reads during the faults are allowed: a quorum store with sloppy timing is not
- * linearizable, and this checker does not claim it is.
+<ul>
+ *   <li><b>No read is stale</b>, by the same rule applied to every successful GET during the run:
+ *       its result must come from a write (or the key's initial absence) that no acknowledged write
+ *       completed before the GET was invoked had provably superseded. Quorum reads and writes
+ *       intersect, and a write that replicas find older than what they hold is stamped again, so
+ *       this holds under kills, pauses, partitions and skewed clocks. Not after a wiped data
+ *       directory: a wiped replica and one that missed a write can answer a quorum read together
+ *       before anti-entropy refilled the first, so a run with wipes reports stale reads without
+ *       failing on them.</li>
+ * </ul>
+ * Reads are not checked against each other (a read may see a write of unknown outcome that a later
+ * read does not): this is not a full linearizability checker.
  */
 public final class HistoryChecker {
 
@@ -50,6 +60,16 @@ public final class HistoryChecker {
      * @param keys       every key the workload used
      */
     public static Verdict check(List<Operation> history, Map<String, FinalRead> finalReads, Set<String> keys) {
+        return check(history, finalReads, keys, false);
+    }
+
+    /**
+     * @param staleReadsAllowed true for a run whose faults include wiped data directories: stale
+     *                          reads are still reported ({@link Verdict#staleReads}) but do not
+     *                          make the verdict invalid
+     */
+    public static Verdict check(List<Operation> history, Map<String, FinalRead> finalReads, Set<String> keys,
+                                boolean staleReadsAllowed) {
         Map<String, Operation> putsByValue = new HashMap<>();
         Map<String, List<Operation>> writesByKey = new HashMap<>();
         for (Operation op : history) {
@@ -73,16 +93,41 @@ public final class HistoryChecker {
             problem.ifPresent(lost::add);
         }
         List<String> phantoms = phantomReads(history, putsByValue, finalReads);
-        return new Verdict(Counts.of(history), lost, phantoms, unreadable);
+        List<String> stale = new ArrayList<>();
+        for (Operation read : history) {
+            if (read.type() == OpType.GET && read.outcome() == Outcome.OK) {
+                List<Operation> before = new ArrayList<>();
+                for (Operation write : writesByKey.getOrDefault(read.key(), List.of())) {
+                    // The read may have seen any write invoked before it completed; of those, the
+                    // acknowledged ones that completed before it was invoked supersede (lostWrite).
+                    if (write.invokeNanos() < read.completeNanos()) {
+                        before.add(write);
+                    }
+                }
+                lostWrite(read.key(), Optional.ofNullable(read.value()), before, putsByValue, read.invokeNanos())
+                        .ifPresent(problem -> stale.add("GET by client " + read.client() + " at " + read.invokeNanos() / 1_000_000
+                                + " ms: " + problem));
+            }
+        }
+        return new Verdict(Counts.of(history), lost, phantoms, unreadable, stale, staleReadsAllowed);
     }
 
     /** Empty when the final result is explained by a write nothing acknowledged superseded. */
     private static Optional<String> lostWrite(String key, Optional<String> result, List<Operation> writes,
                                               Map<String, Operation> putsByValue) {
+        return lostWrite(key, result, writes, putsByValue, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param readInvoked only acknowledged writes that completed before this count as superseding
+     *                    (the final reads: after everything)
+     */
+    private static Optional<String> lostWrite(String key, Optional<String> result, List<Operation> writes,
+                                              Map<String, Operation> putsByValue, long readInvoked) {
         long latestAcknowledgedInvoke = -1;
         Operation latestAcknowledged = null;
         for (Operation write : writes) {
-            if (write.outcome() == Outcome.OK && write.invokeNanos() > latestAcknowledgedInvoke) {
+            if (write.outcome() == Outcome.OK && write.completeNanos() < readInvoked && write.invokeNanos() > latestAcknowledgedInvoke) {
                 latestAcknowledgedInvoke = write.invokeNanos();
                 latestAcknowledged = write;
             }
@@ -98,15 +143,16 @@ public final class HistoryChecker {
             }
         } else {
             Operation put = putsByValue.get(result.get());
-            if (put != null && put.key().equals(key) && put.outcome() != Outcome.FAIL) {
+            if (put != null && put.key().equals(key) && put.outcome() != Outcome.FAIL && writes.contains(put)) {
                 bestCompletion = effectiveCompletion(put);
             }
         }
         if (bestCompletion == NO_CANDIDATE) {
-            return Optional.of(key + ": final read " + describe(result) + " matches no write that may have taken effect");
+            return Optional.of(key + ": " + (readInvoked == Long.MAX_VALUE ? "final read " : "read ") + describe(result)
+                    + " matches no write that may have taken effect");
         }
         if (latestAcknowledged != null && latestAcknowledgedInvoke > bestCompletion) {
-            return Optional.of(key + ": final read " + describe(result) + ", but " + latestAcknowledged.type()
+            return Optional.of(key + ": " + (readInvoked == Long.MAX_VALUE ? "final read " : "read ") + describe(result) + ", but " + latestAcknowledged.type()
                     + (latestAcknowledged.value() == null ? "" : " " + latestAcknowledged.value())
                     + " by client " + latestAcknowledged.client() + " was acknowledged and invoked after that result's write completed");
         }
@@ -178,10 +224,16 @@ public final class HistoryChecker {
      * @param lostWrites   one line per key whose final value lost an acknowledged write
      * @param phantomReads one line per value read that no possible write produced
      * @param unreadable   keys whose final read could not be made
+     * @param staleReads   one line per GET during the run that returned a value an acknowledged
+     *                     write had provably superseded before the GET was invoked
+     * @param staleReadsAllowed whether stale reads were expected (wiped data directories) and so
+     *                     do not make the verdict invalid
      */
-    public record Verdict(Counts counts, List<String> lostWrites, List<String> phantomReads, List<String> unreadable) {
+    public record Verdict(Counts counts, List<String> lostWrites, List<String> phantomReads, List<String> unreadable,
+                          List<String> staleReads, boolean staleReadsAllowed) {
         public boolean valid() {
-            return lostWrites.isEmpty() && phantomReads.isEmpty() && unreadable.isEmpty();
+            return lostWrites.isEmpty() && phantomReads.isEmpty() && unreadable.isEmpty()
+                    && (staleReadsAllowed || staleReads.isEmpty());
         }
     }
 }

@@ -107,4 +107,35 @@ class HistoryCheckerTest {
         assertThat(op.toJson(), is("{\"client\":2,\"type\":\"PUT\",\"key\":\"k\\\"1\",\"value\":\"v\\n\",\"node\":1,"
                 + "\"invokeNanos\":5,\"completeNanos\":6,\"outcome\":\"UNKNOWN\",\"detail\":\"HttpTimeoutException: x\"}"));
     }
+
+    @Test
+    void aReadOfAValueSupersededBeforeTheReadBeganIsStale() {
+        List<Operation> history = List.of(put("a", 0, 10, Outcome.OK), put("b", 20, 30, Outcome.OK), get("a", 40, 50));
+        Verdict verdict = check(history, Optional.of("b"));
+        assertThat(verdict.staleReads(), hasSize(1));
+        assertThat(verdict.staleReads().getFirst(), startsWith("GET by client 1 at 0 ms: k: read 'a', but PUT b"));
+        assertThat(verdict.valid(), is(false));
+    }
+
+    @Test
+    void aReadConcurrentWithTheLaterWriteMaySeeEitherValue() {
+        List<Operation> history = List.of(put("a", 0, 10, Outcome.OK), put("b", 20, 45, Outcome.OK),
+                get("a", 40, 50), get("b", 25, 35));
+        assertThat(check(history, Optional.of("b")).staleReads(), is(empty()));
+    }
+
+    @Test
+    void aReadOfAbsenceAfterAnAcknowledgedPutIsStaleButNotAfterADelete() {
+        assertThat(check(List.of(put("a", 0, 10, Outcome.OK), get(null, 20, 30)), Optional.of("a")).staleReads(), hasSize(1));
+        assertThat(check(List.of(put("a", 0, 10, Outcome.OK), delete(12, 15, Outcome.OK), get(null, 20, 30)),
+                Optional.empty()).staleReads(), is(empty()));
+    }
+
+    @Test
+    void staleReadsAreReportedButAllowedWhenTheRunWipedData() {
+        List<Operation> history = List.of(put("a", 0, 10, Outcome.OK), put("b", 20, 30, Outcome.OK), get("a", 40, 50));
+        Verdict verdict = HistoryChecker.check(history, Map.of("k", new FinalRead("k", Optional.of("b"))), Set.of("k"), true);
+        assertThat(verdict.staleReads(), hasSize(1));
+        assertThat(verdict.valid(), is(true));
+    }
 }
