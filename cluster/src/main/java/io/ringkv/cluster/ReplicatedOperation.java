@@ -35,6 +35,12 @@ import org.slf4j.LoggerFactory;
  * exactly one thread sees the transition that decides, and completes {@link #result()} once.
  * Per-replica answers are written by the replying thread before its future completes and read
  * only after all of them completed ({@code allOf} gives the happens-before edge).
+ *
+ * <p>A read may ask only some replicas at once and keep the others as spares: a spare is asked
+ * from the thread of a failed reply, or from the executor when the spare delay passed. Spares are
+ * remote (the coordinator's own replica, when it holds the key, is always among the first asked),
+ * so asking one sends a request and never blocks. Each replica's slot is claimed once, by the
+ * thread that asks it or, after the decision, by the one that passes it over.
  */
 final class ReplicatedOperation implements DeadlineQueue.Expiring {
 
