@@ -70,7 +70,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     static final double MEMTABLE_BLOOM_RATIO = 0.1;
 
     static {
-        RocksDB.loadLibrary();
+        RocksDbNativeLibrary.load();
     }
 
     /** Column family of the hints; created on first open, so older data directories gain it. */

@@ -68,6 +68,28 @@ class RocksDbProcessDeathTest {
         }
     }
 
+    /**
+     * RocksDB's own loader extracted its 17 MB library into the temporary directory for every JVM
+     * and deleted it only at a normal exit: each killed node left one behind.
+     */
+    @Test
+    void killedProcessesLeaveNoCopyOfTheNativeLibraryBehind() throws Exception {
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        for (int run = 0; run < 2; run++) {
+            child = startChild("write", dir.resolve("db-" + run), "-Djava.io.tmpdir=" + tmp);
+            try (BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(), UTF_8))) {
+                readAcks(lines, new ArrayList<>(), 10);
+                child.toHandle().destroyForcibly();
+                assertThat("child died", child.waitFor(CHILD_EXIT_WAIT_SECONDS, TimeUnit.SECONDS), is(true));
+            }
+        }
+        try (var top = Files.list(tmp); var all = Files.walk(tmp)) {
+            assertThat("nothing extracted per process", top.map(p -> p.getFileName().toString())
+                    .filter(name -> name.startsWith("librocksdbjni")).toList(), is(List.of()));
+            assertThat("one shared copy", all.filter(p -> p.getFileName().toString().startsWith("librocksdbjni")).count(), is(1L));
+        }
+    }
+
     @Test
     void openingADirectoryHeldByAnotherProcessFailsWithStoreException() throws Exception {
         Path db = dir.resolve("db");
@@ -105,10 +127,12 @@ class RocksDbProcessDeathTest {
         }
     }
 
-    private Process startChild(String mode, Path db) throws IOException {
+    private Process startChild(String mode, Path db, String... jvmArgs) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx128m", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), StoreWriterProcess.class.getName(), mode, db.toString());
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(List.of(jvmArgs));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), StoreWriterProcess.class.getName(), mode, db.toString()));
+        ProcessBuilder builder = new ProcessBuilder(command);
         builder.redirectError(dir.resolve("child-stderr.txt").toFile());
         return builder.start();
     }
