@@ -33,7 +33,13 @@ public final class HandoffReport {
      * the last sample before the heal to the first after the catch-up, so at most about a second more.
      */
     long replayedDuringCatchUp() {
-        return fullSampleFrom(catchUpEndMillis()).replayed() - fullSampleAt(result.healMillis()).replayed();
+        return fullSampleFrom(catchUpEndMillis()).replayed() - fullSampleAt(result.heal().startMillis()).replayed();
+    }
+
+    /** {@link #replayedDuringCatchUp} per second between the two samples it is taken from. */
+    double meanReplayPerSecond() {
+        long millis = fullSampleFrom(catchUpEndMillis()).atMillis() - fullSampleAt(result.heal().startMillis()).atMillis();
+        return millis > 0 ? replayedDuringCatchUp() * 1000.0 / millis : 0;
     }
 
     /** The highest increase of hints replayed between two consecutive samples from the heal on, per second. */
@@ -43,7 +49,7 @@ public final class HandoffReport {
         for (int i = 1; i < samples.size(); i++) {
             HintSampler.Sample before = samples.get(i - 1);
             HintSampler.Sample after = samples.get(i);
-            if (before.atMillis() >= result.healMillis() - 1000 && !before.partial() && !after.partial()
+            if (before.atMillis() >= result.heal().startMillis() - 1000 && !before.partial() && !after.partial()
                     && after.atMillis() > before.atMillis()) {
                 peak = Math.max(peak, (after.replayed() - before.replayed()) * 1000.0 / (after.atMillis() - before.atMillis()));
             }
@@ -52,7 +58,7 @@ public final class HandoffReport {
     }
 
     private long catchUpEndMillis() {
-        return result.caughtUp() ? result.healMillis() + result.catchUpMillis() : result.writingMillis();
+        return result.caughtUp() ? result.heal().startMillis() + result.catchUpMillis() : result.writingMillis();
     }
 
     /** The last sample at or before {@code atMillis} that every node answered; all zero before the first. */
@@ -94,15 +100,18 @@ public final class HandoffReport {
                 result.issued() / writingSeconds, s.seed()));
         lines.add(String.format(Locale.ROOT, "writes acknowledged: %d before the cut, %d during the partition; %d failed in the whole run",
                 result.ackedBeforeCut(), result.ackedDuringPartition(), result.failed()));
+        lines.add(String.format(Locale.ROOT, "links cut in %.1f s, restored in %.1f s (times below count from the start of the restore)",
+                (result.cut().doneMillis() - result.cut().startMillis()) / 1e3,
+                (result.heal().doneMillis() - result.heal().startMillis()) / 1e3));
         lines.add(String.format(Locale.ROOT, "missing on the partitioned node at the heal: %d (hints queued then: %d)",
-                result.missingAtHeal(), hintsQueuedAt(result.healMillis())));
+                result.missingAtHeal(), hintsQueuedAt(result.heal().startMillis())));
         lines.add(result.caughtUp()
                 ? String.format(Locale.ROOT, "held every acknowledged write %.1f s after the heal", catchUpSeconds)
                 : String.format(Locale.ROOT, "did NOT hold every acknowledged write within %d s of the heal: %d still missing",
                         s.catchUpTimeout().toSeconds(), result.stillMissing()));
         lines.add(String.format(Locale.ROOT, "hints replayed from the heal to then: %d (mean %.0f/s, peak %.0f/s over 1 s); "
                         + "stored in the run %d, dropped %d; anti-entropy rounds %d",
-                replayedDuringCatchUp(), replayedDuringCatchUp() / Math.max(0.001, (fullSampleFrom(catchUpEndMillis()).atMillis() - fullSampleAt(result.healMillis()).atMillis()) / 1e3),
+                replayedDuringCatchUp(), meanReplayPerSecond(),
                 peakReplayPerSecond(), last.stored(), last.dropped(), last.antiEntropyRounds()));
         lines.add(String.format(Locale.ROOT, "target (every write within %d s of the heal, through hints alone): %s",
                 target.toSeconds(), targetMet() ? "MET" : "MISSED"));
@@ -132,12 +141,15 @@ public final class HandoffReport {
         field(out, "caughtUp", result.caughtUp());
         field(out, "catchUpSeconds", result.caughtUp() ? result.catchUpMillis() / 1e3 : null);
         field(out, "stillMissing", result.stillMissing());
-        field(out, "hintsQueuedAtHeal", hintsQueuedAt(result.healMillis()));
+        field(out, "hintsQueuedAtHeal", hintsQueuedAt(result.heal().startMillis()));
         field(out, "hintsReplayedDuringCatchUp", replayedDuringCatchUp());
+        field(out, "meanReplayPerSecond", meanReplayPerSecond());
         field(out, "peakReplayPerSecond", peakReplayPerSecond());
         field(out, "targetMet", targetMet());
-        field(out, "cutAtMillis", result.cutMillis());
-        field(out, "healAtMillis", result.healMillis());
+        field(out, "cutStartMillis", result.cut().startMillis());
+        field(out, "cutDoneMillis", result.cut().doneMillis());
+        field(out, "healStartMillis", result.heal().startMillis());
+        field(out, "healDoneMillis", result.heal().doneMillis());
         field(out, "summary", "[" + String.join(",", summary().stream().map(JsonText::string).toList()) + "]");
         List<String> progress = new ArrayList<>();
         for (Progress p : result.progress()) {

@@ -17,14 +17,15 @@ import java.util.Objects;
  *
  * <ol>
  *   <li>load for the warm-up, all nodes linked;
- *   <li>the partitioned node's links to both others cut for the partition's length (clients still
- *       reach it, but the writer never sends to it);
- *   <li>just before the links come back, a read of its own copies gives the acknowledged writes it
- *       lacks; then the links come back ("heal"), and writes acknowledged between that read and the
- *       heal are added to the expected set (they were written while it was cut off);
+ *   <li>the partitioned node's links to both others cut (blackhole routes, added one after the
+ *       other: the cut starts with the first) and held cut for the partition's length once all are
+ *       in place; clients still reach the node, but the writer never sends to it;
+ *   <li>still cut off, a read of its own copies gives the acknowledged writes it lacks; writes
+ *       acknowledged during that read are added to them (written while it was cut off, it cannot
+ *       hold them); then the links come back ("heal", from the removal of the first route);
  *   <li>with the load still running, its own copies ({@link CatchUpCheck}: local ranges only, no
  *       quorum read that could repair a key) are polled until it holds every write acknowledged
- *       before the heal, or the catch-up timeout passes.
+ *       before the heal began, or the catch-up timeout passes.
  * </ol>
  *
  * <p>The coordinators' hint counters are sampled once a second throughout ({@link HintSampler}).
@@ -73,26 +74,30 @@ public final class HandoffRun {
         }
     }
 
+    /** A change of the links, in milliseconds since the run's origin (as the hint samples): begun and done. */
+    public record LinkChange(long startMillis, long doneMillis) {
+    }
+
     /** How many writes the node lacked after this many milliseconds since the heal. */
     public record Progress(long sinceHealMillis, int missing) {
     }
 
     /**
-     * @param ackedBeforeCut    writes acknowledged before the links were cut
-     * @param expected          writes acknowledged before the heal: what the node must hold
+     * @param ackedBeforeCut    writes acknowledged before the cut began
+     * @param expected          writes acknowledged before the heal began: what the node must hold
      * @param missingAtHeal     of those, how many it lacked at the heal
-     * @param catchUpMillis     heal to holding every expected write; -1 when it did not within the timeout
+     * @param catchUpMillis     from the heal's start to holding every expected write; -1 when it did not within the timeout
      * @param stillMissing      expected writes it lacked when the run ended (0 when it caught up)
-     * @param cutMillis         when the links were cut, since the run's origin (as the hint samples)
-     * @param healMillis        when they came back, likewise
+     * @param cut               the links cut
+     * @param heal              the links restored
      * @param issued            writes sent in the whole run
      * @param acknowledged      writes acknowledged in the whole run
      * @param failed            writes not acknowledged in the whole run
      * @param writingMillis     how long the writer ran
      */
     public record Result(Settings settings, String partitionedNode, List<String> writeNodes, long ackedBeforeCut,
-                         long expected, int missingAtHeal, long catchUpMillis, int stillMissing, long cutMillis,
-                         long healMillis, long issued, long acknowledged, long failed, long writingMillis,
+                         long expected, int missingAtHeal, long catchUpMillis, int stillMissing, LinkChange cut,
+                         LinkChange heal, long issued, long acknowledged, long failed, long writingMillis,
                          List<Progress> progress, List<HintSampler.Sample> hints) {
         public boolean caughtUp() {
             return catchUpMillis >= 0;
@@ -144,27 +149,29 @@ public final class HandoffRun {
                 hints.start();
                 Thread.sleep(settings.warmUp());
 
-                cluster.isolate(partitioned);
-                long cut = sinceMillis(origin);
                 long ackedBeforeCut = writer.acknowledged().cardinality();
-                console.printf("[handoff] node-%d cut off after %d acknowledged writes; partition lasts %d s%n",
-                        partitioned, ackedBeforeCut, settings.partition().toSeconds());
+                long cutStart = sinceMillis(origin);
+                cluster.isolate(partitioned);
+                LinkChange cut = new LinkChange(cutStart, sinceMillis(origin));
+                console.printf("[handoff] node-%d cut off after %d acknowledged writes (links cut in %d ms); partition lasts %d s%n",
+                        partitioned, ackedBeforeCut, cut.doneMillis() - cut.startMillis(), settings.partition().toSeconds());
                 holdPartition(writer, hints);
 
                 BitSet expected = writer.acknowledged();
                 CatchUpCheck check = new CatchUpCheck(target, keys, expected);
                 try (check) {
                     check.poll();
-                    cluster.rejoin(partitioned);
-                    long healNanos = System.nanoTime();
-                    long heal = sinceMillis(origin);
                     BitSet late = writer.acknowledged();
                     late.andNot(expected);
                     check.addMissing(late);
                     expected.or(late);
+                    long healNanos = System.nanoTime();
+                    long healStart = sinceMillis(origin);
+                    cluster.rejoin(partitioned);
+                    LinkChange heal = new LinkChange(healStart, sinceMillis(origin));
                     int missingAtHeal = check.missingCount();
-                    console.printf("[handoff] healed; %d writes acknowledged before the heal, node-%d lacks %d of them%n",
-                            expected.cardinality(), partitioned, missingAtHeal);
+                    console.printf("[handoff] healed (links restored in %d ms); %d writes acknowledged before the heal, node-%d lacks %d of them%n",
+                            heal.doneMillis() - heal.startMillis(), expected.cardinality(), partitioned, missingAtHeal);
                     List<Progress> progress = new ArrayList<>();
                     progress.add(new Progress(0, missingAtHeal));
                     long catchUp = awaitCatchUp(check, healNanos, progress, hints);
