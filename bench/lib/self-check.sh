@@ -183,6 +183,15 @@ assert "inconclusive" in m.summarise(noisy), m.summarise(noisy)
 assert "no interval" in m.summarise(runs[:2]), m.summarise(runs[:2])
 EOF
 }
+handoff_refuses_bad_input() { # exit 2 and a message for each, before anything runs
+  local bad
+  for bad in "--rate 0" "--rate nan" "--partition-minutes -1" "--seed x" "--no-such-option"; do
+    # shellcheck disable=SC2086 # an option and its value
+    python3 "$BENCH_DIR/handoff.py" $bad 2>"$WORK/handoff.err"
+    [[ $? == 2 ]] && grep -q 'error' "$WORK/handoff.err" || { echo "not refused: $bad"; return 1; }
+  done
+  python3 "$BENCH_DIR/handoff.py" --help | grep -q -- '--partition-minutes'
+}
 help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }
 bad_option_is_refused() { ! "$BENCH_DIR/run.sh" --no-such-option 2>/dev/null; }
 
@@ -192,6 +201,7 @@ check "the metrics-cost step summarises its runs" metrics_cost_summarises
 check "wrk Lua scripts load" lua_parses
 check "--help describes the options" help_works
 check "an unknown option is refused" bad_option_is_refused
+check "the handoff step refuses bad input" handoff_refuses_bad_input
 check "vegeta targets are well formed" targets_are_well_formed
 check "fragments parse wrk and vegeta output" fragments_parse_tool_output
 check "assemble joins fragments into results" assemble_builds_results

@@ -9,13 +9,14 @@ import java.util.function.Predicate;
 /**
  * Reads the samples of a Prometheus text-format exposition (version 0.0.4), as the node's
  * {@code /metrics} writes it: {@code name{label="value",...} value} per line, comments skipped.
- * Enough for {@code ringkv status} to add counters and histogram buckets up; not a validator.
+ * Enough for {@code ringkv status} to add counters and histogram buckets up, and for the chaos
+ * package's measurements to read a few counters; not a validator.
  */
-final class PrometheusText {
+public final class PrometheusText {
 
     /** One sample line. */
-    record Sample(String name, Map<String, String> labels, double value) {
-        String label(String key) {
+    public record Sample(String name, Map<String, String> labels, double value) {
+        public String label(String key) {
             return labels.getOrDefault(key, "");
         }
     }
@@ -26,7 +27,7 @@ final class PrometheusText {
         this.samples = samples;
     }
 
-    static PrometheusText parse(String text) {
+    public static PrometheusText parse(String text) {
         List<Sample> samples = new ArrayList<>();
         for (String line : text.split("\n")) {
             if (!line.isBlank() && !line.startsWith("#")) {
@@ -40,7 +41,7 @@ final class PrometheusText {
     }
 
     /** The sum of the samples named {@code name} whose labels pass {@code filter}; 0 for none. */
-    double sum(String name, Predicate<Sample> filter) {
+    public double sum(String name, Predicate<Sample> filter) {
         double total = 0;
         for (Sample sample : samples) {
             if (sample.name().equals(name) && filter.test(sample)) {

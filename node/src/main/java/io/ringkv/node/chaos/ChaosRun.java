@@ -1,7 +1,6 @@
 package io.ringkv.node.chaos;
 
 import io.ringkv.node.JsonText;
-import io.ringkv.node.ClusterSecretFile;
 import io.ringkv.node.chaos.HistoryChecker.FinalRead;
 import io.ringkv.node.chaos.HistoryChecker.Verdict;
 import java.io.BufferedWriter;
@@ -97,28 +96,9 @@ public final class ChaosRun {
         }
         List<String> events = new CopyOnWriteArrayList<>();
         long start = System.nanoTime();
-        NetworkNamespaces namespaces = null;
-        if (settings.faults().contains(Fault.PARTITION)) {
-            String unavailable = NetworkNamespaces.unavailableReason();
-            if (unavailable != null) {
-                throw new IllegalStateException("PARTITION faults need network namespaces: " + unavailable);
-            }
-            namespaces = NetworkNamespaces.create(settings.ports().size());
-            console.println("[chaos] nodes in network namespaces: " + namespaces);
-        }
-        List<String> serveArgs = new ArrayList<>(settings.extraServeArgs());
-        serveArgs.addAll(List.of("--cluster-secret-file",
-                ClusterSecretFile.create(settings.root().resolve(ClusterSecretFile.NAME)).toString()));
-        NetworkNamespaces toRemove = namespaces;
-        Thread removeOnExit = new Thread(() -> {
-            if (toRemove != null) {
-                toRemove.close();
-            }
-        }, "chaos-namespaces-cleanup");
-        Runtime.getRuntime().addShutdownHook(removeOnExit);
-        try (NetworkNamespaces ignored = namespaces;
-             ChaosCluster cluster = new ChaosCluster(settings.root(), settings.ports(), namespaces, serveArgs, console)) {
-            cluster.startAll();
+        try (ClusterSession session = ClusterSession.start(settings.root(), settings.ports(),
+                settings.faults().contains(Fault.PARTITION), settings.extraServeArgs(), console)) {
+            ChaosCluster cluster = session.cluster();
             console.println("[chaos] " + cluster.size() + " nodes up; running " + settings.duration().toSeconds()
                     + " s with faults " + settings.faults() + ", seed " + settings.seed());
             Workload workload = new Workload(keys, cluster::url, cluster.size(), settings.clients(),
@@ -155,11 +135,6 @@ public final class ChaosRun {
             return new Result(verdict, diverged.isEmpty(), convergeMillis, diverged, settings.history());
         } finally {
             http.close();
-            try {
-                Runtime.getRuntime().removeShutdownHook(removeOnExit);
-            } catch (IllegalStateException shuttingDown) {
-                // The JVM is exiting: the hook removes the namespaces.
-            }
         }
     }
 
