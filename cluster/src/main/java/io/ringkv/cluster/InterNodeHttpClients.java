@@ -28,6 +28,16 @@ public final class InterNodeHttpClients {
     /** Completions waiting for a thread; beyond this the submitting thread runs them itself. */
     public static final int EXECUTOR_QUEUE_MAX = 16_384;
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofMillis(500);
+    /**
+     * An HTTP/2 connection to a peer that received nothing for this long gets a PING, and is closed
+     * when nothing comes back within {@link #PEER_PING_TIMEOUT} (RingHttpClient's defaults, 30 s
+     * and 10 s, suit idle connections to servers on the internet). A peer behind a cut link kept its
+     * connection, and every call to it failed on it, for about 40 s; after a 30 s partition the
+     * healed peer was still unreachable for 10 s. Under load a connection is never quiet for a
+     * second, so no PING is sent; an idle one costs one PING a second.
+     */
+    public static final Duration PEER_PING_INTERVAL = Duration.ofSeconds(1);
+    public static final Duration PEER_PING_TIMEOUT = Duration.ofSeconds(1);
 
     private InterNodeHttpClients() {
     }
@@ -53,6 +63,8 @@ public final class InterNodeHttpClients {
             // hand-off to a pool thread would only add a wake-up and a context switch per reply.
             // Continuations that may block move to an executor themselves (ReplicatedOperation).
             case RING -> RingHttpClient.newBuilder()
+                    .http2PingInterval(PEER_PING_INTERVAL)
+                    .http2PingTimeout(PEER_PING_TIMEOUT)
                     .http2PriorKnowledge(h2)
                     .connectionsPerHost(transport.connectionsPerPeer())
                     .executor(INLINE);
