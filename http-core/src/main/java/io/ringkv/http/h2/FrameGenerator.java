@@ -48,6 +48,7 @@ public final class FrameGenerator {
     /**
      * A whole field block: one HEADERS frame, then as many CONTINUATION frames as the peer's
      * max frame size needs, all in one buffer so that nothing can interleave them (§6.10).
+     * The block is copied before this returns, so the caller may reuse its buffer.
      */
     public ByteBuffer headers(int streamId, ByteBuffer block, boolean endStream, Priority priority) {
         int fixed = priority == null ? 0 : 5;

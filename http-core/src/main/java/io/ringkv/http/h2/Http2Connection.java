@@ -599,7 +599,8 @@ public final class Http2Connection {
         Http2Stream promised = streams.openLocal(peer.initialWindowSize(), config.local().initialWindowSize(),
                 config.creditRatio());
         applyLocal(promised, StreamEvent.SEND_PUSH_PROMISE);
-        output.add(generator.pushPromise(associatedStreamId, promised.id, encoder.encode(fields)));
+        // The generator copies the block into the frame at once, so the encoder's own buffer will do.
+        output.add(generator.pushPromise(associatedStreamId, promised.id, encoder.encodeReused(fields)));
         return promised.id;
     }
 
@@ -624,7 +625,7 @@ public final class Http2Connection {
         if (endStream) {
             applyLocal(stream, StreamEvent.SEND_END_STREAM);
         }
-        output.add(generator.headers(stream.id, encoder.encode(fields), endStream, null));
+        output.add(generator.headers(stream.id, encoder.encodeReused(fields), endStream, null));
         streams.forgetIfClosed(stream);
     }
 

@@ -35,7 +35,7 @@ public final class HpackDecoder {
      * @param maxHeaderListBytes our SETTINGS_MAX_HEADER_LIST_SIZE
      */
     public HpackDecoder(int maxTableCapacity, long maxHeaderListBytes) {
-        this.table = new DynamicTable(maxTableCapacity, null);
+        this.table = new DynamicTable(maxTableCapacity);
         this.maxTableCapacity = maxTableCapacity;
         this.maxHeaderListBytes = maxHeaderListBytes;
     }

@@ -1,9 +1,7 @@
 package io.ringkv.http.hpack;
 
 import java.nio.ByteBuffer;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -15,16 +13,20 @@ import java.util.Set;
  * and are never looked up by value, so their values neither enter nor probe the table (§7.1).
  * Names in {@link Config#unindexedNames()} and fields too big to be worth a table slot go
  * without indexing (§6.2.2); everything else is added to the table (§6.2.1), unless its name
- * has shown that its values do not repeat: after {@link #PROBE_INSERTIONS} insertions of a name
- * whose entries were reused for fewer than one in eight, its literals go without indexing too,
- * with one insertion in {@link #PROBE_EVERY} kept to notice when its values start repeating. A
- * value that never repeats (a signature, a timestamp, a request id) only evicts entries that
- * would have been reused, and costs the table's bookkeeping on every request.
+ * has shown that its values do not repeat ({@link NameUses}). A string literal is Huffman-coded
+ * as the {@link HuffmanMode} says, by default when that is shorter (§5.2).
  *
  * <p>The table's capacity follows the peer's SETTINGS_HEADER_TABLE_SIZE, capped by our
  * configured capacity; a change is signalled at the start of the next block (§4.2, §6.3).
  *
- * <p>Threading: not thread-safe. HTTP/2 needs header blocks to leave in the order they were
+ * <p>Encoding allocates nothing once the encoder's tables have grown to the connection's
+ * traffic: octets go straight into the output's backing array (or into a scratch array the
+ * encoder keeps, for a direct buffer or {@link #encodeReused}), names are classified with one
+ * lookup ({@link KnownNames}) and the dynamic table is searched through hash chains ({@link
+ * EncoderTable}).
+ *
+ * <p>Threading: not thread-safe, and it holds mutable scratch state between calls. One encoder
+ * belongs to one connection; HTTP/2 needs header blocks to leave in the order they were
  * encoded, so the connection calls this inside its one critical section that also allocates
  * the stream id and enqueues the frames.
  */
@@ -50,48 +52,54 @@ public final class HpackEncoder {
             unindexedNames = Set.copyOf(unindexedNames);
         }
 
+        private static final Config DEFAULTS = new Config(HpackDecoder.DEFAULT_TABLE_CAPACITY,
+                HuffmanMode.WHEN_SHORTER, DEFAULT_SENSITIVE, DEFAULT_UNINDEXED);
+
+        /** The defaults; one shared instance (a record of immutable sets). */
         public static Config defaults() {
-            return new Config(HpackDecoder.DEFAULT_TABLE_CAPACITY, HuffmanMode.WHEN_SHORTER, DEFAULT_SENSITIVE,
-                    DEFAULT_UNINDEXED);
+            return DEFAULTS;
         }
     }
 
-    /** Insertions of a name before its reuse rate decides whether it stays indexed. */
-    static final int PROBE_INSERTIONS = 16;
-    /** While a name goes unindexed, one of this many of its literals is still inserted. */
-    static final int PROBE_EVERY = 64;
-    /** Counts are halved at this many insertions, so the rate follows recent traffic. */
-    private static final int DECAY_AT = 1024;
-    private static final int NAMES_TRACKED_MAX = 256;
-
     /** Worst-case octets per field beyond its characters: two 5-octet lengths and a prefix. */
     private static final int FIELD_OVERHEAD_MAX = 11;
+    private static final byte[] NO_OCTETS = {};
 
-    private final Config config;
-    private final DynamicTable table;
-    /** name -> value -> insertion number of the newest entry with that pair. */
-    private final Map<String, Map<String, Long>> byNameValue = new HashMap<>();
-    /** name -> insertion number of the newest entry with that name. */
-    private final Map<String, Long> byName = new HashMap<>();
-    /** name -> how its literals fared in the table; at most {@link #NAMES_TRACKED_MAX} names. */
-    private final Map<String, NameUse> uses = new HashMap<>();
+    /** Built once for the default names; other configurations build their own. */
+    private static final KnownNames DEFAULT_NAMES =
+            new KnownNames(Config.DEFAULT_SENSITIVE, Config.DEFAULT_UNINDEXED);
+
+    private final HuffmanMode huffman;
+    /** Our configured capacity: the peer's setting can lower the table's, not raise it. */
+    private final int maxCapacity;
+    private final KnownNames names;
+    private final EncoderTable table;
+    private final NameUses uses = new NameUses();
     private int pendingMinCapacity = -1;
     private int pendingCapacity = -1;
-    /** Reused between calls (the encoder is single-threaded); grows to the largest list seen. */
-    private ByteBuffer scratch = ByteBuffer.allocate(1024);
+    /**
+     * Output for direct buffers and {@link #encodeReused}, made on first use (an encoder that
+     * only writes into heap buffers never needs it); grows to the largest list seen.
+     */
+    private byte[] scratch = NO_OCTETS;
+    private ByteBuffer scratchView;
 
     public HpackEncoder() {
         this(Config.defaults());
     }
 
     public HpackEncoder(Config config) {
-        this.config = config;
-        this.table = new DynamicTable(config.tableCapacity(), this::forget);
+        this.huffman = config.huffman();
+        this.names = config.sensitiveNames().equals(Config.DEFAULT_SENSITIVE)
+                && config.unindexedNames().equals(Config.DEFAULT_UNINDEXED)
+                ? DEFAULT_NAMES : new KnownNames(config.sensitiveNames(), config.unindexedNames());
+        this.table = new EncoderTable(config.tableCapacity());
+        this.maxCapacity = config.tableCapacity();
     }
 
     /** The peer's SETTINGS_HEADER_TABLE_SIZE changed; takes effect at the next block. */
     public void maxTableCapacity(int peerBytes) {
-        int capacity = Math.min(peerBytes, config.tableCapacity());
+        int capacity = Math.min(peerBytes, maxCapacity);
         if (capacity == table.capacity() && pendingCapacity < 0) {
             return;
         }
@@ -106,8 +114,10 @@ public final class HpackEncoder {
     /** An upper bound on the octets {@link #encode(List, ByteBuffer)} can write for these fields. */
     public static int maxEncodedLength(List<HeaderField> fields) {
         int total = 2 * 6; // two table size updates
-        for (HeaderField field : fields) {
-            // Huffman codes are at most 30 bits per octet: 4 octets per char bounds both ways.
+        for (int i = 0; i < fields.size(); i++) {
+            HeaderField field = fields.get(i);
+            // Huffman codes are at most 30 bits per octet: 4 octets per char bounds both ways, and
+            // leaves room for the few octets a Huffman attempt writes past a string it sends raw.
             total += FIELD_OVERHEAD_MAX + 4 * (field.name().length() + field.value().length());
         }
         return total;
@@ -115,15 +125,19 @@ public final class HpackEncoder {
 
     /** Encodes a header list into a new buffer of exactly the block's size. */
     public ByteBuffer encode(List<HeaderField> fields) {
-        int needed = maxEncodedLength(fields);
-        if (scratch.capacity() < needed) {
-            scratch = ByteBuffer.allocate(Math.max(needed, scratch.capacity() * 2));
-        }
-        scratch.clear();
-        encode(fields, scratch);
-        scratch.flip();
-        ByteBuffer exact = ByteBuffer.allocate(scratch.remaining());
-        return exact.put(scratch).flip();
+        ByteBuffer block = encodeReused(fields);
+        return ByteBuffer.allocate(block.remaining()).put(block).flip();
+    }
+
+    /**
+     * Encodes a header list into a buffer the encoder owns and returns it, ready to read. The
+     * buffer is overwritten by the next call: for a caller that copies the block at once (the
+     * HTTP/2 frame generator does), this saves a buffer per block.
+     */
+    public ByteBuffer encodeReused(List<HeaderField> fields) {
+        byte[] out = scratch(maxEncodedLength(fields));
+        int end = encode(fields, out, 0);
+        return scratchView.clear().limit(end);
     }
 
     /**
@@ -131,154 +145,141 @@ public final class HpackEncoder {
      * octets free (checked before any state changes).
      */
     public void encode(List<HeaderField> fields, ByteBuffer out) {
-        if (out.remaining() < maxEncodedLength(fields)) {
+        int needed = maxEncodedLength(fields);
+        if (out.remaining() < needed) {
             throw new IllegalArgumentException("output buffer too small for the header list");
         }
-        writeSizeUpdates(out);
-        for (int i = 0; i < fields.size(); i++) {
-            encodeField(fields.get(i), out);
+        if (out.hasArray()) {
+            int start = out.arrayOffset() + out.position();
+            int end = encode(fields, out.array(), start);
+            out.position(out.position() + (end - start));
+        } else {
+            byte[] buffer = scratch(needed);
+            out.put(buffer, 0, encode(fields, buffer, 0));
         }
     }
 
-    private void writeSizeUpdates(ByteBuffer out) {
+    private byte[] scratch(int needed) {
+        if (scratch.length < needed) {
+            scratch = new byte[Math.max(needed, scratch.length * 2)];
+            scratchView = ByteBuffer.wrap(scratch);
+        }
+        return scratch;
+    }
+
+    /** Writes the block at {@code out[at]}, which has room for it; returns the index after it. */
+    private int encode(List<HeaderField> fields, byte[] out, int at) {
+        at = writeSizeUpdates(out, at);
+        for (int i = 0; i < fields.size(); i++) {
+            at = encodeField(fields.get(i), out, at);
+        }
+        return at;
+    }
+
+    private int writeSizeUpdates(byte[] out, int at) {
         if (pendingCapacity < 0) {
-            return;
+            return at;
         }
         // RFC 7541 §4.2: signal the smallest size reached since the last block, then the final one.
         if (pendingMinCapacity < pendingCapacity) {
             table.capacity(pendingMinCapacity);
-            HpackInteger.encode(out, 0x20, 5, pendingMinCapacity);
+            at = HpackInteger.encode(out, at, 0x20, 5, pendingMinCapacity);
         }
         table.capacity(pendingCapacity);
-        HpackInteger.encode(out, 0x20, 5, pendingCapacity);
+        at = HpackInteger.encode(out, at, 0x20, 5, pendingCapacity);
         pendingCapacity = -1;
         pendingMinCapacity = -1;
+        return at;
     }
 
-    private void encodeField(HeaderField field, ByteBuffer out) {
+    private int encodeField(HeaderField field, byte[] out, int at) {
         String name = field.name();
         String value = field.value();
-        boolean sensitive = field.sensitive() || config.sensitiveNames().contains(name);
+        int known = names.of(name);
+        boolean sensitive = field.sensitive() || (known & KnownNames.SENSITIVE) != 0;
         if (!sensitive) {
-            int index = indexOf(name, value);
-            if (index > 0) {
-                if (index > StaticTable.LENGTH) {
-                    NameUse use = uses.get(name);
-                    if (use != null) {
-                        use.reused++;
-                    }
+            int index = KnownNames.index(known, value);
+            if (index == 0) {
+                int dynamic = table.indexOf(name, value);
+                if (dynamic > 0) {
+                    uses.hit(table.useId(dynamic));
+                    index = StaticTable.LENGTH + dynamic;
                 }
-                HpackInteger.encode(out, 0x80, 7, index);
-                return;
+            }
+            if (index > 0) {
+                return HpackInteger.encode(out, at, 0x80, 7, index);
             }
         }
-        int nameIndex = indexOfName(name);
-        if (sensitive) {
-            literal(out, 0x10, 4, nameIndex, field);
-        } else if (config.unindexedNames().contains(name) || field.size() > table.capacity() * 3 / 4
-                || !worthIndexing(name)) {
-            literal(out, 0x00, 4, nameIndex, field);
-        } else {
-            literal(out, 0x40, 6, nameIndex, field);
-            remember(field);
-        }
-    }
-
-    /** Counts a literal of {@code name} about to be sent; whether it should enter the table. */
-    private boolean worthIndexing(String name) {
-        NameUse use = uses.get(name);
-        if (use == null) {
-            if (uses.size() >= NAMES_TRACKED_MAX) {
-                return true;
-            }
-            use = new NameUse();
-            uses.put(name, use);
-        }
-        if (++use.inserted >= DECAY_AT) {
-            use.inserted /= 2;
-            use.reused /= 2;
-        }
-        boolean rarelyReused = use.inserted > PROBE_INSERTIONS && use.reused * 8 < use.inserted;
-        return !rarelyReused || use.inserted % PROBE_EVERY == 0;
-    }
-
-    /** Literals of one name that went out (each a candidate for the table), and table hits on it. */
-    private static final class NameUse {
-        int inserted;
-        int reused;
-    }
-
-    private void literal(ByteBuffer out, int firstBits, int prefixBits, int nameIndex, HeaderField field) {
-        HpackInteger.encode(out, firstBits, prefixBits, nameIndex);
+        int nameIndex = KnownNames.nameIndex(known);
         if (nameIndex == 0) {
-            string(out, field.name());
+            int dynamic = table.indexOfName(name);
+            nameIndex = dynamic == 0 ? 0 : StaticTable.LENGTH + dynamic;
         }
-        string(out, field.value());
+        if (sensitive) {
+            return literal(out, at, 0x10, 4, nameIndex, field);
+        }
+        if ((known & KnownNames.UNINDEXED) != 0 || field.size() > table.capacity() * 3 / 4) {
+            return literal(out, at, 0x00, 4, nameIndex, field);
+        }
+        int useId = uses.idOf(name);
+        if (!uses.worthIndexing(useId)) {
+            return literal(out, at, 0x00, 4, nameIndex, field);
+        }
+        at = literal(out, at, 0x40, 6, nameIndex, field);
+        table.add(field, useId);
+        return at;
+    }
+
+    private int literal(byte[] out, int at, int firstBits, int prefixBits, int nameIndex, HeaderField field) {
+        at = HpackInteger.encode(out, at, firstBits, prefixBits, nameIndex);
+        if (nameIndex == 0) {
+            at = string(out, at, field.name());
+        }
+        return string(out, at, field.value());
     }
 
     /** RFC 7541 §5.2. */
-    private void string(ByteBuffer out, String text) {
-        int huffmanLength = config.huffman() == HuffmanMode.NEVER ? -1 : Huffman.encodedLength(text);
-        boolean huffman = switch (config.huffman()) {
-            case ALWAYS -> true;
-            case NEVER -> false;
-            case WHEN_SHORTER -> huffmanLength < text.length();
-        };
-        if (huffman) {
-            HpackInteger.encode(out, 0x80, 7, huffmanLength);
-            Huffman.encode(text, out);
-            return;
+    private int string(byte[] out, int at, String text) {
+        int length = text.length();
+        if (huffman == HuffmanMode.WHEN_SHORTER && length > 1) {
+            int coded = huffmanIfShorter(out, at, text);
+            if (coded > 0) {
+                return coded;
+            }
+        } else if (huffman == HuffmanMode.ALWAYS) {
+            at = HpackInteger.encode(out, at, 0x80, 7, Huffman.encodedLength(text));
+            return Huffman.encode(text, out, at);
         }
-        HpackInteger.encode(out, 0x00, 7, text.length());
-        for (int i = 0; i < text.length(); i++) {
+        at = HpackInteger.encode(out, at, 0x00, 7, length);
+        for (int i = 0; i < length; i++) {
             char c = text.charAt(i);
             if (c > 0xff) {
                 throw new IllegalArgumentException("header text must be ISO-8859-1 octets");
             }
-            out.put((byte) c);
+            out[at++] = (byte) c;
         }
+        return at;
     }
 
-    private int indexOf(String name, String value) {
-        int index = StaticTable.indexOf(name, value);
-        if (index > 0) {
-            return index;
+    /**
+     * Huffman-codes {@code text} behind room for the length a raw literal of it would need,
+     * giving up once the code is not shorter than the text: one pass decides and writes. Returns
+     * the index after the string, or 0 if it must go raw (whatever was written is overwritten).
+     */
+    private static int huffmanIfShorter(byte[] out, int at, String text) {
+        int length = text.length();
+        int reserved = HpackInteger.encodedLength(7, length);
+        int end = Huffman.encode(text, out, at + reserved, length - 1);
+        if (end < 0) {
+            return 0;
         }
-        Map<String, Long> values = byNameValue.get(name);
-        Long insertion = values == null ? null : values.get(value);
-        return insertion == null ? 0 : dynamicIndex(insertion);
-    }
-
-    private int indexOfName(String name) {
-        int index = StaticTable.indexOfName(name);
-        if (index > 0) {
-            return index;
+        int coded = end - (at + reserved);
+        int prefix = HpackInteger.encodedLength(7, coded);
+        if (prefix < reserved) {
+            // A code of 127+ octets shrank below 127 (a text of 127 to ~200 octets): close the gap.
+            System.arraycopy(out, at + reserved, out, at + prefix, coded);
         }
-        Long insertion = byName.get(name);
-        return insertion == null ? 0 : dynamicIndex(insertion);
-    }
-
-    private int dynamicIndex(long insertion) {
-        int index = table.indexOfInsertion(insertion);
-        return index == 0 ? 0 : StaticTable.LENGTH + index;
-    }
-
-    private void remember(HeaderField field) {
-        long insertion = table.inserted();
-        table.add(field);
-        if (table.indexOfInsertion(insertion) == 0) {
-            return; // too big for the table: it was emptied and the field not added
-        }
-        byNameValue.computeIfAbsent(field.name(), n -> new HashMap<>(4)).put(field.value(), insertion);
-        byName.put(field.name(), insertion);
-    }
-
-    /** Drops index entries that still point at an evicted insertion. */
-    private void forget(HeaderField field, long insertion) {
-        Map<String, Long> values = byNameValue.get(field.name());
-        if (values != null && values.remove(field.value(), insertion) && values.isEmpty()) {
-            byNameValue.remove(field.name());
-        }
-        byName.remove(field.name(), insertion);
+        HpackInteger.encode(out, at, 0x80, 7, coded);
+        return at + prefix + coded;
     }
 }

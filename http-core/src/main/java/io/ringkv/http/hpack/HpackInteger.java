@@ -10,33 +10,36 @@ final class HpackInteger {
     private HpackInteger() {
     }
 
-    /** Writes {@code value} with an N-bit prefix, OR-ing {@code firstBits} into the first octet. */
-    static void encode(ByteBuffer out, int firstBits, int prefixBits, int value) {
+    /**
+     * Writes {@code value} with an N-bit prefix at {@code out[at]}, OR-ing {@code firstBits}
+     * into the first octet; returns the index after the last octet written.
+     */
+    static int encode(byte[] out, int at, int firstBits, int prefixBits, int value) {
         int max = (1 << prefixBits) - 1;
         if (value < max) {
-            out.put((byte) (firstBits | value));
-            return;
+            out[at] = (byte) (firstBits | value);
+            return at + 1;
         }
-        out.put((byte) (firstBits | max));
+        out[at++] = (byte) (firstBits | max);
         int rest = value - max;
         while (rest >= 0x80) {
-            out.put((byte) ((rest & 0x7f) | 0x80));
+            out[at++] = (byte) ((rest & 0x7f) | 0x80);
             rest >>>= 7;
         }
-        out.put((byte) rest);
+        out[at++] = (byte) rest;
+        return at;
     }
 
     /** Octets {@link #encode} writes for this value. */
     static int encodedLength(int prefixBits, int value) {
-        int max = (1 << prefixBits) - 1;
         int octets = 1;
-        for (int rest = value - max; rest >= 0; rest >>>= 7) {
+        for (int rest = value - ((1 << prefixBits) - 1); rest >= 0; rest >>>= 7) {
             octets++;
             if (rest < 0x80) {
                 break;
             }
         }
-        return value < max ? 1 : octets;
+        return octets;
     }
 
     /** Reads an N-bit-prefix integer; the caller has checked that one octet is available. */

@@ -1,6 +1,9 @@
 package io.ringkv.http.hpack;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The static Huffman code of RFC 7541 Appendix B, both ways.
@@ -43,6 +46,12 @@ final class Huffman {
 
     static final int[] CODES = canonicalCodes();
 
+    /** Per octet, its code shifted left by 8 and its length in the low 8 bits: one load per octet. */
+    private static final long[] CODES_AND_LENGTHS = codesAndLengths();
+
+    private static final VarHandle INT_BIG_ENDIAN = MethodHandles.byteArrayViewVarHandle(int[].class,
+            ByteOrder.BIG_ENDIAN);
+
     private static final Node ROOT = buildTree();
 
     private Huffman() {
@@ -68,6 +77,14 @@ final class Huffman {
         return codes;
     }
 
+    private static long[] codesAndLengths() {
+        long[] table = new long[256];
+        for (int symbol = 0; symbol < 256; symbol++) {
+            table[symbol] = (long) CODES[symbol] << 8 | LENGTHS[symbol];
+        }
+        return table;
+    }
+
     /** Octets needed to Huffman-code {@code text} (chars are octets, ISO-8859-1). */
     static int encodedLength(String text) {
         long bits = 0;
@@ -77,22 +94,50 @@ final class Huffman {
         return (int) ((bits + 7) >>> 3);
     }
 
-    /** Writes the code of {@code text}; the last octet is padded with the high bits of EOS (1s). */
-    static void encode(String text, ByteBuffer out) {
+    /**
+     * Writes the code of {@code text} at {@code out[at]} and returns the index after it; the
+     * last octet is padded with the high bits of EOS (1s). {@code out} must have room for
+     * {@link #encodedLength} octets.
+     */
+    static int encode(String text, byte[] out, int at) {
+        return encode(text, out, at, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Like {@link #encode(String, byte[], int)}, but gives up and returns -1 as soon as the code
+     * is longer than {@code maxOctets}, having written up to 3 octets past that: the caller
+     * learns whether the code is short enough in the same pass that writes it. {@code out} must
+     * have room for {@code maxOctets + 3} octets.
+     *
+     * <p>Codes collect in a long and leave four octets at a time: a code is at most 30 bits, so
+     * fewer than 32 pending bits plus one more code always fit in 64.
+     */
+    static int encode(String text, byte[] out, int at, int maxOctets) {
+        int limit = maxOctets == Integer.MAX_VALUE ? Integer.MAX_VALUE : at + maxOctets;
         long bits = 0;
         int count = 0;
         for (int i = 0; i < text.length(); i++) {
-            int symbol = text.charAt(i) & 0xff;
-            bits = (bits << LENGTHS[symbol]) | CODES[symbol];
-            count += LENGTHS[symbol];
-            while (count >= 8) {
-                count -= 8;
-                out.put((byte) (bits >>> count));
+            long code = CODES_AND_LENGTHS[text.charAt(i) & 0xff];
+            int length = (int) code & 0xff;
+            bits = (bits << length) | (code >>> 8);
+            count += length;
+            if (count >= 32) {
+                count -= 32;
+                INT_BIG_ENDIAN.set(out, at, (int) (bits >>> count));
+                at += 4;
+                if (at > limit) {
+                    return -1;
+                }
             }
         }
-        if (count > 0) {
-            out.put((byte) ((bits << (8 - count)) | (0xff >>> count)));
+        while (count >= 8) {
+            count -= 8;
+            out[at++] = (byte) (bits >>> count);
         }
+        if (count > 0) {
+            out[at++] = (byte) ((bits << (8 - count)) | (0xff >>> count));
+        }
+        return at > limit ? -1 : at;
     }
 
     /**

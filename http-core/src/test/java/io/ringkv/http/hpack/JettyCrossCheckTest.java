@@ -53,6 +53,33 @@ class JettyCrossCheckTest {
         }
     }
 
+    /**
+     * The encoder workload (sensitive fields, probed names, long and empty values, octets above
+     * 0x7f, table size updates) under each configuration whose table fits Jetty's default, minus
+     * pseudo-headers (which Jetty checks as a request or response) and values with an outer
+     * space (which it refuses as malformed).
+     */
+    @Test
+    void workloadListsUnderEachConfigurationDecodeIdenticallyWithJetty() throws Exception {
+        for (HpackEncoder.Config config : EncoderWorkload.configs()) {
+            if (config.tableCapacity() > HpackDecoder.DEFAULT_TABLE_CAPACITY) {
+                continue;
+            }
+            Random random = new Random(SEED + 2);
+            HpackEncoder ours = new HpackEncoder(config);
+            org.eclipse.jetty.http2.hpack.HpackDecoder jetty =
+                    new org.eclipse.jetty.http2.hpack.HpackDecoder(1 << 20, () -> 0L);
+            for (int i = 0; i < 1_500; i++) {
+                if (i % 100 == 99) {
+                    ours.maxTableCapacity(new int[] {0, 300, 4096, 1000}[random.nextInt(4)]);
+                }
+                List<HeaderField> list = withoutSensitivity(EncoderWorkload.list(random).stream()
+                        .filter(f -> !f.name().startsWith(":") && f.value().equals(f.value().strip())).toList());
+                assertThat(config + " list " + i, decodeWithJetty(jetty, ours.encode(list)), equalTo(list));
+            }
+        }
+    }
+
     @Test
     void requestWithPseudoHeadersCrossesBothWays() throws Exception {
         List<HeaderField> request = List.of(new HeaderField(":method", "PUT"), new HeaderField(":scheme", "http"),
