@@ -4,9 +4,13 @@
 Starts a 3-node cluster (node processes pinned to the server CPU), writes the key space, then
 alternates, for several rounds: an idle phase and a busy phase of the same open-loop GET load
 (vegeta at a constant rate against the first node, pinned to the load CPU). In the busy phase
-`ringkv repair --node <first node> --wait` runs back to back, so a full anti-entropy round (the
-local scan, every peer's digest scan, the comparison) is in progress for the whole phase. Each
-phase records p50/p99/p99.9 and the share of non-2xx answers (a GET of a written key is 200).
+`ringkv repair --node <first node> --wait` runs back to back, so an anti-entropy round is in
+progress for the whole phase. The nodes keep their digests per write, so replicas in sync compare
+without reading their stores; to give every round work, a writer PUTs new keys with `replicas=1/1`
+(one copy, which anti-entropy then brings to the other nodes) at --diverge-rate through the second
+node, in both phases alike, so that the phases differ only by the rounds: each round then finds
+differing buckets and scans the stores for them (at the nodes' scan pace). Each phase records
+p50/p99 and the share of non-2xx answers (a GET of a written key is 200).
 
 Writes bench/results/anti-entropy-impact-<time>-<rev>.json and a .txt with the p99 of busy
 phases against idle ones (mean and 95 % interval over the rounds). Run it as
@@ -25,6 +29,7 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH_DIR)
 import results_file  # noqa: E402
 import replicated_path as rp  # noqa: E402  (the cluster, prefill and interval helpers)
+import vegeta as vegeta_tool  # noqa: E402  (builds vegeta when missing)
 
 ROOT = rp.ROOT
 VEGETA = os.path.join(BENCH_DIR, ".tools", "vegeta")
@@ -47,6 +52,46 @@ def vegeta(url, keys, rate, seconds, load_cpus, tmp):
     non_ok = sum(v for k, v in codes.items() if k != "200")
     return {"requests": r["requests"], "p50_ms": r["latencies"]["50th"] / 1e6, "p99_ms": r["latencies"]["99th"] / 1e6,
             "max_ms": r["latencies"]["max"] / 1e6, "non_200": non_ok, "status_codes": codes}
+
+
+class DivergingWriter:
+    """PUTs new keys with replicas=1/1 at a steady rate until stopped: one copy each, so replicas differ."""
+
+    def __init__(self, url, rate):
+        self.url, self.rate = url, rate
+        self.written = 0
+        self.prefix = "diverge-%d-" % time.time_ns()  # new keys in every phase
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        import http.client
+        import urllib.parse
+        parsed = urllib.parse.urlparse(self.url)
+        conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=5)
+        start = time.monotonic()
+        while not self.stopped.is_set():
+            due = start + self.written / self.rate
+            wait = due - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            try:
+                conn.request("PUT", "/v0/entity?id=%s%09d&replicas=1/1" % (self.prefix, self.written), body=b"d" * 100)
+                conn.getresponse().read()
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=5)
+            self.written += 1
+
+    def __enter__(self):
+        if self.rate > 0:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopped.set()
+        if self.rate > 0:
+            self.thread.join(timeout=30)
 
 
 class RepairLoop:
@@ -89,13 +134,18 @@ def main():
     ap.add_argument("--keys", type=int, default=50000, help="keys written first (default 50000)")
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
+    ap.add_argument("--diverge-rate", type=int, default=200,
+                    help="new keys per second written with replicas=1/1 in both phases, so that every round has "
+                         "differing buckets to repair (0: none, replicas stay in sync; default 200)")
+    ap.add_argument("--node-args", default="",
+                    help="extra flags for every `ringkv serve`, e.g. \"--anti-entropy-scan-rate 50000\"")
     ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
     args = ap.parse_args()
-    if not os.path.exists(VEGETA):
-        raise SystemExit("vegeta is missing at %s: run ./ringkv bench --quick once to install it" % VEGETA)
+    if vegeta_tool.ensure_vegeta() != VEGETA:
+        raise SystemExit("vegeta was built somewhere other than %s" % VEGETA)
     run_id, rev, dirty = results_file.run_id()
     tmp = subprocess.run(["mktemp", "-d", "/tmp/ringkv-ae-impact.XXXXXX"], capture_output=True, text=True).stdout.strip()
-    cluster = rp.Cluster("3n", 3, [], tmp, args.server_cpus)
+    cluster = rp.Cluster("3n", 3, args.node_args.split(), tmp, args.server_cpus)
     try:
         cluster.await_ready()
         rp.log("writing %d keys" % args.keys)
@@ -104,8 +154,10 @@ def main():
         vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)  # warm-up, discarded
         phases = []
         for rnd in range(1, args.rounds + 1):
-            idle = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
-            with RepairLoop(cluster.urls[0], repair_env, args.load_cpus) as loop:
+            with DivergingWriter(cluster.urls[1], args.diverge_rate):
+                idle = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
+            with DivergingWriter(cluster.urls[1], args.diverge_rate), \
+                    RepairLoop(cluster.urls[0], repair_env, args.load_cpus) as loop:
                 busy = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
             busy["repair_rounds"] = loop.rounds
             for name, res in (("idle", idle), ("busy", busy)):
@@ -122,9 +174,11 @@ def main():
         mean_r, ci_r = rp.interval(ratios)
         meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
                 "rate": args.rate, "keys": args.keys, "server_cpus": args.server_cpus, "load_cpus": args.load_cpus,
+                "node_args": args.node_args, "diverge_rate": args.diverge_rate,
                 "command": " ".join(["./ringkv", "bench", "--anti-entropy-impact"] + sys.argv[1:])}
         summary = "\n".join([
-            "GET at %d/s against node 1 of 3, %d keys; anti-entropy rounds back to back in the busy phases" % (args.rate, args.keys),
+            "GET at %d/s against node 1 of 3, %d keys; anti-entropy rounds back to back in the busy phases; "
+            "%d new keys/s written with replicas=1/1 in both phases" % (args.rate, args.keys, args.diverge_rate),
             "p99 idle: %.2f ± %.2f ms" % (mean_i, ci_i),
             "p99 busy: %.2f ± %.2f ms" % (mean_b, ci_b),
             "p99 busy / idle, per round: %s; mean %.2fx ± %.2f (target: at most 1.5x)" % (

@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>A round, for each peer</h2>
  * <ol>
- *   <li>Both sides compute their {@link DigestBuckets digest} (1024 bucket hashes); the peer's comes
- *       over {@code GET /internal/v0/digest} (8 KiB). Equal buckets are done: two replicas in sync
- *       cost one 8 KiB answer and a scan on each side, no record crosses the network.</li>
+ *   <li>Both sides read their {@link DigestBuckets digest} (1024 bucket hashes) from memory, where
+ *       it is kept per write ({@link LiveDigest}); the peer's comes over {@code GET
+ *       /internal/v0/digest} (8 KiB). Equal buckets are done: two replicas in sync cost one 8 KiB
+ *       answer, no scan and no record on either side.</li>
  *   <li>For the differing buckets, {@code batch of 64} at a time, the peer streams the versions
  *       (key, timestamp, tombstone; no values) of its keys in those buckets
  *       ({@code GET /internal/v0/versions}); this node scans its own keys of those buckets and, for
@@ -51,9 +52,11 @@ import org.slf4j.LoggerFactory;
  * keeps it readable at any {@code ack/from}, at the cost of the extra copies.
  *
  * <h2>Bounds</h2>
- * The local scans read at most {@link AntiEntropySettings#scanRatePerSecond()} records per second;
- * memory holds one batch of the peer's versions (keys in 64 of 1024 buckets). The peer answers
- * digest and versions requests on its handler threads with an unthrottled scan.
+ * Scans happen only for differing buckets (this node's scan of its keys in a batch, the peer's
+ * versions stream), and every scan on a node, its own and those it runs for peers' versions
+ * requests, shares one pace of {@link AntiEntropySettings#scanRatePerSecond()} records per second
+ * ({@link ScanPacer}); memory holds one batch of the peer's versions (keys in 64 of 1024 buckets).
+ * The live digest is built by one scan when this is constructed, at node start.
  *
  * <p>Threading: rounds run on one daemon thread ({@code ringkv-anti-entropy}), which waits for each
  * answer of the peer; {@link #requestRound} and {@link #status} from any thread.
@@ -97,6 +100,8 @@ public final class AntiEntropy implements AutoCloseable {
     /** Paces this node's scans, and those it runs for peers ({@link InternalApiHandler}). */
     private final ScanPacer pacer;
     private int scannedSincePace;
+    /** This node's digest, kept per write; null in a one-node cluster, which compares with nobody. */
+    private final LiveDigest digest;
 
     /**
      * @param collectedElsewhere true for a record so old that a peer lacking its key may have
@@ -104,8 +109,11 @@ public final class AntiEntropy implements AutoCloseable {
      *                           such a record is not sent to a peer that lacks the key
      */
     public AntiEntropy(StorageEngine engine, ClusterNodes topology, ReplicaClient client, AntiEntropySettings settings,
-                       Predicate<Record> collectedElsewhere) {
+                       Predicate<Record> collectedElsewhere) throws StoreException {
         this.engine = engine;
+        // One scan now, while nothing writes (before the node serves); every round and every peer's
+        // digest request then reads the live digest instead of the store.
+        this.digest = topology.others().isEmpty() ? null : LiveDigest.attach(engine);
         this.collectedElsewhere = collectedElsewhere;
         this.topology = topology;
         this.client = client;
@@ -154,7 +162,7 @@ public final class AntiEntropy implements AutoCloseable {
         long differing = 0;
         long failed = 0;
         try {
-            long[] mine = DigestBuckets.digest(engine, pacer);
+            long[] mine = digest.snapshot();
             for (ClusterNode peer : topology.others()) {
                 try {
                     differing += compareWith(peer, mine);
@@ -261,6 +269,11 @@ public final class AntiEntropy implements AutoCloseable {
             pacer.scanned(scannedSincePace);
             scannedSincePace = 0;
         }
+    }
+
+    /** This node's digest now, from the live digest: no scan. Null in a one-node cluster. */
+    long[] digestNow() {
+        return digest == null ? null : digest.snapshot();
     }
 
     /** The pace of every anti-entropy scan on this node, the peers' digest and versions requests included. */

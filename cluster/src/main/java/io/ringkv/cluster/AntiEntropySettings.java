@@ -34,4 +34,8 @@ public record AntiEntropySettings(Duration interval, int scanRatePerSecond, int 
     public AntiEntropySettings withInterval(Duration every) {
         return new AntiEntropySettings(every, scanRatePerSecond, bucketsPerRequest);
     }
+
+    public AntiEntropySettings withScanRate(int recordsPerSecond) {
+        return new AntiEntropySettings(interval, recordsPerSecond, bucketsPerRequest);
+    }
 }

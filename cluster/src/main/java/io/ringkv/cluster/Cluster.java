@@ -4,6 +4,7 @@ import io.ringkv.http.client.ClientStats;
 import io.ringkv.http.client.RingHttpClient;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,7 +57,7 @@ public final class Cluster implements AutoCloseable {
     static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
 
     private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor,
-                    ReplicaCallListener callListener) {
+                    ReplicaCallListener callListener) throws StoreException {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
         this.clientExecutor = InterNodeHttpClients.newExecutor(settings.clientThreads());
         this.http = InterNodeHttpClients.create(settings.transport(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT);
@@ -93,15 +94,17 @@ public final class Cluster implements AutoCloseable {
      * @param handlerExecutor the node's bounded handler executor; the coordinator's deadline
      *                        expiries run there
      * @throws IllegalArgumentException for an invalid node list (see {@link ClusterNodes#of})
+     * @throws StoreException when the store cannot be read for the anti-entropy digest, which is built
+     *                        by one scan here: start the cluster before anything writes to {@code engine}
      */
     public static Cluster start(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock,
-                                Executor handlerExecutor) {
+                                Executor handlerExecutor) throws StoreException {
         return start(settings, engine, clock, handlerExecutor, ReplicaCallListener.NONE);
     }
 
     /** As above; {@code calls} is told of every remote replica call of the coordinator (metrics). */
     public static Cluster start(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock,
-                                Executor handlerExecutor, ReplicaCallListener calls) {
+                                Executor handlerExecutor, ReplicaCallListener calls) throws StoreException {
         Cluster cluster = new Cluster(settings, engine, clock, handlerExecutor, calls);
         cluster.peerProbe.start();
         cluster.clockCheck.start();

@@ -199,17 +199,10 @@ public final class InternalApiHandler implements HttpHandler {
         }
     }
 
-    /** This node's digest for a peer's round, scanned at this node's anti-entropy pace. */
+    /** This node's digest for a peer's round: the live one (no scan), or a full scan without anti-entropy (tests). */
     private long[] digest() throws StoreException {
-        if (antiEntropy == null) {
-            return DigestBuckets.digest(engine);
-        }
-        try {
-            return DigestBuckets.digest(engine, antiEntropy.pacer());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreException("interrupted while scanning for a digest", e);
-        }
+        long[] live = antiEntropy == null ? null : antiEntropy.digestNow();
+        return live != null ? live : DigestBuckets.digest(engine);
     }
 
     private Response versions(Request request) throws StoreException {

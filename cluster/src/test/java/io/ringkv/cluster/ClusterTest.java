@@ -178,7 +178,7 @@ class ClusterTest {
     }
 
     @Test
-    void aOneNodeClusterServesNoInternalEndpoints() {
+    void aOneNodeClusterServesNoInternalEndpoints() throws Exception {
         try (Cluster alone = Cluster.start(ClusterSettings.of(List.of("http://127.0.0.1:1"), "http://127.0.0.1:1"),
                 new InMemoryStorageEngine(), HybridLogicalClock.systemClock(), handlerExecutor)) {
             assertThat(alone.internalHandler() == null, is(true));

@@ -114,6 +114,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "and sends what they lack, ISO-8601 (default: PT10M).")
     Duration antiEntropyInterval = AntiEntropySettings.DEFAULT_INTERVAL;
 
+    @Option(names = "--anti-entropy-scan-rate", paramLabel = "N",
+            description = "Records per second this node reads for anti-entropy, its own rounds and the scans it runs "
+                    + "for peers together: lower costs foreground requests less and makes a round over a large store "
+                    + "longer (default: " + AntiEntropySettings.DEFAULT_SCAN_RATE + ").")
+    int antiEntropyScanRate = AntiEntropySettings.DEFAULT_SCAN_RATE;
+
     @Option(names = "--tombstone-grace", paramLabel = "DURATION",
             description = "Deleted keys' tombstones older than this are collected; must exceed --anti-entropy-interval "
                     + "and --hint-max-age, and a node away longer must be wiped before it rejoins, ISO-8601 (default: P10D).")
@@ -279,9 +285,9 @@ final class ServeCommand implements Callable<Integer> {
 
     private AntiEntropySettings antiEntropySettings() {
         try {
-            return AntiEntropySettings.defaults().withInterval(antiEntropyInterval);
+            return AntiEntropySettings.defaults().withInterval(antiEntropyInterval).withScanRate(antiEntropyScanRate);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--anti-entropy-interval: " + e.getMessage());
+            throw new ParameterException(spec.commandLine(), "--anti-entropy-interval, --anti-entropy-scan-rate: " + e.getMessage());
         }
     }
 

@@ -22,6 +22,7 @@ public final class InMemoryStorageEngine implements StorageEngine {
     private final InMemoryHintLog hints = new InMemoryHintLog();
     private final java.util.concurrent.atomic.AtomicLong clockMark = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
+    private volatile RecordChangeListener changeListener = RecordChangeListener.NONE;
 
     @Override
     public ClockLease clockLease() {
@@ -59,12 +60,14 @@ public final class InMemoryStorageEngine implements StorageEngine {
         while (true) {
             Record stored = records.putIfAbsent(ownKey, record);
             if (stored == null) {
+                changeListener.changed(ownKey, null, record);
                 return true;
             }
             if (!record.isNewerThan(stored)) {
                 return false;
             }
             if (records.replace(ownKey, stored, record)) {
+                changeListener.changed(ownKey, stored, record);
                 return true;
             }
             // Another writer changed the entry between our read and our replace: compare again.
@@ -76,7 +79,16 @@ public final class InMemoryStorageEngine implements StorageEngine {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(expected, "expected");
         ensureOpen("purge");
-        return records.remove(key, expected);
+        if (!records.remove(key, expected)) {
+            return false;
+        }
+        changeListener.changed(key, expected, null);
+        return true;
+    }
+
+    @Override
+    public void setChangeListener(RecordChangeListener listener) {
+        changeListener = Objects.requireNonNull(listener, "listener");
     }
 
     @Override

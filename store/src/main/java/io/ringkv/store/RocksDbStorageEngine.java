@@ -96,6 +96,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
     private final Statistics statistics;
     private final LongAdder keysRead = new LongAdder();
     private final LongAdder keysWritten = new LongAdder();
+    /** Told of every stored and purged record; set before the engine is shared (volatile: read per write). */
+    private volatile RecordChangeListener changeListener = RecordChangeListener.NONE;
 
     private RocksDbStorageEngine(Path dir, RocksDB db, List<ColumnFamilyHandle> families, WriteOptions writeOptions,
                                  List<AutoCloseable> natives, StripedLocks keyLocks, Statistics statistics) {
@@ -177,11 +179,13 @@ public final class RocksDbStorageEngine implements StorageEngine {
             keyLock.lock();
             try {
                 byte[] stored = db.get(key);
-                if (stored != null && !record.isNewerThan(decode(key, stored))) {
+                Record before = stored == null ? null : decode(key, stored);
+                if (before != null && !record.isNewerThan(before)) {
                     return false;
                 }
                 db.put(writeOptions, key, RecordCodec.encode(record));
                 keysWritten.increment();
+                changeListener.changed(key, before, record);
                 return true;
             } finally {
                 keyLock.unlock();
@@ -202,11 +206,17 @@ public final class RocksDbStorageEngine implements StorageEngine {
                     return false;
                 }
                 db.delete(writeOptions, key);
+                changeListener.changed(key, expected, null);
                 return true;
             } finally {
                 keyLock.unlock();
             }
         });
+    }
+
+    @Override
+    public void setChangeListener(RecordChangeListener listener) {
+        changeListener = Objects.requireNonNull(listener, "listener");
     }
 
     @Override

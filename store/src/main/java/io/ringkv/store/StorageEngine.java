@@ -39,6 +39,13 @@ public interface StorageEngine extends AutoCloseable {
      */
     boolean purge(byte[] key, Record expected) throws StoreException;
 
+    /**
+     * From now on, tells {@code listener} of every record {@link #apply} stores (with the one it
+     * replaced) and every one {@link #purge} removes. One listener at a time: this replaces the
+     * previous one. Set it while nothing writes, or changes made meanwhile may go unreported.
+     */
+    void setChangeListener(RecordChangeListener listener);
+
     /** Where the node's clock keeps its high-water mark, with the same durability as the data. */
     ClockLease clockLease();
 

@@ -1,0 +1,88 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.Record;
+import io.ringkv.store.RocksDbStorageEngine;
+import io.ringkv.store.StorageEngine;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The live digest against a full scan of the same engine, after concurrent writes, overwrites and purges. */
+class LiveDigestTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void matchesAFullScanOfAnInMemoryEngine() throws Exception {
+        try (StorageEngine engine = new InMemoryStorageEngine()) {
+            checkAgainstScan(engine);
+        }
+    }
+
+    @Test
+    void matchesAFullScanOfARocksDbEngine() throws Exception {
+        try (StorageEngine engine = RocksDbStorageEngine.open(dir.resolve("db"))) {
+            checkAgainstScan(engine);
+        }
+    }
+
+    private static void checkAgainstScan(StorageEngine engine) throws Exception {
+        for (int i = 0; i < 500; i++) {
+            engine.apply(key(i), Record.value(1 + i, utf8("before the digest")));
+        }
+        LiveDigest digest = LiveDigest.attach(engine);
+        assertThat("built by the scan", digest.snapshot(), is(DigestBuckets.digest(engine)));
+
+        ExecutorService writers = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                long seed = w;
+                done.add(writers.submit(() -> {
+                    Random random = new Random(seed);
+                    for (int n = 0; n < 2_000; n++) {
+                        byte[] key = key(random.nextInt(800));
+                        long timestamp = 1_000 + random.nextInt(100_000);
+                        switch (random.nextInt(4)) {
+                            case 0 -> engine.apply(key, Record.tombstone(timestamp));
+                            case 1 -> {
+                                Optional<Record> stored = engine.get(key);
+                                if (stored.isPresent()) {
+                                    engine.purge(key, stored.get());
+                                }
+                            }
+                            default -> engine.apply(key, Record.value(timestamp, utf8("v" + n)));
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> writer : done) {
+                writer.get();
+            }
+        } finally {
+            writers.shutdownNow();
+        }
+        assertThat("kept per write", digest.snapshot(), is(DigestBuckets.digest(engine)));
+    }
+
+    private static byte[] key(int i) {
+        return utf8("key-" + i);
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
