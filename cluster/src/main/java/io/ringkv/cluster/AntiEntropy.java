@@ -5,11 +5,10 @@ import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.AbstractMap;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -34,9 +33,10 @@ import org.slf4j.LoggerFactory;
  *       it is kept per write ({@link LiveDigest}); the peer's comes over {@code GET
  *       /internal/v0/digest} (8 KiB). Equal buckets are done: two replicas in sync cost one 8 KiB
  *       answer, no scan and no record on either side.</li>
- *   <li>For the differing buckets, {@code batch of 64} at a time, the peer streams the versions
- *       (key, timestamp, tombstone; no values) of its keys in those buckets
- *       ({@code GET /internal/v0/versions}); this node scans its own keys of those buckets and, for
+ *   <li>For all the differing buckets at once, the peer streams the versions (key, timestamp,
+ *       tombstone; no values) of its keys in those buckets in key order
+ *       ({@code GET /internal/v0/versions}); this node scans its own keys of those buckets in key
+ *       order, merging the two streams as it goes, and, for
  *       every record it holds that the peer lacks or holds older, sends the record
  *       ({@code PUT /internal/v0/records}, applied by last-write-wins), except a record older
  *       than the tombstone grace period that the peer lacks: the peer may have collected a
@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * Scans happen only for differing buckets (this node's scan of its keys in a batch, the peer's
  * versions stream), and every scan on a node, its own and those it runs for peers' versions
  * requests, shares one pace of {@link AntiEntropySettings#scanRatePerSecond()} records per second
- * ({@link ScanPacer}); memory holds one batch of the peer's versions (keys in 64 of 1024 buckets).
+ * ({@link ScanPacer}); a comparison holds one entry of each stream, whatever the store's size.
  * The live digest is built by one scan when this is constructed, at node start.
  *
  * <p>Threading: rounds run on one daemon thread ({@code ringkv-anti-entropy}), which waits for each
@@ -194,40 +194,38 @@ public final class AntiEntropy implements AutoCloseable {
             throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
         long[] theirs = client.digest(peer).get(answerMillis(), TimeUnit.MILLISECONDS);
         BitSet differing = DigestBuckets.differing(mine, theirs);
-        int count = differing.cardinality();
-        BitSet batch = new BitSet(DigestBuckets.BUCKETS);
-        for (int bucket = differing.nextSetBit(0); bucket >= 0; bucket = differing.nextSetBit(bucket + 1)) {
-            batch.set(bucket);
-            if (batch.cardinality() == settings.bucketsPerRequest()) {
-                repairBuckets(peer, batch);
-                batch.clear();
-            }
+        if (!differing.isEmpty()) {
+            repairBuckets(peer, differing);
         }
-        if (!batch.isEmpty()) {
-            repairBuckets(peer, batch);
-        }
-        return count;
+        return differing.cardinality();
     }
 
+    /**
+     * One pass over both sides for every differing bucket: the peer streams its versions of the
+     * keys in those buckets in key order while this node scans its own keys in key order, and the
+     * two are merged as they go, so nothing is held but the current entry of each (before, the
+     * buckets went 64 at a time, each batch a full scan on both sides, with the peer's versions
+     * of the batch held in a map).
+     */
     private void repairBuckets(ClusterNode peer, BitSet buckets)
             throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
-        Map<ByteBuffer, Record> theirs = new HashMap<>();
-        try (RecordStream versions = client.versions(peer, buckets).get(answerMillis(), TimeUnit.MILLISECONDS)) {
-            while (versions.next()) {
-                theirs.put(ByteBuffer.wrap(versions.key()), versions.record());
-            }
-        }
         List<Map.Entry<byte[], Record>> push = new ArrayList<>();
         int pushBytes = 0;
-        try (RangeCursor cursor = engine.range(new byte[0], null)) {
+        try (RecordStream theirs = client.versions(peer, buckets).get(answerMillis(), TimeUnit.MILLISECONDS);
+             RangeCursor cursor = engine.range(new byte[0], null)) {
+            boolean theirsLeft = theirs.next();
             while (cursor.next()) {
                 throttle();
                 byte[] key = cursor.key();
                 if (!buckets.get(DigestBuckets.bucketOf(key))) {
                     continue;
                 }
+                // Keys the peer holds and this node lacks are passed: the peer's own round sends them.
+                while (theirsLeft && Arrays.compareUnsigned(theirs.key(), key) < 0) {
+                    theirsLeft = theirs.next();
+                }
                 Record mine = cursor.record();
-                Record their = theirs.get(ByteBuffer.wrap(key));
+                Record their = theirsLeft && Arrays.equals(theirs.key(), key) ? theirs.record() : null;
                 boolean send = their == null ? !collectedElsewhere.test(mine) : newerVersion(mine, their);
                 if (send) {
                     push.add(new AbstractMap.SimpleImmutableEntry<>(key, mine));
