@@ -4,7 +4,7 @@
 Starts a 3-node cluster (node processes pinned to the server CPU), writes the key space, then
 alternates, for several rounds: an idle phase and a busy phase of the same open-loop GET load
 (vegeta at a constant rate against the first node, pinned to the load CPU). In the busy phase
-`ringkv repair --node <first node> --wait` runs back to back, so an anti-entropy round is in
+`ringkv repair --node <first node> --wait --rounds N` runs rounds back to back, so one is in
 progress for the whole phase. The nodes keep their digests per write, so replicas in sync compare
 without reading their stores; to give every round work, a writer PUTs new keys with `replicas=1/1`
 (one copy, which anti-entropy then brings to the other nodes) at --diverge-rate through the second
@@ -95,35 +95,43 @@ class DivergingWriter:
 
 
 class RepairLoop:
-    """Runs `ringkv repair --wait` against one node back to back until stopped; counts rounds."""
+    """One `ringkv repair --wait --rounds N` process for a busy phase: rounds back to back until stopped.
+
+    One JVM per phase, started before the load: a JVM per round (as before) started on the load
+    CPU during the measurement, and its start-up delayed the load generator's own requests.
+    """
 
     def __init__(self, url, env, cpus):
         self.url, self.env, self.cpus = url, env, cpus
         self.rounds = 0
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.process = None
+        self.reader = threading.Thread(target=self.read, daemon=True)
 
-    def run(self):
-        while not self.stopped.is_set():
-            # Each call starts a JVM: it runs on the load CPUs so that its start-up does not count
-            # against the servers' CPU (it still shares those CPUs with vegeta).
-            done = subprocess.run(["taskset", "-c", self.cpus, os.path.join(ROOT, "ringkv"), "repair", "--node", self.url,
-                                   "--wait"], env=self.env,
-                                  capture_output=True, text=True)
-            if done.returncode != 0:
-                rp.log("repair failed: " + (done.stderr or done.stdout).strip()[-300:])
-                time.sleep(0.5)
-            else:
+    def read(self):
+        for line in self.process.stdout:
+            if line.startswith("ringkv repair: round done"):
                 self.rounds += 1
+            elif line.startswith("ringkv repair:") and "requested" not in line:
+                rp.log("repair: " + line.strip())
 
     def __enter__(self):
-        self.thread.start()
-        time.sleep(1)  # the first round is under way before the load starts
+        self.process = subprocess.Popen(["taskset", "-c", self.cpus, os.path.join(ROOT, "ringkv"), "repair", "--node",
+                                         self.url, "--wait", "--rounds", "1000000"],
+                                        env=self.env, stdout=subprocess.PIPE, text=True)
+        self.reader.start()
+        deadline = time.monotonic() + 60
+        while self.rounds == 0 and self.process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # the JVM is up and a round has run before the load starts
+        self.rounds_at_start = self.rounds
         return self
 
     def __exit__(self, *exc):
-        self.stopped.set()
-        self.thread.join(timeout=120)
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.reader.join(timeout=10)
 
 
 def main():
@@ -159,7 +167,7 @@ def main():
             with DivergingWriter(cluster.urls[1], args.diverge_rate), \
                     RepairLoop(cluster.urls[0], repair_env, args.load_cpus) as loop:
                 busy = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
-            busy["repair_rounds"] = loop.rounds
+            busy["repair_rounds"] = loop.rounds - loop.rounds_at_start
             for name, res in (("idle", idle), ("busy", busy)):
                 res.update({"round": rnd, "phase": name})
                 phases.append(res)

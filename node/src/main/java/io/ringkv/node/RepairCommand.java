@@ -40,6 +40,11 @@ final class RepairCommand implements Callable<Integer> {
     @Option(names = "--wait", description = "Wait for the round to finish, printing its progress.")
     boolean await;
 
+    @Option(names = "--rounds", defaultValue = "1", paramLabel = "N",
+            description = "Run N rounds, each started when the previous one finished (needs --wait): load for "
+                    + "benchmarks and soak tests, from one process (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
     @Option(names = "--timeout", defaultValue = "PT10M", paramLabel = "DURATION",
             description = "Longest wait with --wait, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration timeout;
@@ -63,45 +68,59 @@ final class RepairCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--node " + node + ": " + e.getMessage());
         }
+        if (rounds < 1 || (rounds > 1 && !await)) {
+            throw new ParameterException(spec.commandLine(), "--rounds must be at least 1, and more than 1 needs --wait");
+        }
         ClusterSecret secret = secret();
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
         try (HttpClient http = TrustFlag.apply(builder, tlsTrust, spec.commandLine()).build()) {
             InternalAuth auth = new InternalAuth(secret, "ringkv-repair", topologyOf(http, uri), System::currentTimeMillis);
-            HttpResponse<String> started = http.send(signed(auth, uri, "POST").POST(HttpRequest.BodyPublishers.noBody()).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (started.statusCode() != 202) {
-                System.out.println("ringkv repair: " + node + " answered " + started.statusCode() + ": " + started.body().strip());
-                return ChaosCommand.EXIT_VIOLATIONS;
-            }
-            long before = field(started.body(), "roundsCompletedBefore");
-            System.out.println("ringkv repair: round requested on " + node);
-            if (!await) {
-                return 0;
-            }
-            long deadline = System.nanoTime() + timeout.toNanos();
-            String lastPrinted = "";
-            while (System.nanoTime() < deadline) {
-                HttpResponse<String> status = http.send(signed(auth, uri, "GET").GET().build(),
-                        HttpResponse.BodyHandlers.ofString());
-                String body = status.body().strip();
-                if (!body.equals(lastPrinted)) {
-                    System.out.println("  " + body);
-                    lastPrinted = body;
+            for (int round = 1; round <= rounds; round++) {
+                int code = round(http, auth, uri);
+                if (code != 0) {
+                    return code;
                 }
-                if (status.statusCode() == 200 && field(body, "roundsCompleted") > before && !body.contains("\"running\":true")) {
-                    long failed = field(body, "peersFailed");
-                    System.out.println("ringkv repair: round done in " + field(body, "lastRoundMillis") + " ms, "
-                            + field(body, "bucketsDiffering") + " buckets differed, " + failed + " peers not reached");
-                    return failed == 0 ? 0 : ChaosCommand.EXIT_VIOLATIONS;
-                }
-                Thread.sleep(500);
             }
-            System.out.println("ringkv repair: the round did not finish within " + timeout);
-            return ChaosCommand.EXIT_VIOLATIONS;
+            return 0;
         } catch (IOException e) {
             System.out.println("ringkv repair: cannot reach " + node + ": " + e);
             return ChaosCommand.EXIT_VIOLATIONS;
         }
+    }
+
+    /** Requests one round and, with --wait, follows it to its end; the exit code it earns. */
+    private int round(HttpClient http, InternalAuth auth, URI uri) throws IOException, InterruptedException {
+        HttpResponse<String> started = http.send(signed(auth, uri, "POST").POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (started.statusCode() != 202) {
+            System.out.println("ringkv repair: " + node + " answered " + started.statusCode() + ": " + started.body().strip());
+            return ChaosCommand.EXIT_VIOLATIONS;
+        }
+        long before = field(started.body(), "roundsCompletedBefore");
+        System.out.println("ringkv repair: round requested on " + node);
+        if (!await) {
+            return 0;
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String lastPrinted = "";
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> status = http.send(signed(auth, uri, "GET").GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            String body = status.body().strip();
+            if (!body.equals(lastPrinted)) {
+                System.out.println("  " + body);
+                lastPrinted = body;
+            }
+            if (status.statusCode() == 200 && field(body, "roundsCompleted") > before && !body.contains("\"running\":true")) {
+                long failed = field(body, "peersFailed");
+                System.out.println("ringkv repair: round done in " + field(body, "lastRoundMillis") + " ms, "
+                        + field(body, "bucketsDiffering") + " buckets differed, " + failed + " peers not reached");
+                return failed == 0 ? 0 : ChaosCommand.EXIT_VIOLATIONS;
+            }
+            Thread.sleep(200);
+        }
+        System.out.println("ringkv repair: the round did not finish within " + timeout);
+        return ChaosCommand.EXIT_VIOLATIONS;
     }
 
     private ClusterSecret secret() {

@@ -122,6 +122,16 @@ class CommandLineTest {
         assertThat(Main.run("repair", "--node", "http://127.0.0.1:1"), is(Main.EXIT_USAGE));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"--rounds 0", "--rounds 2", "--wait --rounds -1"})
+    void repairRoundsBelowOneOrSeveralWithoutWaitAreAUsageError(String flags) throws Exception {
+        Path secret = Files.writeString(dir.resolve("r.secret"), "a secret that is long enough\n");
+        List<String> args = new java.util.ArrayList<>(List.of("repair", "--node", "http://127.0.0.1:1",
+                "--cluster-secret-file", secret.toString()));
+        args.addAll(List.of(flags.split(" ")));
+        assertThat(Main.run(args.toArray(String[]::new)), is(Main.EXIT_USAGE));
+    }
+
     @Test
     void clusterListWithoutThisNodeIsAUsageError() throws Exception {
         Path secret = Files.writeString(dir.resolve("good.secret"), "a secret that is long enough\n");
