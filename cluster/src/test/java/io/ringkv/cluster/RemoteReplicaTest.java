@@ -102,15 +102,18 @@ class RemoteReplicaTest {
     }
 
     @Test
-    void aSilentNodeCostsTheRequestTimeoutAndNoMore() throws Exception {
+    void aSilentNodeCostsAtMostTheRequestTimeout() throws Exception {
         try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
             // The kernel completes the handshake; nobody ever answers.
             ClusterNode node = ClusterNode.parse("http://127.0.0.1:" + silent.getLocalPort());
             // The timeout also covers the response head, which a loaded machine may take a while to
             // deliver; what this test proves is that the stall after the first frame ends the read.
             ReplicaClient impatient = TestAuth.client(http, Duration.ofSeconds(3));
-            assertThat(failure(impatient.write(node, utf8("k"), Record.value(1, utf8("v")))),
-                    instanceOf(HttpTimeoutException.class));
+            Throwable failure = failure(impatient.write(node, utf8("k"), Record.value(1, utf8("v"))));
+            // Over h2c (the default) the connection's PING (after 1 s without a frame, unanswered for
+            // 1 s more: InterNodeHttpClients.PEER_PING_*) may give up on the silent peer first.
+            assertThat(failure.toString(), failure instanceof HttpTimeoutException
+                    || String.valueOf(failure.getMessage()).contains("did not answer PING"), is(true));
         }
     }
 
