@@ -13,8 +13,12 @@ import org.slf4j.LoggerFactory;
  * Measures every peer's clock against this node's, at once when the node starts and then every
  * interval: an authenticated {@code GET} of the peer's time endpoint
  * ({@link InternalProtocol#TIME_PATH}), whose answer is placed at the middle of the round trip
- * ({@link ClockSkew#measured}). When the first round has settled (every peer answered or failed),
- * {@link ClockSkew} lets the node stamp writes.
+ * ({@link ClockSkew#measured}). {@link ClockSkew} lets the node stamp writes while a majority of
+ * the cluster agrees with its clock.
+ *
+ * <p>While a majority of the cluster has not confirmed this node's clock (at start, or with peers
+ * unreachable), rounds run every {@link #UNCONFIRMED_EVERY_MILLIS} instead of every interval, so
+ * that writes are taken again soon after peers answer.
  *
  * <p>Threading: one daemon thread ({@code ringkv-clock-check}) starts the rounds and never waits
  * for answers; answers land on the inter-node client's threads. A round starts only when the
@@ -30,7 +34,9 @@ final class ClockCheck implements AutoCloseable {
     private final LongSupplier wallMillis;
     private final long intervalMillis;
     private final ScheduledExecutorService thread;
+    static final long UNCONFIRMED_EVERY_MILLIS = 100;
     private volatile CompletableFuture<Void> round = CompletableFuture.completedFuture(null);
+    private volatile long roundStartedNanos;
 
     ClockCheck(List<ClusterNode> peers, ReplicaClient client, ClockSkew skew, LongSupplier wallMillis, long intervalMillis) {
         this.peers = List.copyOf(peers);
@@ -48,32 +54,40 @@ final class ClockCheck implements AutoCloseable {
     /** Measures at once, then every interval; a one-node cluster has nobody to measure. */
     ClockCheck start() {
         if (!peers.isEmpty()) {
-            round = measureAll().whenComplete((ignored, error) -> skew.firstRoundDone());
-            thread.scheduleWithFixedDelay(this::nextRound, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+            round = measureAll();
+            thread.scheduleWithFixedDelay(this::nextRound, UNCONFIRMED_EVERY_MILLIS, UNCONFIRMED_EVERY_MILLIS,
+                    TimeUnit.MILLISECONDS);
         }
         return this;
     }
 
     /**
-     * Waits (at most {@code limit}) for the first round to settle, so that a node that just started
-     * takes writes at once unless its clock is off. Peers that are down fail fast; one that hangs
-     * costs at most the inter-node request timeout.
+     * Waits (at most {@code limit}) until a majority of the cluster confirmed this node's clock, so
+     * that a node that just started takes writes at once unless its clock is off or its peers are
+     * not up yet; rounds meanwhile run every {@link #UNCONFIRMED_EVERY_MILLIS}.
      */
-    void awaitFirstRound(java.time.Duration limit) throws InterruptedException {
-        try {
-            round.get(limit.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            LOG.info("first clock comparison with peers not settled after {} ms; writes wait for it", limit.toMillis());
+    void awaitConfirmed(java.time.Duration limit) throws InterruptedException {
+        long end = System.nanoTime() + limit.toNanos();
+        while (!skew.confirmed() && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        if (!skew.confirmed()) {
+            LOG.info("clock not confirmed by a majority of the cluster after {} ms; writes wait for it", limit.toMillis());
         }
     }
 
     private void nextRound() {
-        if (round.isDone()) {
+        if (!round.isDone()) {
+            return;
+        }
+        boolean due = !skew.confirmed() || System.nanoTime() - roundStartedNanos >= TimeUnit.MILLISECONDS.toNanos(intervalMillis);
+        if (due) {
             round = measureAll();
         }
     }
 
     private CompletableFuture<Void> measureAll() {
+        roundStartedNanos = System.nanoTime();
         CompletableFuture<?>[] answers = new CompletableFuture<?>[peers.size()];
         for (int i = 0; i < peers.size(); i++) {
             answers[i] = measure(peers.get(i));

@@ -26,8 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>it is <b>ahead</b>: more than half of the peers measured lately are behind it by more than
  *       the bound. Its peers would refuse its timestamps, but its own replica would store them,
  *       and such a record would later win over writes acknowledged after it;
- *   <li>it has peers and has not finished its first measurement round since it started: a node
- *       restarted with a wrong clock must not stamp anything before it knows.
+ *   <li>fewer than a majority of the cluster, itself included, are known to agree with its clock:
+ *       peers measured or heard from in the last minute within the bound. A node restarted with a
+ *       wrong clock, or whose peers are all unreachable, stamps nothing before it knows.
  * </ul>
  * One peer with a wrong clock does not stop a node: that peer refuses writes itself, and its
  * timestamps are refused by the others ({@link HybridLogicalClock#isAheadBy}).
@@ -42,7 +43,6 @@ public final class ClockSkew {
     private final Set<String> peers;
     private final Map<String, Sample> heard = new ConcurrentHashMap<>();
     private final Map<String, Sample> measured = new ConcurrentHashMap<>();
-    private volatile boolean firstRoundDone;
 
     /** @param aheadMillis the peer's clock minus this node's; {@code atMillis} on this node's clock */
     private record Sample(long aheadMillis, long uncertaintyMillis, long atMillis) {
@@ -57,6 +57,11 @@ public final class ClockSkew {
         boolean peerBehindBeyond(long bound) {
             return aheadMillis + uncertaintyMillis < -bound;
         }
+
+        /** Within the bound either way, as far as this sample can tell. */
+        boolean agrees(long bound) {
+            return !peerAheadBeyond(bound) && !peerBehindBeyond(bound);
+        }
     }
 
     /** @param peers the ids of the other nodes; times sent by anyone else (a CLI, a test) are ignored */
@@ -64,7 +69,6 @@ public final class ClockSkew {
         this.clock = clock;
         this.boundMillis = boundMillis;
         this.peers = Set.copyOf(peers);
-        this.firstRoundDone = this.peers.isEmpty();
     }
 
     /** Records a peer's sending time (epoch millis, its own clock) from a request it sent. */
@@ -88,23 +92,43 @@ public final class ClockSkew {
         measured.put(peer, new Sample(peerMillis - (endMillis - half), half, endMillis));
     }
 
-    /** Every peer was measured or found unreachable once since this node started. */
-    void firstRoundDone() {
-        firstRoundDone = true;
-    }
-
     /** Why this node must not stamp a write now, or empty when it may. */
     public Optional<String> writeRefusal() {
-        if (!firstRoundDone) {
-            return Optional.of("this node has not compared its clock with its peers' since it started");
-        }
         Optional<Long> behind = behindBy();
         if (behind.isPresent()) {
             return Optional.of("this node's clock is " + behind.get() + " ms behind its peers' (more than the bound of "
                     + boundMillis + " ms): versions it stamped would lose to older writes; fix its clock (NTP)");
         }
-        return aheadBy().map(ahead -> "this node's clock is " + ahead + " ms ahead of its peers' (more than the bound of "
-                + boundMillis + " ms): its peers refuse its timestamps; fix its clock (NTP)");
+        Optional<Long> ahead = aheadBy();
+        if (ahead.isPresent()) {
+            return Optional.of("this node's clock is " + ahead.get() + " ms ahead of its peers' (more than the bound of "
+                    + boundMillis + " ms): its peers refuse its timestamps; fix its clock (NTP)");
+        }
+        if (!confirmed()) {
+            int agreeing = agreeingPeers();
+            return Optional.of("this node's clock is not confirmed by a majority of its cluster: " + agreeing + " of "
+                    + peers.size() + " peers seen within the bound of " + boundMillis + " ms in the last minute "
+                    + "(the others unreachable or off); its versions could be out of order");
+        }
+        return Optional.empty();
+    }
+
+    /** A majority of the cluster, this node included, agrees with its clock (always true without peers). */
+    boolean confirmed() {
+        return (agreeingPeers() + 1) * 2 > peers.size() + 1;
+    }
+
+    /** Peers whose freshest sample of the last minute is within the bound. */
+    int agreeingPeers() {
+        long now = clock.wallMillis();
+        int agreeing = 0;
+        for (String peer : peers) {
+            Sample sample = freshest(now, heard.get(peer), measured.get(peer));
+            if (sample != null && sample.agrees(boundMillis)) {
+                agreeing++;
+            }
+        }
+        return agreeing;
     }
 
     /** How far behind its peers this node is, when more than half of them are ahead by more than the bound. */
@@ -123,22 +147,23 @@ public final class ClockSkew {
     }
 
     /**
-     * How far ahead of its peers this node is, when more than half of the peers measured within
-     * {@link #FRESH_MILLIS} are behind it by more than the bound.
+     * How far ahead of its peers this node is, when more than half of the peers it knows about
+     * (a sample within {@link #FRESH_MILLIS}) were measured behind it by more than the bound. Only
+     * a measurement says "behind"; a peer heard from within the bound counts as known and agreeing.
      */
     public Optional<Long> aheadBy() {
         long now = clock.wallMillis();
         int known = 0;
         int behind = 0;
         long smallest = Long.MAX_VALUE;
-        for (Sample sample : measured.values()) {
-            if (!sample.fresh(now)) {
-                continue;
-            }
-            known++;
-            if (sample.peerBehindBeyond(boundMillis)) {
+        for (String peer : peers) {
+            Sample measuredSample = measured.get(peer);
+            if (measuredSample != null && measuredSample.fresh(now) && measuredSample.peerBehindBeyond(boundMillis)) {
+                known++;
                 behind++;
-                smallest = Math.min(smallest, -sample.aheadMillis() - sample.uncertaintyMillis());
+                smallest = Math.min(smallest, -measuredSample.aheadMillis() - measuredSample.uncertaintyMillis());
+            } else if (freshest(now, heard.get(peer), measuredSample) != null) {
+                known++;
             }
         }
         return behind * 2 > known ? Optional.of(smallest) : Optional.empty();

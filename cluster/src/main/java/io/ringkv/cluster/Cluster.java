@@ -60,7 +60,8 @@ public final class Cluster implements AutoCloseable {
                     ReplicaCallListener callListener) throws StoreException {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
         this.clientExecutor = InterNodeHttpClients.newExecutor(settings.clientThreads());
-        this.http = InterNodeHttpClients.create(settings.transport(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT);
+        this.http = InterNodeHttpClients.create(settings.transport(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT,
+                settings.replicaTimeout());
         if (topology.size() > 1 && settings.secret() == null) {
             throw new IllegalArgumentException("a cluster of " + topology.size() + " nodes needs a cluster secret; make one with: "
                     + ClusterSecret.HOW_TO_MAKE_ONE);
@@ -109,7 +110,7 @@ public final class Cluster implements AutoCloseable {
         cluster.peerProbe.start();
         cluster.clockCheck.start();
         try {
-            cluster.clockCheck.awaitFirstRound(settings.replicaTimeout().plusMillis(500));
+            cluster.clockCheck.awaitConfirmed(settings.replicaTimeout().plusMillis(500));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

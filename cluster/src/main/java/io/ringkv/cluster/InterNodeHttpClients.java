@@ -30,14 +30,14 @@ public final class InterNodeHttpClients {
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofMillis(500);
     /**
      * An HTTP/2 connection to a peer that received nothing for this long gets a PING, and is closed
-     * when nothing comes back within {@link #PEER_PING_TIMEOUT} (RingHttpClient's defaults, 30 s
+     * when nothing comes back within the replica request timeout (RingHttpClient's defaults, 30 s
      * and 10 s, suit idle connections to servers on the internet). A peer behind a cut link kept its
      * connection, and every call to it failed on it, for about 40 s; after a 30 s partition the
-     * healed peer was still unreachable for 10 s. Under load a connection is never quiet for a
-     * second, so no PING is sent; an idle one costs one PING a second.
+     * healed peer was still unreachable for 10 s. The PING waits as long as a request would, so a
+     * slow peer's connection is not given up before a request on it could time out. Under load a
+     * connection is never quiet for a second, so no PING is sent; an idle one costs one a second.
      */
     public static final Duration PEER_PING_INTERVAL = Duration.ofSeconds(1);
-    public static final Duration PEER_PING_TIMEOUT = Duration.ofSeconds(1);
 
     private InterNodeHttpClients() {
     }
@@ -52,10 +52,18 @@ public final class InterNodeHttpClients {
         return create(InterNodeTransport.defaults(), executor, connectTimeout);
     }
 
-    /**
-     * @param transport which client and protocol to build
-     */
+    /** With the default replica request timeout ({@link ReplicaClient#DEFAULT_REQUEST_TIMEOUT}). */
     public static HttpClient create(InterNodeTransport transport, ExecutorService executor, Duration connectTimeout) {
+        return create(transport, executor, connectTimeout, ReplicaClient.DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    /**
+     * @param transport      which client and protocol to build
+     * @param requestTimeout the replica request timeout: how long an HTTP/2 connection's PING may
+     *                       stay unanswered before the connection is given up
+     */
+    public static HttpClient create(InterNodeTransport transport, ExecutorService executor, Duration connectTimeout,
+                                    Duration requestTimeout) {
         boolean h2 = transport.protocol() == InterNodeProtocol.H2;
         HttpClient.Builder builder = switch (transport.client()) {
             // Our client completes a reply's future on its network thread: the coordinator's
@@ -64,7 +72,7 @@ public final class InterNodeHttpClients {
             // Continuations that may block move to an executor themselves (ReplicatedOperation).
             case RING -> RingHttpClient.newBuilder()
                     .http2PingInterval(PEER_PING_INTERVAL)
-                    .http2PingTimeout(PEER_PING_TIMEOUT)
+                    .http2PingTimeout(requestTimeout)
                     .http2PriorKnowledge(h2)
                     .connectionsPerHost(transport.connectionsPerPeer())
                     .executor(INLINE);

@@ -40,17 +40,18 @@ class ClockSkewTest {
     }
 
     @Test
-    void refusesWritesUntilTheFirstMeasurementRoundSettled() {
-        assertThat(skew.writeRefusal().isPresent(), is(true));
-        skew.firstRoundDone();
-        assertThat(skew.writeRefusal(), is(Optional.empty()));
+    void refusesWritesUntilAMajorityOfTheClusterAgreesWithItsClock() {
+        assertThat(skew.writeRefusal().orElseThrow(), containsString("not confirmed by a majority"));
+        skew.heard("http://a:1", wall.get() + 3_000);
+        assertThat("a peer far ahead does not agree", skew.writeRefusal().isPresent(), is(true));
+        skew.measured("http://b:1", wall.get() + 100, wall.get(), 2);
+        assertThat("itself and one of two peers are a majority of three", skew.writeRefusal(), is(Optional.empty()));
         assertThat("a node without peers has nothing to wait for",
                 new ClockSkew(new HybridLogicalClock(wall::get), 500, Set.of()).writeRefusal(), is(Optional.empty()));
     }
 
     @Test
     void aheadWhenMostMeasuredPeersAreBehindByMoreThanTheBound() {
-        skew.firstRoundDone();
         skew.measured("http://a:1", wall.get() - 3_000, wall.get(), 10);
         assertThat("the only peer measured is behind", skew.aheadBy(), is(Optional.of(2_990L)));
         assertThat(skew.writeRefusal().orElseThrow(), containsString("ahead of its peers"));
@@ -60,7 +61,6 @@ class ClockSkewTest {
 
     @Test
     void theRoundTripWidensTheUncertaintyInsteadOfMakingAPeerLookOff() {
-        skew.firstRoundDone();
         // Answered 600 ms behind the middle of a 400 ms round trip: 600 - 200 is within the bound.
         skew.measured("http://a:1", wall.get() - 800, wall.get(), 400);
         skew.measured("http://b:1", wall.get() - 800, wall.get(), 400);
@@ -69,10 +69,17 @@ class ClockSkewTest {
 
     @Test
     void measuredPeersAheadMakeThisNodeBehind() {
-        skew.firstRoundDone();
         skew.measured("http://a:1", wall.get() + 2_000, wall.get(), 2);
         skew.measured("http://b:1", wall.get() + 2_000, wall.get(), 2);
         assertThat(skew.behindBy(), is(Optional.of(2_000L)));
         assertThat(skew.writeRefusal().orElseThrow(), containsString("behind its peers"));
+    }
+
+    @Test
+    void aPeerHeardWithinTheBoundCountsAgainstBeingAheadOfMost() {
+        skew.heard("http://a:1", wall.get() - 5);
+        skew.measured("http://b:1", wall.get() - 3_000, wall.get(), 2);
+        assertThat("one of two known peers is behind: not most", skew.aheadBy(), is(Optional.empty()));
+        assertThat(skew.writeRefusal(), is(Optional.empty()));
     }
 }

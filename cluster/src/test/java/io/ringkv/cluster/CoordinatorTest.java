@@ -123,7 +123,7 @@ class CoordinatorTest {
         Map<ClusterNode, Replica> replicas = new HashMap<>();
         topology.all().forEach(node -> replicas.put(node, new LocalReplica(node, engines.get(node))));
         ClockSkew skew = new ClockSkew(clock, 500, java.util.Set.of(urls.get(1), urls.get(2)));
-        skew.firstRoundDone();
+        skew.measured(urls.get(1), WALL_MILLIS, WALL_MILLIS, 1); // a peer agrees: this node may stamp
         Coordinator bounded = new Coordinator(topology, replicas, clock, new CoordinatorSettings(Duration.ofSeconds(WAIT_SECONDS), executor),
                 MissedWriteListener.NONE, skew);
         WriteOutcome outcome = await(bounded.put(key, utf8("v"), new ReplicationParams(2, 3)));

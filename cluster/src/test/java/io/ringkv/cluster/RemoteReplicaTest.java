@@ -111,7 +111,7 @@ class RemoteReplicaTest {
             ReplicaClient impatient = TestAuth.client(http, Duration.ofSeconds(3));
             Throwable failure = failure(impatient.write(node, utf8("k"), Record.value(1, utf8("v"))));
             // Over h2c (the default) the connection's PING (after 1 s without a frame, unanswered for
-            // 1 s more: InterNodeHttpClients.PEER_PING_*) may give up on the silent peer first.
+            // the client's 1 s request timeout) may give up on the silent peer first.
             assertThat(failure.toString(), failure instanceof HttpTimeoutException
                     || String.valueOf(failure.getMessage()).contains("did not answer PING"), is(true));
         }

@@ -61,7 +61,8 @@ class ClusterLimitsIT {
         });
         Thread.sleep(2_000); // past the old fixed deadline of 1.5 s, well within 4 s + 0.5 s
         cluster.resume(2);
-        assertThat("all three replicas acknowledged", put.get(30, TimeUnit.SECONDS).statusCode(), is(201));
+        HttpResponse<String> answer = put.get(30, TimeUnit.SECONDS);
+        assertThat("all three replicas acknowledged: " + answer.body(), answer.statusCode(), is(201));
     }
 
     @Test
