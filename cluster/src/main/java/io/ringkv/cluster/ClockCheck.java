@@ -44,6 +44,7 @@ final class ClockCheck implements AutoCloseable {
         this.skew = skew;
         this.wallMillis = wallMillis;
         this.intervalMillis = intervalMillis;
+        skew.measureWith(this::measureNow);
         this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread t = new Thread(task, "ringkv-clock-check");
             t.setDaemon(true);
@@ -76,7 +77,15 @@ final class ClockCheck implements AutoCloseable {
         }
     }
 
-    private void nextRound() {
+    /** Starts a round now unless one is running; completes when that round settled. */
+    private synchronized CompletableFuture<Void> measureNow() {
+        if (round.isDone()) {
+            round = measureAll();
+        }
+        return round;
+    }
+
+    private synchronized void nextRound() {
         if (!round.isDone()) {
             return;
         }

@@ -43,6 +43,8 @@ public final class ClockSkew {
     private final Set<String> peers;
     private final Map<String, Sample> heard = new ConcurrentHashMap<>();
     private final Map<String, Sample> measured = new ConcurrentHashMap<>();
+    /** Starts a measurement round now (or joins the one running); set by {@link ClockCheck}. */
+    private volatile java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> measureNow;
 
     /** @param aheadMillis the peer's clock minus this node's; {@code atMillis} on this node's clock */
     private record Sample(long aheadMillis, long uncertaintyMillis, long atMillis) {
@@ -111,6 +113,25 @@ public final class ClockSkew {
                     + "(the others unreachable or off); its versions could be out of order");
         }
         return Optional.empty();
+    }
+
+    void measureWith(java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> measureNow) {
+        this.measureNow = measureNow;
+    }
+
+    /**
+     * As {@link #writeRefusal}, but when the only reason is that the clock is not confirmed, after
+     * measuring the peers once more (a write that arrives just after this node or its peers
+     * started should not be refused for a round not yet run). Completes on the thread that
+     * completes the measurement: move blocking work off it.
+     */
+    public java.util.concurrent.CompletableFuture<Optional<String>> writeRefusalAfterMeasuring() {
+        Optional<String> refusal = writeRefusal();
+        java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> measure = measureNow;
+        if (refusal.isEmpty() || measure == null || behindBy().isPresent() || aheadBy().isPresent()) {
+            return java.util.concurrent.CompletableFuture.completedFuture(refusal);
+        }
+        return measure.get().handle((ignored, error) -> writeRefusal());
     }
 
     /** A majority of the cluster, this node included, agrees with its clock (always true without peers). */

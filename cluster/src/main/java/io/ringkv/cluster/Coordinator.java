@@ -101,20 +101,26 @@ public final class Coordinator {
 
     /** Fails with {@link ClockRefusedException} while this node cannot trust its clock ({@link ClockSkew#writeRefusal}). */
     public CompletableFuture<WriteOutcome> put(byte[] key, byte[] value, ReplicationParams params) {
-        Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.writeRefusal();
-        if (refusal.isPresent()) {
-            return CompletableFuture.failedFuture(new ClockRefusedException(refusal.get()));
-        }
-        return write(key, Record.value(clock.now(), value), params);
+        return whenClockTrusted(() -> write(key, Record.value(clock.now(), value), params));
     }
 
     /** Fails with {@link ClockRefusedException} while this node cannot trust its clock ({@link ClockSkew#writeRefusal}). */
     public CompletableFuture<WriteOutcome> delete(byte[] key, ReplicationParams params) {
+        return whenClockTrusted(() -> write(key, Record.tombstone(clock.now()), params));
+    }
+
+    /**
+     * Runs {@code write} (stamping inside it) when this node may stamp writes. The usual case costs
+     * one check; a clock not yet confirmed (peers just started) gets one measurement round first,
+     * and the write then runs on the executor, never on the network thread that ended the round.
+     */
+    private CompletableFuture<WriteOutcome> whenClockTrusted(java.util.function.Supplier<CompletableFuture<WriteOutcome>> write) {
         Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.writeRefusal();
-        if (refusal.isPresent()) {
-            return CompletableFuture.failedFuture(new ClockRefusedException(refusal.get()));
+        if (refusal.isEmpty()) {
+            return write.get();
         }
-        return write(key, Record.tombstone(clock.now()), params);
+        return clockSkew.writeRefusalAfterMeasuring().thenComposeAsync(again -> again.isPresent()
+                ? CompletableFuture.failedFuture(new ClockRefusedException(again.get())) : write.get(), settings.executor());
     }
 
     public CompletableFuture<ReadOutcome> get(byte[] key, ReplicationParams params) {
