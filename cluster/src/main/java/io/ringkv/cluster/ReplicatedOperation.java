@@ -58,7 +58,10 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
     private final long[] sentNanos;
     /** How many replicas are asked at once; the others are spares, asked one by one as replies fail. */
     private final int firstAsked;
-    /** Per replica: 1 once it was asked or passed over for good (a spare not needed), so never both. */
+    /**
+     * Per replica: 1 once it was asked or passed over for good (a spare not needed), so never both.
+     * Null, like {@link #nextSpare}, when every replica is asked at once (every write): nothing to claim.
+     */
     private final AtomicIntegerArray claimed;
     private final AtomicInteger nextSpare;
     /** Per replica: completes when its reply was handled, or when it was passed over. */
@@ -107,8 +110,9 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         }
         this.firstAsked = firstAsked;
         this.sentNanos = new long[replicas.size()];
-        this.claimed = new AtomicIntegerArray(replicas.size());
-        this.nextSpare = new AtomicInteger(firstAsked);
+        boolean spares = firstAsked < replicas.size();
+        this.claimed = spares ? new AtomicIntegerArray(replicas.size()) : null;
+        this.nextSpare = spares ? new AtomicInteger(firstAsked) : null;
         this.handled = new ArrayList<>(replicas.size());
         for (int i = 0; i < replicas.size(); i++) {
             handled.add(new CompletableFuture<>());
@@ -149,7 +153,9 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
             result.whenComplete((outcome, error) -> passOverUnaskedSpares());
         }
         for (int i = 0; i < firstAsked; i++) {
-            claimed.set(i, 1);
+            if (claimed != null) {
+                claimed.set(i, 1);
+            }
             send(i);
         }
         CompletableFuture.allOf(handled.toArray(CompletableFuture[]::new)).whenComplete((ignored, error) -> settle(error));
@@ -158,7 +164,7 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
 
     /** Asks the next spare, if one is left and the operation is not decided. */
     private void askSpare() {
-        while (!result.isDone()) {
+        while (nextSpare != null && !result.isDone()) {
             int index = nextSpare.getAndIncrement();
             if (index >= replicas.size()) {
                 return;
