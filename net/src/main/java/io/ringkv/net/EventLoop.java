@@ -14,6 +14,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -72,6 +73,8 @@ public final class EventLoop implements Executor {
     private final AtomicLong bytesRead = new AtomicLong();
     private final LongAdder bytesWritten = new LongAdder();
     private final AtomicLong busyNanos = new AtomicLong();
+    /** The timer queue's size at the end of the loop's last iteration; loop writes (ordered store), any thread reads. */
+    private final AtomicInteger timersPending = new AtomicInteger();
     /** Loop-confined: when the current iteration's select woke, 0 until its first dispatch. */
     private long wokeNanos;
     /** The loop the current thread runs, if it is a loop thread. */
@@ -250,6 +253,15 @@ public final class EventLoop implements Executor {
         return busyNanos.get();
     }
 
+    /**
+     * Timers this loop held at the end of its last iteration, cancelled ones not yet dropped
+     * included. Owners schedule a constant number per connection, so a count that grows with the
+     * request count is a leak (a timer per request that outlives its request). Any thread.
+     */
+    public int timersPending() {
+        return timersPending.get();
+    }
+
     /** Loop thread: a read of {@code n > 0} bytes. */
     void countRead(int n) {
         bytesRead.lazySet(bytesRead.get() + n);
@@ -296,6 +308,7 @@ public final class EventLoop implements Executor {
         runTasks();
         long end = System.nanoTime();
         busyNanos.lazySet(busyNanos.get() + (beforeSelect - start) + (end - woke));
+        timersPending.lazySet(timers.size());
     }
 
     private void drainIncomingTimers() {

@@ -123,6 +123,7 @@ class MetricsIT {
         assertThat(m.sum("ringkv_server_received_bytes_total", all()), greaterThan(0.0));
         assertThat(m.sum("ringkv_server_sent_bytes_total", all()), greaterThan(0.0));
         assertThat(m.sum("ringkv_server_event_loop_busy_seconds_total", all()), greaterThan(0.0));
+        assertThat(m.has("ringkv_server_event_loop_timers"), is(true));
 
         m = scrapeUntil(node0, t -> t.sum("ringkv_peer_up", s -> s.label("peer").equals(peer)) == 1);
         assertThat(m.sum("ringkv_hints_queued", s -> s.label("target").equals(peer)), is(0.0));

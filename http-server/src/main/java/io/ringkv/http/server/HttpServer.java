@@ -169,6 +169,18 @@ public final class HttpServer implements AutoCloseable {
         return sum;
     }
 
+    /**
+     * Timers the event loops hold, all loops together, as of their last iterations: a constant few
+     * per connection; one that grows with the requests served is a leak.
+     */
+    public int timersPending() {
+        int sum = 0;
+        for (io.ringkv.net.EventLoop loop : loops.loops()) {
+            sum += loop.timersPending();
+        }
+        return sum;
+    }
+
     /** The number of event loops (for a busy ratio: busy time over wall time times this). */
     public int eventLoops() {
         return loops.loops().size();

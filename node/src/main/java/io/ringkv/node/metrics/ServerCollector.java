@@ -50,6 +50,8 @@ final class ServerCollector implements MultiCollector {
                 .counter("ringkv_server_event_loop_busy_seconds", "Time the server's event loops spent working rather "
                         + "than waiting, all loops together", server.loopBusyNanos() / 1e9)
                 .gauge("ringkv_server_event_loops", "The server's event loop threads", server.eventLoops())
+                .gauge("ringkv_server_event_loop_timers", "Timers the server's event loops hold (a few per "
+                        + "connection; one that grows with the request rate is a leak)", server.timersPending())
                 .build();
     }
 }

@@ -11,6 +11,7 @@ import io.ringkv.http.server.Request;
 import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.EventLoop;
+import io.ringkv.net.ScheduledTask;
 import io.ringkv.http.Headers;
 import io.ringkv.http.h2.SettingsFrame;
 import io.ringkv.http.h2.UpgradeSettings;
@@ -57,6 +58,12 @@ final class Http1Session implements ConnectionHandler, ServerSession {
     private ResponseSequencer sequencer;
     /** The request whose head has arrived and whose end has not. */
     private Exchange current;
+    /**
+     * The body-rate check of {@link #current}, scheduled only once a read ends with its body
+     * incomplete and cancelled when the body ends: a check left pending holds its request for a
+     * whole window.
+     */
+    private ScheduledTask bodyRateCheck;
     private boolean readsPaused;
     /** No further request will be read: a close was decided (error, "Connection: close", end of input). */
     private boolean noMoreRequests;
@@ -114,6 +121,9 @@ final class Http1Session implements ConnectionHandler, ServerSession {
             if (upgraded) {
                 return; // the rest of the input is HTTP/2, for the session that took over
             }
+        }
+        if (current != null && bodyRateCheck == null && current.admitted() && context.config().bodyRateMin() > 0) {
+            scheduleBodyRateCheck(current, current.bodyLength()); // the read ended inside a body
         }
         update();
     }
@@ -173,9 +183,6 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         }
         if (head.expectContinue() && head.contentLength() != 0) {
             sequencer.requestContinue(exchange);
-        }
-        if (head.contentLength() != 0 && context.config().bodyRateMin() > 0) {
-            scheduleBodyRateCheck(exchange, 0);
         }
     }
 
@@ -249,13 +256,16 @@ final class Http1Session implements ConnectionHandler, ServerSession {
     /**
      * Every {@link ServerConfig#BODY_RATE_WINDOW} while the body arrives, the bytes received in that
      * window must average at least {@link ServerConfig#bodyRateMin()} per second; a body trickled
-     * slower (to hold a permit and memory) gets 408 and the connection closes. Loop thread.
+     * slower (to hold a permit and memory) gets 408 and the connection closes. The first window
+     * starts when a read ends inside the body, so a body that comes with its head costs no timer.
+     * Loop thread.
      */
     private void scheduleBodyRateCheck(Exchange exchange, int bytesAtWindowStart) {
         Duration window = ServerConfig.BODY_RATE_WINDOW;
-        connection.loop().schedule(() -> {
+        bodyRateCheck = connection.loop().schedule(() -> {
+            bodyRateCheck = null;
             if (current != exchange || !connection.isOpen()) {
-                return; // the body is complete, or the request is gone
+                return; // the request is gone
             }
             long received = exchange.bodyLength() - bytesAtWindowStart;
             long required = context.config().bodyRateMin() * window.toSeconds();
@@ -269,10 +279,19 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         }, window);
     }
 
+    /** The current request's body ended, was refused or cut off: its rate no longer matters. */
+    private void cancelBodyRateCheck() {
+        if (bodyRateCheck != null) {
+            bodyRateCheck.cancel();
+            bodyRateCheck = null;
+        }
+    }
+
     /** Answers the request whose body is arriving with {@code status} and closes after it (the rest is unread). */
     private void refuseBody(int status, String reason) {
         Exchange cut = current;
         current = null;
+        cancelBodyRateCheck();
         noMoreRequests = true;
         cut.releaseBodyMemory();
         sequencer.respond(cut, ResponseEncoder.error(status, reason, cut, true));
@@ -281,6 +300,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
     private void onMessageEnd() {
         Exchange exchange = current;
         current = null;
+        cancelBodyRateCheck();
         if (!exchange.head.keepAlive()) {
             noMoreRequests = true;
         }
@@ -310,6 +330,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
             sequencer.add(exchange);
         }
         current = null;
+        cancelBodyRateCheck();
         noMoreRequests = true;
         sequencer.respond(exchange, ResponseEncoder.error(error.status(), error.reason(), exchange, true));
     }
@@ -321,6 +342,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         if (current != null && current.admitted()) {
             Exchange cut = current;
             current = null;
+            cancelBodyRateCheck();
             sequencer.respond(cut, ResponseEncoder.error(400, "incomplete_request", cut, true));
         }
         update();
@@ -342,6 +364,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
             log.debug("{} closed: {}", from, cause.toString());
         }
         deadline.stop();
+        cancelBodyRateCheck();
         sequencer.abort();
         context.closed(this);
     }
@@ -421,6 +444,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
             case BODY -> {
                 Exchange cut = current;
                 current = null;
+                cancelBodyRateCheck();
                 noMoreRequests = true;
                 sequencer.respond(cut, ResponseEncoder.error(408, "request_timeout", cut, true));
             }
