@@ -68,13 +68,14 @@ def free_ports(n):
 class Cluster:
     """Node processes of one configuration; owns their process groups."""
 
-    def __init__(self, name, nodes, flags, tmp, server_cpus, env=None, independent=False, own_sessions=True):
+    def __init__(self, name, nodes, flags, tmp, server_cpus, env=None, independent=False, own_sessions=True, root=ROOT):
         """independent: the nodes are single-node clusters side by side (each its own --cluster
         list), not one cluster; load then goes to all of them at once (see load()).
         own_sessions: each node in its own session (and process group), as when started from
         separate terminals; with the kernel's autogroup scheduling each session is one
         scheduling group sharing the CPU with the others. False: the nodes stay in this
-        script's session, one group with the load generator, as `ringkv up` starts them."""
+        script's session, one group with the load generator, as `ringkv up` starts them.
+        root: the checkout whose ./ringkv starts the nodes (another one for a baseline)."""
         self.name, self.flags, self.independent, self.own_sessions = name, flags, independent, own_sessions
         ports = free_ports(nodes)
         self.urls = ["http://127.0.0.1:%d" % p for p in ports]
@@ -86,7 +87,7 @@ class Cluster:
             os.makedirs(data, exist_ok=True)
             logf = open(os.path.join(tmp, name, "node%d.log" % (i + 1)), "w")
             members = self.urls[i] if independent else ",".join(self.urls)
-            cmd = ["taskset", "-c", server_cpus, os.path.join(ROOT, "ringkv"), "serve", "--host", "127.0.0.1",
+            cmd = ["taskset", "-c", server_cpus, os.path.join(root, "ringkv"), "serve", "--host", "127.0.0.1",
                    "--port", str(port), "--data", data, "--cluster", members] + flags
             self.procs.append(subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
                                                start_new_session=own_sessions, stdin=subprocess.DEVNULL))
@@ -237,7 +238,7 @@ def summarise_constant_rate(runs, rates):
     if not runs:
         return ""
     lines = ["", "At constant rates (vegeta, open loop; issue 16's target: p99 < 5 ms at 5000/s):",
-             "%-10s %-4s %6s %20s %10s %s" % ("config", "op", "rate", "p99 ms (95% CI)", "p50 ms",
+             "%-15s %-4s %6s %20s %10s %s" % ("config", "op", "rate", "p99 ms (95% CI)", "p50 ms",
                                              "failed (not 201; GET: not 200/404)")]
     for c in sorted({r["config"] for r in runs}):
         for s in ("put", "get"):
@@ -246,7 +247,7 @@ def summarise_constant_rate(runs, rates):
                 rs = [r for r in runs if r["config"] == c and r["scenario"] == s and r.get("rate", rates[0]) == rate]
                 if rs:
                     p99 = interval([r["p99_ms"] for r in rs])
-                    lines.append("%-10s %-4s %6d %9.2f ± %-8.2f %10.2f %d of %d" % (
+                    lines.append("%-15s %-4s %6d %9.2f ± %-8.2f %10.2f %d of %d" % (
                         c, s, rate, p99[0], p99[1], statistics.median(r["p50_ms"] for r in rs),
                         sum(r["non_2xx"] for r in rs), sum(r["requests"] for r in rs)))
     return "\n".join(lines) + "\n"
@@ -264,7 +265,7 @@ def summarise(runs, configs, scenarios):
     by = {}
     for r in runs:
         by.setdefault((r["config"], r["scenario"]), []).append(r)
-    lines.append("%-10s %-4s %22s %24s %6s %12s %12s %s" % ("config", "op", "req/s (95% CI)", "server CPU us/req (95% CI)",
+    lines.append("%-15s %-4s %22s %24s %6s %12s %12s %s" % ("config", "op", "req/s (95% CI)", "server CPU us/req (95% CI)",
                                                       "JIT %", "p50 ms", "p99 ms", "status >= 400 (GET: 404 misses)"))
     stats = {}
     for c in configs:
@@ -275,7 +276,7 @@ def summarise(runs, configs, scenarios):
             rps = interval([r["rps"] for r in rs])
             cpu = interval([r["cpu_us_per_request"] for r in rs])
             stats[(c, s)] = (rps, cpu)
-            lines.append("%-10s %-4s %12.0f ± %-8.0f %14.1f ± %-8.1f %6.1f %12.2f %12.2f %d" % (
+            lines.append("%-15s %-4s %12.0f ± %-8.0f %14.1f ± %-8.1f %6.1f %12.2f %12.2f %d" % (
                 c, s, rps[0], rps[1], cpu[0], cpu[1],
                 100 * sum(r.get("jit_cpu_s", 0) for r in rs) / max(sum(r["server_cpu_s"] for r in rs), 1e-9),
                 statistics.median(r["latency_us"]["p50"] for r in rs) / 1000,
@@ -286,7 +287,7 @@ def summarise(runs, configs, scenarios):
     for s in scenarios:
         one = stats.get(("1node", s))
         for c in configs:
-            if c in ("1node", "3x1node") or (c, s) not in stats:
+            if c in ("1node", "3x1node") or c.endswith(BASELINE_SUFFIX) or (c, s) not in stats:
                 continue
             rps, cpu = stats[(c, s)]
             if one:
@@ -307,7 +308,39 @@ def summarise(runs, configs, scenarios):
             h2, h1 = stats[("3n-h2", s)], stats[("3n-h1", s)]
             lines.append("  %s: 3-node h2 / h1 throughput %.2fx; CPU per request %.2fx" % (
                 s, h2[0][0] / h1[0][0], h2[1][0] / h1[1][0]))
+    for c in configs:
+        if (c, "put") in stats and (c, "get") in stats and c.split("@")[0] == "1node":
+            lines.append("  %s: PUT throughput %.2fx its GET throughput (issue 16's target: at least 0.8x)" % (
+                c, stats[(c, "put")][0][0] / stats[(c, "get")][0][0]))
+    lines.extend(baseline_ratios(by, configs, scenarios))
     return "\n".join(lines)
+
+
+def baseline_ratios(by, configs, scenarios):
+    """Each configuration against the same one started from the --baseline checkout: the ratio
+    within each round (both ran in it, one after the other), then the mean and 95 % confidence
+    interval of those ratios over the rounds."""
+    lines = []
+    for c in configs:
+        if not c.endswith(BASELINE_SUFFIX) or c[:-len(BASELINE_SUFFIX)] not in configs:
+            continue
+        ours = c[:-len(BASELINE_SUFFIX)]
+        for s in scenarios:
+            now = {r["round"]: r for r in by.get((ours, s), [])}
+            before = {r["round"]: r for r in by.get((c, s), [])}
+            rounds = sorted(set(now) & set(before))
+            if not rounds:
+                continue
+            if not lines:
+                lines += ["", "Against the baseline checkout (per-round ratios, mean ± 95 % CI):"]
+            rps = interval([now[r]["rps"] / before[r]["rps"] for r in rounds])
+            cpu = interval([now[r]["cpu_us_per_request"] / before[r]["cpu_us_per_request"] for r in rounds])
+            lines.append("  %s %s: throughput %.2fx ± %.2f, CPU per request %.2fx ± %.2f (%d rounds)" % (
+                ours, s, rps[0], rps[1], cpu[0], cpu[1], len(rounds)))
+    return lines
+
+
+BASELINE_SUFFIX = "@baseline"
 
 
 def main():
@@ -331,6 +364,10 @@ def main():
                     help="per round, 3-node configurations also get PUTs and GETs at each of these constant rates "
                          "(comma-separated; vegeta, open loop) for --duration, for their p99; 0: skip (default 2500,5000)")
     ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="another checkout (a git worktree of an earlier commit, say): a configuration named with "
+                         "the suffix @baseline (e.g. --configs 1node,1node@baseline) runs from DIR's ./ringkv, "
+                         "interleaved with the others, and the summary gives per-round ratios against it")
     args = ap.parse_args()
     try:
         args.rates = [int(r) for r in args.rate.split(",") if int(r) > 0]
@@ -348,8 +385,20 @@ def main():
     configs = args.configs.split(",")
     scenarios = args.scenarios.split(",")
     for c in configs:
-        if c not in known:
-            ap.error("unknown config %r (%s)" % (c, ", ".join(known)))
+        if c.split("@")[0] not in known or ("@" in c and not c.endswith(BASELINE_SUFFIX)):
+            ap.error("unknown config %r (%s, each optionally with %s)" % (c, ", ".join(known), BASELINE_SUFFIX))
+        if c.endswith(BASELINE_SUFFIX) and not args.baseline:
+            ap.error("%s needs --baseline DIR" % c)
+    baseline = None
+    if args.baseline:
+        root = os.path.abspath(args.baseline)
+        if not os.access(os.path.join(root, "ringkv"), os.X_OK):
+            ap.error("--baseline %s: no ./ringkv there" % args.baseline)
+        log("building the baseline checkout %s if it needs it" % root)
+        subprocess.run([os.path.join(root, "ringkv"), "--help"], stdout=subprocess.DEVNULL, check=True)
+        rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "-C", root, "status", "--porcelain"], capture_output=True, text=True).stdout.strip())
+        baseline = {"dir": root, "git_rev": rev, "git_dirty": dirty}
     for s in scenarios:
         if s not in ("put", "get"):
             ap.error("unknown scenario %r (put, get)" % s)
@@ -359,8 +408,10 @@ def main():
     clusters = {}
     try:
         for c in configs:
-            nodes, flags = known[c]
-            clusters[c] = Cluster(c, nodes, flags + extra, tmp, args.server_cpus, independent=c in independent)
+            nodes, flags = known[c.split("@")[0]]
+            root = baseline["dir"] if c.endswith(BASELINE_SUFFIX) else ROOT
+            clusters[c] = Cluster(c, nodes, flags + extra, tmp, args.server_cpus,
+                                  independent=c.split("@")[0] in independent, root=root)
         for c in configs:
             clusters[c].await_ready()
             targets = clusters[c].urls if clusters[c].independent else clusters[c].urls[:1]
@@ -408,7 +459,8 @@ def main():
                 "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "node_args": args.node_args,
                 "constant_rates": args.rates, "settle_max_s": args.settle_max, "settle_step_s": args.settle_step,
                 "settle_jit_share": args.settle_jit,
-                "configs": {c: known[c][1] for c in configs}, "loadavg_at_end": results_file.loadavg(),
+                "configs": {c: known[c.split("@")[0]][1] for c in configs}, "baseline": baseline,
+                "loadavg_at_end": results_file.loadavg(),
                 "command": " ".join(["./ringkv", "bench", "--replicated-path"] + sys.argv[1:])}
         base = results_file.write(args.out_dir, "replicated-path", meta,
                                   {"meta": meta, "settling": settling, "runs": runs, "constant_rate_runs": fixed_rate_runs},
