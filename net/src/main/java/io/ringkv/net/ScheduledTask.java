@@ -4,26 +4,28 @@ package io.ringkv.net;
  * A task scheduled on an {@link EventLoop} to run once after a delay.
  *
  * <p>Threading: {@link #cancel()} may be called from any thread; a cancelled task is skipped when
- * its time comes (it is dropped lazily, not searched for in the queue).
+ * its time comes (it is dropped lazily, not searched for in the queue). Cancelling lets go of the
+ * task at once, so that what it captured (a request, its answer) is not kept reachable by a timer
+ * that will never run it.
  */
 public final class ScheduledTask implements Comparable<ScheduledTask> {
     private final long deadlineNanos;
     private final long sequence;
-    private final Runnable task;
-    private volatile boolean cancelled;
+    /** Null once cancelled. */
+    private volatile Runnable task;
 
     ScheduledTask(long deadlineNanos, long sequence, Runnable task) {
         this.deadlineNanos = deadlineNanos;
         this.sequence = sequence;
-        this.task = task;
+        this.task = java.util.Objects.requireNonNull(task, "task");
     }
 
     public void cancel() {
-        cancelled = true;
+        task = null;
     }
 
     public boolean isCancelled() {
-        return cancelled;
+        return task == null;
     }
 
     long deadlineNanos() {
@@ -31,8 +33,9 @@ public final class ScheduledTask implements Comparable<ScheduledTask> {
     }
 
     void run() {
-        if (!cancelled) {
-            task.run();
+        Runnable current = task;
+        if (current != null) {
+            current.run();
         }
     }
 

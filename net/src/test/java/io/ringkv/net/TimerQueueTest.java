@@ -42,6 +42,31 @@ class TimerQueueTest {
         assertThat(ran, contains("kept"));
     }
 
+    /**
+     * A cancelled timer stays queued until its deadline or a purge; what its task captured (a
+     * request and its answer, for a request timeout) must not stay reachable through it that long.
+     */
+    @Test
+    void aCancelledTaskLetsGoOfWhatItCapturedAtOnce() throws InterruptedException {
+        List<java.lang.ref.WeakReference<byte[]>> watch = new ArrayList<>();
+        ScheduledTask task = taskCapturing(watch);
+        timers.add(task);
+        task.cancel();
+        for (int i = 0; i < 20 && watch.get(0).get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat("the cancelled task's capture was collected", watch.get(0).get() == null, is(true));
+        assertThat(timers.size(), is(1));
+    }
+
+    /** A task whose only reference to a 1 MiB array is its own capture; {@code watch} gets a weak one. */
+    private ScheduledTask taskCapturing(List<java.lang.ref.WeakReference<byte[]>> watch) {
+        byte[] payload = new byte[1 << 20];
+        watch.add(new java.lang.ref.WeakReference<>(payload));
+        return new ScheduledTask(1_000, 1, () -> ran.add("size " + payload.length));
+    }
+
     @Test
     void deadlinesCompareAcrossNanoTimeWraparound() {
         add(Long.MAX_VALUE - 10, 1, "before wrap");
