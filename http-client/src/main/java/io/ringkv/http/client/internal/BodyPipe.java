@@ -251,6 +251,11 @@ public final class BodyPipe implements Flow.Subscription {
         return state.ended();
     }
 
+    /** Whether the producer ended the body with a failure. */
+    public boolean isFailed() {
+        return state.production == Production.FAILED;
+    }
+
     /**
      * Producer, on its loop, before any subscriber: {@code target} copies every piece from now on,
      * while the application has not subscribed yet, so that nothing read in the meantime is
