@@ -159,7 +159,7 @@ GITREV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 GITREV_FULL=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown) # the code the jar was built from
 DIRTY=0
 [[ -n $(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]] && DIRTY=1
-RUN_ID="client-$(date -u +%Y%m%dT%H%M%SZ)-$GITREV$( ((DIRTY)) && echo -dirty)"
+RUN_ID="client-$(date -u +%Y%m%dT%H%M%SZ)-$GITREV$( ((DIRTY)) && echo -dirty || true)" # a clean tree must not end the run (set -e)
 mkdir -p "$BENCH_DIR/results"
 RESULTS="$BENCH_DIR/results/$RUN_ID.json"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringkv-clientbench.XXXXXX")

@@ -74,10 +74,26 @@ public interface Connection {
      * reaches the {@link #bytesEnqueued()} read after a group's enqueue, the connection holds no
      * reference to that group's buffers, and the producer may reuse them. That holds as long as
      * groups leave in the order they were enqueued, that is while nobody uses {@link #writeUrgent}
-     * on this connection (an urgent group enqueued later may go first).
+     * on this connection (an urgent group enqueued later may go first): a producer that relies on
+     * it {@linkplain #claimOutbound claims the queue} for itself.
      */
     default long bytesWritten() {
         return -1;
+    }
+
+    /**
+     * Hands the outbound queue to one producer for the rest of the connection's life: from now on
+     * groups go in only through the returned handle, in order and never urgently, and
+     * {@link #write}, {@link #enqueue} and {@link #writeUrgent} on the connection itself throw
+     * {@link IllegalStateException}. Flushing, closing, the counters and reading are unaffected.
+     * Once per connection, so a second producer is refused when it is wired up, not when its
+     * bytes interleave with the first one's.
+     *
+     * @throws IllegalStateException if the queue was claimed before
+     * @throws UnsupportedOperationException where the connection cannot hand its queue over
+     */
+    default ExclusiveOutbound claimOutbound() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot hand its outbound queue over");
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.ringkv.net;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -14,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * A plain TCP {@link Connection} on a non-blocking {@link SocketChannel}.
  *
  * <p>Threading: reads, interest changes, lingering and the close itself run on the owning loop;
- * writes go through the lock-free {@link OutboundQueue} from any thread; {@link #state} is the one
- * field other threads consult.
+ * writes go through the lock-free {@link OutboundQueue} from any thread; {@link #state} and
+ * {@link #claimedBy} (set once) are the fields other threads consult.
  *
  * <pre>
  *   OPEN --closeAfterFlush--> OUTPUT_CLOSING --queue flushed, output shut down--> LINGERING --EOF or timeout--> CLOSED
@@ -24,6 +26,15 @@ import org.slf4j.LoggerFactory;
  */
 final class NioConnection implements Connection, SelectionHandler, OutboundQueue.Sink {
     private static final Logger log = LoggerFactory.getLogger(NioConnection.class);
+    private static final VarHandle CLAIMED_BY;
+
+    static {
+        try {
+            CLAIMED_BY = MethodHandles.lookup().findVarHandle(NioConnection.class, "claimedBy", ExclusiveOutbound.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     enum State { OPEN, OUTPUT_CLOSING, LINGERING, CLOSED }
 
@@ -38,6 +49,8 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
     private final InetSocketAddress local;
     private final OutboundQueue outbound;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
+    /** The producer that {@linkplain #claimOutbound claimed} the queue, or {@code null}; set once. */
+    private volatile ExclusiveOutbound claimedBy;
     // Loop-confined below.
     private SelectionKey key;
     private ByteBuffer kept;
@@ -109,6 +122,11 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
 
     @Override
     public boolean enqueue(ByteBuffer... group) {
+        refuseIfClaimed();
+        return enqueueInOrder(group);
+    }
+
+    private boolean enqueueInOrder(ByteBuffer[] group) {
         if (state.get() != State.OPEN) {
             return false;
         }
@@ -118,6 +136,7 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
 
     @Override
     public boolean writeUrgent(ByteBuffer... group) {
+        refuseIfClaimed();
         if (state.get() != State.OPEN) {
             return false;
         }
@@ -129,6 +148,37 @@ final class NioConnection implements Connection, SelectionHandler, OutboundQueue
     @Override
     public void flush() {
         outbound.flush();
+    }
+
+    @Override
+    public ExclusiveOutbound claimOutbound() {
+        ExclusiveOutbound handle = new ExclusiveOutbound() {
+            @Override
+            public boolean enqueue(ByteBuffer... group) {
+                return enqueueInOrder(group);
+            }
+
+            @Override
+            public long bytesEnqueued() {
+                return NioConnection.this.bytesEnqueued();
+            }
+
+            @Override
+            public long bytesWritten() {
+                return NioConnection.this.bytesWritten();
+            }
+        };
+        if (!CLAIMED_BY.compareAndSet(this, null, handle)) {
+            throw new IllegalStateException(this + ": the outbound queue already has its sole producer");
+        }
+        return handle;
+    }
+
+    /** A write on the connection itself while a producer holds the queue is a wiring bug: fail it loudly. */
+    private void refuseIfClaimed() {
+        if (claimedBy != null) {
+            throw new IllegalStateException(this + ": the outbound queue belongs to the producer that claimed it");
+        }
     }
 
     @Override

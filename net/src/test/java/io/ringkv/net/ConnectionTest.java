@@ -3,6 +3,7 @@ package io.ringkv.net;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -103,10 +104,8 @@ class ConnectionTest {
 
     @Test
     void slowReaderMakesTheConnectionUnwritableUntilItDrains() throws Exception {
-        RecordingHandler server = new RecordingHandler(false);
-        Acceptor acceptor = listen(remote -> server);
-        Socket socket = dial(acceptor);
-        Connection connection = server.opened.get(10, TimeUnit.SECONDS);
+        Accepted accepted = acceptOne();
+        Connection connection = accepted.connection();
         int chunk = 64 * 1024;
         int written = 0;
         while (connection.isWritable() && written < 256 * 1024 * 1024) {
@@ -114,25 +113,59 @@ class ConnectionTest {
             written += chunk;
         }
         assertThat(connection.isWritable(), is(false));
-        assertThat(server.writableCalls.get(), is(0));
-        readN(socket.getInputStream(), written);
-        Poll.until("the writable signal", () -> server.writableCalls.get() == 1);
+        assertThat(accepted.server().writableCalls.get(), is(0));
+        readN(accepted.socket().getInputStream(), written);
+        Poll.until("the writable signal", () -> accepted.server().writableCalls.get() == 1);
         assertThat(connection.queuedBytes(), is(0L));
         assertThat(connection.isWritable(), is(true));
     }
 
     @Test
-    void abortResetsTheSocketAndNotifiesTheHandlerOnce() throws Exception {
+    void aClaimedQueueRefusesASecondProducerAndTheConnectionsOwnWrites() throws Exception {
+        Accepted accepted = acceptOne();
+        Connection connection = accepted.connection();
+        ExclusiveOutbound sole = connection.claimOutbound();
+
+        assertThrows(IllegalStateException.class, connection::claimOutbound);
+        assertThrows(IllegalStateException.class, () -> connection.write(ascii("stray")));
+        assertThrows(IllegalStateException.class, () -> connection.enqueue(ascii("stray")));
+        assertThrows(IllegalStateException.class, () -> connection.writeUrgent(ascii("stray")));
+
+        assertThat(sole.enqueue(ascii("first;")), is(true));
+        assertThat(sole.enqueue(ascii("second")), is(true));
+        long enqueued = sole.bytesEnqueued();
+        assertThat(enqueued, is(12L));
+        connection.flush();
+        assertThat(new String(readN(accepted.socket().getInputStream(), 12), StandardCharsets.US_ASCII),
+                is("first;second"));
+        Poll.until("the written count", () -> sole.bytesWritten() == enqueued);
+    }
+
+    private static ByteBuffer ascii(String text) {
+        return ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** The server's side of a connection dialled from a plain socket: its handler, the socket, the connection. */
+    private record Accepted(RecordingHandler server, Socket socket, Connection connection) {
+    }
+
+    private Accepted acceptOne() throws Exception {
         RecordingHandler server = new RecordingHandler(false);
         Acceptor acceptor = listen(remote -> server);
         Socket socket = dial(acceptor);
-        Connection connection = server.opened.get(10, TimeUnit.SECONDS);
+        return new Accepted(server, socket, server.opened.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void abortResetsTheSocketAndNotifiesTheHandlerOnce() throws Exception {
+        Accepted accepted = acceptOne();
+        Connection connection = accepted.connection();
         IOException cause = new IOException("test abort");
         connection.abort(cause);
         connection.abort(new IOException("second abort is ignored"));
-        assertThat(server.closed.get(10, TimeUnit.SECONDS), is(cause));
-        assertThat(endOfStreamOrReset(socket.getInputStream()), is(true));
-        assertThat(server.closedCalls.get(), is(1));
+        assertThat(accepted.server().closed.get(10, TimeUnit.SECONDS), is(cause));
+        assertThat(endOfStreamOrReset(accepted.socket().getInputStream()), is(true));
+        assertThat(accepted.server().closedCalls.get(), is(1));
         assertThat(connection.write(ByteBuffer.allocate(1)), is(false));
     }
 

@@ -1,6 +1,6 @@
 package io.ringkv.net.tls;
 
-import io.ringkv.net.Connection;
+import io.ringkv.net.ExclusiveOutbound;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -36,9 +36,12 @@ import javax.net.ssl.SSLException;
  * it has written them: each group of pooled buffers waits in {@link #inFlight} with the plain
  * connection's {@code bytesEnqueued} read after its enqueue, and goes back to the pool once
  * {@code bytesWritten} reaches that count, checked before each wrap and after each flush (at most
- * {@link #IN_FLIGHT_BUFFERS_MAX} per connection). This writer is the plain connection's only producer
- * and never enqueues urgently there, so groups leave in order and the count is exact. A plain
- * connection that does not count ({@code -1}) gets fresh buffers, never reused.
+ * {@link #IN_FLIGHT_BUFFERS_MAX} per connection). The count is exact because groups leave in the
+ * order they were enqueued, and the types see to that: the writer enqueues only through the plain
+ * connection's {@link ExclusiveOutbound}, which has no urgent enqueue and which the
+ * {@link TlsConnection} claimed when the plain connection opened, after which the connection
+ * refuses every other writer (and a second claim). A plain connection that does not count
+ * ({@code -1}) gets fresh buffers, never reused.
  */
 final class RecordWriter {
     /** Plaintext of a full record (RFC 8446 §5.1: 2^14); the engine never puts more in one. */
@@ -104,13 +107,14 @@ final class RecordWriter {
 
     /**
      * Wraps what is queued (and handshake messages the engine wants to send) and enqueues the
-     * records on {@code plain}; with {@code close}, then close_notify (RFC 8446 §6.1). Stops early
+     * records on the plain connection's queue, {@code plain}; with {@code close}, then close_notify
+     * (RFC 8446 §6.1). Stops early
      * when the engine waits for a delegated task or for the peer; what is left stays queued.
      *
      * @return {@code true} when the engine reported a handshake status, so the handshake driver
      *         should look at it (tasks to run, a finished handshake)
      */
-    boolean wrapQueued(Connection plain, boolean close) throws SSLException {
+    boolean wrapQueued(ExclusiveOutbound plain, boolean close) throws SSLException {
         boolean handshaking = false;
         lock.lock();
         try {
@@ -192,7 +196,7 @@ final class RecordWriter {
      * goes idle keeps nothing from the pool in the usual case (the flushing thread wrote it all).
      * Skips when nothing is in flight or another thread holds the lock (its wrap reclaims).
      */
-    void reclaimWritten(Connection plain) {
+    void reclaimWritten(ExclusiveOutbound plain) {
         if (inFlightBuffers == 0 || !lock.tryLock()) {
             return;
         }

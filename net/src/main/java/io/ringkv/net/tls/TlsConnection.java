@@ -3,6 +3,7 @@ package io.ringkv.net.tls;
 import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.EventLoop;
+import io.ringkv.net.ExclusiveOutbound;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -27,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * <p>Writing: {@link #enqueue} only queues plaintext in the {@link RecordWriter}; a flush wraps
  * everything queued into as few records as possible under the writer's lock, enqueues them on the
  * plain connection as one group, and writes the socket ({@link Connection#flush}) after the lock
- * is released. {@link #writeUrgent} goes ahead of every group not yet wrapped; records already
+ * is released. The plain connection's queue is {@linkplain Connection#claimOutbound claimed} in
+ * {@link #onOpen}: records go in through that handle only, and the plain connection refuses any
+ * other writer. {@link #writeUrgent} goes ahead of every group not yet wrapped; records already
  * wrapped keep their place (their sequence numbers fix it).
  *
  * <p>Reading: records are decrypted straight from the plain connection's read buffer into a
@@ -55,6 +58,8 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     private final RecordWriter writer;
     private final CompletableFuture<SSLSession> handshake = new CompletableFuture<>();
     private volatile Connection plain;
+    /** The plain connection's queue, claimed for the {@link RecordWriter} when it opens; nobody else enqueues there. */
+    private volatile ExclusiveOutbound outbound;
     private volatile ConnectionHandler application;
     private volatile boolean suspended;
     private volatile boolean tasksRunning;
@@ -97,6 +102,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     @Override
     public void onOpen(Connection connection) {
         plain = connection;
+        outbound = connection.claimOutbound(); // a second producer on this connection fails here, at wiring
         try {
             engine.beginHandshake();
             advanceHandshake();
@@ -264,7 +270,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
                         return;
                     }
                     case NEED_WRAP -> {
-                        writer.wrapQueued(plain, false);
+                        writer.wrapQueued(outbound, false);
                         plain.flush(); // handshake records go out now (no lock held here)
                     }
                     case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
@@ -423,7 +429,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
     private void wrapAndFlush(boolean close) {
         Connection connection = plain;
         try {
-            if (writer.wrapQueued(connection, close)) {
+            if (writer.wrapQueued(outbound, close)) {
                 resumeHandshakeOnLoop();
             }
         } catch (SSLException e) {
@@ -434,7 +440,7 @@ public final class TlsConnection implements Connection, ConnectionHandler {
             connection.closeAfterFlush(); // writes the records, then shuts the output down
         } else {
             connection.flush();
-            writer.reclaimWritten(connection);
+            writer.reclaimWritten(outbound);
         }
     }
 

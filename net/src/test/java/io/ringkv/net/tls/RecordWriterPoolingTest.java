@@ -4,9 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.sameInstance;
 
-import io.ringkv.net.Connection;
-import io.ringkv.net.EventLoop;
-import java.net.InetSocketAddress;
+import io.ringkv.net.ExclusiveOutbound;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -152,8 +150,11 @@ class RecordWriterPoolingTest {
         assertThat(small.size(), is(0));
     }
 
-    /** Records enqueued groups; counts bytes as NioConnection does, written as the test says. */
-    private static final class RecordingPlain implements Connection {
+    /**
+     * The plain connection's queue as the writer holds it: records enqueued groups, counts bytes as
+     * NioConnection does, written as the test says.
+     */
+    private static final class RecordingPlain implements ExclusiveOutbound {
         final List<ByteBuffer[]> groups = new ArrayList<>();
         long enqueued;
         long written;
@@ -184,66 +185,6 @@ class RecordWriterPoolingTest {
         @Override
         public long bytesWritten() {
             return counting ? written : -1;
-        }
-
-        @Override
-        public boolean write(ByteBuffer... group) {
-            return enqueue(group);
-        }
-
-        @Override
-        public boolean writeUrgent(ByteBuffer... group) {
-            throw new AssertionError("the record writer never writes urgently on the plain connection");
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public long queuedBytes() {
-            return enqueued - written;
-        }
-
-        @Override
-        public boolean isWritable() {
-            return true;
-        }
-
-        @Override
-        public EventLoop loop() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public InetSocketAddress remoteAddress() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public InetSocketAddress localAddress() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void suspendReads() {
-        }
-
-        @Override
-        public void resumeReads() {
-        }
-
-        @Override
-        public void closeAfterFlush() {
-        }
-
-        @Override
-        public void abort(Throwable cause) {
-        }
-
-        @Override
-        public boolean isOpen() {
-            return open;
         }
     }
 

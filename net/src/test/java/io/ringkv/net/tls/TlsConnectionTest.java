@@ -68,6 +68,8 @@ class TlsConnectionTest {
     private SSLServerSocket listener;
     private RecordCountingRelay relay;
     private ExecutorService taskPool;
+    /** The plain connection under the TLS connection {@link #connect} made last. */
+    private CompletableFuture<Connection> lastPlain;
 
     TlsConnectionTest() throws IOException {
     }
@@ -129,7 +131,7 @@ class TlsConnectionTest {
             return handler;
         };
         TlsConnection tls = tasks == null ? new TlsConnection(engine, handlers) : new TlsConnection(engine, handlers, tasks);
-        group.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Duration.ofSeconds(10),
+        lastPlain = group.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Duration.ofSeconds(10),
                 ChannelOptions.defaults(), tls);
         return tls;
     }
@@ -253,6 +255,49 @@ class TlsConnectionTest {
         for (int w = 0; w < writers; w++) {
             assertThat(next.get(w), is(groupsEach));
         }
+    }
+
+    @Test
+    void thePlainConnectionsQueueIsTheRecordWritersAlone() throws Exception {
+        Collecting handler = new Collecting();
+        TlsConnection tls = handshakenWithEcho(handler);
+        Connection plain = lastPlain.get(10, TimeUnit.SECONDS);
+        assertThrows(IllegalStateException.class, plain::claimOutbound, "a second producer");
+        assertThrows(IllegalStateException.class, () -> plain.write(ascii("cleartext")));
+        assertThrows(IllegalStateException.class, () -> plain.writeUrgent(ascii("cleartext")));
+
+        tls.write(ascii("still carried"));
+        handler.expect(13).get(30, TimeUnit.SECONDS);
+        assertThat(handler.text(), is("still carried"));
+    }
+
+    @Test
+    void aTlsConnectionOverAQueueAnotherProducerClaimedFailsWhenItOpens() throws Exception {
+        int port = startEchoServer();
+        SSLEngine engine = context.createSSLEngine("localhost", port);
+        engine.setUseClientMode(true);
+        TlsConnection tls = new TlsConnection(engine, protocol -> new Collecting());
+        ConnectionHandler claimingFirst = new ConnectionHandler() {
+            @Override
+            public void onOpen(Connection connection) {
+                connection.claimOutbound(); // another producer got there first
+                tls.onOpen(connection);
+            }
+
+            @Override
+            public void onRead(Connection connection, ByteBuffer input) {
+                tls.onRead(connection, input);
+            }
+
+            @Override
+            public void onClosed(Connection connection, Throwable cause) {
+                tls.onClosed(connection, cause);
+            }
+        };
+        group.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Duration.ofSeconds(10),
+                ChannelOptions.defaults(), claimingFirst);
+        ExecutionException failed = assertThrows(ExecutionException.class, () -> tls.handshake().get(30, TimeUnit.SECONDS));
+        assertThat(failed.getCause(), instanceOf(IllegalStateException.class));
     }
 
     @Test

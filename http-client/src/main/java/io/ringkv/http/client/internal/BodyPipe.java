@@ -1,6 +1,10 @@
 package io.ringkv.http.client.internal;
 
+import io.ringkv.http.client.internal.PipeState.Consumer;
+import io.ringkv.http.client.internal.PipeState.Production;
 import io.ringkv.net.EventLoop;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -17,16 +21,50 @@ import java.util.concurrent.atomic.AtomicLong;
  * every buffer queued so far; the producer stops reading from the socket while
  * {@link #wantsMore()} is false and is told through its {@link Producer#resume()} when to go on.
  *
- * <p>Threading: {@code offer}/{@code complete}/{@code fail} come from one producer thread at a
- * time (the connection's event loop). Subscriber signals are serialised by a work counter and run
- * on the client executor, or inline in a thread that calls {@code request} (an application thread,
- * never an event loop). The queue is bounded by {@link #QUEUED_BYTES_MAX} through the producer's
- * pause, plus at most one read's worth. A producing event loop signals new pieces once per loop
- * iteration (see {@link #offer}); the end of the body and failures are signalled at once.
+ * <p>Lifecycle: one {@link PipeState} field, changed only through {@link #move}, which refuses
+ * any transition the state machine does not have. Who makes each step:
+ * <ul>
+ *   <li>{@code OPEN → COMPLETED} ({@link #complete}) and {@code OPEN → FAILED} ({@link #fail}):
+ *       the producer, whatever the consumer's side; a body that ended stays as it ended.
+ *   <li>{@code UNSUBSCRIBED → SUBSCRIBED} ({@link #subscribe}): the exchange, once; a second
+ *       subscriber is refused.
+ *   <li>{@code SUBSCRIBED → CANCELLED} ({@link #cancel}, or {@link #request} with n ≤ 0): the
+ *       subscriber; a cancel after that, or after the end was signalled, does nothing (Reactive
+ *       Streams §3.7, §1.6).
+ *   <li>{@code → TERMINATED}: the drain only, so the last signal is delivered once: from
+ *       {@code SUBSCRIBED} when the body ended and every queued piece was handed over
+ *       ({@code onComplete} or {@code onError}), from {@code CANCELLED} at once (nothing, or
+ *       {@code onError} for a non-positive request, §3.9).
+ * </ul>
+ * Each side retries its compare-and-set when the other side moved meanwhile. Whatever the pipe
+ * must remember with a step (the failure, the subscriber, the bad request) is written before the
+ * step's compare-and-set, which publishes it to whoever sees the new state.
+ *
+ * <p>Threading: {@code offer}/{@code complete} come from one producer thread at a time (the
+ * connection's event loop); {@code fail} may also come from a thread that aborts the exchange
+ * (the state machine keeps the first end). Subscriber signals are serialised by a work counter
+ * (Reactive Streams §3.3) and run on the client executor, or inline in a thread that calls
+ * {@code request} or {@code subscribe} (an application or executor thread, never an event loop).
+ * The queue is bounded by {@link #QUEUED_BYTES_MAX} through the producer's pause, plus at most one
+ * read's worth. A producing event loop signals new pieces once per loop iteration (see
+ * {@link #offer}); the end of the body and failures are signalled at once.
  */
 public final class BodyPipe implements Flow.Subscription {
     /** Bytes queued for the subscriber beyond which the producer pauses reading. */
     static final long QUEUED_BYTES_MAX = 1024 * 1024;
+
+    private static final VarHandle STATE;
+    private static final VarHandle ERROR;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(BodyPipe.class, "state", PipeState.class);
+            ERROR = lookup.findVarHandle(BodyPipe.class, "error", Throwable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * A subscriber of the client's own that takes each piece by copying it, at once, on whichever
@@ -61,15 +99,21 @@ public final class BodyPipe implements Flow.Subscription {
     private final AtomicInteger work = new AtomicInteger();
     private final AtomicLong demand = new AtomicLong();
     private final AtomicLong queuedBytes = new AtomicLong();
+    /** The lifecycle; changed by {@link #move} only. */
+    private volatile PipeState state = PipeState.UNSUBSCRIBED_OPEN;
+    /**
+     * Written after the step to {@code SUBSCRIBED} (which is the claim), before the subscribing
+     * thread drains: a drain that runs in between finds none and leaves the signals to that drain.
+     */
     private volatile Flow.Subscriber<? super List<ByteBuffer>> subscriber;
     /** Set once, under the queue's lock, when the subscriber copies on arrival; never cleared. */
     private volatile CopyingSubscriber copier;
-    private volatile boolean subscribedSignalled;
-    private volatile boolean done;
+    /** The cause of the step to {@code FAILED}: the first failure claims it (compare-and-set from null). */
     private volatile Throwable error;
-    private volatile boolean cancelled;
-    private volatile IllegalArgumentException badRequest;
-    private boolean terminated;
+    /** Why a non-positive request cancelled; written by the subscriber before its step to {@code CANCELLED}. */
+    private IllegalArgumentException badRequest;
+    /** {@code onSubscribe} was delivered; drain-confined (the work counter orders the drains). */
+    private boolean subscribedSignalled;
     private volatile boolean paused;
     /** A {@link #signalDeferred} task is queued on the producing loop; that loop's thread only. */
     private boolean signalDeferred;
@@ -77,6 +121,26 @@ public final class BodyPipe implements Flow.Subscription {
     public BodyPipe(Executor executor, Producer producer) {
         this.executor = executor;
         this.producer = producer;
+    }
+
+    /**
+     * The one way the lifecycle changes: from {@code from} to {@code to}, if the state is still
+     * {@code from}. A pair the state machine has no transition for is a bug in the caller, whatever
+     * the current state.
+     *
+     * @return whether the state was {@code from} and is now {@code to}
+     * @throws IllegalStateException if {@code from} cannot become {@code to}
+     */
+    boolean move(PipeState from, PipeState to) {
+        if (!from.canBecome(to)) {
+            throw new IllegalStateException("body pipe: no transition from " + from + " to " + to);
+        }
+        return STATE.compareAndSet(this, from, to);
+    }
+
+    /** The current lifecycle state (for tests and diagnostics). */
+    PipeState state() {
+        return state;
     }
 
     /**
@@ -88,7 +152,7 @@ public final class BodyPipe implements Flow.Subscription {
      * buffer while that thread parks between pieces. From any other thread, at once.
      */
     public void offer(ByteBuffer data) {
-        if (cancelled || !data.hasRemaining()) {
+        if (state.consumerGone() || !data.hasRemaining()) {
             return;
         }
         int size = data.remaining();
@@ -109,7 +173,7 @@ public final class BodyPipe implements Flow.Subscription {
         EventLoop loop = EventLoop.current();
         if (loop == null) {
             signal();
-        } else if (!signalDeferred && subscriber != null) { // without one, subscribe drains (see signal)
+        } else if (!signalDeferred && subscribed()) { // before the subscriber, subscribe drains (see signal)
             signalDeferred = true;
             loop.execute(this::signalDeferred);
         }
@@ -125,7 +189,7 @@ public final class BodyPipe implements Flow.Subscription {
 
     /** Producer: whether to keep reading; when false, the pipe calls {@link Producer#resume()} later. */
     public boolean wantsMore() {
-        if (queuedBytes.get() < QUEUED_BYTES_MAX || cancelled) {
+        if (queuedBytes.get() < QUEUED_BYTES_MAX || state.consumerGone()) {
             return true;
         }
         paused = true;
@@ -137,20 +201,35 @@ public final class BodyPipe implements Flow.Subscription {
         return false;
     }
 
-    /** Producer: the body ended normally. */
+    /** Producer: the body ended normally. A body that already ended stays as it ended. */
     public void complete() {
-        done = true;
-        signal();
+        end(Production.COMPLETED);
     }
 
-    /** Producer: the body cannot be completed. */
+    /**
+     * Producer, or a thread that aborts the exchange: the body cannot be completed. Ignored once
+     * the body ended: a body that ended normally stays ended, and a later connection close is not
+     * its failure.
+     */
     public void fail(Throwable cause) {
-        if (done) {
-            return; // a body that ended normally stays ended; a later connection close is not its failure
+        if (state.ended() || !ERROR.compareAndSet(this, null, cause)) {
+            return;
         }
-        error = cause;
-        done = true;
-        signal();
+        end(Production.FAILED);
+    }
+
+    /** {@code OPEN → how}, on whichever consumer side; the subscriber hears of it if one is attached. */
+    private void end(Production how) {
+        PipeState from;
+        do {
+            from = state;
+            if (from.ended()) {
+                return;
+            }
+        } while (!move(from, from.with(how)));
+        if (from.consumer == Consumer.SUBSCRIBED) {
+            schedule();
+        }
     }
 
     /**
@@ -167,9 +246,14 @@ public final class BodyPipe implements Flow.Subscription {
         return copier != null;
     }
 
-    /** Whether the producer ended the body (normally or not). */
+    /** Whether the producer ended the body (normally or not), whatever became of its subscriber. */
     public boolean isDone() {
-        return done;
+        return state.ended();
+    }
+
+    /** Whether the producer ended the body with a failure. */
+    public boolean isFailed() {
+        return state.production == Production.FAILED;
     }
 
     /**
@@ -177,11 +261,12 @@ public final class BodyPipe implements Flow.Subscription {
      * while the application has not subscribed yet, so that nothing read in the meantime is
      * retained. Its {@code Flow} signals begin when it is {@linkplain #subscribe subscribed}; until
      * then it is only remembered ({@link #arrayBody}). Used for the JDK's
-     * {@code BodyHandlers.ofByteArray()}, attached when the response head arrives.
+     * {@code BodyHandlers.ofByteArray()}, attached when the response head arrives, so before the
+     * application can subscribe.
      */
     void copyFromNowOn(CopyingSubscriber target) {
         Objects.requireNonNull(target);
-        if (copier != null || subscriber != null) {
+        if (copier != null || state.consumer != Consumer.UNSUBSCRIBED) {
             throw new IllegalStateException("the body already has a subscriber");
         }
         takeOverQueue(target);
@@ -193,17 +278,30 @@ public final class BodyPipe implements Flow.Subscription {
     }
 
     /**
-     * Consumer side: attaches the subscriber; {@code onSubscribe} follows on the executor. A
-     * subscriber that copies on arrival is either the one {@linkplain #copyFromNowOn already
-     * copying} or the first to copy; a body that another already copies into its array can still
-     * be discarded by a subscriber that does not copy (it sees only the end).
+     * Consumer side: attaches the subscriber ({@code UNSUBSCRIBED → SUBSCRIBED}); {@code onSubscribe}
+     * follows on the executor, or here off the event loops. A subscriber that copies on arrival is
+     * either the one {@linkplain #copyFromNowOn already copying} or the first to copy; a body that
+     * another already copies into its array can still be discarded by a subscriber that does not
+     * copy (it sees only the end).
+     *
+     * @throws IllegalStateException if the pipe already has a subscriber, or another copies it
      */
     public void subscribe(Flow.Subscriber<? super List<ByteBuffer>> target) {
         Objects.requireNonNull(target);
-        if (target instanceof CopyingSubscriber copying && copying != copier) {
-            if (copier != null) {
-                throw new IllegalStateException("the body is already copied by another subscriber");
+        CopyingSubscriber copying = target instanceof CopyingSubscriber c ? c : null;
+        if (copying != null && copier != null && copier != copying) {
+            throw new IllegalStateException("the body is already copied by another subscriber");
+        }
+        PipeState from;
+        do {
+            from = state;
+            if (from.consumer != Consumer.UNSUBSCRIBED) {
+                throw new IllegalStateException("the body already has a subscriber");
             }
+        } while (!move(from, from.with(Consumer.SUBSCRIBED)));
+        // Until the subscriber field is set, a drain finds nobody to signal: the queue can be
+        // handed over to a copier first, so that no piece reaches it by onNext out of order.
+        if (copying != null && copier == null) {
             takeOverQueue(copying);
         }
         subscriber = target;
@@ -220,12 +318,10 @@ public final class BodyPipe implements Flow.Subscription {
     public void request(long n) {
         if (n <= 0) {
             // Reactive Streams §3.9: a non-positive request cancels with IllegalArgumentException.
-            badRequest = new IllegalArgumentException("non-positive subscription request: " + n);
-            cancel();
+            cancel(new IllegalArgumentException("non-positive subscription request: " + n));
             return;
-        } else {
-            demand.getAndAccumulate(n, (current, add) -> current + add < 0 ? Long.MAX_VALUE : current + add);
         }
+        demand.getAndAccumulate(n, (current, add) -> current + add < 0 ? Long.MAX_VALUE : current + add);
         if (work.getAndIncrement() == 0) {
             drain(); // Reactive Streams §3.3: the work counter bounds the recursion.
         }
@@ -233,20 +329,36 @@ public final class BodyPipe implements Flow.Subscription {
 
     @Override
     public void cancel() {
-        cancelled = true;
+        cancel(null);
+    }
+
+    /** {@code SUBSCRIBED → CANCELLED}, remembering {@code reason} for the drain; else nothing (§3.7). */
+    private void cancel(IllegalArgumentException reason) {
+        PipeState from;
+        do {
+            from = state;
+            if (from.consumer != Consumer.SUBSCRIBED) {
+                return;
+            }
+            badRequest = reason;
+        } while (!move(from, from.with(Consumer.CANCELLED)));
         producer.cancel();
         schedule();
     }
 
     /**
      * Producer side: there is something new for the subscriber. Before one is attached there is
-     * nobody to tell ({@link #subscribe} drains what queued up); the subscriber field is read after
-     * the change was made, so a concurrent subscribe either sees the change or is seen here.
+     * nobody to tell ({@link #subscribe} drains what queued up); the state is read after the piece
+     * was queued, so a concurrent subscribe either sees the piece or is seen here.
      */
     private void signal() {
-        if (subscriber != null) {
+        if (subscribed()) {
             schedule();
         }
+    }
+
+    private boolean subscribed() {
+        return state.consumer == Consumer.SUBSCRIBED;
     }
 
     private void schedule() {
@@ -259,7 +371,7 @@ public final class BodyPipe implements Flow.Subscription {
         int missed = 1;
         do {
             Flow.Subscriber<? super List<ByteBuffer>> target = subscriber;
-            if (target != null && !terminated) {
+            if (target != null && state.consumer != Consumer.TERMINATED) {
                 deliver(target);
             }
             missed = work.addAndGet(-missed);
@@ -271,14 +383,7 @@ public final class BodyPipe implements Flow.Subscription {
             subscribedSignalled = true;
             target.onSubscribe(this);
         }
-        if (cancelled) {
-            terminate();
-            if (badRequest != null) {
-                target.onError(badRequest);
-            }
-            return;
-        }
-        while (demand.get() > 0 && !cancelled) {
+        while (demand.get() > 0 && subscribed()) {
             List<ByteBuffer> batch = takeAll();
             if (batch.isEmpty()) {
                 break;
@@ -286,13 +391,37 @@ public final class BodyPipe implements Flow.Subscription {
             demand.decrementAndGet();
             target.onNext(batch);
         }
-        if (done && isEmpty()) {
-            terminate();
-            if (error != null) {
-                target.onError(error);
-            } else {
-                target.onComplete();
+        PipeState now = state;
+        if (now.consumer == Consumer.CANCELLED || (now.ended() && isEmpty())) {
+            signalEnd(target, terminate());
+        }
+    }
+
+    /**
+     * The drain's step to {@code TERMINATED}, from whatever the state is by now (a cancel may
+     * overtake the end); drops what is still queued. Returns the state it left.
+     */
+    private PipeState terminate() {
+        PipeState from;
+        do {
+            from = state;
+        } while (!move(from, from.with(Consumer.TERMINATED)));
+        synchronized (queue) {
+            queue.clear();
+        }
+        return from;
+    }
+
+    /** The subscriber's last signal, for the state the pipe {@linkplain #terminate terminated} from. */
+    private void signalEnd(Flow.Subscriber<? super List<ByteBuffer>> target, PipeState from) {
+        if (from.consumer == Consumer.CANCELLED) {
+            if (badRequest != null) {
+                target.onError(badRequest);
             }
+        } else if (from.production == Production.FAILED) {
+            target.onError(error);
+        } else {
+            target.onComplete();
         }
     }
 
@@ -341,13 +470,6 @@ public final class BodyPipe implements Flow.Subscription {
     private boolean isEmpty() {
         synchronized (queue) {
             return queue.isEmpty();
-        }
-    }
-
-    private void terminate() {
-        terminated = true;
-        synchronized (queue) {
-            queue.clear();
         }
     }
 }

@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -16,16 +14,14 @@ import java.util.function.Function;
  * none of its connections is left, the requests waiting for one fail with that attempt's error:
  * nothing else would ever serve them.
  *
- * <p>A route's state exists only while it has a connection (open, opening or idle) or a waiter:
- * the last one to go removes it from the map, so a client that talks to many hosts over its
- * lifetime keeps state only for those it is connected to.
+ * <p>A route's state exists only while it has a connection (open, opening or idle) or a waiter
+ * ({@link RouteStates}): the last one to go retires it.
  *
- * <p>Threading: thread-safe. Each route's state is guarded by its own monitor, held only for
- * queue operations (never while connecting, writing or completing futures). A route's state is
- * retired under its monitor; a thread that finds it retired takes the route's new one.
+ * <p>Threading: thread-safe. Each route's state is guarded by its own lock ({@link RouteStates}),
+ * held only for queue operations (never while connecting, writing or completing futures).
  */
 final class ConnectionPool {
-    private final Map<Route, RoutePool> routes = new ConcurrentHashMap<>();
+    private final RouteStates<RoutePool> routes = new RouteStates<>(RoutePool::new);
     private final int connectionsPerHost;
     private final java.time.Duration idleTimeout;
     private final Function<Route, CompletableFuture<H1Connection>> connector;
@@ -51,24 +47,19 @@ final class ConnectionPool {
             return CompletableFuture.failedFuture(new IOException("HttpClient is shut down"));
         }
         CompletableFuture<H1Connection> waiter = new CompletableFuture<>();
-        RoutePool pool;
+        RoutePool pool = routes.lockLive(route);
         H1Connection idle;
         boolean open;
-        while (true) {
-            pool = routes.computeIfAbsent(route, key -> new RoutePool());
-            synchronized (pool) {
-                if (pool.retired) {
-                    continue; // its last connection went meanwhile; the route's next state is a new one
-                }
-                idle = fresh && pool.open < connectionsPerHost ? null : pool.takeIdle();
-                open = idle == null && pool.open < connectionsPerHost;
-                if (open) {
-                    pool.open++;
-                } else if (idle == null) {
-                    pool.waiters.add(waiter);
-                }
-                break;
+        try {
+            idle = fresh && pool.open < connectionsPerHost ? null : pool.takeIdle();
+            open = idle == null && pool.open < connectionsPerHost;
+            if (open) {
+                pool.open++;
+            } else if (idle == null) {
+                pool.waiters.add(waiter);
             }
+        } finally {
+            pool.unlock();
         }
         if (idle != null) {
             return CompletableFuture.completedFuture(idle);
@@ -78,14 +69,16 @@ final class ConnectionPool {
 
     /** The connection finished an exchange and may carry another. */
     void release(H1Connection connection) {
-        RoutePool pool = routes.get(connection.route());
+        RoutePool pool = routes.lockExisting(connection.route()); // counted in pool.open: not retired
         CompletableFuture<H1Connection> waiter;
-        synchronized (pool) {
+        try {
             waiter = pool.waiters.poll();
             if (waiter == null) {
                 pool.idle.push(connection);
-                connection.markIdle(); // under the monitor, so a taker's markBusy comes after it
+                connection.markIdle(); // under the lock, so a taker's markBusy comes after it
             }
+        } finally {
+            pool.unlock();
         }
         if (waiter != null && !waiter.complete(connection)) {
             release(connection); // the waiter gave up (cancelled); offer the connection again
@@ -98,10 +91,12 @@ final class ConnectionPool {
 
     /** Loop thread: the connection stayed idle for the idle timeout; closes it unless it was taken meanwhile. */
     void expire(H1Connection connection) {
-        RoutePool pool = routes.get(connection.route());
+        RoutePool pool = routes.lockExisting(connection.route());
         boolean expired;
-        synchronized (pool) {
+        try {
             expired = pool.idle.remove(connection);
+        } finally {
+            pool.unlock();
         }
         if (expired) {
             connection.connection().closeAfterFlush();
@@ -110,20 +105,22 @@ final class ConnectionPool {
 
     /** The connection closed: its slot frees up, and a waiter (if any) gets a new connection. */
     void remove(H1Connection connection) {
-        RoutePool pool = routes.get(connection.route());
+        RoutePool pool = routes.lockExisting(connection.route());
         if (pool == null) {
             return;
         }
         CompletableFuture<H1Connection> waiter;
-        synchronized (pool) {
+        try {
             pool.idle.remove(connection);
             pool.open--;
             waiter = closed ? null : pool.waiters.poll();
             if (waiter != null) {
                 pool.open++;
             } else {
-                retireIfUnused(connection.route(), pool);
+                routes.retireIfUnused(connection.route(), pool);
             }
+        } finally {
+            pool.unlock();
         }
         if (waiter != null) {
             connect(connection.route(), pool).whenComplete((opened, error) -> {
@@ -139,12 +136,15 @@ final class ConnectionPool {
     /** Closes idle connections and fails waiters; busy connections close when their exchange ends. */
     void close() {
         closed = true;
-        for (RoutePool pool : routes.values()) {
-            synchronized (pool) {
+        for (RoutePool pool : routes.all()) {
+            pool.lock();
+            try {
                 pool.idle.forEach(connection -> connection.connection().closeAfterFlush());
                 pool.idle.clear();
                 pool.waiters.forEach(waiter -> waiter.completeExceptionally(new IOException("HttpClient is shut down")));
                 pool.waiters.clear();
+            } finally {
+                pool.unlock();
             }
         }
     }
@@ -160,36 +160,34 @@ final class ConnectionPool {
                 return;
             }
             List<CompletableFuture<H1Connection>> stranded = List.of();
-            synchronized (pool) {
+            pool.lock(); // counted in pool.open until now: not retired
+            try {
                 pool.open--;
                 if (pool.open == 0) {
                     // No connection is left to be released to the waiters, and none is opening.
                     stranded = new ArrayList<>(pool.waiters);
                     pool.waiters.clear();
-                    retireIfUnused(route, pool);
+                    routes.retireIfUnused(route, pool);
                 }
+            } finally {
+                pool.unlock();
             }
             Throwable cause = Failures.unwrap(error);
             stranded.forEach(waiter -> waiter.completeExceptionally(cause));
         });
     }
 
-    /** Under the pool's monitor: forgets the route's state once nothing uses it. */
-    private void retireIfUnused(Route route, RoutePool pool) {
-        if (pool.open == 0 && pool.waiters.isEmpty()) {
-            pool.retired = true;
-            routes.remove(route, pool);
-        }
-    }
-
-    /** One route's connections. Guarded by its own monitor. */
-    private static final class RoutePool {
+    /** One route's connections. Guarded by its lock. */
+    private static final class RoutePool extends RouteStates.State {
         final ArrayDeque<H1Connection> idle = new ArrayDeque<>();
         final ArrayDeque<CompletableFuture<H1Connection>> waiters = new ArrayDeque<>();
         /** Connections open or opening, idle ones included. */
         int open;
-        /** Removed from the map; the route's later requests use a new state. */
-        boolean retired;
+
+        @Override
+        boolean unused() {
+            return open == 0 && waiters.isEmpty();
+        }
 
         /** The most recently used idle connection that is still open (stale ones are dropped). */
         H1Connection takeIdle() {

@@ -277,24 +277,4 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
             Hops.run(executor, () -> request.body().subscribe(writer));
         }
     }
-
-    /** Reads and drops a body nobody wants, so the connection can be reused. */
-    private static final class DiscardingSubscriber implements Flow.Subscriber<List<ByteBuffer>> {
-        @Override
-        public void onSubscribe(Flow.Subscription subscription) {
-            subscription.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(List<ByteBuffer> item) {
-        }
-
-        @Override
-        public void onError(Throwable throwable) {
-        }
-
-        @Override
-        public void onComplete() {
-        }
-    }
 }

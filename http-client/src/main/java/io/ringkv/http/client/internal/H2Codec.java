@@ -5,9 +5,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -18,15 +16,16 @@ import java.util.function.Predicate;
  * connection is opened, up to {@code connectionsMax} per route; beyond that, requests wait in
  * arrival order for a slot to free up.
  *
- * <p>A route's lists exist only while it has a live or opening connection or a waiting request;
- * the last one to go removes them from the map (as {@link ConnectionPool} does for HTTP/1.1).
+ * <p>A route's lists exist only while it has a live or opening connection or a waiting request
+ * ({@link RouteStates}, as for {@link ConnectionPool}'s HTTP/1.1 connections): the last one to
+ * go retires them.
  *
- * <p>Threading: thread-safe. Each route's lists are guarded by their own monitor, held only for
- * list operations, never while connecting, writing or completing futures. They are retired under
- * that monitor; a thread that finds them retired takes the route's new ones.
+ * <p>Threading: thread-safe. Each route's lists are guarded by their own lock
+ * ({@link RouteStates}), held only for list operations, never while connecting, writing or
+ * completing futures.
  */
 final class H2Codec implements ExchangeCodec {
-    private final Map<Route, RouteConnections> routes = new ConcurrentHashMap<>();
+    private final RouteStates<RouteConnections> routes = new RouteStates<>(RouteConnections::new);
     private final Function<Route, CompletableFuture<H2Connection>> connector;
     /** Routes this codec may open connections to itself; others only get connections by {@link #adopt}. */
     private final Predicate<Route> connects;
@@ -65,26 +64,21 @@ final class H2Codec implements ExchangeCodec {
             return CompletableFuture.failedFuture(new IOException("HttpClient is shut down"));
         }
         CompletableFuture<H2Connection> waiter = new CompletableFuture<>();
-        RouteConnections pool;
+        RouteConnections pool = routes.lockLive(route);
         boolean connect;
-        while (true) {
-            pool = routes.computeIfAbsent(route, key -> new RouteConnections());
-            synchronized (pool) {
-                if (pool.retired) {
-                    continue; // emptied meanwhile; the route's next lists are new ones
-                }
-                H2Connection live = pool.reserveAny();
-                if (live != null) {
-                    return CompletableFuture.completedFuture(live);
-                }
-                if (!connects.test(route) && pool.live.isEmpty()) {
-                    retireIfUnused(route, pool);
-                    return CompletableFuture.failedFuture(connectionGone(route));
-                }
-                pool.waiters.add(waiter);
-                connect = connects.test(route) && pool.claimConnect(connectionsMax);
-                break;
+        try {
+            H2Connection live = pool.reserveAny();
+            if (live != null) {
+                return CompletableFuture.completedFuture(live);
             }
+            if (!connects.test(route) && pool.live.isEmpty()) {
+                routes.retireIfUnused(route, pool);
+                return CompletableFuture.failedFuture(connectionGone(route));
+            }
+            pool.waiters.add(waiter);
+            connect = connects.test(route) && pool.claimConnect(connectionsMax);
+        } finally {
+            pool.unlock();
         }
         if (connect) {
             open(route, pool);
@@ -94,7 +88,7 @@ final class H2Codec implements ExchangeCodec {
 
     /** A slot freed up or a connection became ready: hand slots to waiters, open a connection if they still wait. */
     void capacityFreed(Route route) {
-        RouteConnections pool = routes.get(route);
+        RouteConnections pool = routes.lockExisting(route);
         if (pool == null) {
             return;
         }
@@ -102,7 +96,7 @@ final class H2Codec implements ExchangeCodec {
         List<H2Connection> slots = new ArrayList<>();
         List<CompletableFuture<H2Connection>> stranded = List.of();
         boolean connect;
-        synchronized (pool) {
+        try {
             while (!pool.waiters.isEmpty()) {
                 H2Connection live = pool.reserveAny();
                 if (live == null) {
@@ -119,7 +113,9 @@ final class H2Codec implements ExchangeCodec {
                 stranded = new ArrayList<>(pool.waiters);
                 pool.waiters.clear();
             }
-            retireIfUnused(route, pool);
+            routes.retireIfUnused(route, pool);
+        } finally {
+            pool.unlock();
         }
         stranded.forEach(waiter -> waiter.completeExceptionally(connectionGone(route)));
         for (int i = 0; i < granted.size(); i++) {
@@ -134,25 +130,24 @@ final class H2Codec implements ExchangeCodec {
 
     /** Whether the route has an HTTP/2 connection that takes streams (maybe after a wait for a slot). */
     boolean hasConnection(Route route) {
-        RouteConnections pool = routes.get(route);
+        RouteConnections pool = routes.lockExisting(route);
         if (pool == null) {
             return false;
         }
-        synchronized (pool) {
+        try {
             return pool.live.stream().anyMatch(H2Connection::isOpen);
+        } finally {
+            pool.unlock();
         }
     }
 
     /** A connection opened elsewhere (switched by {@code Upgrade: h2c}) joins the route's connections. */
     void adopt(H2Connection connection) {
-        while (true) {
-            RouteConnections pool = routes.computeIfAbsent(connection.route(), key -> new RouteConnections());
-            synchronized (pool) {
-                if (!pool.retired) {
-                    pool.live.add(connection);
-                    break;
-                }
-            }
+        RouteConnections pool = routes.lockLive(connection.route());
+        try {
+            pool.live.add(connection);
+        } finally {
+            pool.unlock();
         }
         if (closed) {
             remove(connection);
@@ -167,10 +162,12 @@ final class H2Codec implements ExchangeCodec {
 
     /** The connection takes no more streams (GOAWAY, closed, idle): forget it. */
     void remove(H2Connection connection) {
-        RouteConnections pool = routes.get(connection.route());
+        RouteConnections pool = routes.lockExisting(connection.route());
         if (pool != null) {
-            synchronized (pool) {
+            try {
                 pool.live.remove(connection);
+            } finally {
+                pool.unlock();
             }
             capacityFreed(connection.route());
         }
@@ -181,18 +178,11 @@ final class H2Codec implements ExchangeCodec {
         return routes.size();
     }
 
-    /** Under the lists' monitor: forgets the route's lists once nothing uses them. */
-    private void retireIfUnused(Route route, RouteConnections pool) {
-        if (pool.live.isEmpty() && pool.waiters.isEmpty() && pool.connecting == 0) {
-            pool.retired = true;
-            routes.remove(route, pool);
-        }
-    }
-
     private void open(Route route, RouteConnections pool) {
         connector.apply(route).whenComplete((connection, error) -> {
             List<CompletableFuture<H2Connection>> failed = List.of();
-            synchronized (pool) {
+            pool.lock(); // counted in pool.connecting until now: not retired
+            try {
                 pool.connecting--;
                 if (error == null && connection.isOpen()) {
                     pool.live.add(connection);
@@ -200,6 +190,8 @@ final class H2Codec implements ExchangeCodec {
                     failed = new ArrayList<>(pool.waiters);
                     pool.waiters.clear();
                 }
+            } finally {
+                pool.unlock();
             }
             Throwable cause = error != null ? Failures.unwrap(error) : new IOException("HTTP/2 connection closed at once");
             failed.forEach(waiter -> waiter.completeExceptionally(cause));
@@ -210,27 +202,33 @@ final class H2Codec implements ExchangeCodec {
     @Override
     public void close() {
         closed = true;
-        for (RouteConnections pool : routes.values()) {
+        for (RouteConnections pool : routes.all()) {
             List<H2Connection> live;
             List<CompletableFuture<H2Connection>> waiting;
-            synchronized (pool) {
+            pool.lock();
+            try {
                 live = new ArrayList<>(pool.live);
                 waiting = new ArrayList<>(pool.waiters);
                 pool.live.clear();
                 pool.waiters.clear();
+            } finally {
+                pool.unlock();
             }
             waiting.forEach(waiter -> waiter.completeExceptionally(new IOException("HttpClient is shut down")));
             live.forEach(H2Connection::shutdown);
         }
     }
 
-    /** One route's connections and the requests waiting for a stream slot. Guarded by its monitor. */
-    private static final class RouteConnections {
+    /** One route's connections and the requests waiting for a stream slot. Guarded by its lock. */
+    private static final class RouteConnections extends RouteStates.State {
         final List<H2Connection> live = new ArrayList<>();
         final ArrayDeque<CompletableFuture<H2Connection>> waiters = new ArrayDeque<>();
         int connecting;
-        /** Removed from the map; the route's later requests use new lists. */
-        boolean retired;
+
+        @Override
+        boolean unused() {
+            return live.isEmpty() && waiters.isEmpty() && connecting == 0;
+        }
 
         H2Connection reserveAny() {
             for (H2Connection connection : live) {

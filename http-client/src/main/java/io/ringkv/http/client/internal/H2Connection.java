@@ -49,7 +49,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Integer, H2Exchange> exchanges = new ConcurrentHashMap<>();
     /** Exchanges receiving pushed responses, by promised stream id. */
-    private final Map<Integer, H2Exchange> pushes = new ConcurrentHashMap<>();
+    private final Map<Integer, H2PushedExchange> pushes = new ConcurrentHashMap<>();
     private final AtomicInteger reserved = new AtomicInteger();
     /** Completes once the peer's first SETTINGS arrived (its stream limit is known), fails if the connection dies first. */
     private final CompletableFuture<H2Connection> ready = new CompletableFuture<>();
@@ -57,8 +57,8 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     private volatile long streamsMax = 1;
     private volatile boolean accepting = true;
     private final IdleExpiry idleExpiry;
-    /** Exchanges whose response head arrived in the read being dispatched; loop-confined. */
-    private final List<H2Exchange> headsToPublish = new java.util.ArrayList<>(4);
+    /** Responses whose head arrived in the read being dispatched; loop-confined. */
+    private final List<H2Response> headsToPublish = new java.util.ArrayList<>(4);
 
     /** Loop-confined. */
     private final H2Liveness liveness;
@@ -244,7 +244,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         for (Http2Event event : events) {
             dispatch(event);
         }
-        // After every event of this read: see H2Exchange.publishHead.
+        // After every event of this read: see H2Response.publishHead.
         for (int i = 0; i < headsToPublish.size(); i++) {
             headsToPublish.get(i).publishHead();
         }
@@ -266,9 +266,9 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     }
 
     private void onHeaders(Http2Event.HeadersReceived e) {
-        H2Exchange exchange = streamOwner(e.streamId());
-        if (exchange != null && exchange.onHeaders(e.fields(), e.endStream(), e.trailers())) {
-            headsToPublish.add(exchange);
+        H2Stream owner = streamOwner(e.streamId());
+        if (owner != null && owner.response().onHeaders(e.fields(), e.endStream(), e.trailers())) {
+            headsToPublish.add(owner.response());
         }
     }
 
@@ -283,19 +283,19 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     }
 
     /** Event loop, before any frame of the promised stream is dispatched. */
-    void registerPush(int promisedStreamId, H2Exchange pushed) {
+    void registerPush(int promisedStreamId, H2PushedExchange pushed) {
         pushes.put(promisedStreamId, pushed);
     }
 
     /** The payload aliases what the connection read; the exchange's body pipe retains or copies it. */
     private void onData(Http2Event.DataReceived e) {
         ByteBuffer data = e.data();
-        H2Exchange exchange = streamOwner(e.streamId());
-        if (exchange == null) {
+        H2Stream owner = streamOwner(e.streamId());
+        if (owner == null) {
             consumed(e.streamId(), data.remaining()); // nobody will take it: credit the connection now
             return;
         }
-        exchange.onData(data, connection, e.endStream());
+        owner.response().onData(data, connection, e.endStream());
     }
 
     /** Request bodies enqueue what the new window allows; one flush sends it all, in one write. */
@@ -303,7 +303,10 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         if (streamId == 0) {
             exchanges.values().forEach(H2Exchange::onWindowOpened);
         } else {
-            withExchange(streamId, H2Exchange::onWindowOpened);
+            H2Exchange exchange = exchanges.get(streamId); // a pushed stream sends nothing
+            if (exchange != null) {
+                exchange.onWindowOpened();
+            }
         }
         flush();
     }
@@ -356,15 +359,15 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     }
 
     /** The exchange of a stream we opened, or of a pushed one; {@code null} when none is left. */
-    private H2Exchange streamOwner(int streamId) {
+    private H2Stream streamOwner(int streamId) {
         H2Exchange exchange = exchanges.get(streamId);
         return exchange != null ? exchange : pushes.get(streamId);
     }
 
-    private void withExchange(int streamId, java.util.function.Consumer<H2Exchange> action) {
-        H2Exchange exchange = streamOwner(streamId);
-        if (exchange != null) {
-            action.accept(exchange);
+    private void withExchange(int streamId, java.util.function.Consumer<H2Stream> action) {
+        H2Stream owner = streamOwner(streamId);
+        if (owner != null) {
+            action.accept(owner);
         }
     }
 

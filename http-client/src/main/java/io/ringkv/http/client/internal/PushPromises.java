@@ -42,7 +42,7 @@ final class PushPromises<T> {
      * Event loop: the server promised {@code request} on a stream of this call; {@code pushed} is
      * the exchange already receiving its response. {@code decided} runs once the handler returned.
      */
-    void offer(HttpRequest request, H2Exchange pushed, Runnable decided) {
+    void offer(HttpRequest request, H2PushedExchange pushed, Runnable decided) {
         Hops.run(executor, () -> {
             try {
                 decide(request, pushed);
@@ -53,7 +53,7 @@ final class PushPromises<T> {
     }
 
     /** Executor: asks the handler; reads the pushed response if it accepted, else cancels the stream. */
-    private void decide(HttpRequest request, H2Exchange pushed) {
+    private void decide(HttpRequest request, H2PushedExchange pushed) {
         if (pushed.isFailed()) {
             return; // the initiating exchange was aborted or the connection closed before the handler could be asked
         }
@@ -91,7 +91,7 @@ final class PushPromises<T> {
     }
 
     /** Executor: the pushed response's head is here; the handler's subscriber takes the body. */
-    private void readBody(HttpRequest request, H2Exchange pushed, ResponseHead head, BodyHandler<T> bodyHandler,
+    private void readBody(HttpRequest request, H2PushedExchange pushed, ResponseHead head, BodyHandler<T> bodyHandler,
             CompletableFuture<HttpResponse<T>> accepted) {
         BodySubscriber<T> subscriber;
         try {

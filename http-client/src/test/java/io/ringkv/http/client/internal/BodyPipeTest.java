@@ -219,9 +219,10 @@ class BodyPipeTest {
         assertThat(array.getBody().toCompletableFuture().get(5, TimeUnit.SECONDS), is(new byte[] {1, 2, 3, 4, 5, 6}));
     }
 
-    /** A producer that counts what the pipe tells it: resumes and credited bytes. */
+    /** A producer that counts what the pipe tells it: resumes, cancels and credited bytes. */
     static final class CountingProducer implements BodyPipe.Producer {
         final AtomicInteger resumed = new AtomicInteger();
+        final AtomicInteger cancels = new AtomicInteger();
         final AtomicLong credited = new AtomicLong();
 
         @Override
@@ -231,6 +232,7 @@ class BodyPipeTest {
 
         @Override
         public void cancel() {
+            cancels.incrementAndGet();
         }
 
         @Override
