@@ -64,8 +64,8 @@ class RequestBodyLimitsTest {
     /**
      * The rate check is for bodies still arriving: a request whose body has ended keeps no timer.
      * A check left scheduled for the window's 10 s holds its whole request (head, body, answer)
-     * that long, so a loop serving 30k PUT/s kept 300k requests alive and spent a quarter of its
-     * CPU copying them between GC generations.
+     * that long, so a node under PUT load kept every request of the last 10 s alive and spent a
+     * quarter of its CPU copying them between GC generations.
      */
     @Test
     void aRequestWhoseBodyHasEndedLeavesNoTimerBehind() throws Exception {
