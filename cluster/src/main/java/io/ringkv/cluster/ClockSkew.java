@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * How far this node's wall clock is from its peers', and whether this node may stamp writes.
@@ -33,12 +34,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * One peer with a wrong clock does not stop a node: that peer refuses writes itself, and its
  * timestamps are refused by the others ({@link HybridLogicalClock#isAheadBy}).
  *
+ * <p>Samples age by this node's monotonic clock, and a step of its wall clock since a sample
+ * shifts that sample's offset by the step ({@link Sample#now}): a node whose clock jumps while it
+ * runs is behind or ahead of its peers from the first check after the jump, not from its next
+ * measurement a second later.
+ *
  * <p>Threading: thread-safe (concurrent maps of the last sample per peer, a volatile flag).
  */
 public final class ClockSkew {
     static final long FRESH_MILLIS = 60_000;
 
     private final HybridLogicalClock clock;
+    private final LongSupplier nanoTime;
     private final long boundMillis;
     private final Set<String> peers;
     private final Map<String, Sample> heard = new ConcurrentHashMap<>();
@@ -46,8 +53,27 @@ public final class ClockSkew {
     /** Starts a measurement round now (or joins the one running); set by {@link ClockCheck}. */
     private volatile java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> measureNow;
 
-    /** @param aheadMillis the peer's clock minus this node's; {@code atMillis} on this node's clock */
-    private record Sample(long aheadMillis, long uncertaintyMillis, long atMillis) {
+    /**
+     * One observation of a peer's clock.
+     *
+     * @param aheadMillis the peer's clock minus this node's, when observed
+     * @param atMillis    when, on this node's wall clock
+     * @param atNanos     when, on this node's monotonic clock ({@link System#nanoTime})
+     */
+    private record Sample(long aheadMillis, long uncertaintyMillis, long atMillis, long atNanos) {
+        /**
+         * This sample as it stands now: its age is taken from the monotonic clock, and any step of
+         * this node's wall clock since the sample (the wall time elapsed minus the monotonic time
+         * elapsed) moves the peer's offset by as much. So a wall clock that jumps while the node
+         * runs counts at once, not only from the next measurement. (NTP slews the clock by at most
+         * 0.05 %, 30 ms over {@link #FRESH_MILLIS}: far inside any sensible bound.)
+         */
+        Sample now(long nowMillis, long nowNanos) {
+            long elapsedMillis = (nowNanos - atNanos) / 1_000_000;
+            long stepMillis = (nowMillis - atMillis) - elapsedMillis;
+            return new Sample(aheadMillis - stepMillis, uncertaintyMillis, nowMillis - elapsedMillis, atNanos);
+        }
+
         boolean fresh(long now) {
             return now - atMillis <= FRESH_MILLIS;
         }
@@ -68,7 +94,13 @@ public final class ClockSkew {
 
     /** @param peers the ids of the other nodes; times sent by anyone else (a CLI, a test) are ignored */
     public ClockSkew(HybridLogicalClock clock, long boundMillis, Set<String> peers) {
+        this(clock, boundMillis, peers, System::nanoTime);
+    }
+
+    /** @param nanoTime this node's monotonic clock ({@link System#nanoTime}; a test's own in tests) */
+    ClockSkew(HybridLogicalClock clock, long boundMillis, Set<String> peers, LongSupplier nanoTime) {
         this.clock = clock;
+        this.nanoTime = nanoTime;
         this.boundMillis = boundMillis;
         this.peers = Set.copyOf(peers);
     }
@@ -79,7 +111,7 @@ public final class ClockSkew {
             return;
         }
         long now = clock.wallMillis();
-        heard.put(peer, new Sample(peerMillis - now, 0, now));
+        heard.put(peer, new Sample(peerMillis - now, 0, now, nanoTime.getAsLong()));
     }
 
     /**
@@ -91,7 +123,7 @@ public final class ClockSkew {
             return;
         }
         long half = (roundTripMillis + 1) / 2;
-        measured.put(peer, new Sample(peerMillis - (endMillis - half), half, endMillis));
+        measured.put(peer, new Sample(peerMillis - (endMillis - half), half, endMillis, nanoTime.getAsLong()));
     }
 
     /** Why this node must not stamp a write now, or empty when it may. */
@@ -113,6 +145,23 @@ public final class ClockSkew {
                     + "(the others unreachable or off); its versions could be out of order");
         }
         return Optional.empty();
+    }
+
+    /**
+     * Why a write stamped {@code timestamp} just now must not go out, or empty when it may: checked
+     * after stamping, as {@link #writeRefusal} is before. A wall clock that stepped between that
+     * check and the stamp is seen here (the stamp read the clock after the step), and so is a stamp
+     * further ahead of this node's own wall clock than the bound (the clock took in such a time
+     * before its wall clock stepped back): its peers would refuse that record and only this node's
+     * replica would keep it, to win over later writes.
+     */
+    public Optional<String> stampRefusal(long timestamp) {
+        if (clock.isAheadBy(timestamp, boundMillis)) {
+            return Optional.of("this node's clock issued " + HybridLogicalClock.format(timestamp) + ", more than the bound of "
+                    + boundMillis + " ms ahead of its wall clock (" + java.time.Instant.ofEpochMilli(clock.wallMillis())
+                    + "), which its peers would refuse; writes resume when the wall clock catches up");
+        }
+        return writeRefusal();
     }
 
     void measureWith(java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> measureNow) {
@@ -142,9 +191,10 @@ public final class ClockSkew {
     /** Peers whose freshest sample of the last minute is within the bound. */
     int agreeingPeers() {
         long now = clock.wallMillis();
+        long nowNanos = nanoTime.getAsLong();
         int agreeing = 0;
         for (String peer : peers) {
-            Sample sample = freshest(now, heard.get(peer), measured.get(peer));
+            Sample sample = freshest(now, aged(heard.get(peer), now, nowNanos), aged(measured.get(peer), now, nowNanos));
             if (sample != null && sample.agrees(boundMillis)) {
                 agreeing++;
             }
@@ -155,10 +205,11 @@ public final class ClockSkew {
     /** How far behind its peers this node is, when more than half of them are ahead by more than the bound. */
     public Optional<Long> behindBy() {
         long now = clock.wallMillis();
+        long nowNanos = nanoTime.getAsLong();
         int ahead = 0;
         long smallest = Long.MAX_VALUE;
         for (String peer : peers) {
-            Sample sample = freshest(now, heard.get(peer), measured.get(peer));
+            Sample sample = freshest(now, aged(heard.get(peer), now, nowNanos), aged(measured.get(peer), now, nowNanos));
             if (sample != null && sample.peerAheadBeyond(boundMillis)) {
                 ahead++;
                 smallest = Math.min(smallest, sample.aheadMillis() - sample.uncertaintyMillis());
@@ -174,20 +225,25 @@ public final class ClockSkew {
      */
     public Optional<Long> aheadBy() {
         long now = clock.wallMillis();
+        long nowNanos = nanoTime.getAsLong();
         int known = 0;
         int behind = 0;
         long smallest = Long.MAX_VALUE;
         for (String peer : peers) {
-            Sample measuredSample = measured.get(peer);
+            Sample measuredSample = aged(measured.get(peer), now, nowNanos);
             if (measuredSample != null && measuredSample.fresh(now) && measuredSample.peerBehindBeyond(boundMillis)) {
                 known++;
                 behind++;
                 smallest = Math.min(smallest, -measuredSample.aheadMillis() - measuredSample.uncertaintyMillis());
-            } else if (freshest(now, heard.get(peer), measuredSample) != null) {
+            } else if (freshest(now, aged(heard.get(peer), now, nowNanos), measuredSample) != null) {
                 known++;
             }
         }
         return behind * 2 > known ? Optional.of(smallest) : Optional.empty();
+    }
+
+    private static Sample aged(Sample sample, long nowMillis, long nowNanos) {
+        return sample == null ? null : sample.now(nowMillis, nowNanos);
     }
 
     private static Sample freshest(long now, Sample a, Sample b) {

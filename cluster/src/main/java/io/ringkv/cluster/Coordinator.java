@@ -99,14 +99,14 @@ public final class Coordinator {
         return replicas;
     }
 
-    /** Fails with {@link ClockRefusedException} while this node cannot trust its clock ({@link ClockSkew#writeRefusal}). */
+    /** Fails with {@link ClockRefusedException} while this node cannot trust its clock ({@link ClockSkew#writeRefusal}, {@link ClockSkew#stampRefusal}). */
     public CompletableFuture<WriteOutcome> put(byte[] key, byte[] value, ReplicationParams params) {
-        return whenClockTrusted(() -> write(key, Record.value(clock.now(), value), params));
+        return whenClockTrusted(() -> writeIfStampTrusted(key, Record.value(clock.now(), value), params));
     }
 
-    /** Fails with {@link ClockRefusedException} while this node cannot trust its clock ({@link ClockSkew#writeRefusal}). */
+    /** Fails with {@link ClockRefusedException} while this node cannot trust its clock ({@link ClockSkew#writeRefusal}, {@link ClockSkew#stampRefusal}). */
     public CompletableFuture<WriteOutcome> delete(byte[] key, ReplicationParams params) {
-        return whenClockTrusted(() -> write(key, Record.tombstone(clock.now()), params));
+        return whenClockTrusted(() -> writeIfStampTrusted(key, Record.tombstone(clock.now()), params));
     }
 
     /**
@@ -121,6 +121,21 @@ public final class Coordinator {
         }
         return clockSkew.writeRefusalAfterMeasuring().thenComposeAsync(again -> again.isPresent()
                 ? CompletableFuture.failedFuture(new ClockRefusedException(again.get())) : write.get(), settings.executor());
+    }
+
+    /**
+     * Runs the write of a record stamped just now unless its stamp cannot be trusted after all
+     * ({@link ClockSkew#stampRefusal}: the wall clock stepped between the check and the stamp, or
+     * the stamp is further ahead of this node's wall clock than the bound).
+     */
+    private CompletableFuture<WriteOutcome> writeIfStampTrusted(byte[] key, Record record, ReplicationParams params) {
+        Optional<String> refusal = stampRefusal(record);
+        return refusal.isPresent() ? CompletableFuture.failedFuture(new ClockRefusedException(refusal.get()))
+                : write(key, record, params, RESTAMPS_MAX);
+    }
+
+    private Optional<String> stampRefusal(Record record) {
+        return clockSkew == null ? Optional.empty() : clockSkew.stampRefusal(record.timestamp());
     }
 
     public CompletableFuture<ReadOutcome> get(byte[] key, ReplicationParams params) {
@@ -139,10 +154,6 @@ public final class Coordinator {
 
     ReplicatedOperation startWrite(byte[] key, Record record, ReplicationParams params) {
         return start(key, record, params);
-    }
-
-    private CompletableFuture<WriteOutcome> write(byte[] key, Record record, ReplicationParams params) {
-        return write(key, record, params, RESTAMPS_MAX);
     }
 
     /**
@@ -164,6 +175,11 @@ public final class Coordinator {
             }
             clock.observe(fresher);
             Record again = record.tombstone() ? Record.tombstone(clock.now()) : Record.value(clock.now(), record.value());
+            if (stampRefusal(again).isPresent()) {
+                // Replicas may hold the first attempt: the client must get the shortfall (504, unknown),
+                // not a refusal (503 says nothing was stored).
+                return CompletableFuture.completedFuture((WriteOutcome) outcome);
+            }
             // The reply that decided may have come on a network thread; the local replica's write must not run there.
             try {
                 return CompletableFuture.supplyAsync(() -> write(key, again, params, restamps - 1), settings.executor())

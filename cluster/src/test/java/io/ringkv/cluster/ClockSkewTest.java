@@ -2,6 +2,7 @@ package io.ringkv.cluster;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
 import io.ringkv.store.HybridLogicalClock;
@@ -12,7 +13,15 @@ import org.junit.jupiter.api.Test;
 
 class ClockSkewTest {
     private final AtomicLong wall = new AtomicLong(1_000_000);
-    private final ClockSkew skew = new ClockSkew(new HybridLogicalClock(wall::get), 500, Set.of("http://a:1", "http://b:1"));
+    /** This node's monotonic clock: it moves with {@link #elapse}, not with a step of the wall clock. */
+    private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
+    private final HybridLogicalClock clock = new HybridLogicalClock(wall::get);
+    private final ClockSkew skew = new ClockSkew(clock, 500, Set.of("http://a:1", "http://b:1"), nanos::get);
+
+    private void elapse(long millis) {
+        wall.addAndGet(millis);
+        nanos.addAndGet(millis * 1_000_000);
+    }
 
     @Test
     void behindWhenMostPeersAreAheadByMoreThanTheBound() {
@@ -35,7 +44,9 @@ class ClockSkewTest {
         skew.heard("http://b:1", wall.get() + 400);
         assertThat(skew.behindBy(), is(Optional.empty()));
         skew.heard("http://b:1", wall.get() + 2_000);
-        wall.addAndGet(ClockSkew.FRESH_MILLIS + 1);
+        elapse(ClockSkew.FRESH_MILLIS - 1);
+        assertThat("both samples still count", skew.behindBy(), is(Optional.of(2_000L)));
+        elapse(2);
         assertThat("both samples are stale now", skew.behindBy(), is(Optional.empty()));
     }
 
@@ -81,5 +92,69 @@ class ClockSkewTest {
         skew.measured("http://b:1", wall.get() - 3_000, wall.get(), 2);
         assertThat("one of two known peers is behind: not most", skew.aheadBy(), is(Optional.empty()));
         assertThat(skew.writeRefusal(), is(Optional.empty()));
+    }
+
+    /**
+     * The wall clock steps 3 s ahead while the node runs, after both peers were measured in
+     * agreement: the node is ahead of them from the next check, before any new measurement
+     * (before, the old samples said "agrees" until the next round, up to a second later).
+     */
+    @Test
+    void aWallClockStepAheadCountsAtOnceNotFromTheNextMeasurement() {
+        skew.measured("http://a:1", wall.get() + 3, wall.get(), 2);
+        skew.measured("http://b:1", wall.get() - 3, wall.get(), 2);
+        elapse(300);
+        assertThat(skew.writeRefusal(), is(Optional.empty()));
+
+        wall.addAndGet(3_000);
+
+        assertThat(skew.aheadBy().orElseThrow(), is(greaterThan(2_900L)));
+        assertThat(skew.writeRefusal().orElseThrow(), containsString("ahead of its peers"));
+    }
+
+    @Test
+    void aWallClockStepBackCountsAtOnce() {
+        skew.measured("http://a:1", wall.get(), wall.get(), 2);
+        skew.heard("http://b:1", wall.get());
+
+        wall.addAndGet(-3_000);
+
+        assertThat(skew.behindBy().orElseThrow(), is(greaterThan(2_900L)));
+        assertThat(skew.writeRefusal().orElseThrow(), containsString("behind its peers"));
+    }
+
+    @Test
+    void timeThatPassesOnBothClocksIsNotAStep() {
+        skew.measured("http://a:1", wall.get(), wall.get(), 2);
+        skew.measured("http://b:1", wall.get(), wall.get(), 2);
+        elapse(30_000);
+        assertThat(skew.writeRefusal(), is(Optional.empty()));
+    }
+
+    /**
+     * A stamp further ahead of the node's own wall clock than the bound is refused after stamping:
+     * the clock took in such a time before its wall clock stepped back, and peers would refuse it.
+     */
+    @Test
+    void aStampFurtherAheadOfTheWallClockThanTheBoundIsRefused() {
+        skew.measured("http://a:1", wall.get(), wall.get(), 2);
+        skew.measured("http://b:1", wall.get(), wall.get(), 2);
+        assertThat(skew.stampRefusal(clock.now()), is(Optional.empty()));
+
+        long stampedAhead = HybridLogicalClock.timestampOf(wall.get() + 501, 0);
+
+        assertThat(skew.stampRefusal(stampedAhead).orElseThrow(), containsString("ahead of its wall clock"));
+    }
+
+    @Test
+    void aStepBetweenTheCheckAndTheStampIsCaughtAfterStamping() {
+        skew.measured("http://a:1", wall.get(), wall.get(), 2);
+        skew.measured("http://b:1", wall.get(), wall.get(), 2);
+        assertThat("the check before stamping", skew.writeRefusal(), is(Optional.empty()));
+
+        wall.addAndGet(3_000);
+        long stamp = clock.now();
+
+        assertThat(skew.stampRefusal(stamp).orElseThrow(), containsString("ahead of its peers"));
     }
 }

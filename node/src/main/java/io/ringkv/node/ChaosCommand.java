@@ -41,7 +41,8 @@ final class ChaosCommand implements Callable<Integer> {
 
     @Option(names = "--faults", split = ",", defaultValue = "KILL,PAUSE,WIPE",
             description = "Faults to inject: KILL, PAUSE, WIPE, PARTITION (needs root: nodes in network namespaces), "
-                    + "SKEW (a restart with the clock up to 3 s off, then one with the true clock) "
+                    + "SKEW (a restart with the clock up to 3 s off, then one with the true clock), "
+                    + "JUMP (the running node's clock steps up to 3 s either way, then back) "
                     + "(default: ${DEFAULT-VALUE}).")
     List<Fault> faults;
 

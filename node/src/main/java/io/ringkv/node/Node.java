@@ -50,10 +50,13 @@ public final class Node implements AutoCloseable {
     private final HttpServer server;
     private final NodeLifecycle lifecycle;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The machine's clock, or a shifted one in clock fault tests; its watcher thread stops with the node. */
+    private final ShiftedWallClock wallClock;
 
     private Node(NodeConfig config, StorageEngine engine, Cluster cluster, ExecutorService coordination,
-                 ExecutorService dashboardWork, HttpServer server, NodeLifecycle lifecycle) {
+                 ExecutorService dashboardWork, HttpServer server, NodeLifecycle lifecycle, ShiftedWallClock wallClock) {
         this.lifecycle = lifecycle;
+        this.wallClock = wallClock;
         this.config = config;
         this.engine = engine;
         this.cluster = cluster;
@@ -91,11 +94,12 @@ public final class Node implements AutoCloseable {
         WarmUp.run(warmUp);
         ExecutorService coordination = coordinationExecutor();
         ExecutorService dashboardWork = dashboardExecutor();
+        ShiftedWallClock wallClock = ShiftedWallClock.of(config.clockShift());
         try {
             String self = config.scheme() + "://" + config.host() + ":" + server.port();
             status.nodeUrl(self);
             ClusterSettings settings = clusterSettings(config, self);
-            Cluster cluster = Cluster.start(settings, engine, clockFor(config, settings, engine), coordination,
+            Cluster cluster = Cluster.start(settings, engine, clockFor(wallClock, settings, engine), coordination,
                     metrics.enabled() ? ReplicaCallListener.both(metrics.replicaCallListener(), events.replicaCallFailures())
                             : events.replicaCallFailures());
             metrics.watch(cluster);
@@ -110,8 +114,9 @@ public final class Node implements AutoCloseable {
             if (!metrics.enabled()) {
                 log.info("metrics are off (--metrics off): nothing is recorded and /metrics answers 404");
             }
-            return new Node(config, engine, cluster, coordination, dashboardWork, server, lifecycle);
+            return new Node(config, engine, cluster, coordination, dashboardWork, server, lifecycle, wallClock);
         } catch (RuntimeException | StoreException e) {
+            wallClock.close();
             server.close();
             coordination.shutdownNow();
             dashboardWork.shutdownNow();
@@ -176,11 +181,10 @@ public final class Node implements AutoCloseable {
      * This node's hybrid logical clock: its index among the sorted node ids in the low bits of every
      * timestamp, and its high-water mark kept in the store, so it never goes back across restarts.
      */
-    private static HybridLogicalClock clockFor(NodeConfig config, ClusterSettings settings, StorageEngine engine)
+    private static HybridLogicalClock clockFor(ShiftedWallClock wallClock, ClusterSettings settings, StorageEngine engine)
             throws StoreException {
-        long offsetMillis = config.clockOffsetForTests().toMillis();
         int index = io.ringkv.cluster.ClusterNodes.of(settings.nodeUrls(), settings.selfUrl()).indexOfSelf();
-        return HybridLogicalClock.forNode(() -> System.currentTimeMillis() + offsetMillis, index, engine.clockLease());
+        return HybridLogicalClock.forNode(wallClock, index, engine.clockLease());
     }
 
     /** The node's own URL as it appears in the cluster list; a node without a list is alone. */
@@ -263,6 +267,7 @@ public final class Node implements AutoCloseable {
             coordination.shutdownNow();
             dashboardWork.shutdownNow();
             engine.close();
+            wallClock.close();
         }
         log.info("node {} stopped", url());
         if (interrupted) {

@@ -15,7 +15,7 @@ import java.util.List;
 /**
  * Everything a node needs to start; built from the command line or by tests.
  * {@code secret} is required with more than one node in {@code clusterUrls}, else may be null;
- * {@code clockOffsetForTests} shifts this node's wall clock (zero outside fault tests);
+ * {@code clockShift} shifts this node's wall clock ({@link ClockShift#NONE} outside fault tests);
  * {@code drainDelay} is how long a stopping node answers {@code /v0/status} with 503 while it
  * still serves, before it stops accepting (so load balancers take it out first; zero by default);
  * {@code tls}, when not null, makes the node serve https: its URL is {@code https://host:port},
@@ -29,7 +29,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
                          int inFlightMax, int handlerThreads, InterNodeTransport interNodeTransport,
                          HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
-                         ClusterSecret secret, Duration maxClockOffset, Duration clockOffsetForTests,
+                         ClusterSecret secret, Duration maxClockOffset, ClockShift clockShift,
                          int rangeStreamsMax, int connectionsMax, Duration drainDelay, ServerTls tls,
                          boolean metrics, Duration readSpareDelay) {
 
@@ -41,7 +41,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 Duration.ofSeconds(1), Duration.ofSeconds(5),
                 ServerConfig.IN_FLIGHT_MAX_DEFAULT, ServerConfig.handlerThreadsDefault(), InterNodeTransport.defaults(),
                 HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null,
-                ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, Duration.ZERO, RANGE_STREAMS_MAX_DEFAULT,
+                ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, ClockShift.NONE, RANGE_STREAMS_MAX_DEFAULT,
                 ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true,
                 io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY);
     }
@@ -49,39 +49,39 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
     }
 
     public NodeConfig withDrainDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay);
     }
 
     /** Serves https (TLS, h2 or HTTP/1.1 by ALPN) instead of http; peers must then be https too. */
     public NodeConfig withTls(ServerTls serverTls) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay);
     }
 
     /** With {@code false}, the node records no metrics and {@code /metrics} answers 404 ({@code serve --metrics off}). */
     public NodeConfig withMetrics(boolean on) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay);
     }
 
     public NodeConfig withReadSpareDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay);
     }
 
     /** The scheme of this node's URL: https with TLS, http without. */
@@ -92,6 +92,6 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockOffsetForTests, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
     }
 }

@@ -198,13 +198,18 @@ final class ServeCommand implements Callable<Integer> {
             description = "Shifts this node's wall clock (fault tests of clock skew only).")
     Duration clockOffsetForTests = Duration.ZERO;
 
+    @Option(names = "--clock-offset-file-for-tests", hidden = true, paramLabel = "FILE",
+            description = "Steps this node's wall clock, while it runs, to the ISO-8601 duration the file holds "
+                    + "(re-read every 10 ms; fault tests of clock jumps only).")
+    Path clockOffsetFileForTests;
+
     @Override
     public Integer call() {
         NodeTls tls = validate();
         LogSetup.apply(logFormat);
         InterNodeTransport transport = tls == null ? interNodeTransport() : interNodeTransport().withTrust(tls.peerTrust());
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
-                shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, clockOffsetForTests,
+                shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
                 readSpareDelay);
         Node node;

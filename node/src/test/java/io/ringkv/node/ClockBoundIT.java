@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Clocks against the bound ({@code --max-clock-offset}, 500 ms by default) in a three-node cluster of
  * processes, with skew made by the hidden {@code --clock-offset-for-tests} flag: a forged far-future
  * record (even one signed with the secret) is refused and exhausts nothing, a node whose clock is
- * far ahead or far behind its peers refuses writes and says so, and stores nothing stamped ahead.
+ * far ahead or far behind its peers refuses writes and says so, and stores nothing stamped ahead,
+ * also when its clock jumps while it runs ({@code --clock-offset-file-for-tests}).
  */
 @Timeout(180)
 class ClockBoundIT {
@@ -100,6 +101,57 @@ class ClockBoundIT {
         String status = new String(RawHttp.get(cluster.port(2), "/v0/status").body(), StandardCharsets.UTF_8);
         assertThat(status, containsString("\"warnings\":[\"clock: "));
         assertThat("the other nodes still take writes", cluster.put(0, "k", "v", "2/3").statusCode(), is(201));
+    }
+
+    /**
+     * A running node whose wall clock steps 3 s ahead (the hidden {@code --clock-offset-file-for-tests})
+     * refuses the writes it coordinates from the first one after the step, before its next clock
+     * measurement. Before, writes in the second until that measurement were stamped 3 s ahead, stored
+     * by its own replica while its peers refused them (504), and such a record then won over a write
+     * acknowledged after it elsewhere.
+     */
+    @Test
+    void aNodeWhoseClockJumpsAheadWhileItRunsRefusesWritesAtOnce() throws Exception {
+        Path clockFile = root.resolve("node-0.clock");
+        cluster = new ProcessCluster(root, 3, List.of(), Map.of(0, List.of("--clock-offset-file-for-tests", clockFile.toString())));
+        assertThat("writes go through before the jump", cluster.put(0, "before", "v", "2/3").statusCode(), is(201));
+
+        java.nio.file.Files.writeString(clockFile, "PT3S");
+        awaitClockAhead(0, 2_500);
+        var afterJump = cluster.put(0, "k", "stamped after the jump", "2/3");
+        var later = cluster.put(1, "k", "written later, elsewhere", "2/3");
+
+        assertThat(afterJump.statusCode(), is(503));
+        assertThat(afterJump.body(), containsString("clock"));
+        assertThat(later.statusCode(), is(201));
+        String local = new String(RawHttp.get(cluster.port(0), "/v0/entities?local=true&start=k&end=k%00").body(),
+                StandardCharsets.UTF_8);
+        assertThat("the jumped node's own replica", local, not(containsString("stamped after the jump")));
+        assertThat(cluster.get(2, "k", "3/3").body(), is("written later, elsewhere"));
+
+        java.nio.file.Files.writeString(clockFile, "PT0S");
+        int status = 0;
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); System.nanoTime() < end && status != 201; Thread.sleep(200)) {
+            status = cluster.put(0, "k", "after the clock came back", "2/3").statusCode();
+        }
+        assertThat("writes go through again once the clock is back", status, is(201));
+        assertThat(cluster.get(2, "k", "3/3").body(), is("after the clock came back"));
+    }
+
+    /** Waits until the node's wall clock reads at least {@code millis} ahead of this machine's (its time endpoint). */
+    private void awaitClockAhead(int node, long millis) throws Exception {
+        InternalAuth insider = new InternalAuth(ClusterSecret.fromFile(cluster.secretFile()), "insider", topology(node),
+                System::currentTimeMillis);
+        String target = io.ringkv.cluster.InternalProtocol.TIME_PATH;
+        long ahead = 0;
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); System.nanoTime() < end && ahead < millis; ) {
+            long before = System.currentTimeMillis();
+            RawHttp.Reply reply = RawHttp.send(cluster.port(node), "GET", target,
+                    insider.sign("GET", target, Map.of(), new byte[0]), new byte[0]);
+            assertThat(reply.status(), is(200));
+            ahead = Long.parseLong(new String(reply.body(), StandardCharsets.UTF_8).strip()) - before;
+        }
+        assertThat("node-" + node + "'s clock ahead by", ahead >= millis, is(true));
     }
 
     private String topology(int node) throws Exception {

@@ -30,6 +30,8 @@ final class ChaosCluster implements AutoCloseable {
     private final boolean[] paused;
     private final boolean[] isolated;
     private final Duration[] clockOffsets;
+    /** The step each running node's clock has taken ({@link #stepClock}); zero when none. */
+    private final Duration[] clockSteps;
     private final NetworkNamespaces namespaces;
     private final PrintStream logSink;
 
@@ -61,12 +63,16 @@ final class ChaosCluster implements AutoCloseable {
         this.isolated = new boolean[ports.size()];
         this.clockOffsets = new Duration[ports.size()];
         java.util.Arrays.fill(clockOffsets, Duration.ZERO);
+        this.clockSteps = new Duration[ports.size()];
+        java.util.Arrays.fill(clockSteps, Duration.ZERO);
         for (int i = 0; i < ports.size(); i++) {
             List<String> args = new ArrayList<>(List.of("--host", hosts.get(i), "--port", ports.get(i).toString(),
                     "--data", dataDir(i).toString(), "--cluster", String.join(",", urls)));
             // Restarts are faults here, and the history checks answers, not latency: a warm-up
             // would only make every restart (and the run) longer.
             args.addAll(List.of("--warm-up", "PT0S"));
+            // Every node's clock can step while it runs (Fault.JUMP): the node re-reads this file.
+            args.addAll(List.of("--clock-offset-file-for-tests", clockFile(i).toString()));
             args.addAll(extraArgs);
             serveArgs.add(List.copyOf(args));
         }
@@ -149,6 +155,25 @@ final class ChaosCluster implements AutoCloseable {
         restart(node);
     }
 
+    /**
+     * Steps the running node's wall clock to {@code offset} from the machine's (zero: back to the
+     * machine's clock); the node picks the step up within about 10 ms. A paused node takes it when
+     * resumed.
+     */
+    void stepClock(int node, Duration offset) throws IOException {
+        Path file = clockFile(node);
+        Path next = file.resolveSibling(file.getFileName() + ".next");
+        java.nio.file.Files.writeString(next, offset.toString());
+        // Renamed into place, so the node never reads a half-written offset.
+        java.nio.file.Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        clockSteps[node] = offset;
+    }
+
+    private Path clockFile(int node) {
+        return root.resolve("node-" + node + ".clock");
+    }
+
     /** SIGSTOP: the process stops in its tracks; its sockets stay open and fill up. */
     void pause(int node) throws IOException, InterruptedException {
         signal(node, "STOP");
@@ -171,6 +196,9 @@ final class ChaosCluster implements AutoCloseable {
         for (int i = 0; i < nodes.length; i++) {
             rejoin(i);
             resumeIfPaused(i);
+            if (!clockSteps[i].isZero()) {
+                stepClock(i, Duration.ZERO);
+            }
             restartWithTrueClock(i);
         }
     }

@@ -18,5 +18,10 @@ public enum Fault {
      * a wrong clock), then, to heal, SIGKILL and a restart with the true clock. The shift is drawn
      * by the nemesis, ahead or behind, within and beyond the cluster's clock bound.
      */
-    SKEW
+    SKEW,
+    /**
+     * The node's wall clock steps while it runs (an NTP step, a VM restored from a snapshot), then
+     * steps back to heal; no restart. The step is drawn as for {@link #SKEW}.
+     */
+    JUMP
 }

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  * <p>Threading: {@link #run} on its own thread; {@link #stop} from any thread.
  */
 final class Nemesis implements Runnable {
-    /** The largest clock shift of a {@link Fault#SKEW}. */
+    /** The largest clock shift of a {@link Fault#SKEW} or a {@link Fault#JUMP}. */
     static final Duration SKEW_MAX = Duration.ofSeconds(3);
 
     private final ChaosCluster cluster;
@@ -70,14 +70,16 @@ final class Nemesis implements Runnable {
     }
 
     private void inflict(Fault fault, int node) throws Exception {
-        Duration offset = fault == Fault.SKEW ? skewOffset() : Duration.ZERO;
-        events.accept(fault + " node-" + node + (fault == Fault.SKEW ? " clock " + offset : ""));
+        boolean clockFault = fault == Fault.SKEW || fault == Fault.JUMP;
+        Duration offset = clockFault ? skewOffset() : Duration.ZERO;
+        events.accept(fault + " node-" + node + (clockFault ? " clock " + offset : ""));
         switch (fault) {
             case KILL -> cluster.kill(node);
             case PAUSE -> cluster.pause(node);
             case WIPE -> cluster.wipe(node);
             case PARTITION -> cluster.isolate(node);
             case SKEW -> cluster.restartSkewed(node, offset);
+            case JUMP -> cluster.stepClock(node, offset);
         }
     }
 
@@ -99,6 +101,7 @@ final class Nemesis implements Runnable {
             case PAUSE -> cluster.resume(node);
             case PARTITION -> cluster.rejoin(node);
             case SKEW -> cluster.restartWithTrueClock(node);
+            case JUMP -> cluster.stepClock(node, Duration.ZERO);
         }
         events.accept("HEALED node-" + node + " (" + fault + ")");
     }
