@@ -11,6 +11,8 @@ final class Http2Stream {
     enum Inbound { AWAITING_HEADERS, BODY }
 
     final int id;
+    /** Told when this stream starts or stops counting as active; null when nobody counts. */
+    private final ActiveStreams activeStreams;
     final SendWindow sendWindow;
     final ReceiveWindow receiveWindow;
     private StreamState state = StreamState.IDLE;
@@ -21,8 +23,14 @@ final class Http2Stream {
     /** A response to HEAD declares a content-length but carries no body (RFC 9110 §9.3.2). */
     private boolean headRequest;
 
-    Http2Stream(int id, long sendWindowBytes, int receiveWindowBytes, double creditRatio) {
+    /** Keeps a count of active streams current as streams change state (their {@link StreamRegistry}). */
+    interface ActiveStreams {
+        void activeChanged(int id, boolean active);
+    }
+
+    Http2Stream(int id, long sendWindowBytes, int receiveWindowBytes, double creditRatio, ActiveStreams activeStreams) {
         this.id = id;
+        this.activeStreams = activeStreams;
         this.sendWindow = new SendWindow(id, sendWindowBytes);
         this.receiveWindow = new ReceiveWindow(id, receiveWindowBytes, creditRatio);
     }
@@ -32,7 +40,11 @@ final class Http2Stream {
     }
 
     void apply(StreamEvent event) throws Http2Error {
+        boolean wasActive = isActive();
         state = StreamState.next(state, event, id);
+        if (activeStreams != null && wasActive != isActive()) {
+            activeStreams.activeChanged(id, !wasActive);
+        }
     }
 
     Inbound inbound() {

@@ -12,7 +12,7 @@ import java.util.Map;
  *
  * <p>Threading: owned by its {@link Http2Connection}.
  */
-final class StreamRegistry {
+final class StreamRegistry implements Http2Stream.ActiveStreams {
     /** RFC 9113 §5.1.1: stream ids are 31-bit. */
     private static final int MAX_STREAM_ID = Integer.MAX_VALUE;
     /** Closed stream ids remembered so that frames still in flight for them are told apart. */
@@ -36,6 +36,14 @@ final class StreamRegistry {
     private final RecentStreamIds resetByUs = new RecentStreamIds(RESET_BY_US_MAX);
     private int nextLocalId;
     private int lastPeerId;
+    /**
+     * Active streams ({@link Http2Stream#isActive}) we opened and the peer opened, kept as streams
+     * change state: every new stream compares them with its limit, and counting the map instead
+     * made opening a stream cost as much as the streams already open (a connection carrying a
+     * node's replica calls has a hundred or more).
+     */
+    private int activeLocal;
+    private int activePeer;
 
     StreamRegistry(Role role) {
         this.role = role;
@@ -62,7 +70,7 @@ final class StreamRegistry {
         if (localIdsExhausted()) {
             throw new IllegalStateException("stream ids exhausted; open a new connection");
         }
-        Http2Stream stream = new Http2Stream(nextLocalId, sendWindow, receiveWindow, creditRatio);
+        Http2Stream stream = new Http2Stream(nextLocalId, sendWindow, receiveWindow, creditRatio, this);
         nextLocalId += 2;
         streams.put(stream.id, stream);
         return stream;
@@ -77,7 +85,7 @@ final class StreamRegistry {
             throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, "stream_id_not_increasing");
         }
         lastPeerId = id;
-        Http2Stream stream = new Http2Stream(id, sendWindow, receiveWindow, creditRatio);
+        Http2Stream stream = new Http2Stream(id, sendWindow, receiveWindow, creditRatio, this);
         streams.put(id, stream);
         return stream;
     }
@@ -111,13 +119,18 @@ final class StreamRegistry {
         return recentlyClosed.contains(id);
     }
 
+    /** Active streams opened by us ({@code local}) or by the peer: counted against SETTINGS_MAX_CONCURRENT_STREAMS. */
     int activeInitiatedBy(boolean local) {
-        int count = 0;
-        for (Http2Stream s : streams.values()) {
-            if (s.isActive() && role.initiates(s.id) == local) {
-                count++;
-            }
+        return local ? activeLocal : activePeer;
+    }
+
+    @Override
+    public void activeChanged(int id, boolean active) {
+        int change = active ? 1 : -1;
+        if (role.initiates(id)) {
+            activeLocal += change;
+        } else {
+            activePeer += change;
         }
-        return count;
     }
 }
