@@ -34,10 +34,9 @@ import java.util.function.LongSupplier;
  * One peer with a wrong clock does not stop a node: that peer refuses writes itself, and its
  * timestamps are refused by the others ({@link HybridLogicalClock#isAheadBy}).
  *
- * <p>Samples age by this node's monotonic clock, and a step of its wall clock since a sample
- * shifts that sample's offset by the step ({@link Sample#now}): a node whose clock jumps while it
- * runs is behind or ahead of its peers from the first check after the jump, not from its next
- * measurement a second later.
+ * <p>Samples are kept against this node's monotonic clock ({@link Sample}): a node whose wall
+ * clock jumps while it runs is behind or ahead of its peers from the first check after the jump,
+ * not from its next measurement a second later.
  *
  * <p>Threading: thread-safe (concurrent maps of the last sample per peer, a volatile flag).
  */
@@ -54,41 +53,38 @@ public final class ClockSkew {
     private volatile java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> measureNow;
 
     /**
-     * One observation of a peer's clock.
+     * One observation of a peer's clock, kept against this node's monotonic clock
+     * ({@link System#nanoTime}, in milliseconds) rather than its wall clock. Reading it later
+     * against the wall clock's distance from the monotonic clock at that moment gives the offset
+     * as of now: a step of the wall clock since the sample (an NTP step, an operator's
+     * {@code date -s}) counts at once, not only from the next measurement, and the sample's age is
+     * time that really passed. (NTP's slewing moves the wall clock against the monotonic one by at
+     * most 0.05 %, 30 ms over {@link #FRESH_MILLIS}: far inside any sensible bound.)
      *
-     * @param aheadMillis the peer's clock minus this node's, when observed
-     * @param atMillis    when, on this node's wall clock
-     * @param atNanos     when, on this node's monotonic clock ({@link System#nanoTime})
+     * @param peerMinusMonoMillis the peer's clock minus this node's monotonic clock, when observed
+     * @param atMonoMillis        when, on this node's monotonic clock
      */
-    private record Sample(long aheadMillis, long uncertaintyMillis, long atMillis, long atNanos) {
-        /**
-         * This sample as it stands now: its age is taken from the monotonic clock, and any step of
-         * this node's wall clock since the sample (the wall time elapsed minus the monotonic time
-         * elapsed) moves the peer's offset by as much. So a wall clock that jumps while the node
-         * runs counts at once, not only from the next measurement. (NTP slews the clock by at most
-         * 0.05 %, 30 ms over {@link #FRESH_MILLIS}: far inside any sensible bound.)
-         */
-        Sample now(long nowMillis, long nowNanos) {
-            long elapsedMillis = (nowNanos - atNanos) / 1_000_000;
-            long stepMillis = (nowMillis - atMillis) - elapsedMillis;
-            return new Sample(aheadMillis - stepMillis, uncertaintyMillis, nowMillis - elapsedMillis, atNanos);
+    private record Sample(long peerMinusMonoMillis, long uncertaintyMillis, long atMonoMillis) {
+        /** The peer's clock minus this node's wall clock, given the wall clock's distance from the monotonic one now. */
+        long aheadMillis(long wallMinusMono) {
+            return peerMinusMonoMillis - wallMinusMono;
         }
 
-        boolean fresh(long now) {
-            return now - atMillis <= FRESH_MILLIS;
+        boolean fresh(long nowMono) {
+            return nowMono - atMonoMillis <= FRESH_MILLIS;
         }
 
-        boolean peerAheadBeyond(long bound) {
-            return aheadMillis - uncertaintyMillis > bound;
+        boolean peerAheadBeyond(long bound, long wallMinusMono) {
+            return aheadMillis(wallMinusMono) - uncertaintyMillis > bound;
         }
 
-        boolean peerBehindBeyond(long bound) {
-            return aheadMillis + uncertaintyMillis < -bound;
+        boolean peerBehindBeyond(long bound, long wallMinusMono) {
+            return aheadMillis(wallMinusMono) + uncertaintyMillis < -bound;
         }
 
         /** Within the bound either way, as far as this sample can tell. */
-        boolean agrees(long bound) {
-            return !peerAheadBeyond(bound) && !peerBehindBeyond(bound);
+        boolean agrees(long bound, long wallMinusMono) {
+            return !peerAheadBeyond(bound, wallMinusMono) && !peerBehindBeyond(bound, wallMinusMono);
         }
     }
 
@@ -110,8 +106,8 @@ public final class ClockSkew {
         if (!peers.contains(peer)) {
             return;
         }
-        long now = clock.wallMillis();
-        heard.put(peer, new Sample(peerMillis - now, 0, now, nanoTime.getAsLong()));
+        long mono = monoMillis();
+        heard.put(peer, new Sample(peerMillis - mono, 0, mono));
     }
 
     /**
@@ -123,7 +119,10 @@ public final class ClockSkew {
             return;
         }
         long half = (roundTripMillis + 1) / 2;
-        measured.put(peer, new Sample(peerMillis - (endMillis - half), half, endMillis, nanoTime.getAsLong()));
+        long mono = monoMillis();
+        // The peer read peerMillis at endMillis - half on this node's wall clock, which was then
+        // endMillis - mono away from the monotonic clock.
+        measured.put(peer, new Sample(peerMillis - (endMillis - half) + (endMillis - mono), half, mono));
     }
 
     /** Why this node must not stamp a write now, or empty when it may. */
@@ -190,12 +189,12 @@ public final class ClockSkew {
 
     /** Peers whose freshest sample of the last minute is within the bound. */
     int agreeingPeers() {
-        long now = clock.wallMillis();
-        long nowNanos = nanoTime.getAsLong();
+        long mono = monoMillis();
+        long wallMinusMono = clock.wallMillis() - mono;
         int agreeing = 0;
         for (String peer : peers) {
-            Sample sample = freshest(now, aged(heard.get(peer), now, nowNanos), aged(measured.get(peer), now, nowNanos));
-            if (sample != null && sample.agrees(boundMillis)) {
+            Sample sample = freshest(mono, heard.get(peer), measured.get(peer));
+            if (sample != null && sample.agrees(boundMillis, wallMinusMono)) {
                 agreeing++;
             }
         }
@@ -204,15 +203,15 @@ public final class ClockSkew {
 
     /** How far behind its peers this node is, when more than half of them are ahead by more than the bound. */
     public Optional<Long> behindBy() {
-        long now = clock.wallMillis();
-        long nowNanos = nanoTime.getAsLong();
+        long mono = monoMillis();
+        long wallMinusMono = clock.wallMillis() - mono;
         int ahead = 0;
         long smallest = Long.MAX_VALUE;
         for (String peer : peers) {
-            Sample sample = freshest(now, aged(heard.get(peer), now, nowNanos), aged(measured.get(peer), now, nowNanos));
-            if (sample != null && sample.peerAheadBeyond(boundMillis)) {
+            Sample sample = freshest(mono, heard.get(peer), measured.get(peer));
+            if (sample != null && sample.peerAheadBeyond(boundMillis, wallMinusMono)) {
                 ahead++;
-                smallest = Math.min(smallest, sample.aheadMillis() - sample.uncertaintyMillis());
+                smallest = Math.min(smallest, sample.aheadMillis(wallMinusMono) - sample.uncertaintyMillis());
             }
         }
         return ahead * 2 > peers.size() ? Optional.of(smallest) : Optional.empty();
@@ -224,31 +223,31 @@ public final class ClockSkew {
      * a measurement says "behind"; a peer heard from within the bound counts as known and agreeing.
      */
     public Optional<Long> aheadBy() {
-        long now = clock.wallMillis();
-        long nowNanos = nanoTime.getAsLong();
+        long mono = monoMillis();
+        long wallMinusMono = clock.wallMillis() - mono;
         int known = 0;
         int behind = 0;
         long smallest = Long.MAX_VALUE;
         for (String peer : peers) {
-            Sample measuredSample = aged(measured.get(peer), now, nowNanos);
-            if (measuredSample != null && measuredSample.fresh(now) && measuredSample.peerBehindBeyond(boundMillis)) {
+            Sample measuredSample = measured.get(peer);
+            if (measuredSample != null && measuredSample.fresh(mono) && measuredSample.peerBehindBeyond(boundMillis, wallMinusMono)) {
                 known++;
                 behind++;
-                smallest = Math.min(smallest, -measuredSample.aheadMillis() - measuredSample.uncertaintyMillis());
-            } else if (freshest(now, aged(heard.get(peer), now, nowNanos), measuredSample) != null) {
+                smallest = Math.min(smallest, -measuredSample.aheadMillis(wallMinusMono) - measuredSample.uncertaintyMillis());
+            } else if (freshest(mono, heard.get(peer), measuredSample) != null) {
                 known++;
             }
         }
         return behind * 2 > known ? Optional.of(smallest) : Optional.empty();
     }
 
-    private static Sample aged(Sample sample, long nowMillis, long nowNanos) {
-        return sample == null ? null : sample.now(nowMillis, nowNanos);
+    private long monoMillis() {
+        return nanoTime.getAsLong() / 1_000_000;
     }
 
-    private static Sample freshest(long now, Sample a, Sample b) {
-        Sample fresher = a == null ? b : b == null || a.atMillis() >= b.atMillis() ? a : b;
-        return fresher != null && fresher.fresh(now) ? fresher : null;
+    private static Sample freshest(long nowMono, Sample a, Sample b) {
+        Sample fresher = a == null ? b : b == null || a.atMonoMillis() >= b.atMonoMillis() ? a : b;
+        return fresher != null && fresher.fresh(nowMono) ? fresher : null;
     }
 
     public long boundMillis() {
