@@ -117,6 +117,12 @@ assemble_builds_results() {
 
 client_report_unit_checks() { python3 -W error "$REPORT_DIR/test_client_report.py" 2>&1; }
 
+glance_unit_checks() { python3 -W error "$REPORT_DIR/test_glance.py" 2>&1; }
+
+# The page's at-a-glance block is what the files bench/results/current.json names render: a
+# changed results file or a hand edit of the block fails here until glance.py is run again.
+glance_block_is_current() { python3 "$REPORT_DIR/glance.py" --check --doc "$ROOT/docs/benchmarks.md"; }
+
 client_report_writes_only_its_section() {
   local sample=$REPORT_DIR/testdata/client-sample.json
   printf '# Benchmarks\n\nintro stays\n\n## HTTP client (JMH)\n\nmethod text stays\n' >"$WORK/cdoc.md"
@@ -210,6 +216,8 @@ check "client report: intervals and the ahead rule" client_report_unit_checks
 check "client report rewrites only its own section" client_report_writes_only_its_section
 check "client report refuses a one-fork results file" client_report_refuses_old_results
 check "client-bench.sh composes its JMH passes" client_bench_composes_passes
+check "at a glance: target verdicts and the pending client line" glance_unit_checks
+check "docs/benchmarks.md's at-a-glance block is current" glance_block_is_current
 if "$PYTHON" -c 'import matplotlib' 2>/dev/null; then
   check "charts are drawn" charts_are_drawn
 else

@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""Writes the "at a glance" block at the top of docs/benchmarks.md from committed results files.
+
+bench/results/current.json names, per kind of figure, the results file that holds the current
+figures (a path under bench/results, or null while there is none):
+
+  replicated_path  bench/replicated_path.py: 1 node, 3 nodes over h2c: req/s, CPU per request, p99 at a constant rate
+  h2_one_node      bench/h2_compare.py: one node's GETs over h2c and HTTP/1.1, /v0/status against nginx
+  cold_start       bench/cold_start.py: a new 3-node cluster's first seconds under load
+  http_client      bench/client-bench.sh (read with client_report.py): ours against the JDK's and Jetty's clients
+
+Every number in the block is computed here from those files, with the same interval function the
+benchmark scripts use for their own summaries (replicated_path.interval) and, for the client,
+client_report.py's own scores and "ahead" rule. The block is the text between BEGIN and END; when
+the page has no block yet it is inserted before the page's first "## " section, after the intro.
+
+  python3 bench/report/glance.py [--doc docs/benchmarks.md] [--check]
+
+--check renders without writing and exits 1 when the page's block differs (the page is not
+current with the files current.json names). Standard library only.
+"""
+import argparse
+import difflib
+import json
+import math
+import os
+import re
+import sys
+
+REPORT_DIR = os.path.dirname(os.path.abspath(__file__))
+BENCH_DIR = os.path.dirname(REPORT_DIR)
+ROOT = os.path.dirname(BENCH_DIR)
+# Importing the bench scripts must not leave __pycache__ directories in bench/ on every check.
+sys.dont_write_bytecode = True
+sys.path.insert(0, BENCH_DIR)
+sys.path.insert(0, REPORT_DIR)
+import client_report  # noqa: E402
+from replicated_path import interval  # noqa: E402  (mean and 95 % Student-t half-width over rounds)
+
+BEGIN = "<!-- BEGIN GENERATED: at-a-glance (bench/report/glance.py; do not edit by hand) -->"
+END = "<!-- END GENERATED: at-a-glance -->"
+KINDS = ("replicated_path", "h2_one_node", "cold_start", "http_client")
+
+# Sections of docs/benchmarks.md that describe each measurement (GitHub's heading anchors).
+SECTIONS = {
+    "replicated_path": ("the replicated path", "#the-replicated-path-1-node-3-nodes-over-h2c-3-nodes-over-http11"),
+    "h2_one_node": ("HTTP/2 on one node", "#http2-on-one-node"),
+    "cold_start": ("cold start", "#cold-start"),
+    "http_client": ("HTTP client (JMH)", "#http-client-jmh"),
+}
+
+# The targets, as the issues and the sections below state them.
+PUT_VS_GET = 0.8         # issue 16: one node's PUT maximum at least 0.8x its GET maximum
+CPU_VS_ONE_NODE = 3.0    # issue 16: a replicated request at most 3x the CPU of a one-node request
+P99_RATE = 5000          # issue 16: p99 under P99_LIMIT_MS at this constant rate, 3 nodes over h2c
+P99_LIMIT_MS = 5.0
+H2C_VS_H1 = 1.0          # issue 16: GETs over h2c at least as many as over HTTP/1.1
+STATUS_VS_NGINX = 0.7    # issue 16: /v0/status over h2c at least 0.7x nginx's HTTP/2
+COLD_P99_LIMIT_MS = 10.0  # issue 19: a fresh cluster's p99 under 10 ms, and no 503
+
+MET, MET_ON_MEAN, NOT_MET = "met", "met on the mean", "not met"
+
+
+class Figure:
+    """A mean and the half-width of its 95 % interval (nan when the file has one round only)."""
+
+    def __init__(self, mean, half):
+        self.mean, self.half = mean, half
+
+    @classmethod
+    def over(cls, values):
+        return cls(*interval(list(values)))
+
+    # Without an interval, lo and hi are nan: every comparison with them is false, so a figure
+    # without an interval is never "clear" of a target, at best met on the mean.
+    @property
+    def lo(self):
+        return self.mean - self.half
+
+    @property
+    def hi(self):
+        return self.mean + self.half
+
+
+def at_least(a, b, k):
+    """Target a >= k * b: met when a's lower end reaches k times b's upper end."""
+    if a.lo >= k * b.hi:
+        return MET
+    return MET_ON_MEAN if a.mean >= k * b.mean else NOT_MET
+
+
+def at_most(a, b, k):
+    """Target a <= k * b: met when a's upper end stays within k times b's lower end."""
+    if a.hi <= k * b.lo:
+        return MET
+    return MET_ON_MEAN if a.mean <= k * b.mean else NOT_MET
+
+
+def below(a, limit):
+    """Target a < limit (strictly)."""
+    if a.hi < limit:
+        return MET
+    return MET_ON_MEAN if a.mean < limit else NOT_MET
+
+
+def none_of(a):
+    """Target a == 0 (a share that must stay at zero, such as 503s)."""
+    if a.hi <= 0:
+        return MET
+    return MET_ON_MEAN if a.mean <= 0 else NOT_MET
+
+
+def fmt(f, digits=0, unit=""):
+    half = "?" if math.isnan(f.half) else f"{f.half:,.{digits}f}"
+    return f"{f.mean:,.{digits}f} ± {half}{unit}"
+
+
+def verdict(target, result):
+    return f"{target}: **{result}**" if result == MET else f"{target}: {result}"
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def load_current(current_path):
+    """{kind: absolute path or None}; the paths in current.json are relative to its directory."""
+    named = read_json(current_path)
+    unknown = sorted(set(named) - set(KINDS))
+    if unknown:
+        raise SystemExit(f"{current_path}: unknown kinds {', '.join(unknown)} (known: {', '.join(KINDS)})")
+    base = os.path.dirname(os.path.abspath(current_path))
+    files = {}
+    for kind in KINDS:
+        name = named.get(kind)
+        if name is None:
+            if kind != "http_client":
+                raise SystemExit(f"{current_path}: {kind} names no results file")
+            files[kind] = None
+            continue
+        path = os.path.join(base, name)
+        if not os.path.exists(path):
+            raise SystemExit(f"{current_path}: {kind}: {path} does not exist")
+        files[kind] = path
+    return files
+
+
+class Block:
+    """Collects the table rows and the facts the closing lines need."""
+
+    def __init__(self, doc_dir):
+        self.doc_dir, self.rows, self.commands, self.cpus, self.cores = doc_dir, [], [], set(), None
+
+    def link(self, path):
+        name = os.path.basename(path)
+        stem = re.sub(r"(\.meta)?\.json$", "", name)
+        return f"[{stem}]({os.path.relpath(path, self.doc_dir)})"
+
+    def row(self, what, figure, against, target, path):
+        self.rows.append(f"| {what} | {figure} | {against} | {target} | {self.link(path) if path else '—'} |")
+
+    def note_run(self, meta):
+        if meta.get("command"):
+            self.commands.append(meta["command"])
+        for key in ("server_cpus", "load_cpus"):
+            for part in str(meta.get(key, "")).split(","):
+                if "-" in part:
+                    a, b = part.split("-", 1)
+                    self.cpus.update(range(int(a), int(b) + 1))
+                elif part.strip():
+                    self.cpus.add(int(part))
+
+
+def replicated_rows(block, path):
+    doc = read_json(path)
+    meta, runs = doc["meta"], doc["runs"]
+    block.note_run(meta)
+
+    def fig(config, scenario, field):
+        values = [r[field] for r in runs if r["config"] == config and r["scenario"] == scenario]
+        if not values:
+            raise SystemExit(f"{path}: no {config} {scenario} runs")
+        return Figure.over(values)
+
+    one = {s: (fig("1node", s, "rps"), fig("1node", s, "cpu_us_per_request")) for s in ("put", "get")}
+    three = {s: (fig("3n-h2", s, "rps"), fig("3n-h2", s, "cpu_us_per_request")) for s in ("put", "get")}
+    put_rps, get_rps = one["put"][0], one["get"][0]
+    block.row("1 node, PUT: req/s · server CPU µs/request",
+              f"{fmt(put_rps)} · {fmt(one['put'][1], 1)}",
+              f"its own GETs: PUT {put_rps.mean / get_rps.mean:.2f}× their req/s",
+              verdict(f"PUT ≥ {PUT_VS_GET}× GET (16)", at_least(put_rps, get_rps, PUT_VS_GET)), path)
+    block.row("1 node, GET: req/s · server CPU µs/request",
+              f"{fmt(get_rps)} · {fmt(one['get'][1], 1)}", "—", "—", path)
+    for s in ("put", "get"):
+        rps, cpu = three[s]
+        block.row(f"3 nodes, h2c between nodes, {s.upper()}: req/s · CPU µs/request (all nodes)",
+                  f"{fmt(rps)} · {fmt(cpu, 1)}",
+                  f"1 node: {cpu.mean / one[s][1].mean:.2f}× the CPU per request",
+                  verdict(f"CPU ≤ {CPU_VS_ONE_NODE:g}× 1 node (16)", at_most(cpu, one[s][1], CPU_VS_ONE_NODE)), path)
+    fixed = doc.get("constant_rate_runs", [])
+    rates = meta.get("constant_rates") or []
+    for s in ("put", "get"):
+        # Runs from before rates were a list carry no "rate": they had the file's one rate.
+        p99 = [r["p99_ms"] for r in fixed
+               if r["config"] == "3n-h2" and r["scenario"] == s and r.get("rate", rates[0] if rates else None) == P99_RATE]
+        if not p99:
+            block.row(f"3 nodes, h2c, p99 at {P99_RATE:,} {s.upper()}/s", "not in this file", "—", "—", path)
+            continue
+        f = Figure.over(p99)
+        block.row(f"3 nodes, h2c, p99 at a constant {P99_RATE:,} {s.upper()}/s (open loop)", fmt(f, 2, " ms"), "—",
+                  verdict(f"< {P99_LIMIT_MS:g} ms (16)", below(f, P99_LIMIT_MS)), path)
+    return meta
+
+
+def h2_rows(block, path):
+    doc = read_json(path)
+    block.note_run(doc["meta"])
+
+    def fig(scenario):
+        values = [r["rps"] for r in doc["runs"] if r["scenario"] == scenario]
+        if not values:
+            raise SystemExit(f"{path}: no {scenario} runs")
+        return Figure.over(values)
+
+    h2c, h1, status, nginx = fig("get-h2c"), fig("get-h1"), fig("status-h2c"), fig("nginx-h2c")
+    block.row("1 node, GET over h2c: req/s", fmt(h2c),
+              f"the same GETs over HTTP/1.1: {fmt(h1)} (h2c {h2c.mean / h1.mean:.2f}×)",
+              verdict(f"≥ {H2C_VS_H1:g}× HTTP/1.1 (16)", at_least(h2c, h1, H2C_VS_H1)), path)
+    block.row("1 node, `/v0/status` over h2c: req/s", fmt(status),
+              f"nginx, a fixed answer as long, over h2c: {fmt(nginx)} (ours {status.mean / nginx.mean:.2f}×)",
+              verdict(f"≥ {STATUS_VS_NGINX:g}× nginx (16)", at_least(status, nginx, STATUS_VS_NGINX)), path)
+
+
+def cold_rows(block, path):
+    doc = read_json(path)
+    meta = doc["meta"]
+    block.note_run(meta)
+    runs = [r for r in doc["runs"] if r["config"] == "default"]
+    if not runs:
+        raise SystemExit(f"{path}: no runs of the default configuration")
+    cold = [r for r in doc["runs"] if r["config"] == "cold"]
+    steady = [r["steady"] for r in runs if r.get("steady")]
+    secs, rate = meta["duration_s"], meta["rate"]
+    session = "in one session, as `./ringkv up` starts them" if meta.get("shared_session") else "a session each"
+    shed = lambda rs: Figure.over(100.0 * r["status_503"] / r["requests"] for r in rs)
+
+    ready = Figure.over(r["ready_s"] for r in runs)
+    block.row(f"cold start, {meta['nodes']} new nodes {session} (AOT cache + warm-up): s until ready",
+              fmt(ready, 1, " s"),
+              f"a cold JVM (neither): {fmt(Figure.over(r['ready_s'] for r in cold), 1, ' s')}" if cold else "—",
+              "—", path)
+    later = f"the same nodes {meta['steady_after_s'] + secs} s after the load began"
+    first = f"cold start, first {secs} s at {rate:,} PUT/s"
+    f503 = shed(r["overall"] for r in runs)
+    block.row(f"{first}: `503` share", fmt(f503, 2, " %"),
+              f"{later}: {fmt(shed(steady), 2, ' %')}" if steady else "—",
+              verdict("no `503` (19)", none_of(f503)), path)
+    p99 = Figure.over(r["overall"]["p99_ms"] for r in runs)
+    against = []
+    if steady:
+        against.append(f"{later}: {fmt(Figure.over(s['p99_ms'] for s in steady), 1, ' ms')}")
+    if cold:
+        against.append(f"a cold JVM: {fmt(Figure.over(r['overall']['p99_ms'] for r in cold), 1, ' ms')}")
+    block.row(f"{first}: p99", fmt(p99, 1, " ms"), "; ".join(against) or "—",
+              verdict(f"< {COLD_P99_LIMIT_MS:g} ms (19)", below(p99, COLD_P99_LIMIT_MS)), path)
+
+
+def client_row(block, path):
+    what = "HTTP client (ours): ops/s on each row of the main table"
+    against = "the JDK's client and Jetty's"
+    target = "ahead of both on every row"
+    if path is None:
+        title, anchor = SECTIONS["http_client"]
+        block.row(what, f"pending: no full run committed yet; see [{title}]({anchor})", against, f"{target}: pending", None)
+        return
+    try:
+        cells, meta = client_report.load(path)
+    except client_report.OldFormat as e:
+        raise SystemExit(str(e))
+    # The client's meta records its options, not a command line: rebuild the call that reproduces them.
+    cmd = "bench/client-bench.sh" + (" --quick" if meta.get("quick") else "") + f" --forks {meta.get('forks', 3)}"
+    if meta.get("extra_jmh_args"):
+        cmd = f"CLIENT_BENCH_JMH_ARGS=\"{meta['extra_jmh_args']}\" " + cmd
+    block.commands.append(cmd)
+    if meta.get("cores"):
+        block.cores = int(meta["cores"])
+    c = client_report.counts(cells)
+    keys = [k for k in client_report.rows(cells, client_report.MAIN) if client_report.verdict(cells, k) is not None]
+    if not keys:
+        # A partial run (some clients only) has no row to judge: say so rather than "0 of 0".
+        block.row(what, "no main-table row with all three clients in this file", against, f"{target}: pending", path)
+        return
+    # "On the mean": ours' mean above both other clients' means on every row; the intervals
+    # (client_report's "ahead") decide "met".
+    on_mean = all(client_report.ops(cells, k, "RING").mean > client_report.ops(cells, k, o).mean
+                           for k in keys for o in ("JDK", "JETTY"))
+    result = MET if c["ahead"] == c["total"] else MET_ON_MEAN if on_mean else NOT_MET
+    timing = sorted({cells[k][client]["timing"] for k in keys for client in client_report.CLIENTS if client in cells[k]},
+                    key=str)
+    bases = {cells[k][client]["ops"].basis for k in keys for client in client_report.CLIENTS if client in cells[k]}
+    method = "; ".join(f"{f} forks × {i} iterations" for f, _, _, i, _ in timing)
+    method += (", 95 % Student t over fork means" if bases == {"forks"} else
+               f", **some scores from fewer than {client_report.MIN_FORKS} forks: intervals over pooled iterations, too narrow**")
+    block.row(what, f"ahead of both on {c['ahead']} of {c['total']} rows, within the noise on {c['overlap']}, "
+                    f"behind on {c['behind']} ({method})", against, verdict(target, result), path)
+
+
+def render(current_path, doc_path):
+    files = load_current(current_path)
+    block = Block(os.path.dirname(os.path.abspath(doc_path)))
+    replicated_rows(block, files["replicated_path"])
+    h2_rows(block, files["h2_one_node"])
+    cold_rows(block, files["cold_start"])
+    client_row(block, files["http_client"])
+    sections = ", ".join(f"[{t}]({a})" for t, a in SECTIONS.values())
+    cores = block.cores or len(block.cpus)
+    cpus = sorted(block.cpus)
+    lines = [
+        "**At a glance.** The current figures with their 95 % intervals (Student t over the rounds of one run), "
+        "each computed from the results file in its row. A target is **met** when the interval is clear of it "
+        "(for a ratio: the ends of both intervals), met on the mean when only the mean is, else not met. "
+        f"How each was measured: {sections}.",
+        "",
+        "| what was measured | figure (95 % CI) | against what | target (issue): verdict | results file |",
+        "|---|---|---|---|---|",
+        *block.rows,
+        "",
+        "To make them again (each results file records the command that wrote it): "
+        + "; ".join(f"`{c}`" for c in block.commands)
+        + "; then name the new files in `bench/results/current.json` and run `python3 bench/report/glance.py`.",
+        "",
+        f"The machine: {cores} cores (the runs name CPUs {', '.join(map(str, cpus))} for nodes and load), shared "
+        "with other jobs, so ratios within one run are what to compare, not figures across runs.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def with_block(text, body):
+    """The page with its block replaced by body, or inserted before the first "## " section."""
+    block = f"{BEGIN}\n{body}{END}"
+    if BEGIN in text and END in text:
+        return re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, text, count=1, flags=re.S)
+    m = re.search(r"^## ", text, flags=re.M)
+    if not m:
+        return text.rstrip() + "\n\n" + block + "\n"
+    return text[:m.start()] + block + "\n\n" + text[m.start():]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    ap.add_argument("--current", default=os.path.join(BENCH_DIR, "results", "current.json"),
+                    help="the file naming the current results files (default bench/results/current.json)")
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 when the page's block is not current")
+    a = ap.parse_args(argv)
+    body = render(a.current, a.doc)
+    with open(a.doc) as f:
+        text = f.read()
+    new = with_block(text, body)
+    if a.check:
+        if new == text:
+            return 0
+        print(f"{a.doc}: the at-a-glance block is not what {os.path.relpath(a.current)} renders; "
+              f"run python3 bench/report/glance.py", file=sys.stderr)
+        sys.stderr.writelines(difflib.unified_diff(text.splitlines(True), new.splitlines(True), "page", "rendered", n=0))
+        return 1
+    if new != text:
+        with open(a.doc, "w") as f:
+            f.write(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
