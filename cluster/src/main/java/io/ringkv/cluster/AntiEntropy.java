@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  *       it is kept per write ({@link LiveDigest}); the peer's comes over {@code GET
  *       /internal/v0/digest} (8 KiB). Equal buckets are done: two replicas in sync cost one 8 KiB
  *       answer, no scan and no record on either side.</li>
- *   <li>For all the differing buckets at once, the peer streams the versions (key, timestamp,
+ *   <li>For the differing buckets, this node first sends the peer its records of the keys lately
+ *       changed in them ({@link LiveDigest#recentKeys}: point reads, no scan) and asks for the
+ *       peer's digest again; a peer that missed a few recent writes is usually level then.</li>
+ *   <li>For all the buckets still differing at once, the peer streams the versions (key, timestamp,
  *       tombstone; no values) of its keys in those buckets in key order
  *       ({@code GET /internal/v0/versions}); this node scans its own keys of those buckets in key
  *       order, merging the two streams as it goes, and, for
@@ -76,13 +79,16 @@ public final class AntiEntropy implements AutoCloseable {
      * @param bucketsDiffering buckets found different in the last round, all peers together
      * @param recordsPushed    records sent to peers since start
      * @param peersFailed      peers that could not be compared in the last round
+     * @param bucketsWithoutScan differing buckets since start that the recent-keys pass brought level,
+     *                           so that no scan was needed for them
      */
     public record Status(boolean running, long roundsCompleted, long lastRoundMillis, long bucketsDiffering,
-                         long recordsPushed, long peersFailed) {
+                         long recordsPushed, long peersFailed, long bucketsWithoutScan) {
         public String toJson() {
             return "{\"running\":" + running + ",\"roundsCompleted\":" + roundsCompleted + ",\"lastRoundMillis\":"
                     + lastRoundMillis + ",\"bucketsDiffering\":" + bucketsDiffering + ",\"recordsPushed\":"
-                    + recordsPushed + ",\"peersFailed\":" + peersFailed + "}";
+                    + recordsPushed + ",\"peersFailed\":" + peersFailed + ",\"bucketsWithoutScan\":"
+                    + bucketsWithoutScan + "}";
         }
     }
 
@@ -96,7 +102,9 @@ public final class AntiEntropy implements AutoCloseable {
     private final AtomicBoolean roundRequested = new AtomicBoolean();
     private final AtomicLong roundsCompleted = new AtomicLong();
     private final AtomicLong recordsPushed = new AtomicLong();
-    private final AtomicReference<Status> last = new AtomicReference<>(new Status(false, 0, 0, 0, 0, 0));
+    /** Differing buckets the recent-keys pass brought level, so that no scan was needed for them. */
+    private final AtomicLong recentPassesSufficed = new AtomicLong();
+    private final AtomicReference<Status> last = new AtomicReference<>(new Status(false, 0, 0, 0, 0, 0, 0));
     /** Paces this node's scans, and those it runs for peers ({@link InternalApiHandler}). */
     private final ScanPacer pacer;
     private int scannedSincePace;
@@ -152,7 +160,7 @@ public final class AntiEntropy implements AutoCloseable {
     public Status status() {
         Status done = last.get();
         return new Status(running.get(), roundsCompleted.get(), done.lastRoundMillis(), done.bucketsDiffering(),
-                recordsPushed.get(), done.peersFailed());
+                recordsPushed.get(), done.peersFailed(), recentPassesSufficed.get());
     }
 
     private void roundLogged() {
@@ -179,7 +187,7 @@ public final class AntiEntropy implements AutoCloseable {
             return;
         } finally {
             long millis = (System.nanoTime() - started) / 1_000_000;
-            last.set(new Status(false, 0, millis, differing, 0, failed));
+            last.set(new Status(false, 0, millis, differing, 0, failed, 0));
             roundsCompleted.incrementAndGet();
             running.set(false);
         }
@@ -195,9 +203,44 @@ public final class AntiEntropy implements AutoCloseable {
         long[] theirs = client.digest(peer).get(answerMillis(), TimeUnit.MILLISECONDS);
         BitSet differing = DigestBuckets.differing(mine, theirs);
         if (!differing.isEmpty()) {
-            repairBuckets(peer, differing);
+            BitSet left = pushRecentKeys(peer, differing);
+            if (!left.isEmpty()) {
+                repairBuckets(peer, left);
+            }
         }
         return differing.cardinality();
+    }
+
+    /**
+     * The cheap first pass for differing buckets: sends the peer this node's records of the keys
+     * lately changed in them ({@link LiveDigest#recentKeys}, point reads, no scan), which is what
+     * it usually lacks after it missed a few writes, then asks for its digest again.
+     *
+     * @return the buckets that still differ and need the scan of {@link #repairBuckets}: those of
+     *         {@code differing} whose digests still disagree (a bucket that differs for other
+     *         reasons, such as records the peer holds newer or keys changed longer ago, stays)
+     */
+    private BitSet pushRecentKeys(ClusterNode peer, BitSet differing)
+            throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
+        PushBatch push = new PushBatch(peer);
+        List<byte[]> keys = digest.recentKeys(differing);
+        keys.sort(Arrays::compareUnsigned); // a record batch is in ascending key order (RecordFrameReader)
+        for (byte[] key : keys) {
+            throttle();
+            Record mine = engine.get(key).orElse(null);
+            // A record older than the grace period is not sent where the peer may lack the key (see repairBuckets).
+            if (mine != null && !collectedElsewhere.test(mine)) {
+                push.add(key, mine);
+            }
+        }
+        if (push.finish() == 0) {
+            return differing;
+        }
+        long[] theirs = client.digest(peer).get(answerMillis(), TimeUnit.MILLISECONDS);
+        BitSet left = DigestBuckets.differing(digest.snapshot(), theirs);
+        left.and(differing);
+        recentPassesSufficed.addAndGet(differing.cardinality() - left.cardinality());
+        return left;
     }
 
     /**
@@ -209,8 +252,7 @@ public final class AntiEntropy implements AutoCloseable {
      */
     private void repairBuckets(ClusterNode peer, BitSet buckets)
             throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
-        List<Map.Entry<byte[], Record>> push = new ArrayList<>();
-        int pushBytes = 0;
+        PushBatch push = new PushBatch(peer);
         try (RecordStream theirs = client.versions(peer, buckets).get(answerMillis(), TimeUnit.MILLISECONDS);
              RangeCursor cursor = engine.range(new byte[0], null)) {
             boolean theirsLeft = theirs.next();
@@ -228,18 +270,49 @@ public final class AntiEntropy implements AutoCloseable {
                 Record their = theirsLeft && Arrays.equals(theirs.key(), key) ? theirs.record() : null;
                 boolean send = their == null ? !collectedElsewhere.test(mine) : newerVersion(mine, their);
                 if (send) {
-                    push.add(new AbstractMap.SimpleImmutableEntry<>(key, mine));
-                    pushBytes += RecordFrames.frameBytes(key, mine);
-                    if (push.size() >= PUSH_RECORDS_MAX || pushBytes >= PUSH_BYTES_MAX) {
-                        send(peer, push);
-                        push = new ArrayList<>();
-                        pushBytes = 0;
-                    }
+                    push.add(key, mine);
                 }
             }
         }
-        if (!push.isEmpty()) {
-            send(peer, push);
+        push.finish();
+    }
+
+    /**
+     * Records on their way to one peer, added in ascending key order (as the peer requires), sent
+     * {@value #PUSH_RECORDS_MAX} records or {@value #PUSH_BYTES_MAX} bytes at a time
+     * ({@code PUT /internal/v0/records}). Round thread only.
+     */
+    private final class PushBatch {
+        private final ClusterNode peer;
+        private List<Map.Entry<byte[], Record>> records = new ArrayList<>();
+        private int bytes;
+        private int sent;
+
+        PushBatch(ClusterNode peer) {
+            this.peer = peer;
+        }
+
+        void add(byte[] key, Record record) throws ExecutionException, TimeoutException, InterruptedException {
+            records.add(new AbstractMap.SimpleImmutableEntry<>(key, record));
+            bytes += RecordFrames.frameBytes(key, record);
+            if (records.size() >= PUSH_RECORDS_MAX || bytes >= PUSH_BYTES_MAX) {
+                sendBatch();
+            }
+        }
+
+        /** Sends what is left; returns how many records were sent in all. */
+        int finish() throws ExecutionException, TimeoutException, InterruptedException {
+            if (!records.isEmpty()) {
+                sendBatch();
+            }
+            return sent;
+        }
+
+        private void sendBatch() throws ExecutionException, TimeoutException, InterruptedException {
+            send(peer, records);
+            sent += records.size();
+            records = new ArrayList<>();
+            bytes = 0;
         }
     }
 

@@ -129,6 +129,7 @@ class MetricsIT {
         assertThat(m.sum("ringkv_hints_queued", s -> s.label("target").equals(peer)), is(0.0));
         for (String family : List.of("ringkv_hints_stored_total", "ringkv_hints_replayed_total", "ringkv_hints_dropped_total",
                 "ringkv_anti_entropy_rounds_total", "ringkv_anti_entropy_running", "ringkv_anti_entropy_records_pushed_total",
+                "ringkv_anti_entropy_buckets_without_scan_total",
                 "ringkv_anti_entropy_buckets_differing", "jvm_memory_used_bytes", "jvm_threads_current",
                 "process_cpu_seconds_total")) {
             assertThat(family, m.has(family), is(true));

@@ -17,7 +17,7 @@ public interface RecordChangeListener {
     };
 
     /**
-     * @param key    the key (do not modify)
+     * @param key    the key (do not modify; it may be kept, its writer does not modify it either)
      * @param before the record replaced, or null when the key had none
      * @param after  the record now stored, or null when it was removed ({@link StorageEngine#purge})
      */

@@ -18,7 +18,8 @@ public interface StorageEngine extends AutoCloseable {
     /**
      * Stores {@code record} unless the stored record for the key is newer or equal
      * ({@link Record#compareTo}), so replicas converge whatever order writes arrive in.
-     * Durable when this returns, per the engine's {@link Durability}.
+     * Durable when this returns, per the engine's {@link Durability}. The engine and its
+     * {@link RecordChangeListener} may keep {@code key}: do not modify it afterwards.
      *
      * @return true when {@code record} is now the stored one
      */

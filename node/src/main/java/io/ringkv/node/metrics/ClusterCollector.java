@@ -55,6 +55,9 @@ final class ClusterCollector implements MultiCollector {
                         antiEntropy.peersFailed())
                 .counter("ringkv_anti_entropy_records_pushed", "Records sent to peers that lacked them or held older ones",
                         antiEntropy.recordsPushed())
+                .counter("ringkv_anti_entropy_buckets_without_scan",
+                        "Differing buckets that sending the keys lately changed in them brought level, with no scan of the store",
+                        antiEntropy.bucketsWithoutScan())
                 .build();
     }
 }
