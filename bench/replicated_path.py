@@ -19,6 +19,7 @@ stated in). Run it as `./ringkv bench --replicated-path [options]` (the launcher
 sets JAVA_HOME), or directly once built.
 """
 import argparse
+import collections
 import json
 import math
 import os
@@ -230,7 +231,10 @@ def constant_rate(vegeta_bin, url, scenario, rate, seconds, load_cpus, keys, tmp
     rows = vegeta.attack(vegeta_bin, targets, rate, seconds, load_cpus)
     lat = sorted(ms for _, _, ms in rows)
     ok = (201,) if scenario == "put" else (200, 404)
-    return {"requests": len(rows), "non_2xx": sum(1 for _, code, _ in rows if code not in ok),
+    failed = collections.Counter(str(code) for _, code, _ in rows if code not in ok)
+    # The failed answers' statuses tell a shed request (503) from one that timed out (504) or never
+    # got an answer (0).
+    return {"requests": len(rows), "non_2xx": sum(failed.values()), "failed_statuses": dict(failed),
             "p50_ms": vegeta.percentile(lat, 0.5), "p99_ms": vegeta.percentile(lat, 0.99), "max_ms": lat[-1]}
 
 
@@ -247,9 +251,13 @@ def summarise_constant_rate(runs, rates):
                 rs = [r for r in runs if r["config"] == c and r["scenario"] == s and r.get("rate", rates[0]) == rate]
                 if rs:
                     p99 = interval([r["p99_ms"] for r in rs])
-                    lines.append("%-15s %-4s %6d %9.2f ± %-8.2f %10.2f %d of %d" % (
+                    statuses = collections.Counter()
+                    for r in rs:
+                        statuses.update(r.get("failed_statuses", {}))  # absent in runs written before it was kept
+                    lines.append("%-15s %-4s %6d %9.2f ± %-8.2f %10.2f %d of %d%s" % (
                         c, s, rate, p99[0], p99[1], statistics.median(r["p50_ms"] for r in rs),
-                        sum(r["non_2xx"] for r in rs), sum(r["requests"] for r in rs)))
+                        sum(r["non_2xx"] for r in rs), sum(r["requests"] for r in rs),
+                        " (" + ", ".join("%s: %d" % kv for kv in sorted(statuses.items())) + ")" if statuses else ""))
     return "\n".join(lines) + "\n"
 
 
