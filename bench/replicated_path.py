@@ -107,6 +107,34 @@ class Cluster:
                     raise SystemExit("%s: %s did not become ready in %ds" % (self.name, url, timeout))
                 time.sleep(0.2)
 
+    def node_counters(self):
+        """Sums over the nodes' /metrics of what may explain a stall: RocksDB write-stall seconds, GC
+        seconds, 503s by cause and 504s. Nodes that do not answer count as zero."""
+        sums = collections.Counter()
+        for url in ([] if self.independent else self.urls):
+            try:
+                with urllib.request.urlopen(url + "/metrics", timeout=2) as r:
+                    text = r.read().decode()
+            except Exception:
+                continue
+            for line in text.splitlines():
+                if line.startswith("#") or " " not in line:
+                    continue
+                name, value = line.rsplit(" ", 1)
+                key = None
+                if name.startswith("ringkv_storage_write_stall_seconds_total"):
+                    key = "write_stall_s"
+                elif name.startswith("jvm_gc_collection_seconds_sum"):
+                    key = "gc_s"
+                elif name.startswith("ringkv_responses_unavailable_total"):
+                    # server_overload: over the in-flight budget, answered before any handler ran
+                    key = "503_" + name.split('cause="', 1)[1].split('"', 1)[0]
+                elif name.startswith("ringkv_requests_total") and 'status="504"' in name:
+                    key = ("internal_" if 'operation="internal"' in name else "public_") + "504"
+                if key:
+                    sums[key] += float(value)
+        return sums
+
     def cpu_seconds(self):
         total = 0
         for p in self.procs:
@@ -228,13 +256,15 @@ def constant_rate(vegeta_bin, url, scenario, rate, seconds, load_cpus, keys, tmp
         vegeta.write_targets(targets, [("PUT" if scenario == "put" else "GET",
                                         "%s/v0/entity?id=key%07d" % (url, (i * step) % space),
                                         body if scenario == "put" else None) for i in range(count)])
-    rows = vegeta.attack(vegeta_bin, targets, rate, seconds, load_cpus)
+    errors = collections.Counter()
+    rows = vegeta.attack(vegeta_bin, targets, rate, seconds, load_cpus, errors)
     lat = sorted(ms for _, _, ms in rows)
     ok = (201,) if scenario == "put" else (200, 404)
     failed = collections.Counter(str(code) for _, code, _ in rows if code not in ok)
     # The failed answers' statuses tell a shed request (503) from one that timed out (504) or never
     # got an answer (0).
     return {"requests": len(rows), "non_2xx": sum(failed.values()), "failed_statuses": dict(failed),
+            "errors": dict(errors.most_common(5)),
             "p50_ms": vegeta.percentile(lat, 0.5), "p99_ms": vegeta.percentile(lat, 0.99), "max_ms": lat[-1]}
 
 
@@ -258,6 +288,16 @@ def summarise_constant_rate(runs, rates):
                         c, s, rate, p99[0], p99[1], statistics.median(r["p50_ms"] for r in rs),
                         sum(r["non_2xx"] for r in rs), sum(r["requests"] for r in rs),
                         " (" + ", ".join("%s: %d" % kv for kv in sorted(statuses.items())) + ")" if statuses else ""))
+                    errors = collections.Counter()
+                    nodes = collections.Counter()
+                    for r in rs:
+                        errors.update(r.get("errors", {}))  # absent in runs written before they were kept
+                        nodes.update(r.get("nodes", {}))
+                    if errors:
+                        lines.append("%-15s      no answer: %s" % ("", "; ".join("%s (%d)" % kv for kv in errors.most_common(3))))
+                    if nodes:
+                        lines.append("%-15s      nodes meanwhile, summed: %s" % ("", ", ".join(
+                            "%s %.3g" % kv for kv in sorted(nodes.items()))))
     return "\n".join(lines) + "\n"
 
 
@@ -320,8 +360,30 @@ def summarise(runs, configs, scenarios):
         if (c, "put") in stats and (c, "get") in stats and c.split("@")[0] == "1node":
             lines.append("  %s: PUT throughput %.2fx its GET throughput (issue 16's target: at least 0.8x)" % (
                 c, stats[(c, "put")][0][0] / stats[(c, "get")][0][0]))
+    batching = [c for c in ("3n-h2-unbatched", "3n-h2-b2") if c in configs and "3n-h2" in configs]
+    if batching:
+        lines += ["", "3n-h2 (one write batch in flight per peer) against (per-round ratios, mean ± 95 % CI):"]
+        for other in batching:
+            lines.extend(paired_ratios(by, "3n-h2", other, scenarios))
     lines.extend(baseline_ratios(by, configs, scenarios))
     return "\n".join(lines)
+
+
+def paired_ratios(by, ours, other, scenarios):
+    """{ours} against {other} within each round both ran in, then the mean and 95 % interval of
+    those ratios over the rounds."""
+    lines = []
+    for s in scenarios:
+        now = {r["round"]: r for r in by.get((ours, s), [])}
+        before = {r["round"]: r for r in by.get((other, s), [])}
+        rounds = sorted(set(now) & set(before))
+        if not rounds:
+            continue
+        rps = interval([now[r]["rps"] / before[r]["rps"] for r in rounds])
+        cpu = interval([now[r]["cpu_us_per_request"] / before[r]["cpu_us_per_request"] for r in rounds])
+        lines.append("  %s / %s %s: throughput %.2fx ± %.2f, CPU per request %.2fx ± %.2f (%d rounds)" % (
+            ours, other, s, rps[0], rps[1], cpu[0], cpu[1], len(rounds)))
+    return lines
 
 
 def baseline_ratios(by, configs, scenarios):
@@ -332,20 +394,8 @@ def baseline_ratios(by, configs, scenarios):
     for c in configs:
         if not c.endswith(BASELINE_SUFFIX) or c[:-len(BASELINE_SUFFIX)] not in configs:
             continue
-        ours = c[:-len(BASELINE_SUFFIX)]
-        for s in scenarios:
-            now = {r["round"]: r for r in by.get((ours, s), [])}
-            before = {r["round"]: r for r in by.get((c, s), [])}
-            rounds = sorted(set(now) & set(before))
-            if not rounds:
-                continue
-            if not lines:
-                lines += ["", "Against the baseline checkout (per-round ratios, mean ± 95 % CI):"]
-            rps = interval([now[r]["rps"] / before[r]["rps"] for r in rounds])
-            cpu = interval([now[r]["cpu_us_per_request"] / before[r]["cpu_us_per_request"] for r in rounds])
-            lines.append("  %s %s: throughput %.2fx ± %.2f, CPU per request %.2fx ± %.2f (%d rounds)" % (
-                ours, s, rps[0], rps[1], cpu[0], cpu[1], len(rounds)))
-    return lines
+        lines.extend(paired_ratios(by, c[:-len(BASELINE_SUFFIX)], c, scenarios))
+    return ["", "Against the baseline checkout (per-round ratios, mean ± 95 % CI):"] + lines if lines else []
 
 
 BASELINE_SUFFIX = "@baseline"
@@ -364,7 +414,9 @@ def main():
     ap.add_argument("--configs", default="1node,3n-h2,3n-h1",
                     help="from 1node, 3n-h2, 3n-h1, 3x1node (three independent single nodes on the server CPU, "
                          "loaded at once: the cost of sharing the CPU, without replication), 3n-h2-all (3n-h2 whose "
-                         "reads ask every replica at once, --read-spare-delay PT0S); default 1node,3n-h2,3n-h1")
+                         "reads ask every replica at once, --read-spare-delay PT0S), 3n-h2-unbatched (3n-h2 sending "
+                         "each replica write as a request of its own), 3n-h2-b2 (3n-h2 with two write batches in "
+                         "flight per peer); default 1node,3n-h2,3n-h1")
     ap.add_argument("--scenarios", default="put,get", help="from put, get (default: both)")
     ap.add_argument("--keys", type=int, default=20000, help="keys written before the runs (default 20000)")
     ap.add_argument("--connections", type=int, default=64)
@@ -386,7 +438,11 @@ def main():
              "3n-h1": (3, ["--internode-protocol", "h1"]), "3x1node": (3, []),
              # Reads ask every replica at once, as before --read-spare-delay: what asking only
              # ack replicas saves, in the same run.
-             "3n-h2-all": (3, ["--internode-protocol", "h2", "--read-spare-delay", "PT0S"])}
+             "3n-h2-all": (3, ["--internode-protocol", "h2", "--read-spare-delay", "PT0S"]),
+             # Replica writes one request each, and with two batches in flight per peer: what
+             # batching (one in flight, the default) changes, in the same run.
+             "3n-h2-unbatched": (3, ["--internode-protocol", "h2", "--internode-write-batches", "0"]),
+             "3n-h2-b2": (3, ["--internode-protocol", "h2", "--internode-write-batches", "2"])}
     # Three single-node clusters on the server CPU at once: what sharing one CPU between three
     # node JVMs costs a request, without any replication (a baseline for the 3-node figures).
     independent = {"3x1node"}
@@ -456,12 +512,18 @@ def main():
                         rnd, c, s, run["rps"], run["cpu_us_per_request"], 100 * run["jit_share"],
                         res["latency_us"]["p99"] / 1000, run["non_2xx"]))
                     for rate in (args.rates if c.startswith("3n-") else []):
+                        before = cluster.node_counters()
                         fixed = constant_rate(vegeta_bin, cluster.urls[0], s, rate, args.duration, args.load_cpus,
                                               args.keys, tmp)
+                        after = cluster.node_counters()
+                        # What the nodes saw meanwhile: their stalls, GC and refusals.
+                        fixed["nodes"] = {k: round(after[k] - before[k], 3) for k in after if after[k] != before[k]}
                         fixed.update({"round": rnd, "config": c, "scenario": s, "rate": rate})
                         fixed_rate_runs.append(fixed)
-                        log("round %d %s %s at %d/s: p99 %.2f ms, non-2xx %d of %d" % (
-                            rnd, c, s, rate, fixed["p99_ms"], fixed["non_2xx"], fixed["requests"]))
+                        log("round %d %s %s at %d/s: p99 %.2f ms, non-2xx %d of %d; nodes: %s%s" % (
+                            rnd, c, s, rate, fixed["p99_ms"], fixed["non_2xx"], fixed["requests"],
+                            fixed["nodes"] or "nothing of note",
+                            "; errors: %s" % fixed["errors"] if fixed["errors"] else ""))
         meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
                 "warmup_s": args.warmup, "connections": args.connections, "keys": args.keys, "value_bytes": 100,
                 "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "node_args": args.node_args,

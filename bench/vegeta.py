@@ -1,6 +1,7 @@
 """vegeta for the Python benchmarks: built on demand (bench/lib/tools.sh), an open-loop attack
 from a targets file, and its per-request results (timestamp, status, latency)."""
 import csv
+import re
 import io
 import os
 import subprocess
@@ -24,7 +25,10 @@ def ensure_vegeta():
     return out.stdout.strip().splitlines()[-1]
 
 
-def attack(vegeta, targets, rate, seconds, load_cpus):
+def attack(vegeta, targets, rate, seconds, load_cpus, errors=None):
+    """(timestamp ns, status, latency ms) per request; errors, a collections.Counter when given,
+    counts vegeta's error text of the requests that failed (status 0: no answer), e.g. a timeout
+    or a refused connection."""
     cmd = ["taskset", "-c", load_cpus, vegeta, "attack", "-format=http", "-targets", targets,
            "-rate", "%d/s" % rate, "-duration", "%ds" % seconds, "-timeout", "5s"]
     raw = subprocess.run(cmd, capture_output=True, check=True).stdout
@@ -33,6 +37,9 @@ def attack(vegeta, targets, rate, seconds, load_cpus):
     for rec in csv.reader(io.StringIO(enc.decode())):
         # timestamp (ns since epoch), code, latency (ns), bytes out, bytes in, error, ...
         rows.append((int(rec[0]), int(rec[1]), int(rec[2]) / 1e6))
+        if errors is not None and len(rec) > 5 and rec[5]:
+            # Ports and addresses vary per request; the text around them says what failed.
+            errors[re.sub(r"[0-9.:]+:[0-9]+", "ADDR", rec[5])[:160]] += 1
     return rows
 
 

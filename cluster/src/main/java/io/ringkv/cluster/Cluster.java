@@ -81,9 +81,11 @@ public final class Cluster implements AutoCloseable {
         ReplicaCallListener calls = ReplicaCallListener.both(ReplicaCallListener.both(peerHealth, slow), callListener);
         this.clockCheck = new ClockCheck(topology.others(), client, clockSkew, clock::wallMillis, PROBE_INTERVAL.toMillis());
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);
-        this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client), clock,
+        java.util.Map<ClusterNode, Replica> replicas = Coordinator.replicasFor(topology, local, client,
+                settings.transport().writeBatchesPerPeer());
+        this.coordinator = new Coordinator(topology, replicas, clock,
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor, settings.readSpareDelay()), hintedHandoff, clockSkew, calls);
-        this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), Coordinator.replicasFor(topology, local, client));
+        this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), replicas);
         this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis);
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::olderThanGrace);
         this.internalHandler = topology.size() > 1

@@ -90,11 +90,20 @@ public final class Coordinator {
         this.clockSkew = clockSkew;
     }
 
-    /** The usual replicas: the local engine for self, the inter-node client for the others. */
+    /** The usual replicas: the local engine for self, the inter-node client for the others, one request per write. */
     public static Map<ClusterNode, Replica> replicasFor(ClusterNodes topology, Replica local, ReplicaClient client) {
+        return replicasFor(topology, local, client, 0);
+    }
+
+    /**
+     * As above, with writes to each peer batched ({@link RemoteReplica#RemoteReplica(ClusterNode,
+     * ReplicaClient, int)}); share the map between the users of one peer's batches.
+     */
+    public static Map<ClusterNode, Replica> replicasFor(ClusterNodes topology, Replica local, ReplicaClient client,
+                                                        int writeBatchesInFlight) {
         Map<ClusterNode, Replica> replicas = new HashMap<>();
         for (ClusterNode node : topology.all()) {
-            replicas.put(node, topology.isSelf(node) ? local : new RemoteReplica(node, client));
+            replicas.put(node, topology.isSelf(node) ? local : new RemoteReplica(node, client, writeBatchesInFlight));
         }
         return replicas;
     }

@@ -17,9 +17,18 @@ import javax.net.ssl.SSLContext;
  *                           host names are checked against them too); null: the JDK's default
  *                           trust store. Unused over http. Over https the protocol is chosen by
  *                           ALPN, {@link InterNodeProtocol#H2} offering h2
+ * @param writeBatchesPerPeer batches of replica writes to one peer unanswered at once; further writes
+ *                           wait for an answer and leave together in one request
+ *                           ({@link PeerWriteBatcher}). 0 sends every write as a request of its own
  */
 public record InterNodeTransport(InterNodeClient client, InterNodeProtocol protocol, int connectionsPerPeer,
-                                 SSLContext trust) {
+                                 SSLContext trust, int writeBatchesPerPeer) {
+
+    /**
+     * Unless told otherwise: one batch in flight per peer. Measured against 2 and against no
+     * batching in docs/benchmarks.md ("Replica writes in batches").
+     */
+    public static final int WRITE_BATCHES_PER_PEER_DEFAULT = 1;
 
     /** Connections per peer over HTTP/2 unless told otherwise: one carries many streams. */
     public static final int H2_CONNECTIONS_PER_PEER_DEFAULT = 1;
@@ -28,12 +37,15 @@ public record InterNodeTransport(InterNodeClient client, InterNodeProtocol proto
 
     /** With the JDK's default trust store for https peers. */
     public InterNodeTransport(InterNodeClient client, InterNodeProtocol protocol, int connectionsPerPeer) {
-        this(client, protocol, connectionsPerPeer, null);
+        this(client, protocol, connectionsPerPeer, null, WRITE_BATCHES_PER_PEER_DEFAULT);
     }
 
     public InterNodeTransport {
         if (connectionsPerPeer < 1) {
             throw new IllegalArgumentException("connections per peer must be at least 1, got " + connectionsPerPeer);
+        }
+        if (writeBatchesPerPeer < 0) {
+            throw new IllegalArgumentException("write batches per peer must not be negative, got " + writeBatchesPerPeer);
         }
         if (client == InterNodeClient.JDK && protocol == InterNodeProtocol.H2) {
             throw new IllegalArgumentException("the JDK's client cannot speak cleartext HTTP/2 by prior knowledge; "
@@ -43,7 +55,12 @@ public record InterNodeTransport(InterNodeClient client, InterNodeProtocol proto
 
     /** The same, trusting {@code context} for https peers. */
     public InterNodeTransport withTrust(SSLContext context) {
-        return new InterNodeTransport(client, protocol, connectionsPerPeer, context);
+        return new InterNodeTransport(client, protocol, connectionsPerPeer, context, writeBatchesPerPeer);
+    }
+
+    /** The same, with {@code batches} write batches in flight per peer (0: no batching). */
+    public InterNodeTransport withWriteBatchesPerPeer(int batches) {
+        return new InterNodeTransport(client, protocol, connectionsPerPeer, trust, batches);
     }
 
     /** ringkv's client over h2c, one connection per peer. */

@@ -27,6 +27,8 @@ import java.util.concurrent.CompletionStage;
  *   GET /internal/v0/range?start=B64[&amp;end=B64]  200, streamed RecordFrames, tombstones included
  *   GET /internal/v0/time             200, this node's wall clock (epoch millis, decimal)
  *   PUT /internal/v0/records          body = RecordFrames (ascending keys, end marker); each applied by timestamp -> 204
+ *   PUT /internal/v0/writes           body = RecordFrames (any order, end marker); each applied by timestamp -> 200,
+ *                                     one answer per write ({@link WriteBatchCodec})
  * </pre>
  * These endpoints take timestamps from the request, so every request must prove the cluster
  * secret ({@link InternalAuth}: 403 otherwise) and carry this node's topology fingerprint (409
@@ -100,6 +102,8 @@ public final class InternalApiHandler implements HttpHandler {
                     case "PUT" -> putRecord(request);
                     default -> Response.text(405, "use GET or PUT").withHeader("Allow", "GET, PUT");
                 };
+                case InternalProtocol.WRITES_PATH -> request.method().equals("PUT")
+                        ? putWrites(request) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
                 case InternalProtocol.RECORDS_PATH -> request.method().equals("PUT")
                         ? putRecords(request) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
                 case InternalProtocol.DIGEST_PATH -> request.method().equals("GET")
@@ -184,19 +188,58 @@ public final class InternalApiHandler implements HttpHandler {
     }
 
     /**
+     * Applies a coordinator's batch of new writes, each by last-write-wins, in one storage write, and
+     * answers each ({@link WriteBatchCodec}). A write stamped too far ahead of this node's clock is
+     * refused alone (its answer says so) and its timestamp not observed; a malformed batch changes
+     * nothing ({@code 400}).
+     */
+    private Response putWrites(Request request) throws StoreException {
+        WriteBatchCodec.Batch batch = WriteBatchCodec.decodeRequest(request.body());
+        int writes = batch.keys().size();
+        long[] answers = new long[writes];
+        List<byte[]> keys = new ArrayList<>(writes);
+        List<Record> records = new ArrayList<>(writes);
+        int[] position = new int[writes];
+        for (int i = 0; i < writes; i++) {
+            Record record = batch.records().get(i);
+            if (isAhead(request, record.timestamp())) {
+                answers[i] = WriteBatchCodec.REFUSED_AHEAD;
+                continue;
+            }
+            clock.observe(record.timestamp());
+            position[keys.size()] = i;
+            keys.add(batch.keys().get(i));
+            records.add(record);
+        }
+        Record[] keptOut = engine.applyAll(keys, records);
+        for (int j = 0; j < keptOut.length; j++) {
+            answers[position[j]] = keptOut[j] == null ? WriteBatchCodec.STORED : keptOut[j].timestamp();
+        }
+        return Response.of(200, WriteBatchCodec.encodeAnswers(answers)).withHeader("Content-Type", "application/octet-stream");
+    }
+
+    /**
      * A timestamp further ahead of this node's clock than the bound is refused (400), never observed:
      * a peer with a fast clock, or a forged record, must not drag this clock along.
      */
     private void refuseIfAhead(Request request, long timestamp) {
-        if (clock.isAheadBy(timestamp, clockSkew.boundMillis())) {
-            String peer = request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown");
-            if (aheadLog.allow(peer)) {
-                LOG.warn("refused a record from {} stamped {}, more than {} ms ahead of this node's clock ({})", peer,
-                        HybridLogicalClock.format(timestamp), clockSkew.boundMillis(), java.time.Instant.ofEpochMilli(clock.wallMillis()));
-            }
+        if (isAhead(request, timestamp)) {
             throw new IllegalArgumentException("timestamp " + HybridLogicalClock.format(timestamp) + " is more than "
                     + clockSkew.boundMillis() + " ms ahead of this node's clock");
         }
+    }
+
+    /** Whether {@code timestamp} is beyond the bound; logs the refusal (rate-limited per peer) when it is. */
+    private boolean isAhead(Request request, long timestamp) {
+        if (!clock.isAheadBy(timestamp, clockSkew.boundMillis())) {
+            return false;
+        }
+        String peer = request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown");
+        if (aheadLog.allow(peer)) {
+            LOG.warn("refused a record from {} stamped {}, more than {} ms ahead of this node's clock ({})", peer,
+                    HybridLogicalClock.format(timestamp), clockSkew.boundMillis(), java.time.Instant.ofEpochMilli(clock.wallMillis()));
+        }
+        return true;
     }
 
     /** This node's digest for a peer's round: the live one (no scan), or a full scan without anti-entropy (tests). */

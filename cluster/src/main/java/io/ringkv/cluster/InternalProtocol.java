@@ -17,6 +17,8 @@ public final class InternalProtocol {
     public static final String RANGE_PATH = "/internal/v0/range";
     /** PUT a batch of records (RecordFrames, ascending unique keys, end marker): hint replay, repair. */
     public static final String RECORDS_PATH = "/internal/v0/records";
+    /** PUT new writes from a coordinator, any key order, one answer per write ({@link WriteBatchCodec}). */
+    public static final String WRITES_PATH = "/internal/v0/writes";
     /** GET this node's anti-entropy digest: {@link DigestBuckets#BUCKETS} big-endian longs. */
     public static final String DIGEST_PATH = "/internal/v0/digest";
     /** GET the versions (no values) of this node's keys in the digest buckets named by {@link #BUCKETS_PARAM}. */

@@ -120,6 +120,29 @@ public final class ReplicaClient {
                 });
     }
 
+    /**
+     * Sends new writes to {@code node} in one request ({@link InternalProtocol#WRITES_PATH}, see
+     * {@link WriteBatchCodec}); completes with the node's answer per write, in order. Used by
+     * {@link PeerWriteBatcher}, which turns the answers into each write's outcome.
+     */
+    CompletableFuture<long[]> writeEach(ClusterNode node, List<byte[]> keys, List<Record> records) {
+        byte[] body = WriteBatchCodec.encodeRequest(keys, records);
+        HttpRequest request = request(node, "PUT", InternalProtocol.WRITES_PATH, null, Map.of(), body)
+                .PUT(RingBodyPublishers.ofByteArrayNoCopy(body))
+                .build();
+        int writes = keys.size();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+                .thenApply(response -> {
+                    expectStatus(node, response, 200);
+                    try {
+                        return WriteBatchCodec.decodeAnswers(response.body(), writes);
+                    } catch (IllegalArgumentException e) {
+                        throw new CompletionException(new ReplicaException(node, "malformed answer to a write batch: "
+                                + e.getMessage(), e));
+                    }
+                });
+    }
+
     /** {@code node}'s wall clock, epoch millis ({@link InternalProtocol#TIME_PATH}). */
     public CompletableFuture<Long> wallTime(ClusterNode node) {
         HttpRequest request = request(node, "GET", InternalProtocol.TIME_PATH, null, Map.of(), NO_BODY).GET().build();

@@ -111,6 +111,74 @@ class InternalApiHandlerTest {
         assertThat(handle(handler, "GET", InternalProtocol.RECORDS_PATH, "", Headers.of(), new byte[0]).status(), is(405));
     }
 
+    @Test
+    void answersEachWriteOfABatchInItsOwnOrderWithRepeatsAndKeysInAnyOrder() throws Exception {
+        engine.apply(utf8("b"), Record.value(100, utf8("newer")));
+        byte[] batch = frames(true, utf8("z"), Record.value(5, utf8("x")), utf8("b"), Record.value(50, utf8("older")),
+                utf8("a"), Record.tombstone(7), utf8("z"), Record.value(4, utf8("older in the batch")),
+                utf8("z"), Record.value(6, utf8("newest in the batch")));
+        Response put = handle(handler, "PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), batch);
+        assertThat(put.status(), is(200));
+        long[] answers = WriteBatchCodec.decodeAnswers(((ResponseBody.Fixed) put.body()).bytes(), 5);
+        assertThat(answers, equalTo(new long[] {WriteBatchCodec.STORED, 100, WriteBatchCodec.STORED, 5, WriteBatchCodec.STORED}));
+        assertThat(engine.get(utf8("z")), is(Optional.of(Record.value(6, utf8("newest in the batch")))));
+        assertThat(engine.get(utf8("b")), is(Optional.of(Record.value(100, utf8("newer")))));
+        assertThat(engine.get(utf8("a")), is(Optional.of(Record.tombstone(7))));
+    }
+
+    @Test
+    void aWriteOfABatchStampedBeyondTheClockBoundIsRefusedAloneAndNotObserved() throws Exception {
+        long forged = HybridLogicalClock.timestampOf(WALL_MILLIS + 10_000, 0);
+        byte[] batch = frames(true, utf8("a"), Record.value(5, utf8("x")), KEY, Record.value(forged, utf8("v")),
+                utf8("c"), Record.value(6, utf8("y")));
+        Response put = handle(handler, "PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), batch);
+        assertThat(put.status(), is(200));
+        assertThat(WriteBatchCodec.decodeAnswers(((ResponseBody.Fixed) put.body()).bytes(), 3),
+                equalTo(new long[] {WriteBatchCodec.STORED, WriteBatchCodec.REFUSED_AHEAD, WriteBatchCodec.STORED}));
+        assertThat(engine.get(KEY), is(Optional.empty()));
+        assertThat(engine.get(utf8("c")), is(Optional.of(Record.value(6, utf8("y")))));
+        assertThat(HybridLogicalClock.millisOf(clock.now()), is(WALL_MILLIS));
+    }
+
+    @Test
+    void aMalformedWriteBatchIs400AndStoresNothing() throws Exception {
+        byte[] good = frames(true, utf8("a"), Record.value(5, utf8("x")), utf8("b"), Record.value(6, utf8("y")));
+        List<byte[]> malformed = List.of(
+                frames(false, utf8("a"), Record.value(5, utf8("x"))),            // no end marker
+                java.util.Arrays.copyOf(good, good.length - 6),                   // cut inside the second write
+                java.util.Arrays.copyOf(good, good.length + 3),                   // bytes after the end marker
+                frames(true),                                                     // no write at all
+                frames(true, new byte[0], Record.value(5, utf8("x"))),           // an empty key
+                withInt(good, 0, Integer.MAX_VALUE),                              // a key longer than the body
+                withInt(good, 4 + 1 + 8 + 1, -5),                                 // a negative value length
+                withInt(good, 4 + 1 + 8 + 1, 1 << 27),                            // a value longer than the body
+                manyWrites(WriteBatchCodec.RECORDS_MAX + 1));
+        for (byte[] body : malformed) {
+            Response put = handle(handler, "PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), body);
+            assertThat(put.status(), is(400));
+        }
+        assertThat(engine.get(utf8("a")), is(Optional.empty()));
+        assertThat(engine.get(utf8("k0")), is(Optional.empty()));
+        assertThat(handle(handler, "GET", InternalProtocol.WRITES_PATH, "", Headers.of(), new byte[0]).status(), is(405));
+        assertThat(handle(handler, "PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), manyWrites(WriteBatchCodec.RECORDS_MAX))
+                .status(), is(200));
+    }
+
+    private static byte[] withInt(byte[] body, int offset, int value) {
+        byte[] changed = body.clone();
+        ByteBuffer.wrap(changed).putInt(offset, value);
+        return changed;
+    }
+
+    private static byte[] manyWrites(int count) {
+        Object[] keysAndRecords = new Object[2 * count];
+        for (int i = 0; i < count; i++) {
+            keysAndRecords[2 * i] = utf8("k" + i);
+            keysAndRecords[2 * i + 1] = Record.value(9, utf8("v"));
+        }
+        return frames(true, keysAndRecords);
+    }
+
     private static byte[] frames(boolean terminated, Object... keysAndRecords) {
         java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(1 << 16);
         for (int i = 0; i < keysAndRecords.length; i += 2) {

@@ -94,6 +94,12 @@ final class ServeCommand implements Callable<Integer> {
                     + InterNodeTransport.H1_CONNECTIONS_PER_PEER_DEFAULT + " over h1).")
     Integer interNodeConnections;
 
+    @Option(names = "--internode-write-batches", paramLabel = "N",
+            description = "Batches of replica writes to one peer unanswered at once; writes made meanwhile wait for "
+                    + "an answer and leave together in one request. 0 sends each write as a request of its own "
+                    + "(default: " + InterNodeTransport.WRITE_BATCHES_PER_PEER_DEFAULT + ").")
+    int interNodeWriteBatches = InterNodeTransport.WRITE_BATCHES_PER_PEER_DEFAULT;
+
     @Option(names = "--hint-max-per-node", paramLabel = "N",
             description = "Hinted handoff: writes kept for one unreachable replica; beyond that they are left to "
                     + "anti-entropy, 0 turns hints off (default: " + HintSettings.DEFAULT_MAX_PER_TARGET + ").")
@@ -280,11 +286,12 @@ final class ServeCommand implements Callable<Integer> {
             InterNodeProtocol protocol = interNodeProtocol != null ? interNodeProtocol
                     : interNodeClient == InterNodeClient.JDK ? InterNodeProtocol.H1 : InterNodeProtocol.H2;
             InterNodeTransport defaults = InterNodeTransport.of(interNodeClient, protocol);
-            return interNodeConnections == null ? defaults
-                    : new InterNodeTransport(interNodeClient, protocol, interNodeConnections);
+            return (interNodeConnections == null ? defaults
+                    : new InterNodeTransport(interNodeClient, protocol, interNodeConnections))
+                    .withWriteBatchesPerPeer(interNodeWriteBatches);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(),
-                    "--internode-client, --internode-protocol, --internode-connections: " + e.getMessage());
+            throw new ParameterException(spec.commandLine(), "--internode-client, --internode-protocol, "
+                    + "--internode-connections, --internode-write-batches: " + e.getMessage());
         }
     }
 

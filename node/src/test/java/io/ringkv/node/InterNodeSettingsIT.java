@@ -11,14 +11,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The comparison settings of the inter-node path run a working cluster too: HTTP/1.1 with our
- * client, and the JDK's client (HTTP/1.1 only).
+ * client, the JDK's client (HTTP/1.1 only), and replica writes one request each or in more
+ * batches at once.
  */
 class InterNodeSettingsIT {
     @TempDir
     Path root;
 
     @ParameterizedTest
-    @ValueSource(strings = {"--internode-client JDK", "--internode-protocol h1", "--internode-connections 2"})
+    @ValueSource(strings = {"--internode-client JDK", "--internode-protocol h1", "--internode-connections 2",
+            "--internode-write-batches 0", "--internode-write-batches 3"})
     void replicationWorksOverEveryInterNodeSetting(String flags) throws Exception {
         try (ProcessCluster cluster = new ProcessCluster(root, 3, List.of(flags.split(" ")))) {
             assertThat(cluster.put(0, "k", "v", "3/3").statusCode(), is(201));

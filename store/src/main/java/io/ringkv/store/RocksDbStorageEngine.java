@@ -1,12 +1,15 @@
 package io.ringkv.store;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -27,6 +30,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Statistics;
 import org.rocksdb.TickerType;
+import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -191,6 +195,86 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 keyLock.unlock();
             }
         });
+    }
+
+    /**
+     * One read per key and one RocksDB write (one WAL append) for the whole batch, under the locks
+     * of every stripe the batch touches, taken in ascending stripe order so that two batches never
+     * wait for each other crosswise. Tells the change listener of each stored record after the
+     * write, in list order.
+     */
+    @Override
+    public Record[] applyAll(List<byte[]> keys, List<Record> records) throws StoreException {
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(records, "records");
+        if (keys.size() != records.size()) {
+            throw new IllegalArgumentException(keys.size() + " keys for " + records.size() + " records");
+        }
+        if (keys.isEmpty()) {
+            return new Record[0];
+        }
+        int[] stripes = new int[keys.size()];
+        for (int i = 0; i < stripes.length; i++) {
+            stripes[i] = keyLocks.stripeOf(Objects.requireNonNull(keys.get(i), "key"));
+            Objects.requireNonNull(records.get(i), "record");
+        }
+        int[] ordered = Arrays.stream(stripes).sorted().distinct().toArray();
+        return guarded("applyAll", keys.get(0), () -> {
+            int locked = 0;
+            try {
+                for (int stripe : ordered) {
+                    keyLocks.stripe(stripe).lock();
+                    locked++;
+                }
+                return applyLocked(keys, records);
+            } finally {
+                for (int i = locked - 1; i >= 0; i--) {
+                    keyLocks.stripe(ordered[i]).unlock();
+                }
+            }
+        });
+    }
+
+    /** {@link #applyAll} with its stripes held. */
+    private Record[] applyLocked(List<byte[]> keys, List<Record> records) throws RocksDBException, StoreException {
+        Record[] keptOut = new Record[keys.size()];
+        Record[] replaced = new Record[keys.size()];
+        boolean[] stored = new boolean[keys.size()];
+        // What the batch itself will have left for a key it names twice (ByteBuffer: equality by content).
+        Map<ByteBuffer, Record> batchLatest = new HashMap<>();
+        int writes = 0;
+        try (WriteBatch batch = new WriteBatch()) {
+            for (int i = 0; i < keys.size(); i++) {
+                byte[] key = keys.get(i);
+                Record record = records.get(i);
+                ByteBuffer name = ByteBuffer.wrap(key);
+                Record before = batchLatest.get(name);
+                if (before == null) {
+                    byte[] bytes = db.get(key);
+                    before = bytes == null ? null : decode(key, bytes);
+                }
+                if (before != null && !record.isNewerThan(before)) {
+                    keptOut[i] = before;
+                    batchLatest.put(name, before);
+                    continue;
+                }
+                batch.put(key, RecordCodec.encode(record));
+                batchLatest.put(name, record);
+                replaced[i] = before;
+                stored[i] = true;
+                writes++;
+            }
+            if (writes > 0) {
+                db.write(writeOptions, batch);
+            }
+        }
+        keysWritten.add(writes);
+        for (int i = 0; i < keys.size(); i++) {
+            if (stored[i]) {
+                changeListener.changed(keys.get(i), replaced[i], records.get(i));
+            }
+        }
+        return keptOut;
     }
 
     @Override

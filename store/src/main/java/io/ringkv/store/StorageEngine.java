@@ -1,5 +1,6 @@
 package io.ringkv.store;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -24,6 +25,28 @@ public interface StorageEngine extends AutoCloseable {
      * @return true when {@code record} is now the stored one
      */
     boolean apply(byte[] key, Record record) throws StoreException;
+
+    /**
+     * Applies {@code records.get(i)} to {@code keys.get(i)} as {@link #apply} would, in list order
+     * (a key may appear more than once: each later record is compared with what the earlier ones
+     * left). An engine may write the whole batch to disk at once; this default applies one record
+     * after the other.
+     *
+     * @return per record, null when it replaced what was stored, else the stored record that was
+     *         not replaced (newer than it or equal to it; null too if that one was purged since)
+     */
+    default Record[] applyAll(List<byte[]> keys, List<Record> records) throws StoreException {
+        if (keys.size() != records.size()) {
+            throw new IllegalArgumentException(keys.size() + " keys for " + records.size() + " records");
+        }
+        Record[] keptOut = new Record[keys.size()];
+        for (int i = 0; i < keys.size(); i++) {
+            if (!apply(keys.get(i), records.get(i))) {
+                keptOut[i] = get(keys.get(i)).orElse(null);
+            }
+        }
+        return keptOut;
+    }
 
     /**
      * Records with {@code startInclusive <= key < endExclusive} in key order, tombstones included

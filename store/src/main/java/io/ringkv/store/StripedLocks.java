@@ -27,11 +27,20 @@ final class StripedLocks {
     }
 
     Lock forKey(byte[] key) {
+        return locks[stripeOf(key)];
+    }
+
+    /** The index of {@code key}'s lock; a caller taking several takes them in ascending index order. */
+    int stripeOf(byte[] key) {
         int hash = Arrays.hashCode(key);
         // Spread the high bits down: Arrays.hashCode of short keys differs mostly in low bits,
         // but keys sharing a suffix would otherwise collide on small stripe counts.
         hash ^= hash >>> 16;
-        return locks[hash & (locks.length - 1)];
+        return hash & (locks.length - 1);
+    }
+
+    Lock stripe(int index) {
+        return locks[index];
     }
 
     int stripes() {

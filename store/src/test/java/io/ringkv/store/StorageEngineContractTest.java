@@ -311,6 +311,88 @@ abstract class StorageEngineContractTest {
     }
 
     @Test
+    void aBatchAppliesEachRecordByLastWriteWinsInOrderAndSaysWhatKeptEachOut() throws StoreException {
+        engine.apply(bytes("held"), Record.value(100, bytes("newer")));
+        engine.apply(bytes("old"), Record.value(1, bytes("replaced")));
+        List<String> changes = new ArrayList<>();
+        engine.setChangeListener((key, before, after) -> changes.add(new String(key, UTF_8) + ":" + before + "->" + after));
+        List<byte[]> keys = List.of(bytes("new"), bytes("held"), bytes("old"), bytes("new"), bytes("new"), bytes("held"));
+        List<Record> records = List.of(Record.value(5, bytes("a")), Record.value(50, bytes("older")), Record.tombstone(2),
+                Record.value(4, bytes("older than the batch's own")), Record.value(6, bytes("b")), Record.value(100, bytes("newer")));
+
+        Record[] keptOut = engine.applyAll(keys, records);
+
+        assertThat(java.util.Arrays.asList(keptOut), contains(null, Record.value(100, bytes("newer")), null,
+                Record.value(5, bytes("a")), null, Record.value(100, bytes("newer"))));
+        assertThat(engine.get(bytes("new")), is(Optional.of(Record.value(6, bytes("b")))));
+        assertThat(engine.get(bytes("held")), is(Optional.of(Record.value(100, bytes("newer")))));
+        assertThat(engine.get(bytes("old")), is(Optional.of(Record.tombstone(2))));
+        assertThat(changes, contains("new:null->" + Record.value(5, bytes("a")),
+                "old:" + Record.value(1, bytes("replaced")) + "->" + Record.tombstone(2),
+                "new:" + Record.value(5, bytes("a")) + "->" + Record.value(6, bytes("b"))));
+        assertThat(engine.applyAll(List.of(), List.of()).length, is(0));
+        assertThrows(IllegalArgumentException.class, () -> engine.applyAll(List.of(bytes("k")), List.of()));
+    }
+
+    @Test
+    void concurrentBatchesAndAppliesOverTheSameKeysInOpposingOrdersConvergeToTheNewest() throws Exception {
+        int threads = 6;
+        int rounds = 300;
+        int keyCount = 40;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(executor.submit(() -> {
+                    start.await();
+                    java.util.Random random = new java.util.Random(thread);
+                    for (int round = 0; round < rounds; round++) {
+                        long timestamp = (long) round * threads + thread;
+                        List<byte[]> keys = new ArrayList<>();
+                        List<Record> records = new ArrayList<>();
+                        for (int k = 0; k < keyCount; k++) {
+                            int key = thread % 2 == 0 ? k : keyCount - 1 - k; // half the threads go the other way
+                            if (random.nextInt(3) != 0) {
+                                keys.add(bytes("key-" + key));
+                                records.add(Record.value(timestamp, bytes("t" + timestamp)));
+                            }
+                        }
+                        if (thread == 0) {
+                            for (int i = 0; i < keys.size(); i++) {
+                                engine.apply(keys.get(i), records.get(i));
+                            }
+                        } else {
+                            engine.applyAll(keys, records);
+                        }
+                    }
+                    // The last round writes every key, so each key's newest record is known.
+                    long last = (long) rounds * threads + thread;
+                    List<byte[]> keys = new ArrayList<>();
+                    List<Record> records = new ArrayList<>();
+                    for (int k = 0; k < keyCount; k++) {
+                        keys.add(bytes("key-" + k));
+                        records.add(Record.value(last, bytes("t" + last)));
+                    }
+                    engine.applyAll(keys, records);
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> future : done) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+            long newest = (long) rounds * threads + threads - 1;
+            for (int k = 0; k < keyCount; k++) {
+                assertThat(engine.get(bytes("key-" + k)), is(Optional.of(Record.value(newest, bytes("t" + newest)))));
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    @Test
     void concurrentTiesConvergeToTheSameWinnerAsSequentialApplies() throws Exception {
         int threads = 8;
         ExecutorService executor = Executors.newFixedThreadPool(threads);

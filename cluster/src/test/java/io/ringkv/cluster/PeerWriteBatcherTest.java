@@ -1,0 +1,243 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.ringkv.http.server.HttpHandler;
+import io.ringkv.http.server.Response;
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link PeerWriteBatcher} against a real peer over h2c on 127.0.0.1. The peer holds the answer to
+ * its first write batch until the test lets it go, so which writes queue, and which leave
+ * together, follows from the order of calls rather than from timing.
+ */
+class PeerWriteBatcherTest {
+
+    private static final long WAIT_SECONDS = 10;
+    private static final long WALL_MILLIS = 1_700_000_000_000L;
+
+    private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
+    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(5));
+    private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(5));
+    private final StorageEngine engine = new InMemoryStorageEngine();
+    private final HybridLogicalClock clock = new HybridLogicalClock(() -> WALL_MILLIS);
+    /** The paths of the requests the peer took, in order, with a write batch's size. */
+    private final List<String> seen = new CopyOnWriteArrayList<>();
+    private final CompletableFuture<Void> firstBatchMayAnswer = new CompletableFuture<>();
+    private ServerHarness peer;
+
+    @AfterEach
+    void close() throws Exception {
+        firstBatchMayAnswer.complete(null);
+        if (peer != null) {
+            peer.close();
+        }
+        http.close();
+        clientExecutor.shutdownNow();
+        assertThat(clientExecutor.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), is(true));
+    }
+
+    @Test
+    void writesMadeWhileABatchIsUnansweredLeaveTogetherInTheNext() throws Exception {
+        PeerWriteBatcher batcher = new PeerWriteBatcher(servePeer(), client, 1);
+        CompletableFuture<OptionalLong> first = batcher.write(utf8("k0"), Record.value(10, utf8("v0")));
+        awaitSeen(1);
+        List<CompletableFuture<OptionalLong>> queued = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            queued.add(batcher.write(utf8("k" + i), Record.value(10 + i, utf8("v" + i))));
+        }
+        assertThat(batcher.queuedForTests(), is(5));
+        assertThat(first.isDone() || queued.stream().anyMatch(CompletableFuture::isDone), is(false));
+
+        firstBatchMayAnswer.complete(null);
+        assertThat(await(first), is(OptionalLong.empty()));
+        for (CompletableFuture<OptionalLong> write : queued) {
+            assertThat(await(write), is(OptionalLong.empty()));
+        }
+        assertThat(seen, contains("writes 1", "writes 5"));
+        for (int i = 0; i <= 5; i++) {
+            assertThat(engine.get(utf8("k" + i)), is(Optional.of(Record.value(10 + i, utf8("v" + i)))));
+        }
+        assertThat(batcher.queuedForTests(), is(0));
+    }
+
+    @Test
+    void eachWriteGetsItsOwnAnswerFromTheBatch() throws Exception {
+        engine.apply(utf8("held"), Record.value(100, utf8("newer")));
+        PeerWriteBatcher batcher = new PeerWriteBatcher(servePeer(), client, 1);
+        CompletableFuture<OptionalLong> first = batcher.write(utf8("a"), Record.value(10, utf8("x")));
+        awaitSeen(1);
+        long ahead = HybridLogicalClock.timestampOf(WALL_MILLIS + 10_000, 0);
+        CompletableFuture<OptionalLong> older = batcher.write(utf8("held"), Record.value(50, utf8("older")));
+        CompletableFuture<OptionalLong> refused = batcher.write(utf8("b"), Record.value(ahead, utf8("from a fast clock")));
+        CompletableFuture<OptionalLong> fine = batcher.write(utf8("c"), Record.value(11, utf8("y")));
+        CompletableFuture<OptionalLong> same = batcher.write(utf8("held"), Record.value(100, utf8("newer")));
+        firstBatchMayAnswer.complete(null);
+
+        assertThat(await(first), is(OptionalLong.empty()));
+        assertThat(await(older), is(OptionalLong.of(100)));
+        Throwable refusal = failure(refused);
+        assertThat(refusal, instanceOf(ReplicaException.class));
+        assertThat(refusal.getMessage(), containsString("ahead"));
+        assertThat(await(fine), is(OptionalLong.empty()));
+        assertThat(await(same), is(OptionalLong.empty()));
+        assertThat(seen, contains("writes 1", "writes 4"));
+        assertThat(engine.get(utf8("b")), is(Optional.empty()));
+        assertThat(engine.get(utf8("c")), is(Optional.of(Record.value(11, utf8("y")))));
+    }
+
+    @Test
+    void aFullBatchLeavesWithoutWaitingAndARecordTooLargeForABatchTravelsAlone() throws Exception {
+        PeerWriteBatcher batcher = new PeerWriteBatcher(servePeer(), client, 1);
+        CompletableFuture<OptionalLong> first = batcher.write(utf8("first"), Record.value(1, utf8("v")));
+        awaitSeen(1);
+        List<CompletableFuture<OptionalLong>> full = new ArrayList<>();
+        for (int i = 0; i < WriteBatchCodec.RECORDS_MAX; i++) {
+            full.add(batcher.write(utf8("k" + i), Record.value(2, utf8("v"))));
+        }
+        assertThat(batcher.queuedForTests(), is(0));
+        for (CompletableFuture<OptionalLong> write : full) {
+            assertThat(await(write), is(OptionalLong.empty())); // answered while the first batch still waits
+        }
+        byte[] large = new byte[WriteBatchCodec.BYTES_MAX + 1];
+        assertThat(await(batcher.write(utf8("large"), Record.value(3, large))), is(OptionalLong.empty()));
+        assertThat(first.isDone(), is(false));
+        assertThat(seen, contains("writes 1", "writes " + WriteBatchCodec.RECORDS_MAX, InternalProtocol.RECORD_PATH));
+
+        firstBatchMayAnswer.complete(null);
+        assertThat(await(first), is(OptionalLong.empty()));
+        assertThat(engine.get(utf8("large")).orElseThrow().value().length, is(large.length));
+    }
+
+    @Test
+    void aBatchThatFailsFailsEveryWriteInItAndTheNextBatchStillLeaves() throws Exception {
+        ClusterNode node = servePeer();
+        ReplicaClient impostor = new ReplicaClient(http, Duration.ofSeconds(5),
+                TestAuth.auth(ClusterSecret.of("a guessed secret of some length"), TestAuth.TOPOLOGY), new TopologyWatch(TestAuth.TOPOLOGY));
+        PeerWriteBatcher batcher = new PeerWriteBatcher(node, impostor, 1);
+        firstBatchMayAnswer.complete(null);
+        List<CompletableFuture<OptionalLong>> writes = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            writes.add(batcher.write(utf8("k" + i), Record.value(5, utf8("v"))));
+        }
+        for (CompletableFuture<OptionalLong> write : writes) {
+            Throwable cause = failure(write);
+            assertThat(cause, instanceOf(ReplicaException.class));
+            assertThat(cause.getMessage(), containsString("status 403"));
+        }
+        assertThat(batcher.queuedForTests(), is(0));
+        assertThat(engine.get(utf8("k0")), is(Optional.empty()));
+    }
+
+    @Test
+    void manyWritersAtOnceEachGetTheirAnswerAndEveryWriteIsStored() throws Exception {
+        firstBatchMayAnswer.complete(null);
+        PeerWriteBatcher batcher = new PeerWriteBatcher(servePeer(), client, 1);
+        int threads = 8;
+        int writesPerThread = 300;
+        List<CompletableFuture<OptionalLong>> writes = new CopyOnWriteArrayList<>();
+        List<Thread> writers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            writers.add(Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < writesPerThread; i++) {
+                    writes.add(batcher.write(utf8("t" + thread + "-" + i), Record.value(1 + i, utf8("v" + i))));
+                }
+            }));
+        }
+        for (Thread writer : writers) {
+            writer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        }
+        assertThat(writes.size(), is(threads * writesPerThread));
+        for (CompletableFuture<OptionalLong> write : writes) {
+            assertThat(await(write), is(OptionalLong.empty()));
+        }
+        for (int t = 0; t < threads; t++) {
+            for (int i = 0; i < writesPerThread; i++) {
+                assertThat(engine.get(utf8("t" + t + "-" + i)), is(Optional.of(Record.value(1 + i, utf8("v" + i)))));
+            }
+        }
+        int batched = seen.stream().filter(path -> path.startsWith("writes "))
+                .mapToInt(path -> Integer.parseInt(path.substring("writes ".length()))).sum();
+        assertThat(batched, is(threads * writesPerThread));
+        assertThat(batcher.queuedForTests(), is(0));
+    }
+
+    @Test
+    void refusesANonPositiveNumberOfBatchesInFlight() {
+        ClusterNode node = ClusterNode.parse("http://127.0.0.1:1");
+        assertThrows(IllegalArgumentException.class, () -> new PeerWriteBatcher(node, client, 0));
+    }
+
+    /** A peer whose first write batch is answered only once {@link #firstBatchMayAnswer} completes. */
+    private ClusterNode servePeer() throws Exception {
+        HttpHandler internal = TestAuth.handler(engine, clock);
+        HttpHandler gated = request -> {
+            if (request.path().equals(InternalProtocol.WRITES_PATH)) {
+                boolean firstBatch;
+                synchronized (seen) {
+                    firstBatch = seen.stream().noneMatch(path -> path.startsWith("writes"));
+                    seen.add("writes " + WriteBatchCodec.decodeRequest(request.body()).keys().size());
+                }
+                if (firstBatch) {
+                    return firstBatchMayAnswer.thenCompose(ignored -> {
+                        try {
+                            return internal.handle(request);
+                        } catch (Exception e) {
+                            return CompletableFuture.<Response>failedFuture(e);
+                        }
+                    });
+                }
+            } else {
+                seen.add(request.path());
+            }
+            return internal.handle(request);
+        };
+        peer = ServerHarness.start(gated);
+        return ClusterNode.parse(peer.url());
+    }
+
+    private void awaitSeen(int requests) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (seen.size() < requests && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(seen.size(), is(requests));
+    }
+
+    private static <T> T await(CompletableFuture<T> future) throws Exception {
+        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private static Throwable failure(CompletableFuture<?> future) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> future.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        Throwable cause = e.getCause();
+        return cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null ? cause.getCause() : cause;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

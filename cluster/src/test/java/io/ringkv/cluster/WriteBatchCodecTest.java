@@ -1,0 +1,59 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.ringkv.store.Record;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Both bodies of {@link InternalProtocol#WRITES_PATH}; the handler's tests attack the request side over more shapes. */
+class WriteBatchCodecTest {
+
+    @Test
+    void aBatchRoundTripsInItsOwnOrderWithRepeatedKeysTombstonesAndBinaryBytes() {
+        List<byte[]> keys = List.of(utf8("z"), new byte[] {0, (byte) 0xFF}, utf8("z"));
+        List<Record> records = List.of(Record.value(3, utf8("v")), Record.tombstone(Long.MAX_VALUE), Record.value(0, new byte[0]));
+        WriteBatchCodec.Batch batch = WriteBatchCodec.decodeRequest(WriteBatchCodec.encodeRequest(keys, records));
+        assertThat(batch.keys().size(), is(3));
+        for (int i = 0; i < 3; i++) {
+            assertThat(batch.keys().get(i), equalTo(keys.get(i)));
+        }
+        assertThat(batch.records(), contains(records.toArray()));
+    }
+
+    @Test
+    void answersRoundTripAndAnythingElseIsRefused() {
+        long[] answers = {WriteBatchCodec.STORED, WriteBatchCodec.REFUSED_AHEAD, 0, Long.MAX_VALUE};
+        assertThat(WriteBatchCodec.decodeAnswers(WriteBatchCodec.encodeAnswers(answers), 4), equalTo(answers));
+
+        IllegalArgumentException tooFew = assertThrows(IllegalArgumentException.class,
+                () -> WriteBatchCodec.decodeAnswers(WriteBatchCodec.encodeAnswers(answers), 5));
+        assertThat(tooFew.getMessage(), containsString("32 bytes of answers for 5 writes"));
+        assertThrows(IllegalArgumentException.class, () -> WriteBatchCodec.decodeAnswers(new byte[9], 1));
+        byte[] unknown = ByteBuffer.allocate(8).putLong(-3).array();
+        assertThrows(IllegalArgumentException.class, () -> WriteBatchCodec.decodeAnswers(unknown, 1));
+    }
+
+    @Test
+    void aFlagOtherThanTheTombstoneBitOrANegativeTimestampIsRefused() {
+        byte[] body = WriteBatchCodec.encodeRequest(List.of(utf8("k")), List.of(Record.value(7, utf8("v"))));
+        int timestampAt = Integer.BYTES + 1;
+        byte[] negative = body.clone();
+        ByteBuffer.wrap(negative).putLong(timestampAt, -1);
+        byte[] flagged = body.clone();
+        flagged[timestampAt + Long.BYTES] = 2;
+        assertThrows(IllegalArgumentException.class, () -> WriteBatchCodec.decodeRequest(negative));
+        assertThrows(IllegalArgumentException.class, () -> WriteBatchCodec.decodeRequest(flagged));
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
