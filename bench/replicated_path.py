@@ -362,7 +362,7 @@ def summarise(runs, configs, scenarios):
                 c, stats[(c, "put")][0][0] / stats[(c, "get")][0][0]))
     batching = [c for c in ("3n-h2-unbatched", "3n-h2-b2") if c in configs and "3n-h2" in configs]
     if batching:
-        lines += ["", "3n-h2 (one write batch in flight per peer) against (per-round ratios, mean ± 95 % CI):"]
+        lines += ["", "3n-h2 (one batch in flight per peer) against (per-round ratios, mean ± 95 % CI):"]
         for other in batching:
             lines.extend(paired_ratios(by, "3n-h2", other, scenarios))
     lines.extend(baseline_ratios(by, configs, scenarios))
@@ -415,7 +415,7 @@ def main():
                     help="from 1node, 3n-h2, 3n-h1, 3x1node (three independent single nodes on the server CPU, "
                          "loaded at once: the cost of sharing the CPU, without replication), 3n-h2-all (3n-h2 whose "
                          "reads ask every replica at once, --read-spare-delay PT0S), 3n-h2-unbatched (3n-h2 sending "
-                         "each replica write as a request of its own), 3n-h2-b2 (3n-h2 with two write batches in "
+                         "each replica read and write as a request of its own), 3n-h2-b2 (3n-h2 with two batches in "
                          "flight per peer); default 1node,3n-h2,3n-h1")
     ap.add_argument("--scenarios", default="put,get", help="from put, get (default: both)")
     ap.add_argument("--keys", type=int, default=20000, help="keys written before the runs (default 20000)")
@@ -439,10 +439,10 @@ def main():
              # Reads ask every replica at once, as before --read-spare-delay: what asking only
              # ack replicas saves, in the same run.
              "3n-h2-all": (3, ["--internode-protocol", "h2", "--read-spare-delay", "PT0S"]),
-             # Replica writes one request each, and with two batches in flight per peer: what
-             # batching (one in flight, the default) changes, in the same run.
-             "3n-h2-unbatched": (3, ["--internode-protocol", "h2", "--internode-write-batches", "0"]),
-             "3n-h2-b2": (3, ["--internode-protocol", "h2", "--internode-write-batches", "2"])}
+             # Replica reads and writes one request each, and with two batches in flight per peer:
+             # what batching (one in flight, the default) changes, in the same run.
+             "3n-h2-unbatched": (3, ["--internode-protocol", "h2", "--internode-batches", "0"]),
+             "3n-h2-b2": (3, ["--internode-protocol", "h2", "--internode-batches", "2"])}
     # Three single-node clusters on the server CPU at once: what sharing one CPU between three
     # node JVMs costs a request, without any replication (a baseline for the 3-node figures).
     independent = {"3x1node"}
@@ -513,15 +513,19 @@ def main():
                         res["latency_us"]["p99"] / 1000, run["non_2xx"]))
                     for rate in (args.rates if c.startswith("3n-") else []):
                         before = cluster.node_counters()
+                        cpu_before = cluster.cpu_seconds()
                         fixed = constant_rate(vegeta_bin, cluster.urls[0], s, rate, args.duration, args.load_cpus,
                                               args.keys, tmp)
+                        # The nodes' CPU per request at this rate, background work (flushes, compactions) included.
+                        fixed["cpu_us_per_request"] = (cluster.cpu_seconds() - cpu_before) * 1e6 / max(fixed["requests"], 1)
                         after = cluster.node_counters()
                         # What the nodes saw meanwhile: their stalls, GC and refusals.
                         fixed["nodes"] = {k: round(after[k] - before[k], 3) for k in after if after[k] != before[k]}
                         fixed.update({"round": rnd, "config": c, "scenario": s, "rate": rate})
                         fixed_rate_runs.append(fixed)
-                        log("round %d %s %s at %d/s: p99 %.2f ms, non-2xx %d of %d; nodes: %s%s" % (
-                            rnd, c, s, rate, fixed["p99_ms"], fixed["non_2xx"], fixed["requests"],
+                        log("round %d %s %s at %d/s: p99 %.2f ms (max %.1f), non-2xx %d of %d, %.1f us CPU/req; nodes: %s%s" % (
+                            rnd, c, s, rate, fixed["p99_ms"], fixed["max_ms"], fixed["non_2xx"], fixed["requests"],
+                            fixed["cpu_us_per_request"],
                             fixed["nodes"] or "nothing of note",
                             "; errors: %s" % fixed["errors"] if fixed["errors"] else ""))
         meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,

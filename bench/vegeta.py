@@ -37,7 +37,7 @@ def attack(vegeta, targets, rate, seconds, load_cpus, errors=None):
     for rec in csv.reader(io.StringIO(enc.decode())):
         # timestamp (ns since epoch), code, latency (ns), bytes out, bytes in, error, ...
         rows.append((int(rec[0]), int(rec[1]), int(rec[2]) / 1e6))
-        if errors is not None and len(rec) > 5 and rec[5]:
+        if errors is not None and int(rec[1]) == 0 and len(rec) > 5 and rec[5]:
             # Ports and addresses vary per request; the text around them says what failed.
             errors[re.sub(r"[0-9.:]+:[0-9]+", "ADDR", rec[5])[:160]] += 1
     return rows

@@ -82,7 +82,7 @@ public final class Cluster implements AutoCloseable {
         this.clockCheck = new ClockCheck(topology.others(), client, clockSkew, clock::wallMillis, PROBE_INTERVAL.toMillis());
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);
         java.util.Map<ClusterNode, Replica> replicas = Coordinator.replicasFor(topology, local, client,
-                settings.transport().writeBatchesPerPeer());
+                settings.transport().batchesPerPeer());
         this.coordinator = new Coordinator(topology, replicas, clock,
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor, settings.readSpareDelay()), hintedHandoff, clockSkew, calls);
         this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), replicas);

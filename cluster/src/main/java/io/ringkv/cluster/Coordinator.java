@@ -96,14 +96,14 @@ public final class Coordinator {
     }
 
     /**
-     * As above, with writes to each peer batched ({@link RemoteReplica#RemoteReplica(ClusterNode,
+     * As above, with reads and writes to each peer batched ({@link RemoteReplica#RemoteReplica(ClusterNode,
      * ReplicaClient, int)}); share the map between the users of one peer's batches.
      */
     public static Map<ClusterNode, Replica> replicasFor(ClusterNodes topology, Replica local, ReplicaClient client,
-                                                        int writeBatchesInFlight) {
+                                                        int batchesInFlight) {
         Map<ClusterNode, Replica> replicas = new HashMap<>();
         for (ClusterNode node : topology.all()) {
-            replicas.put(node, topology.isSelf(node) ? local : new RemoteReplica(node, client, writeBatchesInFlight));
+            replicas.put(node, topology.isSelf(node) ? local : new RemoteReplica(node, client, batchesInFlight));
         }
         return replicas;
     }

@@ -17,18 +17,19 @@ import javax.net.ssl.SSLContext;
  *                           host names are checked against them too); null: the JDK's default
  *                           trust store. Unused over http. Over https the protocol is chosen by
  *                           ALPN, {@link InterNodeProtocol#H2} offering h2
- * @param writeBatchesPerPeer batches of replica writes to one peer unanswered at once; further writes
- *                           wait for an answer and leave together in one request
- *                           ({@link PeerWriteBatcher}). 0 sends every write as a request of its own
+ * @param batchesPerPeer     batches of replica reads, and of replica writes, to one peer unanswered
+ *                           at once; further ones wait for an answer and leave together in one
+ *                           request ({@link PeerBatcher}). 0 sends every read and write as a
+ *                           request of its own
  */
 public record InterNodeTransport(InterNodeClient client, InterNodeProtocol protocol, int connectionsPerPeer,
-                                 SSLContext trust, int writeBatchesPerPeer) {
+                                 SSLContext trust, int batchesPerPeer) {
 
     /**
-     * Unless told otherwise: one batch in flight per peer. Measured against 2 and against no
-     * batching in docs/benchmarks.md ("Replica writes in batches").
+     * Unless told otherwise: one batch of reads and one of writes in flight per peer (measured
+     * against two and against none in docs/benchmarks.md, "The replicated path").
      */
-    public static final int WRITE_BATCHES_PER_PEER_DEFAULT = 1;
+    public static final int BATCHES_PER_PEER_DEFAULT = 1;
 
     /** Connections per peer over HTTP/2 unless told otherwise: one carries many streams. */
     public static final int H2_CONNECTIONS_PER_PEER_DEFAULT = 1;
@@ -37,15 +38,15 @@ public record InterNodeTransport(InterNodeClient client, InterNodeProtocol proto
 
     /** With the JDK's default trust store for https peers. */
     public InterNodeTransport(InterNodeClient client, InterNodeProtocol protocol, int connectionsPerPeer) {
-        this(client, protocol, connectionsPerPeer, null, WRITE_BATCHES_PER_PEER_DEFAULT);
+        this(client, protocol, connectionsPerPeer, null, BATCHES_PER_PEER_DEFAULT);
     }
 
     public InterNodeTransport {
         if (connectionsPerPeer < 1) {
             throw new IllegalArgumentException("connections per peer must be at least 1, got " + connectionsPerPeer);
         }
-        if (writeBatchesPerPeer < 0) {
-            throw new IllegalArgumentException("write batches per peer must not be negative, got " + writeBatchesPerPeer);
+        if (batchesPerPeer < 0) {
+            throw new IllegalArgumentException("batches per peer must not be negative, got " + batchesPerPeer);
         }
         if (client == InterNodeClient.JDK && protocol == InterNodeProtocol.H2) {
             throw new IllegalArgumentException("the JDK's client cannot speak cleartext HTTP/2 by prior knowledge; "
@@ -55,11 +56,11 @@ public record InterNodeTransport(InterNodeClient client, InterNodeProtocol proto
 
     /** The same, trusting {@code context} for https peers. */
     public InterNodeTransport withTrust(SSLContext context) {
-        return new InterNodeTransport(client, protocol, connectionsPerPeer, context, writeBatchesPerPeer);
+        return new InterNodeTransport(client, protocol, connectionsPerPeer, context, batchesPerPeer);
     }
 
-    /** The same, with {@code batches} write batches in flight per peer (0: no batching). */
-    public InterNodeTransport withWriteBatchesPerPeer(int batches) {
+    /** The same, with {@code batches} batches of reads and of writes in flight per peer (0: no batching). */
+    public InterNodeTransport withBatchesPerPeer(int batches) {
         return new InterNodeTransport(client, protocol, connectionsPerPeer, trust, batches);
     }
 

@@ -29,6 +29,7 @@ import java.util.concurrent.CompletionStage;
  *   PUT /internal/v0/records          body = RecordFrames (ascending keys, end marker); each applied by timestamp -> 204
  *   PUT /internal/v0/writes           body = RecordFrames (any order, end marker); each applied by timestamp -> 200,
  *                                     one answer per write ({@link WriteBatchCodec})
+ *   POST /internal/v0/reads           body = keys ({@link ReadBatchCodec}) -> 200, one answer per key
  * </pre>
  * These endpoints take timestamps from the request, so every request must prove the cluster
  * secret ({@link InternalAuth}: 403 otherwise) and carry this node's topology fingerprint (409
@@ -102,6 +103,8 @@ public final class InternalApiHandler implements HttpHandler {
                     case "PUT" -> putRecord(request);
                     default -> Response.text(405, "use GET or PUT").withHeader("Allow", "GET, PUT");
                 };
+                case InternalProtocol.READS_PATH -> request.method().equals("POST")
+                        ? postReads(request) : Response.text(405, "use POST").withHeader("Allow", "POST");
                 case InternalProtocol.WRITES_PATH -> request.method().equals("PUT")
                         ? putWrites(request) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
                 case InternalProtocol.RECORDS_PATH -> request.method().equals("PUT")
@@ -185,6 +188,27 @@ public final class InternalApiHandler implements HttpHandler {
             }
         }
         return Response.of(204).withHeader(InternalProtocol.APPLIED_COUNT_HEADER, Integer.toString(applied));
+    }
+
+    /**
+     * Reads a coordinator's batch of keys and answers each ({@link ReadBatchCodec}); once the answer
+     * carries {@link ReadBatchCodec#ANSWER_VALUE_BYTES} of values, the keys left are deferred unread
+     * (the coordinator asks for them alone), so an answer stays small whatever the values' sizes.
+     */
+    private Response postReads(Request request) throws StoreException {
+        List<byte[]> keys = ReadBatchCodec.decodeRequest(request.body());
+        List<ReadBatchCodec.Answer> answers = new ArrayList<>(keys.size());
+        long valueBytes = 0;
+        for (byte[] key : keys) {
+            if (valueBytes >= ReadBatchCodec.ANSWER_VALUE_BYTES) {
+                answers.add(ReadBatchCodec.Answer.ASK_ALONE);
+                continue;
+            }
+            Optional<Record> stored = engine.get(key);
+            answers.add(stored.isPresent() ? new ReadBatchCodec.Answer(stored.get(), false) : ReadBatchCodec.Answer.NOT_FOUND);
+            valueBytes += stored.map(record -> record.value().length).orElse(0);
+        }
+        return Response.of(200, ReadBatchCodec.encodeAnswers(answers)).withHeader("Content-Type", "application/octet-stream");
     }
 
     /**

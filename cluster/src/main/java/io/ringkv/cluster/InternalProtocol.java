@@ -19,6 +19,8 @@ public final class InternalProtocol {
     public static final String RECORDS_PATH = "/internal/v0/records";
     /** PUT new writes from a coordinator, any key order, one answer per write ({@link WriteBatchCodec}). */
     public static final String WRITES_PATH = "/internal/v0/writes";
+    /** POST keys to read, one answer per key ({@link ReadBatchCodec}). */
+    public static final String READS_PATH = "/internal/v0/reads";
     /** GET this node's anti-entropy digest: {@link DigestBuckets#BUCKETS} big-endian longs. */
     public static final String DIGEST_PATH = "/internal/v0/digest";
     /** GET the versions (no values) of this node's keys in the digest buckets named by {@link #BUCKETS_PARAM}. */

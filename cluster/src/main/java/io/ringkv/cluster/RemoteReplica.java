@@ -6,33 +6,36 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Another node's replica, reached through the shared {@link ReplicaClient}; its writes travel in
- * batches ({@link PeerWriteBatcher}) unless batching is off. Thread-safe.
+ * Another node's replica, reached through the shared {@link ReplicaClient}; its reads and writes
+ * travel in batches ({@link PeerReadBatcher}, {@link PeerWriteBatcher}) unless batching is off.
+ * Thread-safe.
  */
 public final class RemoteReplica implements Replica {
 
     private final ClusterNode node;
     private final ReplicaClient client;
-    /** Null: one request per write. */
-    private final PeerWriteBatcher batcher;
+    /** Both null: one request per read and per write. */
+    private final PeerWriteBatcher writes;
+    private final PeerReadBatcher reads;
 
-    /** One request per write. */
+    /** One request per read and per write. */
     public RemoteReplica(ClusterNode node, ReplicaClient client) {
         this(node, client, 0);
     }
 
     /**
-     * @param writeBatchesInFlight batches of writes to this node unanswered at once before further
-     *                             writes wait to leave together ({@link PeerWriteBatcher}); 0 sends
-     *                             each write as a request of its own
+     * @param batchesInFlight batches of reads, and of writes, to this node unanswered at once before
+     *                        further ones wait to leave together ({@link PeerBatcher}); 0 sends each
+     *                        read and write as a request of its own
      */
-    public RemoteReplica(ClusterNode node, ReplicaClient client, int writeBatchesInFlight) {
-        if (writeBatchesInFlight < 0) {
-            throw new IllegalArgumentException("write batches in flight must not be negative, got " + writeBatchesInFlight);
+    public RemoteReplica(ClusterNode node, ReplicaClient client, int batchesInFlight) {
+        if (batchesInFlight < 0) {
+            throw new IllegalArgumentException("batches in flight must not be negative, got " + batchesInFlight);
         }
         this.node = node;
         this.client = client;
-        this.batcher = writeBatchesInFlight == 0 ? null : new PeerWriteBatcher(node, client, writeBatchesInFlight);
+        this.writes = batchesInFlight == 0 ? null : new PeerWriteBatcher(node, client, batchesInFlight);
+        this.reads = batchesInFlight == 0 ? null : new PeerReadBatcher(node, client, batchesInFlight);
     }
 
     @Override
@@ -42,12 +45,12 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<Optional<Record>> read(byte[] key) {
-        return client.read(node, key);
+        return reads == null ? client.read(node, key) : reads.read(key);
     }
 
     @Override
     public CompletableFuture<OptionalLong> write(byte[] key, Record record) {
-        return batcher == null ? client.write(node, key, record) : batcher.write(key, record);
+        return writes == null ? client.write(node, key, record) : writes.write(key, record);
     }
 
     @Override

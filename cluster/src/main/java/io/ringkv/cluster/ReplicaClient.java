@@ -143,6 +143,29 @@ public final class ReplicaClient {
                 });
     }
 
+    /**
+     * Reads keys from {@code node} in one request ({@link InternalProtocol#READS_PATH}, see
+     * {@link ReadBatchCodec}); completes with the node's answer per key, in order. Used by
+     * {@link PeerReadBatcher}, which asks again alone for the keys the node deferred.
+     */
+    CompletableFuture<List<ReadBatchCodec.Answer>> readEach(ClusterNode node, List<byte[]> keys) {
+        byte[] body = ReadBatchCodec.encodeRequest(keys);
+        HttpRequest request = request(node, "POST", InternalProtocol.READS_PATH, null, Map.of(), body)
+                .POST(RingBodyPublishers.ofByteArrayNoCopy(body))
+                .build();
+        int count = keys.size();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+                .thenApply(response -> {
+                    expectStatus(node, response, 200);
+                    try {
+                        return ReadBatchCodec.decodeAnswers(response.body(), count);
+                    } catch (IllegalArgumentException e) {
+                        throw new CompletionException(new ReplicaException(node, "malformed answer to a read batch: "
+                                + e.getMessage(), e));
+                    }
+                });
+    }
+
     /** {@code node}'s wall clock, epoch millis ({@link InternalProtocol#TIME_PATH}). */
     public CompletableFuture<Long> wallTime(ClusterNode node) {
         HttpRequest request = request(node, "GET", InternalProtocol.TIME_PATH, null, Map.of(), NO_BODY).GET().build();

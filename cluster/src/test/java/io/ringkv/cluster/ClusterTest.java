@@ -114,7 +114,8 @@ class ClusterTest {
 
     @Test
     void replicaCallsShareOneH2cConnectionPerPeerByDefault() throws Exception {
-        startNodes(TestAuth.SECRET, InterNodeTransport.defaults());
+        // Unbatched, so that each write is a request of its own (PeerWriteBatcherTest covers batches).
+        startNodes(TestAuth.SECRET, InterNodeTransport.defaults().withBatchesPerPeer(0));
         List<CompletableFuture<WriteOutcome>> writes = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             writes.add(clusters.get(0).coordinator().put(utf8("key:" + i), utf8("v" + i), ReplicationParams.parse("3/3", NODES)));
@@ -147,7 +148,7 @@ class ClusterTest {
 
     @Test
     void h1KeepsOneCallPerConnectionAtATime() throws Exception {
-        startNodes(TestAuth.SECRET, InterNodeTransport.of(InterNodeClient.RING, InterNodeProtocol.H1));
+        startNodes(TestAuth.SECRET, InterNodeTransport.of(InterNodeClient.RING, InterNodeProtocol.H1).withBatchesPerPeer(0));
         List<CompletableFuture<WriteOutcome>> writes = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
             writes.add(clusters.get(0).coordinator().put(utf8("key:" + i), utf8("v" + i), ReplicationParams.parse("3/3", NODES)));

@@ -164,6 +164,33 @@ class InternalApiHandlerTest {
                 .status(), is(200));
     }
 
+    @Test
+    void answersABatchOfReadsKeyByKeyAndRefusesAMalformedOne() throws Exception {
+        engine.apply(utf8("a"), Record.value(5, utf8("x")));
+        engine.apply(utf8("gone"), Record.tombstone(9));
+        byte[] request = ReadBatchCodec.encodeRequest(List.of(utf8("gone"), utf8("absent"), utf8("a"), utf8("a")));
+        Response reads = handle(handler, "POST", InternalProtocol.READS_PATH, "", Headers.of(), request);
+        assertThat(reads.status(), is(200));
+        List<ReadBatchCodec.Answer> answers = ReadBatchCodec.decodeAnswers(((ResponseBody.Fixed) reads.body()).bytes(), 4);
+        assertThat(answers.stream().map(ReadBatchCodec.Answer::found).toList(), contains(Optional.of(Record.tombstone(9)),
+                Optional.empty(), Optional.of(Record.value(5, utf8("x"))), Optional.of(Record.value(5, utf8("x")))));
+
+        List<byte[]> malformed = List.of(
+                java.util.Arrays.copyOf(request, request.length - 4),     // no end marker
+                java.util.Arrays.copyOf(request, request.length + 1),     // a byte after it
+                ReadBatchCodec.encodeRequest(List.of()),                  // no key
+                ReadBatchCodec.encodeRequest(List.of(new byte[0])),       // an empty key
+                withInt(request, 0, 1 << 30));                            // a key longer than the body
+        for (byte[] body : malformed) {
+            assertThat(handle(handler, "POST", InternalProtocol.READS_PATH, "", Headers.of(), body).status(), is(400));
+        }
+        byte[][] tooMany = new byte[ReadBatchCodec.KEYS_MAX + 1][];
+        java.util.Arrays.fill(tooMany, utf8("a"));
+        assertThat(handle(handler, "POST", InternalProtocol.READS_PATH, "", Headers.of(),
+                ReadBatchCodec.encodeRequest(List.of(tooMany))).status(), is(400));
+        assertThat(handle(handler, "GET", InternalProtocol.READS_PATH, "", Headers.of(), new byte[0]).status(), is(405));
+    }
+
     private static byte[] withInt(byte[] body, int offset, int value) {
         byte[] changed = body.clone();
         ByteBuffer.wrap(changed).putInt(offset, value);

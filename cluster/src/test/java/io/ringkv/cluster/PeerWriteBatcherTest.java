@@ -7,8 +7,6 @@ import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.ringkv.http.server.HttpHandler;
-import io.ringkv.http.server.Response;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.InMemoryStorageEngine;
 import io.ringkv.store.Record;
@@ -29,9 +27,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link PeerWriteBatcher} against a real peer over h2c on 127.0.0.1. The peer holds the answer to
- * its first write batch until the test lets it go, so which writes queue, and which leave
- * together, follows from the order of calls rather than from timing.
+ * {@link PeerWriteBatcher} (and so {@link PeerBatcher}) against a real peer over h2c on 127.0.0.1,
+ * a {@link GatedPeer} holding its answer to the first write batch until the test lets it go.
  */
 class PeerWriteBatcherTest {
 
@@ -43,14 +40,10 @@ class PeerWriteBatcherTest {
     private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(5));
     private final StorageEngine engine = new InMemoryStorageEngine();
     private final HybridLogicalClock clock = new HybridLogicalClock(() -> WALL_MILLIS);
-    /** The paths of the requests the peer took, in order, with a write batch's size. */
-    private final List<String> seen = new CopyOnWriteArrayList<>();
-    private final CompletableFuture<Void> firstBatchMayAnswer = new CompletableFuture<>();
-    private ServerHarness peer;
+    private GatedPeer peer;
 
     @AfterEach
     void close() throws Exception {
-        firstBatchMayAnswer.complete(null);
         if (peer != null) {
             peer.close();
         }
@@ -63,7 +56,7 @@ class PeerWriteBatcherTest {
     void writesMadeWhileABatchIsUnansweredLeaveTogetherInTheNext() throws Exception {
         PeerWriteBatcher batcher = new PeerWriteBatcher(servePeer(), client, 1);
         CompletableFuture<OptionalLong> first = batcher.write(utf8("k0"), Record.value(10, utf8("v0")));
-        awaitSeen(1);
+        peer.awaitSeen(1);
         List<CompletableFuture<OptionalLong>> queued = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
             queued.add(batcher.write(utf8("k" + i), Record.value(10 + i, utf8("v" + i))));
@@ -71,12 +64,12 @@ class PeerWriteBatcherTest {
         assertThat(batcher.queuedForTests(), is(5));
         assertThat(first.isDone() || queued.stream().anyMatch(CompletableFuture::isDone), is(false));
 
-        firstBatchMayAnswer.complete(null);
+        peer.open();
         assertThat(await(first), is(OptionalLong.empty()));
         for (CompletableFuture<OptionalLong> write : queued) {
             assertThat(await(write), is(OptionalLong.empty()));
         }
-        assertThat(seen, contains("writes 1", "writes 5"));
+        assertThat(peer.seen(), contains("writes 1", "writes 5"));
         for (int i = 0; i <= 5; i++) {
             assertThat(engine.get(utf8("k" + i)), is(Optional.of(Record.value(10 + i, utf8("v" + i)))));
         }
@@ -88,13 +81,13 @@ class PeerWriteBatcherTest {
         engine.apply(utf8("held"), Record.value(100, utf8("newer")));
         PeerWriteBatcher batcher = new PeerWriteBatcher(servePeer(), client, 1);
         CompletableFuture<OptionalLong> first = batcher.write(utf8("a"), Record.value(10, utf8("x")));
-        awaitSeen(1);
+        peer.awaitSeen(1);
         long ahead = HybridLogicalClock.timestampOf(WALL_MILLIS + 10_000, 0);
         CompletableFuture<OptionalLong> older = batcher.write(utf8("held"), Record.value(50, utf8("older")));
         CompletableFuture<OptionalLong> refused = batcher.write(utf8("b"), Record.value(ahead, utf8("from a fast clock")));
         CompletableFuture<OptionalLong> fine = batcher.write(utf8("c"), Record.value(11, utf8("y")));
         CompletableFuture<OptionalLong> same = batcher.write(utf8("held"), Record.value(100, utf8("newer")));
-        firstBatchMayAnswer.complete(null);
+        peer.open();
 
         assertThat(await(first), is(OptionalLong.empty()));
         assertThat(await(older), is(OptionalLong.of(100)));
@@ -103,7 +96,7 @@ class PeerWriteBatcherTest {
         assertThat(refusal.getMessage(), containsString("ahead"));
         assertThat(await(fine), is(OptionalLong.empty()));
         assertThat(await(same), is(OptionalLong.empty()));
-        assertThat(seen, contains("writes 1", "writes 4"));
+        assertThat(peer.seen(), contains("writes 1", "writes 4"));
         assertThat(engine.get(utf8("b")), is(Optional.empty()));
         assertThat(engine.get(utf8("c")), is(Optional.of(Record.value(11, utf8("y")))));
     }
@@ -112,7 +105,7 @@ class PeerWriteBatcherTest {
     void aFullBatchLeavesWithoutWaitingAndARecordTooLargeForABatchTravelsAlone() throws Exception {
         PeerWriteBatcher batcher = new PeerWriteBatcher(servePeer(), client, 1);
         CompletableFuture<OptionalLong> first = batcher.write(utf8("first"), Record.value(1, utf8("v")));
-        awaitSeen(1);
+        peer.awaitSeen(1);
         List<CompletableFuture<OptionalLong>> full = new ArrayList<>();
         for (int i = 0; i < WriteBatchCodec.RECORDS_MAX; i++) {
             full.add(batcher.write(utf8("k" + i), Record.value(2, utf8("v"))));
@@ -124,9 +117,9 @@ class PeerWriteBatcherTest {
         byte[] large = new byte[WriteBatchCodec.BYTES_MAX + 1];
         assertThat(await(batcher.write(utf8("large"), Record.value(3, large))), is(OptionalLong.empty()));
         assertThat(first.isDone(), is(false));
-        assertThat(seen, contains("writes 1", "writes " + WriteBatchCodec.RECORDS_MAX, InternalProtocol.RECORD_PATH));
+        assertThat(peer.seen(), contains("writes 1", "writes " + WriteBatchCodec.RECORDS_MAX, InternalProtocol.RECORD_PATH));
 
-        firstBatchMayAnswer.complete(null);
+        peer.open();
         assertThat(await(first), is(OptionalLong.empty()));
         assertThat(engine.get(utf8("large")).orElseThrow().value().length, is(large.length));
     }
@@ -137,7 +130,7 @@ class PeerWriteBatcherTest {
         ReplicaClient impostor = new ReplicaClient(http, Duration.ofSeconds(5),
                 TestAuth.auth(ClusterSecret.of("a guessed secret of some length"), TestAuth.TOPOLOGY), new TopologyWatch(TestAuth.TOPOLOGY));
         PeerWriteBatcher batcher = new PeerWriteBatcher(node, impostor, 1);
-        firstBatchMayAnswer.complete(null);
+        peer.open();
         List<CompletableFuture<OptionalLong>> writes = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             writes.add(batcher.write(utf8("k" + i), Record.value(5, utf8("v"))));
@@ -153,8 +146,8 @@ class PeerWriteBatcherTest {
 
     @Test
     void manyWritersAtOnceEachGetTheirAnswerAndEveryWriteIsStored() throws Exception {
-        firstBatchMayAnswer.complete(null);
         PeerWriteBatcher batcher = new PeerWriteBatcher(servePeer(), client, 1);
+        peer.open();
         int threads = 8;
         int writesPerThread = 300;
         List<CompletableFuture<OptionalLong>> writes = new CopyOnWriteArrayList<>();
@@ -179,9 +172,7 @@ class PeerWriteBatcherTest {
                 assertThat(engine.get(utf8("t" + t + "-" + i)), is(Optional.of(Record.value(1 + i, utf8("v" + i)))));
             }
         }
-        int batched = seen.stream().filter(path -> path.startsWith("writes "))
-                .mapToInt(path -> Integer.parseInt(path.substring("writes ".length()))).sum();
-        assertThat(batched, is(threads * writesPerThread));
+        assertThat(peer.batched(InternalProtocol.WRITES_PATH), is(threads * writesPerThread));
         assertThat(batcher.queuedForTests(), is(0));
     }
 
@@ -191,40 +182,9 @@ class PeerWriteBatcherTest {
         assertThrows(IllegalArgumentException.class, () -> new PeerWriteBatcher(node, client, 0));
     }
 
-    /** A peer whose first write batch is answered only once {@link #firstBatchMayAnswer} completes. */
     private ClusterNode servePeer() throws Exception {
-        HttpHandler internal = TestAuth.handler(engine, clock);
-        HttpHandler gated = request -> {
-            if (request.path().equals(InternalProtocol.WRITES_PATH)) {
-                boolean firstBatch;
-                synchronized (seen) {
-                    firstBatch = seen.stream().noneMatch(path -> path.startsWith("writes"));
-                    seen.add("writes " + WriteBatchCodec.decodeRequest(request.body()).keys().size());
-                }
-                if (firstBatch) {
-                    return firstBatchMayAnswer.thenCompose(ignored -> {
-                        try {
-                            return internal.handle(request);
-                        } catch (Exception e) {
-                            return CompletableFuture.<Response>failedFuture(e);
-                        }
-                    });
-                }
-            } else {
-                seen.add(request.path());
-            }
-            return internal.handle(request);
-        };
-        peer = ServerHarness.start(gated);
-        return ClusterNode.parse(peer.url());
-    }
-
-    private void awaitSeen(int requests) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (seen.size() < requests && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertThat(seen.size(), is(requests));
+        peer = new GatedPeer(engine, clock, InternalProtocol.WRITES_PATH);
+        return peer.node();
     }
 
     private static <T> T await(CompletableFuture<T> future) throws Exception {

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Both bodies of {@link InternalProtocol#WRITES_PATH}; the handler's tests attack the request side over more shapes. */
+/** The bodies of {@link InternalProtocol#WRITES_PATH} and the answers of {@link InternalProtocol#READS_PATH}; the handler's tests attack the requests over more shapes. */
 class WriteBatchCodecTest {
 
     @Test
@@ -51,6 +51,24 @@ class WriteBatchCodecTest {
         flagged[timestampAt + Long.BYTES] = 2;
         assertThrows(IllegalArgumentException.class, () -> WriteBatchCodec.decodeRequest(negative));
         assertThrows(IllegalArgumentException.class, () -> WriteBatchCodec.decodeRequest(flagged));
+    }
+
+    @Test
+    void readAnswersRoundTripAndMalformedOnesAreRefused() {
+        List<ReadBatchCodec.Answer> answers = List.of(ReadBatchCodec.Answer.NOT_FOUND, ReadBatchCodec.Answer.ASK_ALONE,
+                new ReadBatchCodec.Answer(Record.value(3, utf8("v")), false), new ReadBatchCodec.Answer(Record.tombstone(4), false));
+        byte[] body = ReadBatchCodec.encodeAnswers(answers);
+        assertThat(ReadBatchCodec.decodeAnswers(body, 4), contains(answers.toArray()));
+
+        assertThrows(IllegalArgumentException.class, () -> ReadBatchCodec.decodeAnswers(body, 5));        // cut short
+        assertThrows(IllegalArgumentException.class, () -> ReadBatchCodec.decodeAnswers(body, 3));        // bytes left over
+        assertThrows(IllegalArgumentException.class, () -> ReadBatchCodec.decodeAnswers(new byte[] {7}, 1)); // unknown kind
+        byte[] huge = ReadBatchCodec.encodeAnswers(List.of(new ReadBatchCodec.Answer(Record.value(3, utf8("v")), false)));
+        ByteBuffer.wrap(huge).putInt(1 + Long.BYTES + 1, Integer.MAX_VALUE);
+        assertThrows(IllegalArgumentException.class, () -> ReadBatchCodec.decodeAnswers(huge, 1));       // value beyond the body
+        byte[] tombstoneWithValue = ReadBatchCodec.encodeAnswers(List.of(new ReadBatchCodec.Answer(Record.value(3, utf8("v")), false)));
+        tombstoneWithValue[1 + Long.BYTES] = RecordFrames.FLAG_TOMBSTONE;
+        assertThrows(IllegalArgumentException.class, () -> ReadBatchCodec.decodeAnswers(tombstoneWithValue, 1));
     }
 
     private static byte[] utf8(String s) {

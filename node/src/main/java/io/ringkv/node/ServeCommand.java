@@ -94,11 +94,12 @@ final class ServeCommand implements Callable<Integer> {
                     + InterNodeTransport.H1_CONNECTIONS_PER_PEER_DEFAULT + " over h1).")
     Integer interNodeConnections;
 
-    @Option(names = "--internode-write-batches", paramLabel = "N",
-            description = "Batches of replica writes to one peer unanswered at once; writes made meanwhile wait for "
-                    + "an answer and leave together in one request. 0 sends each write as a request of its own "
-                    + "(default: " + InterNodeTransport.WRITE_BATCHES_PER_PEER_DEFAULT + ").")
-    int interNodeWriteBatches = InterNodeTransport.WRITE_BATCHES_PER_PEER_DEFAULT;
+    @Option(names = "--internode-batches", paramLabel = "N",
+            description = "Batches of replica reads, and of replica writes, to one peer unanswered at once; those made "
+                    + "meanwhile wait for an answer and leave together in one request. 0 sends each read and write as "
+                    + "a request of its own "
+                    + "(default: " + InterNodeTransport.BATCHES_PER_PEER_DEFAULT + ").")
+    int interNodeBatches = InterNodeTransport.BATCHES_PER_PEER_DEFAULT;
 
     @Option(names = "--hint-max-per-node", paramLabel = "N",
             description = "Hinted handoff: writes kept for one unreachable replica; beyond that they are left to "
@@ -288,10 +289,10 @@ final class ServeCommand implements Callable<Integer> {
             InterNodeTransport defaults = InterNodeTransport.of(interNodeClient, protocol);
             return (interNodeConnections == null ? defaults
                     : new InterNodeTransport(interNodeClient, protocol, interNodeConnections))
-                    .withWriteBatchesPerPeer(interNodeWriteBatches);
+                    .withBatchesPerPeer(interNodeBatches);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--internode-client, --internode-protocol, "
-                    + "--internode-connections, --internode-write-batches: " + e.getMessage());
+                    + "--internode-connections, --internode-batches: " + e.getMessage());
         }
     }
 

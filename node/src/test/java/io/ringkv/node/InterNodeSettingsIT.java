@@ -20,7 +20,7 @@ class InterNodeSettingsIT {
 
     @ParameterizedTest
     @ValueSource(strings = {"--internode-client JDK", "--internode-protocol h1", "--internode-connections 2",
-            "--internode-write-batches 0", "--internode-write-batches 3"})
+            "--internode-batches 0", "--internode-batches 3"})
     void replicationWorksOverEveryInterNodeSetting(String flags) throws Exception {
         try (ProcessCluster cluster = new ProcessCluster(root, 3, List.of(flags.split(" ")))) {
             assertThat(cluster.put(0, "k", "v", "3/3").statusCode(), is(201));
