@@ -52,6 +52,7 @@ public final class Cluster implements AutoCloseable {
     private final PeerProbe peerProbe;
     private final ClockCheck clockCheck;
     private final KeyReplicas keyReplicas;
+    private final java.util.Map<ClusterNode, Replica> replicas;
 
     /** How often a peer no request went to is probed. */
     static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
@@ -81,8 +82,7 @@ public final class Cluster implements AutoCloseable {
         ReplicaCallListener calls = ReplicaCallListener.both(ReplicaCallListener.both(peerHealth, slow), callListener);
         this.clockCheck = new ClockCheck(topology.others(), client, clockSkew, clock::wallMillis, PROBE_INTERVAL.toMillis());
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);
-        java.util.Map<ClusterNode, Replica> replicas = Coordinator.replicasFor(topology, local, client,
-                settings.transport().batchesPerPeer());
+        this.replicas = Coordinator.replicasFor(topology, local, client, settings.transport().batchesPerPeer());
         this.coordinator = new Coordinator(topology, replicas, clock,
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor, settings.readSpareDelay()), hintedHandoff, clockSkew, calls);
         this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), replicas);
@@ -188,6 +188,17 @@ public final class Cluster implements AutoCloseable {
      */
     public Optional<ClientStats> interNodeClientStats() {
         return RingHttpClient.stats(http);
+    }
+
+    /** Per peer, what this node's batches of replica calls to it carried; empty with batching off (metrics). */
+    public java.util.List<PeerBatches> peerBatches() {
+        java.util.List<PeerBatches> all = new java.util.ArrayList<>();
+        for (ClusterNode peer : topology.others()) {
+            if (replicas.get(peer) instanceof RemoteReplica remote) {
+                remote.batches().ifPresent(all::add);
+            }
+        }
+        return all;
     }
 
     /** Hinted handoff: hints waiting per target, and what was stored, replayed and dropped. */

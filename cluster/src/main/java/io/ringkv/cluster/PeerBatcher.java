@@ -48,6 +48,9 @@ final class PeerBatcher<T, A> {
     private long queuedBytes;
     /** Guarded by {@link #lock}: batches sent and not yet answered. */
     private int inFlight;
+    /** Batches sent, and the calls they carried, since start (metrics). */
+    private final java.util.concurrent.atomic.LongAdder batchesSent = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder callsSent = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * @param batchesInFlight at least 1: batches to this peer unanswered at once before calls queue
@@ -104,6 +107,8 @@ final class PeerBatcher<T, A> {
     }
 
     private void send(List<T> batch) {
+        batchesSent.increment();
+        callsSent.add(batch.size());
         CompletableFuture<A> answer;
         try {
             answer = call.send(batch);
@@ -132,6 +137,16 @@ final class PeerBatcher<T, A> {
         if (next != null) {
             send(next);
         }
+    }
+
+    /** Batches sent since start: requests to the peer. */
+    long batchesSent() {
+        return batchesSent.sum();
+    }
+
+    /** Calls those batches carried; over {@link #batchesSent}, the mean batch size. */
+    long callsSent() {
+        return callsSent.sum();
     }
 
     /** Calls waiting for the next batch (for tests). */

@@ -58,6 +58,11 @@ final class PeerReadBatcher {
         return read.answer;
     }
 
+    /** Requests that carried batches of reads to this peer, and the reads in them, since start. */
+    PeerBatches.Counts counts() {
+        return new PeerBatches.Counts(batches.batchesSent(), batches.callsSent());
+    }
+
     /** Reads waiting for the next batch to this peer (for tests). */
     int queuedForTests() {
         return batches.queued();

@@ -59,6 +59,11 @@ final class PeerWriteBatcher {
         return write.answer;
     }
 
+    /** Requests that carried batches of writes to this peer, and the writes in them, since start. */
+    PeerBatches.Counts counts() {
+        return new PeerBatches.Counts(batches.batchesSent(), batches.callsSent());
+    }
+
     /** Writes waiting for the next batch to this peer (for tests). */
     int queuedForTests() {
         return batches.queued();

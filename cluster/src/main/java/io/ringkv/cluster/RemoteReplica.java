@@ -53,6 +53,12 @@ public final class RemoteReplica implements Replica {
         return writes == null ? client.write(node, key, record) : writes.write(key, record);
     }
 
+    /** What the batches to this node carried so far; empty when batching is off. */
+    public java.util.Optional<PeerBatches> batches() {
+        return writes == null ? java.util.Optional.empty()
+                : java.util.Optional.of(new PeerBatches(node.id(), writes.counts(), reads.counts()));
+    }
+
     @Override
     public String toString() {
         return "RemoteReplica{" + node + '}';

@@ -68,6 +68,7 @@ class PeerReadBatcherTest {
         assertThat(await(binary), is(Optional.of(Record.value(7, new byte[0]))));
         assertThat(await(again), is(Optional.of(Record.value(5, utf8("x")))));
         assertThat(peer.seen(), contains("reads 1", "reads 4"));
+        assertThat(batcher.counts(), is(new PeerBatches.Counts(2, 5)));
     }
 
     @Test

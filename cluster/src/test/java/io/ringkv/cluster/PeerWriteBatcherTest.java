@@ -70,6 +70,7 @@ class PeerWriteBatcherTest {
             assertThat(await(write), is(OptionalLong.empty()));
         }
         assertThat(peer.seen(), contains("writes 1", "writes 5"));
+        assertThat(batcher.counts(), is(new PeerBatches.Counts(2, 6)));
         for (int i = 0; i <= 5; i++) {
             assertThat(engine.get(utf8("k" + i)), is(Optional.of(Record.value(10 + i, utf8("v" + i)))));
         }

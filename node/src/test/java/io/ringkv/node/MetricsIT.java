@@ -94,6 +94,13 @@ class MetricsIT {
         m = scrapeUntil(node0, t -> t.sum("ringkv_replica_calls_total", peer("ok")) >= 40);
         assertHistogram(m, "ringkv_replica_call_duration_seconds", s -> s.label("peer").equals(peer), 40);
         assertThat(m.sum("ringkv_replica_calls_total", peer("timeout")), is(0.0));
+        // Replica calls leave in batches (--internode-batches 1): one request at a time here, so each
+        // batch carried one call: 20 PUTs and the DELETE wrote to the peer, 20 GETs read from it.
+        java.util.function.Predicate<PrometheusText.Sample> toPeer = s -> s.label("peer").equals(peer);
+        assertThat(m.sum("ringkv_replica_writes_batched_total", toPeer), is(21.0));
+        assertThat(m.sum("ringkv_replica_write_batches_total", toPeer), is(21.0));
+        assertThat(m.sum("ringkv_replica_reads_batched_total", toPeer), greaterThanOrEqualTo(20.0));
+        assertThat(m.sum("ringkv_replica_read_batches_total", toPeer), is(m.sum("ringkv_replica_reads_batched_total", toPeer)));
 
         // Those calls went over the inter-node client: one h2c connection per peer carried them as
         // streams, all finished now (a peer probe may be in flight for a moment: wait it out).

@@ -6,6 +6,7 @@ import io.ringkv.cluster.AntiEntropy;
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterNode;
 import io.ringkv.cluster.HintedHandoff;
+import io.ringkv.cluster.PeerBatches;
 import io.ringkv.cluster.PeerHealth;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -37,10 +38,28 @@ final class ClusterCollector implements MultiCollector {
             up.put(peer.id(), peer.state() == PeerHealth.State.UP ? 1 : 0);
         }
         AntiEntropy.Status antiEntropy = cluster.antiEntropy().status();
+        Map<String, Long> writeBatches = new LinkedHashMap<>();
+        Map<String, Long> writesBatched = new LinkedHashMap<>();
+        Map<String, Long> readBatches = new LinkedHashMap<>();
+        Map<String, Long> readsBatched = new LinkedHashMap<>();
+        for (PeerBatches batches : cluster.peerBatches()) {
+            writeBatches.put(batches.peer(), batches.writes().batches());
+            writesBatched.put(batches.peer(), batches.writes().calls());
+            readBatches.put(batches.peer(), batches.reads().batches());
+            readsBatched.put(batches.peer(), batches.reads().calls());
+        }
         return new Families()
                 .gauge("ringkv_peer_up", "1 while the peer answers this node's calls and probes, 0 when down or not yet seen",
                         "peer", up)
                 .gauge("ringkv_hints_queued", "Hinted writes waiting for their target replica", "target", queued)
+                .counter("ringkv_replica_write_batches", "Requests that carried batches of replica writes to the peer "
+                        + "(none with --internode-batches 0)", "peer", writeBatches)
+                .counter("ringkv_replica_writes_batched", "Replica writes those batches carried: over the batches, the mean "
+                        + "batch size", "peer", writesBatched)
+                .counter("ringkv_replica_read_batches", "Requests that carried batches of replica reads to the peer "
+                        + "(none with --internode-batches 0)", "peer", readBatches)
+                .counter("ringkv_replica_reads_batched", "Replica reads those batches carried: over the batches, the mean "
+                        + "batch size", "peer", readsBatched)
                 .counter("ringkv_hints_stored", "Hints stored for replicas that missed a write", hints.storedCount())
                 .counter("ringkv_hints_replayed", "Hints their target took on replay", hints.replayedCount())
                 .counter("ringkv_hints_dropped", "Hints dropped (per-target bound, age, storage errors); left to anti-entropy",
