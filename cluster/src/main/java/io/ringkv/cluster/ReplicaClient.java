@@ -126,21 +126,9 @@ public final class ReplicaClient {
      * {@link PeerWriteBatcher}, which turns the answers into each write's outcome.
      */
     CompletableFuture<long[]> writeEach(ClusterNode node, List<byte[]> keys, List<Record> records) {
-        byte[] body = WriteBatchCodec.encodeRequest(keys, records);
-        HttpRequest request = request(node, "PUT", InternalProtocol.WRITES_PATH, null, Map.of(), body)
-                .PUT(RingBodyPublishers.ofByteArrayNoCopy(body))
-                .build();
         int writes = keys.size();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(response -> {
-                    expectStatus(node, response, 200);
-                    try {
-                        return WriteBatchCodec.decodeAnswers(response.body(), writes);
-                    } catch (IllegalArgumentException e) {
-                        throw new CompletionException(new ReplicaException(node, "malformed answer to a write batch: "
-                                + e.getMessage(), e));
-                    }
-                });
+        return sendBatch(node, "PUT", InternalProtocol.WRITES_PATH, WriteBatchCodec.encodeRequest(keys, records),
+                "write batch", answers -> WriteBatchCodec.decodeAnswers(answers, writes));
     }
 
     /**
@@ -149,18 +137,27 @@ public final class ReplicaClient {
      * {@link PeerReadBatcher}, which asks again alone for the keys the node deferred.
      */
     CompletableFuture<List<ReadBatchCodec.Answer>> readEach(ClusterNode node, List<byte[]> keys) {
-        byte[] body = ReadBatchCodec.encodeRequest(keys);
-        HttpRequest request = request(node, "POST", InternalProtocol.READS_PATH, null, Map.of(), body)
-                .POST(RingBodyPublishers.ofByteArrayNoCopy(body))
-                .build();
         int count = keys.size();
+        return sendBatch(node, "POST", InternalProtocol.READS_PATH, ReadBatchCodec.encodeRequest(keys),
+                "read batch", answers -> ReadBatchCodec.decodeAnswers(answers, count));
+    }
+
+    /**
+     * Sends a batch's body to {@code path} and decodes the {@code 200} answer with {@code decode},
+     * whose {@link IllegalArgumentException} becomes a {@link ReplicaException} naming {@code what}.
+     */
+    private <A> CompletableFuture<A> sendBatch(ClusterNode node, String method, String path, byte[] body, String what,
+                                               java.util.function.Function<byte[], A> decode) {
+        HttpRequest request = request(node, method, path, null, Map.of(), body)
+                .method(method, RingBodyPublishers.ofByteArrayNoCopy(body))
+                .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
                     expectStatus(node, response, 200);
                     try {
-                        return ReadBatchCodec.decodeAnswers(response.body(), count);
+                        return decode.apply(response.body());
                     } catch (IllegalArgumentException e) {
-                        throw new CompletionException(new ReplicaException(node, "malformed answer to a read batch: "
+                        throw new CompletionException(new ReplicaException(node, "malformed answer to a " + what + ": "
                                 + e.getMessage(), e));
                     }
                 });

@@ -7,43 +7,22 @@ import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.ringkv.store.HybridLogicalClock;
-import io.ringkv.store.InMemoryStorageEngine;
 import io.ringkv.store.Record;
-import io.ringkv.store.StorageEngine;
-import java.net.http.HttpClient;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** {@link PeerReadBatcher} against a real peer over h2c, a {@link GatedPeer} holding its first read batch. */
-class PeerReadBatcherTest {
+class PeerReadBatcherTest extends GatedPeerTestBase {
 
-    private static final long WAIT_SECONDS = 10;
-
-    private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
-    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(5));
-    private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(5));
-    private final StorageEngine engine = new InMemoryStorageEngine();
-    private final HybridLogicalClock clock = new HybridLogicalClock(() -> 1_700_000_000_000L);
-    private GatedPeer peer;
-
-    @AfterEach
-    void close() throws Exception {
-        if (peer != null) {
-            peer.close();
-        }
-        http.close();
-        clientExecutor.shutdownNow();
-        assertThat(clientExecutor.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), is(true));
+    @Override
+    String gatedPath() {
+        return InternalProtocol.READS_PATH;
     }
 
     @Test
@@ -111,18 +90,5 @@ class PeerReadBatcherTest {
             assertThat(cause.getMessage(), containsString("status 409"));
         }
         assertThat(batcher.queuedForTests(), is(0));
-    }
-
-    private ClusterNode servePeer() throws Exception {
-        peer = new GatedPeer(engine, clock, InternalProtocol.READS_PATH);
-        return peer.node();
-    }
-
-    private static <T> T await(CompletableFuture<T> future) throws Exception {
-        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

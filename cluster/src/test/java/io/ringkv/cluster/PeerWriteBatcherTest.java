@@ -8,11 +8,7 @@ import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.ringkv.store.HybridLogicalClock;
-import io.ringkv.store.InMemoryStorageEngine;
 import io.ringkv.store.Record;
-import io.ringkv.store.StorageEngine;
-import java.net.http.HttpClient;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,35 +17,18 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link PeerWriteBatcher} (and so {@link PeerBatcher}) against a real peer over h2c on 127.0.0.1,
  * a {@link GatedPeer} holding its answer to the first write batch until the test lets it go.
  */
-class PeerWriteBatcherTest {
+class PeerWriteBatcherTest extends GatedPeerTestBase {
 
-    private static final long WAIT_SECONDS = 10;
-    private static final long WALL_MILLIS = 1_700_000_000_000L;
-
-    private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
-    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(5));
-    private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(5));
-    private final StorageEngine engine = new InMemoryStorageEngine();
-    private final HybridLogicalClock clock = new HybridLogicalClock(() -> WALL_MILLIS);
-    private GatedPeer peer;
-
-    @AfterEach
-    void close() throws Exception {
-        if (peer != null) {
-            peer.close();
-        }
-        http.close();
-        clientExecutor.shutdownNow();
-        assertThat(clientExecutor.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), is(true));
+    @Override
+    String gatedPath() {
+        return InternalProtocol.WRITES_PATH;
     }
 
     @Test
@@ -183,22 +162,9 @@ class PeerWriteBatcherTest {
         assertThrows(IllegalArgumentException.class, () -> new PeerWriteBatcher(node, client, 0));
     }
 
-    private ClusterNode servePeer() throws Exception {
-        peer = new GatedPeer(engine, clock, InternalProtocol.WRITES_PATH);
-        return peer.node();
-    }
-
-    private static <T> T await(CompletableFuture<T> future) throws Exception {
-        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-    }
-
     private static Throwable failure(CompletableFuture<?> future) {
         ExecutionException e = assertThrows(ExecutionException.class, () -> future.get(WAIT_SECONDS, TimeUnit.SECONDS));
         Throwable cause = e.getCause();
         return cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null ? cause.getCause() : cause;
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 }
