@@ -134,6 +134,27 @@ class RepairLoop:
         self.reader.join(timeout=10)
 
 
+def round_running(url):
+    """Whether the node reports an anti-entropy round in progress (its /metrics gauge)."""
+    import urllib.request
+    with urllib.request.urlopen(url + "/metrics", timeout=5) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith("ringkv_anti_entropy_running"):
+                return float(line.rsplit(" ", 1)[1]) != 0
+    raise SystemExit("%s/metrics has no ringkv_anti_entropy_running gauge" % url)
+
+
+def await_round_over(url, timeout=600):
+    """Seconds until the node's round in progress ends. Stopping the `repair --wait` client does not
+    stop a round the node has started, so an idle phase begins only after this."""
+    start = time.monotonic()
+    while round_running(url):
+        if time.monotonic() - start > timeout:
+            raise SystemExit("%s: an anti-entropy round still runs after %ds" % (url, timeout))
+        time.sleep(0.05)
+    return time.monotonic() - start
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
@@ -153,7 +174,11 @@ def main():
         raise SystemExit("vegeta was built somewhere other than %s" % VEGETA)
     run_id, rev, dirty = results_file.run_id()
     tmp = subprocess.run(["mktemp", "-d", "/tmp/ringkv-ae-impact.XXXXXX"], capture_output=True, text=True).stdout.strip()
-    cluster = rp.Cluster("3n", 3, args.node_args.split(), tmp, args.server_cpus)
+    node_flags = args.node_args.split()
+    if "--anti-entropy-interval" not in node_flags:
+        # only the rounds the busy phases ask for: a node's own periodic round could fall in an idle phase
+        node_flags += ["--anti-entropy-interval", "PT24H"]
+    cluster = rp.Cluster("3n", 3, node_flags, tmp, args.server_cpus)
     try:
         cluster.await_ready()
         rp.log("writing %d keys" % args.keys)
@@ -168,12 +193,14 @@ def main():
                     RepairLoop(cluster.urls[0], repair_env, args.load_cpus) as loop:
                 busy = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
             busy["repair_rounds"] = loop.rounds - loop.rounds_at_start
+            busy["round_overrun_s"] = await_round_over(cluster.urls[0])
             for name, res in (("idle", idle), ("busy", busy)):
                 res.update({"round": rnd, "phase": name})
                 phases.append(res)
                 rp.log("round %d %s: p50 %.2f ms, p99 %.2f ms, non-200 %d%s" % (
                     rnd, name, res["p50_ms"], res["p99_ms"], res["non_200"],
-                    ", %d repair rounds completed" % res["repair_rounds"] if name == "busy" else ""))
+                    ", %d repair rounds completed, the last ran on %.1f s after the phase" % (
+                        res["repair_rounds"], res["round_overrun_s"]) if name == "busy" else ""))
         idle_p99 = [p["p99_ms"] for p in phases if p["phase"] == "idle"]
         busy_p99 = [p["p99_ms"] for p in phases if p["phase"] == "busy"]
         ratios = [b / i for b, i in zip(busy_p99, idle_p99)]
@@ -182,7 +209,7 @@ def main():
         mean_r, ci_r = rp.interval(ratios)
         meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
                 "rate": args.rate, "keys": args.keys, "server_cpus": args.server_cpus, "load_cpus": args.load_cpus,
-                "node_args": args.node_args, "diverge_rate": args.diverge_rate,
+                "node_args": " ".join(node_flags), "diverge_rate": args.diverge_rate,
                 "command": " ".join(["./ringkv", "bench", "--anti-entropy-impact"] + sys.argv[1:])}
         summary = "\n".join([
             "GET at %d/s against node 1 of 3, %d keys; anti-entropy rounds back to back in the busy phases; "
@@ -194,6 +221,8 @@ def main():
             "non-200 answers: idle %d, busy %d" % (sum(p["non_200"] for p in phases if p["phase"] == "idle"),
                                                    sum(p["non_200"] for p in phases if p["phase"] == "busy")),
             "repair rounds completed while busy: %s" % ", ".join(str(p["repair_rounds"]) for p in phases if p["phase"] == "busy"),
+            "seconds the last round ran on after each busy phase (the next idle phase starts after it): %s" % ", ".join(
+                "%.1f" % p["round_overrun_s"] for p in phases if p["phase"] == "busy"),
         ])
         base = results_file.write(args.out_dir, "anti-entropy-impact", meta, {"meta": meta, "phases": phases}, summary)
         rp.log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
