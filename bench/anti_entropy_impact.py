@@ -6,11 +6,16 @@ alternates, for several rounds: an idle phase and a busy phase of the same open-
 (vegeta at a constant rate against the first node, pinned to the load CPU). In the busy phase
 `ringkv repair --node <first node> --wait --rounds N` runs rounds back to back, so one is in
 progress for the whole phase. The nodes keep their digests per write, so replicas in sync compare
-without reading their stores; to give every round work, a writer PUTs new keys with `replicas=1/1`
-(one copy, which anti-entropy then brings to the other nodes) at --diverge-rate through the second
-node, in both phases alike, so that the phases differ only by the rounds: each round then finds
-differing buckets and scans the stores for them (at the nodes' scan pace). Each phase records
-p50/p99 and the share of non-2xx answers (a GET of a written key is 200).
+without reading their stores; to give every round work, a writer PUTs with `replicas=1/1` (one
+copy, which node 1's rounds copy to its peers when node 1 holds it) at --diverge-rate through the
+second node, in both phases alike, cycling through --diverge-keys keys of its own (new ones at
+first, then newer versions of them), so that the stores keep their size and every round finds
+differing buckets and scans the stores for them (at the nodes' scan pace) and takes about as long
+as the last. Nodes run only the rounds asked for (--anti-entropy-interval PT24H unless
+--node-args sets it). A discarded warm-up of one idle and one busy phase comes first, and each
+idle phase starts only once node 1 reports no round running (stopping the repair client does not
+stop a round the node has started). Each phase records p50/p99 and the share of non-2xx answers
+(a GET of a written key is 200).
 
 Writes bench/results/anti-entropy-impact-<time>-<rev>.json and a .txt with the p99 of busy
 phases against idle ones (mean and 95 % interval over the rounds). Run it as
@@ -55,12 +60,15 @@ def vegeta(url, keys, rate, seconds, load_cpus, tmp):
 
 
 class DivergingWriter:
-    """PUTs new keys with replicas=1/1 at a steady rate until stopped: one copy each, so replicas differ."""
+    """PUTs with replicas=1/1 at a steady rate until stopped: one copy each, so replicas differ.
 
-    def __init__(self, url, rate):
-        self.url, self.rate = url, rate
+    Cycles through `keys` keys (their names fixed for the run, the position carried over from phase
+    to phase by `cursor`): new keys on the first pass, newer versions of them afterwards, so the
+    stores stop growing and rounds stop getting longer."""
+
+    def __init__(self, url, rate, keys, cursor):
+        self.url, self.rate, self.keys, self.cursor = url, rate, keys, cursor
         self.written = 0
-        self.prefix = "diverge-%d-" % time.time_ns()  # new keys in every phase
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
 
@@ -76,7 +84,9 @@ class DivergingWriter:
             if wait > 0:
                 time.sleep(wait)
             try:
-                conn.request("PUT", "/v0/entity?id=%s%09d&replicas=1/1" % (self.prefix, self.written), body=b"d" * 100)
+                key = self.cursor[0] % self.keys
+                self.cursor[0] += 1
+                conn.request("PUT", "/v0/entity?id=diverge-%07d&replicas=1/1" % key, body=(b"%010d" % self.cursor[0]).ljust(100, b"d"))
                 conn.getresponse().read()
             except (OSError, http.client.HTTPException):
                 conn.close()
@@ -166,6 +176,9 @@ def main():
     ap.add_argument("--diverge-rate", type=int, default=200,
                     help="new keys per second written with replicas=1/1 in both phases, so that every round has "
                          "differing buckets to repair (0: none, replicas stay in sync; default 200)")
+    ap.add_argument("--diverge-keys", type=int, default=20000,
+                    help="keys the diverging writer cycles through: new at first, then newer versions, so the stores "
+                         "keep their size (default 20000)")
     ap.add_argument("--node-args", default="",
                     help="extra flags for every `ringkv serve`, e.g. \"--anti-entropy-scan-rate 50000\"")
     ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
@@ -184,18 +197,19 @@ def main():
         rp.log("writing %d keys" % args.keys)
         rp.prefill(cluster.urls[0], args.keys, b"v" * 100)
         repair_env = dict(os.environ, RINGKV_CLUSTER_SECRET=cluster.secret)
+        cursor = [0]  # the diverging writer's position in its key cycle, carried over from phase to phase
         # Warm-up, discarded: an idle and a busy phase, so that the first measured busy phase does
         # not also pay the JIT compiling the rounds' code (a first busy phase measured 4-6x its idle one).
-        with DivergingWriter(cluster.urls[1], args.diverge_rate):
+        with DivergingWriter(cluster.urls[1], args.diverge_rate, args.diverge_keys, cursor):
             vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
-        with DivergingWriter(cluster.urls[1], args.diverge_rate), RepairLoop(cluster.urls[0], repair_env, args.load_cpus):
+        with DivergingWriter(cluster.urls[1], args.diverge_rate, args.diverge_keys, cursor), RepairLoop(cluster.urls[0], repair_env, args.load_cpus):
             vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
         await_round_over(cluster.urls[0])
         phases = []
         for rnd in range(1, args.rounds + 1):
-            with DivergingWriter(cluster.urls[1], args.diverge_rate):
+            with DivergingWriter(cluster.urls[1], args.diverge_rate, args.diverge_keys, cursor):
                 idle = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
-            with DivergingWriter(cluster.urls[1], args.diverge_rate), \
+            with DivergingWriter(cluster.urls[1], args.diverge_rate, args.diverge_keys, cursor), \
                     RepairLoop(cluster.urls[0], repair_env, args.load_cpus) as loop:
                 busy = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
             busy["repair_rounds"] = loop.rounds - loop.rounds_at_start
@@ -215,11 +229,12 @@ def main():
         mean_r, ci_r = rp.interval(ratios)
         meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "duration_s": args.duration,
                 "rate": args.rate, "keys": args.keys, "server_cpus": args.server_cpus, "load_cpus": args.load_cpus,
-                "node_args": " ".join(node_flags), "diverge_rate": args.diverge_rate,
+                "node_args": " ".join(node_flags), "diverge_rate": args.diverge_rate, "diverge_keys": args.diverge_keys,
                 "command": " ".join(["./ringkv", "bench", "--anti-entropy-impact"] + sys.argv[1:])}
         summary = "\n".join([
             "GET at %d/s against node 1 of 3, %d keys; anti-entropy rounds back to back in the busy phases; "
-            "%d new keys/s written with replicas=1/1 in both phases" % (args.rate, args.keys, args.diverge_rate),
+            "%d PUT/s with replicas=1/1 over %d keys of their own in both phases" % (args.rate, args.keys, args.diverge_rate,
+                                                                                  args.diverge_keys),
             "p99 idle: %.2f ± %.2f ms" % (mean_i, ci_i),
             "p99 busy: %.2f ± %.2f ms" % (mean_b, ci_b),
             "p99 busy / idle, per round: %s; mean %.2fx ± %.2f (target: at most 1.5x)" % (
