@@ -5,6 +5,8 @@ bench/results/current.json names, per kind of figure, the results file that hold
 figures (a path under bench/results, or null while there is none):
 
   replicated_path  bench/replicated_path.py: 1 node, 3 nodes over h2c: req/s, CPU per request, p99 at a constant rate
+  replicated_path_constant_rate  optional: another bench/replicated_path.py run (more rounds of 3n-h2,
+                   say) whose constant-rate runs give the p99 rows instead of replicated_path's
   h2_one_node      bench/h2_compare.py: one node's GETs over h2c and HTTP/1.1, /v0/status against nginx
   cold_start       bench/cold_start.py: a new 3-node cluster's first seconds under load
   http_client      bench/client-bench.sh (read with client_report.py): ours against the JDK's and Jetty's clients
@@ -39,7 +41,8 @@ from replicated_path import interval  # noqa: E402  (mean and 95 % Student-t hal
 
 BEGIN = "<!-- BEGIN GENERATED: at-a-glance (bench/report/glance.py; do not edit by hand) -->"
 END = "<!-- END GENERATED: at-a-glance -->"
-KINDS = ("replicated_path", "h2_one_node", "cold_start", "http_client")
+KINDS = ("replicated_path", "replicated_path_constant_rate", "h2_one_node", "cold_start", "http_client")
+OPTIONAL_KINDS = ("replicated_path_constant_rate", "http_client")
 
 # Sections of docs/benchmarks.md that describe each measurement (GitHub's heading anchors).
 SECTIONS = {
@@ -135,7 +138,7 @@ def load_current(current_path):
     for kind in KINDS:
         name = named.get(kind)
         if name is None:
-            if kind != "http_client":
+            if kind not in OPTIONAL_KINDS:
                 raise SystemExit(f"{current_path}: {kind} names no results file")
             files[kind] = None
             continue
@@ -172,7 +175,8 @@ class Block:
                     self.cpus.add(int(part))
 
 
-def replicated_rows(block, path):
+def replicated_rows(block, path, rate_path=None):
+    """rate_path: another replicated-path run whose constant-rate runs give the p99 rows, or None."""
     doc = read_json(path)
     meta, runs = doc["meta"], doc["runs"]
     block.note_run(meta)
@@ -198,18 +202,24 @@ def replicated_rows(block, path):
                   f"{fmt(rps)} · {fmt(cpu, 1)}",
                   f"1 node: {cpu.mean / one[s][1].mean:.2f}× the CPU per request",
                   verdict(f"CPU ≤ {CPU_VS_ONE_NODE:g}× 1 node (16)", at_most(cpu, one[s][1], CPU_VS_ONE_NODE)), path)
-    fixed = doc.get("constant_rate_runs", [])
-    rates = meta.get("constant_rates") or []
+    rate_doc = doc
+    if rate_path:
+        rate_doc = read_json(rate_path)
+        block.note_run(rate_doc["meta"])
+    else:
+        rate_path = path
+    fixed = rate_doc.get("constant_rate_runs", [])
+    rates = rate_doc["meta"].get("constant_rates") or []
     for s in ("put", "get"):
         # Runs from before rates were a list carry no "rate": they had the file's one rate.
         p99 = [r["p99_ms"] for r in fixed
                if r["config"] == "3n-h2" and r["scenario"] == s and r.get("rate", rates[0] if rates else None) == P99_RATE]
         if not p99:
-            block.row(f"3 nodes, h2c, p99 at {P99_RATE:,} {s.upper()}/s", "not in this file", "—", "—", path)
+            block.row(f"3 nodes, h2c, p99 at {P99_RATE:,} {s.upper()}/s", "not in this file", "—", "—", rate_path)
             continue
         f = Figure.over(p99)
         block.row(f"3 nodes, h2c, p99 at a constant {P99_RATE:,} {s.upper()}/s (open loop)", fmt(f, 2, " ms"), "—",
-                  verdict(f"< {P99_LIMIT_MS:g} ms (16)", below(f, P99_LIMIT_MS)), path)
+                  verdict(f"< {P99_LIMIT_MS:g} ms (16)", below(f, P99_LIMIT_MS)), rate_path)
     return meta
 
 
@@ -309,7 +319,7 @@ def client_row(block, path):
 def render(current_path, doc_path):
     files = load_current(current_path)
     block = Block(os.path.dirname(os.path.abspath(doc_path)))
-    replicated_rows(block, files["replicated_path"])
+    replicated_rows(block, files["replicated_path"], files["replicated_path_constant_rate"])
     h2_rows(block, files["h2_one_node"])
     cold_rows(block, files["cold_start"])
     client_row(block, files["http_client"])

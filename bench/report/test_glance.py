@@ -161,6 +161,24 @@ class Rendering(unittest.TestCase):
                       "`./ringkv bench --cold-start --rounds 2`; then name", text)
         self.assertIn("The machine: 2 cores (the runs name CPUs 0, 1 for nodes and load), shared", text)
 
+    def test_constant_rate_rows_from_their_own_run(self):
+        """replicated_path_constant_rate: the p99 rows (and only they) come from that file."""
+        other = replicated_runs()
+        other["meta"]["command"] = "./ringkv bench --replicated-path --configs 3n-h2 --rounds 10"
+        for run in other["constant_rate_runs"]:
+            run["p99_ms"] = 2.0
+        write_json(os.path.join(self.results, "replicated-path-y.json"), other)
+        self.name_current(None, replicated_path_constant_rate="replicated-path-y.json")
+        text = g.render(self.current, self.doc)
+        link_y = "[replicated-path-y](../results/replicated-path-y.json)"
+        self.assertIn("| 2.00 ± 0.00 ms | — | < 5 ms (16): **met** | " + link_y + " |",
+                      self.row(text, "3 nodes, h2c, p99 at a constant 5,000 GET"))
+        self.assertIn("[replicated-path-x]", self.row(text, "3 nodes, h2c between nodes, PUT"))
+        self.assertIn("`./ringkv bench --replicated-path --configs 3n-h2 --rounds 10`", text)
+        self.name_current(None, replicated_path_constant_rate="replicated-path-gone.json")
+        with self.assertRaises(SystemExit):
+            g.render(self.current, self.doc)
+
     def test_pending_client_is_one_line_with_the_section(self):
         text = g.render(self.current, self.doc)
         client = [line for line in text.splitlines() if "HTTP client" in line and "pending" in line]
