@@ -199,7 +199,7 @@ def main():
         repair_env = dict(os.environ, RINGKV_CLUSTER_SECRET=cluster.secret)
         cursor = [0]  # the diverging writer's position in its key cycle, carried over from phase to phase
         # Warm-up, discarded: an idle and a busy phase, so that the first measured busy phase does
-        # not also pay the JIT compiling the rounds' code (a first busy phase measured 4-6x its idle one).
+        # not also pay the JIT compiling the rounds' code.
         with DivergingWriter(cluster.urls[1], args.diverge_rate, args.diverge_keys, cursor):
             vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
         with DivergingWriter(cluster.urls[1], args.diverge_rate, args.diverge_keys, cursor), RepairLoop(cluster.urls[0], repair_env, args.load_cpus):
