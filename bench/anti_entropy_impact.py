@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH_DIR)
@@ -146,7 +147,6 @@ class RepairLoop:
 
 def round_running(url):
     """Whether the node reports an anti-entropy round in progress (its /metrics gauge)."""
-    import urllib.request
     with urllib.request.urlopen(url + "/metrics", timeout=5) as r:
         for line in r.read().decode().splitlines():
             if line.startswith("ringkv_anti_entropy_running"):
@@ -174,8 +174,8 @@ def main():
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
     ap.add_argument("--diverge-rate", type=int, default=200,
-                    help="new keys per second written with replicas=1/1 in both phases, so that every round has "
-                         "differing buckets to repair (0: none, replicas stay in sync; default 200)")
+                    help="PUTs per second with replicas=1/1 in both phases, so that every round has differing "
+                         "buckets to repair (0: none, replicas stay in sync; default 200)")
     ap.add_argument("--diverge-keys", type=int, default=20000,
                     help="keys the diverging writer cycles through: new at first, then newer versions, so the stores "
                          "keep their size (default 20000)")
@@ -198,22 +198,27 @@ def main():
         rp.prefill(cluster.urls[0], args.keys, b"v" * 100)
         repair_env = dict(os.environ, RINGKV_CLUSTER_SECRET=cluster.secret)
         cursor = [0]  # the diverging writer's position in its key cycle, carried over from phase to phase
-        # Warm-up, discarded: an idle and a busy phase, so that the first measured busy phase does
-        # not also pay the JIT compiling the rounds' code.
-        with DivergingWriter(cluster.urls[1], args.diverge_rate, args.diverge_keys, cursor):
-            vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
-        with DivergingWriter(cluster.urls[1], args.diverge_rate, args.diverge_keys, cursor), RepairLoop(cluster.urls[0], repair_env, args.load_cpus):
-            vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
-        await_round_over(cluster.urls[0])
-        phases = []
-        for rnd in range(1, args.rounds + 1):
+
+        def idle_phase():
             with DivergingWriter(cluster.urls[1], args.diverge_rate, args.diverge_keys, cursor):
-                idle = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
+                return vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
+
+        def busy_phase():
             with DivergingWriter(cluster.urls[1], args.diverge_rate, args.diverge_keys, cursor), \
                     RepairLoop(cluster.urls[0], repair_env, args.load_cpus) as loop:
-                busy = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
-            busy["repair_rounds"] = loop.rounds - loop.rounds_at_start
-            busy["round_overrun_s"] = await_round_over(cluster.urls[0])
+                res = vegeta(cluster.urls[0], args.keys, args.rate, args.duration, args.load_cpus, tmp)
+            res["repair_rounds"] = loop.rounds - loop.rounds_at_start
+            res["round_overrun_s"] = await_round_over(cluster.urls[0])
+            return res
+
+        # Warm-up, discarded: an idle and a busy phase, so that the first measured busy phase does
+        # not also pay the JIT compiling the rounds' code.
+        idle_phase()
+        busy_phase()
+        phases = []
+        for rnd in range(1, args.rounds + 1):
+            idle = idle_phase()
+            busy = busy_phase()
             for name, res in (("idle", idle), ("busy", busy)):
                 res.update({"round": rnd, "phase": name})
                 phases.append(res)
