@@ -4,7 +4,10 @@
 Per round and configuration: starts a new 3-node cluster (default `2/3`, empty data directories,
 nodes pinned to the server CPUs), waits until every node's /v0/status answers 200, then at once
 sends a constant rate of PUTs (vegeta, open loop, 100-byte values, a new key per request) to the
-first node for a few seconds, and stops the cluster. Configurations, interleaved so that the
+first node for a few seconds, and stops the cluster. With --restart it measures a rolling
+restart's step instead: the cluster serves the load for a while, its first node stops and starts
+again on its data while the other two stay up, and the load goes to that node the moment it is
+ready. Configurations, interleaved so that the
 machine's drift hits all alike:
 
   default     as shipped: the JVM maps the ahead-of-time cache the build trained
@@ -85,6 +88,11 @@ def main():
                     help="start the nodes in this script's session instead of one session each: with the "
                          "kernel's autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled) that makes "
                          "them one scheduling group with the load generator, as `ringkv up` starts them")
+    ap.add_argument("--restart", type=int, default=0, metavar="SECONDS",
+                    help="measure a rolling restart's step instead of a new cluster: the cluster serves the same "
+                         "load for this many seconds, then its first node stops and starts again (same data) "
+                         "while the other two stay up, and the load goes to it the moment it is ready "
+                         "(default 0: three new nodes)")
     ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
@@ -112,6 +120,17 @@ def main():
                                   own_sessions=not args.shared_session)
                 try:
                     cluster.await_ready()
+                    if args.restart:
+                        # A rolling restart's step: the cluster has served this load for a while,
+                        # then the first node stops and starts again on its data while the other
+                        # two stay up and warm.
+                        before = os.path.join(tmp, "before-%s-%d" % (c, rnd))
+                        put_targets(before, cluster.urls[0], body, args.rate * args.restart, "b%s%d" % (c, rnd))
+                        attack(vegeta, before, args.rate, args.restart, args.load_cpus)
+                        cluster.stop_node(0)
+                        began = time.time()
+                        cluster.start_node(0)
+                        cluster.await_ready()
                     ready_s = time.time() - began
                     targets = os.path.join(tmp, "targets-%s-%d" % (c, rnd))
                     put_targets(targets, cluster.urls[0], body, args.rate * args.duration, "%s%d" % (c, rnd))
@@ -140,7 +159,7 @@ def main():
     meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "rate": args.rate,
             "duration_s": args.duration, "nodes": 3, "value_bytes": 100, "server_cpus": args.server_cpus,
             "load_cpus": args.load_cpus, "node_args": args.node_args, "steady_after_s": args.steady_after,
-            "shared_session": args.shared_session, "sched_autogroup": autogroup(), "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
+            "shared_session": args.shared_session, "restart_after_s": args.restart, "sched_autogroup": autogroup(), "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--cold-start"] + sys.argv[1:])}
     lines = ["%-10s %18s %20s %20s %20s %12s" % ("config", "ready s (95% CI)", "503 % (95% CI)", "p99 ms (95% CI)",
                                                   "1st s p99 ms (CI)", "other non-2xx")]

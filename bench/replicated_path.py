@@ -82,16 +82,29 @@ class Cluster:
         self.urls = ["http://127.0.0.1:%d" % p for p in ports]
         self.secret = secrets.token_hex(32)
         env = dict(os.environ, **(env or {}), RINGKV_CLUSTER_SECRET=self.secret)
-        self.procs = []
+        self.env, self.cmds, self.logs, self.procs = env, [], [], []
         for i, port in enumerate(ports):
             data = os.path.join(tmp, name, "node%d" % (i + 1))
             os.makedirs(data, exist_ok=True)
-            logf = open(os.path.join(tmp, name, "node%d.log" % (i + 1)), "w")
+            self.logs.append(os.path.join(tmp, name, "node%d.log" % (i + 1)))
             members = self.urls[i] if independent else ",".join(self.urls)
-            cmd = ["taskset", "-c", server_cpus, os.path.join(root, "ringkv"), "serve", "--host", "127.0.0.1",
-                   "--port", str(port), "--data", data, "--cluster", members] + flags
-            self.procs.append(subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
-                                               start_new_session=own_sessions, stdin=subprocess.DEVNULL))
+            self.cmds.append(["taskset", "-c", server_cpus, os.path.join(root, "ringkv"), "serve", "--host",
+                              "127.0.0.1", "--port", str(port), "--data", data, "--cluster", members] + flags)
+            self.procs.append(self._start(i))
+
+    def _start(self, i):
+        with open(self.logs[i], "a") as logf:
+            return subprocess.Popen(self.cmds[i], stdout=logf, stderr=subprocess.STDOUT, env=self.env,
+                                    start_new_session=self.own_sessions, stdin=subprocess.DEVNULL)
+
+    def stop_node(self, i):
+        """Stops node i (0-based) as stop() stops them all; start_node(i) starts it again."""
+        self._stop([self.procs[i]])
+
+    def start_node(self, i):
+        """Starts node i again with the command, port and data directory it had: one step of a
+        rolling restart."""
+        self.procs[i] = self._start(i)
 
     def await_ready(self, timeout=120):
         deadline = time.time() + timeout
@@ -157,7 +170,10 @@ class Cluster:
         return total / CLK_TCK
 
     def stop(self):
-        for p in self.procs:
+        self._stop(self.procs)
+
+    def _stop(self, procs):
+        for p in procs:
             try:
                 if self.own_sessions:
                     os.killpg(p.pid, signal.SIGTERM)
@@ -165,7 +181,7 @@ class Cluster:
                     p.send_signal(signal.SIGTERM)
             except ProcessLookupError:
                 pass
-        for p in self.procs:
+        for p in procs:
             try:
                 p.wait(timeout=15)
             except subprocess.TimeoutExpired:

@@ -18,8 +18,8 @@ import java.util.function.BooleanSupplier;
  * metrics and malformed requests (which get {@code 400}), over HTTP/1.1 and over h2c by prior
  * knowledge. It exists to run the node's code, not to measure it.
  *
- * <p>Threading: {@link #run} on the calling thread, which blocks until the time is up and every
- * request has finished; the client's threads count the answers.
+ * <p>Threading: one thread calls {@link #run} and {@link #trickle}, each of which blocks until its
+ * time is up and every request it sent has finished; the client's threads count the answers.
  */
 final class MixedLoad {
     private static final int IN_FLIGHT = 48;
@@ -31,26 +31,50 @@ final class MixedLoad {
     private final AtomicLong answered = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final byte[] value = new byte[100];
+    /** Requests sent over all runs: the mix goes on where the last run stopped. Only the sending thread uses it. */
+    private long sent;
 
     MixedLoad(List<String> urls) {
         this.urls = List.copyOf(urls);
     }
 
     /**
-     * Sends requests until {@code done} says so (asked about every {@value #CHECK_EVERY} requests)
-     * or {@code max} has passed, then waits for the last answers.
+     * Sends requests as fast as they are answered ({@value #IN_FLIGHT} at a time) until {@code done}
+     * says so (asked about every {@value #CHECK_EVERY} requests) or {@code max} has passed, then
+     * waits for the last answers.
      */
     void run(Duration max, BooleanSupplier done) throws InterruptedException {
+        send(max, done, 0);
+    }
+
+    /**
+     * As {@link #run}, but at most {@code perSecond} requests a second: enough to keep the code they
+     * run in use (the JIT drops queued compilations of methods nobody calls any more), little
+     * enough to leave the CPU to the JIT.
+     */
+    void trickle(Duration max, int perSecond, BooleanSupplier done) throws InterruptedException {
+        send(max, done, 1_000_000_000L / perSecond);
+    }
+
+    private void send(Duration max, BooleanSupplier done, long intervalNanos) throws InterruptedException {
         // ringkv's own client: it costs a fraction of the JDK's per request, so more of the
         // warm-up's CPU goes to the node code it is there to compile.
         try (HttpClient h1 = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
              HttpClient h2c = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_2).http2PriorKnowledge(true).build()) {
             Semaphore permits = new Semaphore(IN_FLIGHT);
-            long end = System.nanoTime() + max.toNanos();
+            long start = System.nanoTime();
+            long end = start + max.toNanos();
             for (long i = 0; System.nanoTime() - end < 0 && (i % CHECK_EVERY != 0 || !done.getAsBoolean()); i++) {
+                if (intervalNanos > 0) {
+                    long wait = start + i * intervalNanos - System.nanoTime();
+                    if (wait > 0) {
+                        Thread.sleep(Duration.ofNanos(wait));
+                    }
+                }
                 permits.acquire();
-                HttpClient client = (i & 3) == 3 ? h2c : h1;
-                client.sendAsync(request(urls.get((int) (i % urls.size())), i), HttpResponse.BodyHandlers.discarding())
+                long n = sent++;
+                HttpClient client = (n & 3) == 3 ? h2c : h1;
+                client.sendAsync(request(urls.get((int) (n % urls.size())), n), HttpResponse.BodyHandlers.discarding())
                         .whenComplete((response, error) -> {
                             (error == null ? answered : failed).incrementAndGet();
                             permits.release();

@@ -58,9 +58,18 @@ public final class NodeProcess {
      */
     public static final String AOT_CACHE_PROPERTY = "ringkv.aot.cache";
 
+    /**
+     * What the launcher gives every node JVM (its {@code NODE_JVM_OPTS}): exit at once when out of
+     * memory, and no unprofiled tier-2 compilations while C2's queue is long (they are compiled
+     * again, profiled, under the node's first real traffic; see the launcher's comment).
+     */
+    static final List<String> JVM_OPTIONS = List.of("-XX:+ExitOnOutOfMemoryError", "-XX:Tier3DelayOn=100000");
+
     private static List<String> javaCommand(List<String> serveArgs) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "--enable-native-access=ALL-UNNAMED"));
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m"));
+        cmd.addAll(JVM_OPTIONS);
+        cmd.add("--enable-native-access=ALL-UNNAMED");
         String aotCache = System.getProperty(AOT_CACHE_PROPERTY);
         if (aotCache != null && !aotCache.isEmpty()) {
             cmd.add("-XX:AOTCache=" + aotCache);

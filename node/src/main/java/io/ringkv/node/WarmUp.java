@@ -1,7 +1,6 @@
 package io.ringkv.node;
 
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,34 +27,54 @@ final class WarmUp {
     }
 
     /**
-     * Runs the scratch cluster under load until it has answered {@value #MINIMUM_REQUESTS}
-     * requests and the JIT has calmed down for a second (the code the load runs is compiled, see
-     * {@link JitActivity}) or {@code duration} has passed, whichever is first; a failure (no free port, no temp
-     * space) is logged and the node starts cold rather than not at all.
+     * Requests a second while the JIT catches up: every request-path method runs every few
+     * milliseconds (HotSpot drops a queued compilation whose method went unused for 50 ms), at a
+     * few percent of one core.
+     */
+    static final int TRICKLE_PER_SECOND = 500;
+
+    /**
+     * Runs the scratch cluster under full load until it has answered {@value #MINIMUM_REQUESTS}
+     * requests, then under a trickle of {@value #TRICKLE_PER_SECOND} requests a second until the
+     * JIT has calmed down for a second (see {@link JitActivity}), or until {@code duration} has
+     * passed, whichever is first; a failure (no free port, no temp space) is logged and the node
+     * starts cold rather than not at all.
+     *
+     * <p>Why two phases: full load fills the profiles fast, but it also keeps the CPU busy, and the
+     * JIT's queue grows faster than its threads drain it when the JVM shares its cores (three
+     * nodes starting on one machine): at the end of 30 s of full load the C2 queue of such a node
+     * held about 700 methods, which it then compiled during its first seconds of real traffic. With
+     * the load down to a trickle, the compiler threads get the CPU.
      *
      * @return the answers the scratch cluster gave (0 when it could not run)
      */
     static long run(Duration duration) {
-        return run(duration, MINIMUM_REQUESTS, new JitActivity()::quiet);
+        return run(duration, MINIMUM_REQUESTS, true);
     }
 
-    /** As {@link #run(Duration)}, for exactly {@code duration} (the ahead-of-time cache's training run). */
+    /** Full load for exactly {@code duration} (the ahead-of-time cache's training run). */
     static long runFor(Duration duration) {
-        return run(duration, Long.MAX_VALUE, () -> false);
+        return run(duration, Long.MAX_VALUE, false);
     }
 
-    private static long run(Duration duration, long minimumRequests, BooleanSupplier done) {
+    private static long run(Duration duration, long minimumRequests, boolean awaitJit) {
         if (duration.isZero()) {
             return 0;
         }
         long started = System.nanoTime();
         MixedLoad load;
+        long fullLoadNanos;
+        boolean calm = false;
         try (AutoCloseable quiet = LogSetup.onlyWarnings(); ScratchCluster scratch = ScratchCluster.open()) {
             MixedLoad running = new MixedLoad(scratch.urls());
             load = running;
-            // Both, because a JVM starved of CPU (other JVMs on the same cores) compiles little
-            // for a while and so looks calm before its code is compiled.
-            running.run(duration, () -> running.answered() >= minimumRequests && done.getAsBoolean());
+            running.run(duration, () -> running.answered() >= minimumRequests);
+            fullLoadNanos = System.nanoTime() - started;
+            Duration left = duration.minusNanos(fullLoadNanos);
+            if (awaitJit && left.isPositive()) {
+                running.trickle(left, TRICKLE_PER_SECOND, new JitActivity()::quiet);
+                calm = System.nanoTime() - started < duration.toNanos(); // it stopped before its time: the JIT calmed
+            }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -63,8 +82,13 @@ final class WarmUp {
             log.warn("warm-up skipped, the node starts cold: {}", e.toString());
             return 0;
         }
-        log.info("warmed up in {} ms: {} requests answered by a scratch cluster in this JVM ({} failed)",
-                (System.nanoTime() - started) / 1_000_000, load.answered(), load.failed());
+        // The scratch cluster's garbage fills the heap; collected now, before the node serves, it
+        // does not make the first young collection under real traffic a long one (15 ms on a
+        // shared CPU, in the first seconds of a cold start).
+        System.gc();
+        log.info("warmed up in {} ms: {} requests answered by a scratch cluster in this JVM ({} failed), {} ms at full load{}",
+                (System.nanoTime() - started) / 1_000_000, load.answered(), load.failed(), fullLoadNanos / 1_000_000,
+                !awaitJit || calm ? "" : "; the JIT was still compiling when the warm-up's time was up");
         return load.answered();
     }
 }
