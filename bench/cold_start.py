@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from replicated_path import Cluster, interval, ROOT, BENCH_DIR
+from replicated_path import BASELINE_SUFFIX, Cluster, interval, ROOT, BENCH_DIR
 import results_file
 from vegeta import attack, ensure_vegeta, percentile, write_targets
 
@@ -65,6 +65,31 @@ def summarise_rows(rows):
             "per_second": [dict(second=s, **stats(per_second[s])) for s in sorted(per_second)]}
 
 
+def c2_queue_lengths(pids):
+    """Per node JVM, the methods waiting in its C2 compiler's queue (`jcmd PID Compiler.queue`), or
+    None where jcmd cannot say."""
+    jcmd = os.path.join(os.environ.get("JAVA_HOME", ""), "bin", "jcmd")
+    lengths = []
+    for pid in pids:
+        try:
+            out = subprocess.run([jcmd if os.path.exists(jcmd) else "jcmd", str(pid), "Compiler.queue"],
+                                 capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            lengths.append(None)
+            continue
+        section = out.split("C2 compile queue:", 1)
+        lengths.append(sum(1 for line in section[1].splitlines() if line[:1].isdigit()) if len(section) == 2 else None)
+    return lengths
+
+
+def checkout(root):
+    """(git revision, dirty) of the checkout at root."""
+    rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = bool(subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True).stdout.strip())
+    return rev, dirty
+
+
 def autogroup():
     """The kernel's autogroup setting ("1": every session is a scheduling group), or None."""
     try:
@@ -93,6 +118,14 @@ def main():
                          "load for this many seconds, then its first node stops and starts again (same data) "
                          "while the other two stay up, and the load goes to it the moment it is ready "
                          "(default 0: three new nodes)")
+    ap.add_argument("--jit-queue", action="store_true",
+                    help="when the nodes are ready, record how many methods wait in each one's C2 queue (jcmd); "
+                         "this delays the load by the jcmd calls (about a second), so its latencies are not "
+                         "comparable with runs without it")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="another checkout (a git worktree of an earlier commit, say): a configuration named with the "
+                         "suffix %s (e.g. --configs default,default%s) starts its nodes from DIR's ./ringkv, "
+                         "interleaved with the others" % (BASELINE_SUFFIX, BASELINE_SUFFIX))
     ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "1"))
@@ -100,11 +133,24 @@ def main():
     args = ap.parse_args()
     configs = args.configs.split(",")
     for c in configs:
-        if c not in CONFIGS:
-            ap.error("unknown config %r (%s)" % (c, ", ".join(CONFIGS)))
-    aot_file = os.path.join(ROOT, "node", "target", "ringkv.aot")
-    if not os.path.exists(aot_file):
-        raise SystemExit("no AOT cache at %s: run ./ringkv build first" % aot_file)
+        if c.split("@")[0] not in CONFIGS or ("@" in c and not c.endswith(BASELINE_SUFFIX)):
+            ap.error("unknown config %r (%s, each optionally with %s)" % (c, ", ".join(CONFIGS), BASELINE_SUFFIX))
+        if c.endswith(BASELINE_SUFFIX) and not args.baseline:
+            ap.error("%s needs --baseline DIR" % c)
+    roots = {c: os.path.abspath(args.baseline) if c.endswith(BASELINE_SUFFIX) else ROOT for c in configs}
+    baseline = None
+    if args.baseline:
+        base_dir = os.path.abspath(args.baseline)
+        if not os.access(os.path.join(base_dir, "ringkv"), os.X_OK):
+            ap.error("--baseline %s: no ./ringkv there" % args.baseline)
+        log("building the baseline checkout %s if it needs it" % base_dir)
+        subprocess.run([os.path.join(base_dir, "ringkv"), "--help"], stdout=subprocess.DEVNULL, check=True)
+        rev, dirty = checkout(base_dir)
+        baseline = {"dir": base_dir, "git_rev": rev, "git_dirty": dirty}
+    for root in set(roots.values()):
+        aot_file = os.path.join(root, "node", "target", "ringkv.aot")
+        if not os.path.exists(aot_file):
+            raise SystemExit("no AOT cache at %s: run ./ringkv build there first" % aot_file)
     vegeta = ensure_vegeta()
     run_id, rev, dirty = results_file.run_id()
     runs = []
@@ -115,9 +161,10 @@ def main():
         for rnd in range(1, args.rounds + 1):
             for c in configs:
                 began = time.time()
-                env, flags = CONFIGS[c]
+                env, flags = CONFIGS[c.split("@")[0]]
                 cluster = Cluster("%s-%d" % (c, rnd), 3, flags + args.node_args.split(), tmp, args.server_cpus, env=env,
-                                  own_sessions=not args.shared_session)
+                                  own_sessions=not args.shared_session, root=roots[c])
+                queue = None
                 try:
                     cluster.await_ready()
                     if args.restart:
@@ -132,6 +179,8 @@ def main():
                         cluster.start_node(0)
                         cluster.await_ready()
                     ready_s = time.time() - began
+                    if args.jit_queue:
+                        queue = c2_queue_lengths([p.pid for p in cluster.procs])
                     targets = os.path.join(tmp, "targets-%s-%d" % (c, rnd))
                     put_targets(targets, cluster.urls[0], body, args.rate * args.duration, "%s%d" % (c, rnd))
                     rows = attack(vegeta, targets, args.rate, args.duration, args.load_cpus)
@@ -147,7 +196,8 @@ def main():
                     cluster.stop()
                 s = summarise_rows(rows)
                 o = s["overall"]
-                runs.append({"round": rnd, "config": c, "ready_s": ready_s, **s, **({"steady": steady} if steady else {})})
+                runs.append({"round": rnd, "config": c, "ready_s": ready_s, **s, **({"steady": steady} if steady else {}),
+                             **({"c2_queue_at_ready": queue} if queue is not None else {})})
                 first = s["per_second"][0]
                 log("round %d %s: ready in %.1f s; %d requests, %d x 503, %d other non-2xx; p99 %.1f ms "
                     "(first second: p99 %.1f ms, %d x 503)" % (rnd, c, ready_s, o["requests"], o["status_503"],
@@ -159,9 +209,10 @@ def main():
     meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "rounds": args.rounds, "rate": args.rate,
             "duration_s": args.duration, "nodes": 3, "value_bytes": 100, "server_cpus": args.server_cpus,
             "load_cpus": args.load_cpus, "node_args": args.node_args, "steady_after_s": args.steady_after,
-            "shared_session": args.shared_session, "restart_after_s": args.restart, "sched_autogroup": autogroup(), "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
+            "shared_session": args.shared_session, "restart_after_s": args.restart, "jit_queue": args.jit_queue,
+            "baseline": baseline, "sched_autogroup": autogroup(), "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--cold-start"] + sys.argv[1:])}
-    lines = ["%-10s %18s %20s %20s %20s %12s" % ("config", "ready s (95% CI)", "503 % (95% CI)", "p99 ms (95% CI)",
+    lines = ["%-18s %18s %20s %20s %20s %12s" % ("config", "ready s (95% CI)", "503 % (95% CI)", "p99 ms (95% CI)",
                                                   "1st s p99 ms (CI)", "other non-2xx")]
     for c in configs:
         rs = [r for r in runs if r["config"] == c]
@@ -169,14 +220,20 @@ def main():
         shed = interval([100.0 * r["overall"]["status_503"] / r["overall"]["requests"] for r in rs])
         p99 = interval([r["overall"]["p99_ms"] for r in rs])
         p99_first = interval([r["per_second"][0]["p99_ms"] for r in rs])
-        lines.append("%-10s %8.1f ± %-8.1f %9.2f ± %-8.2f %9.1f ± %-8.1f %9.1f ± %-8.1f %12d" % (
+        lines.append("%-18s %8.1f ± %-8.1f %9.2f ± %-8.2f %9.1f ± %-8.1f %9.1f ± %-8.1f %12d" % (
             c, ready[0], ready[1], shed[0], shed[1], p99[0], p99[1], p99_first[0], p99_first[1],
             sum(r["overall"]["other_non_2xx"] for r in rs)))
+    if args.jit_queue:
+        lines.append("")
+        lines.append("methods in each node's C2 queue when all were ready, per round (jcmd Compiler.queue):")
+        for c in configs:
+            lines.append("%-18s %s" % (c, "  ".join("/".join("?" if n is None else str(n) for n in r["c2_queue_at_ready"])
+                                                     for r in runs if r["config"] == c)))
     steady_runs = [r["steady"] for r in runs if "steady" in r]
     if steady_runs:
         p99 = interval([r["p99_ms"] for r in steady_runs])
         shed = interval([100.0 * r["status_503"] / r["requests"] for r in steady_runs])
-        lines.append("%-10s %18s %9.2f ± %-8.2f %9.1f ± %-8.1f   (the default configuration's %d s after its first "
+        lines.append("%-18s %18s %9.2f ± %-8.2f %9.1f ± %-8.1f   (the default configuration's %d s after its first "
                      "%d s of load: the steady state)" % ("steady", "", shed[0], shed[1], p99[0], p99[1],
                                                          args.duration, args.steady_after + args.duration))
     base = results_file.write(args.out_dir, "cold-start", meta, {"meta": meta, "runs": runs}, "\n".join(lines))

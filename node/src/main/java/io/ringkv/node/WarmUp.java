@@ -28,8 +28,8 @@ final class WarmUp {
 
     /**
      * Requests a second while the JIT catches up: every request-path method runs every few
-     * milliseconds (HotSpot drops a queued compilation whose method went unused for 50 ms), at a
-     * few percent of one core.
+     * milliseconds (HotSpot drops a queued compilation whose method went unused for 50 ms, its
+     * {@code TieredCompileTaskTimeout}), at a small fraction of the full load's rate.
      */
     static final int TRICKLE_PER_SECOND = 500;
 
@@ -83,8 +83,7 @@ final class WarmUp {
             return 0;
         }
         // The scratch cluster's garbage fills the heap; collected now, before the node serves, it
-        // does not make the first young collection under real traffic a long one (15 ms on a
-        // shared CPU, in the first seconds of a cold start).
+        // does not lengthen the first young collection under real traffic.
         System.gc();
         log.info("warmed up in {} ms: {} requests answered by a scratch cluster in this JVM ({} failed), {} ms at full load{}",
                 (System.nanoTime() - started) / 1_000_000, load.answered(), load.failed(), fullLoadNanos / 1_000_000,
