@@ -149,25 +149,10 @@ class Cluster:
         return sums
 
     def cpu_seconds(self):
-        total = 0
-        for p in self.procs:
-            total += stat_cpu_ticks("/proc/%d/stat" % p.pid)
-        return total / CLK_TCK
+        return process_cpu_seconds(p.pid for p in self.procs)
 
     def jit_cpu_seconds(self):
-        """CPU time of the node processes' JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN")."""
-        total = 0
-        for p in self.procs:
-            task_dir = "/proc/%d/task" % p.pid
-            for tid in os.listdir(task_dir):
-                try:
-                    with open(os.path.join(task_dir, tid, "comm")) as f:
-                        if not f.read().startswith(("C1 CompilerThre", "C2 CompilerThre")):
-                            continue
-                    total += stat_cpu_ticks(os.path.join(task_dir, tid, "stat"))
-                except (FileNotFoundError, ProcessLookupError):
-                    pass  # a thread that ended between the listing and the read
-        return total / CLK_TCK
+        return jit_cpu_seconds(p.pid for p in self.procs)
 
     def stop(self):
         self._stop(self.procs)
@@ -189,6 +174,27 @@ class Cluster:
                     os.killpg(p.pid, signal.SIGKILL)
                 else:
                     p.kill()
+
+
+def process_cpu_seconds(pids):
+    """CPU time of the processes (all their threads)."""
+    return sum(stat_cpu_ticks("/proc/%d/stat" % pid) for pid in pids) / CLK_TCK
+
+
+def jit_cpu_seconds(pids):
+    """CPU time of the processes' JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN")."""
+    total = 0
+    for pid in pids:
+        task_dir = "/proc/%d/task" % pid
+        for tid in os.listdir(task_dir):
+            try:
+                with open(os.path.join(task_dir, tid, "comm")) as f:
+                    if not f.read().startswith(("C1 CompilerThre", "C2 CompilerThre")):
+                        continue
+                total += stat_cpu_ticks(os.path.join(task_dir, tid, "stat"))
+            except (FileNotFoundError, ProcessLookupError):
+                pass  # a thread that ended between the listing and the read
+    return total / CLK_TCK
 
 
 def stat_cpu_ticks(path):

@@ -87,10 +87,11 @@ for s in "${SCENARIO_LIST[@]}"; do
   [[ $s =~ ^(put|get|mix|range)$ ]] || die "unknown scenario '$s' (put, get, mix, range)"
 done
 if ((QUICK)); then
-  DURATION=${DURATION:-5} WARMUP=2 RATES=${RATES:-50,100,125}
+  DURATION=${DURATION:-5} WARMUP=2 RATES=${RATES:-50,100,125} SETTLE_MAX=30
 else
-  DURATION=${DURATION:-20} WARMUP=5 RATES=${RATES:-25,50,75,100,125}
+  DURATION=${DURATION:-20} WARMUP=5 RATES=${RATES:-25,50,75,100,125} SETTLE_MAX=120
 fi
+SETTLE_STEP=10 SETTLE_JIT_PERCENT=2 SETTLED=()   # see settle() in lib/load.sh
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "--duration must be a positive number of seconds"
 IFS=, read -r -a RATE_LIST <<<"$RATES"
 
@@ -168,6 +169,7 @@ fi
 for n in "${NODE_COUNTS[@]}"; do
   plan 20 "$n-node: start" "start_nodes $n"
   plan 20 "$n-node: prefill $BENCH_KEYS keys" "prefill $n"
+  plan "$SETTLE_MAX" "$n-node: settle (mixed load until the JIT is calm, at most $SETTLE_MAX s)" "settle $n"
   for s in "${SCENARIO_LIST[@]}"; do
     plan $((WARMUP + DURATION)) "$n-node $s: closed loop (wrk, $(connections_for "$s") connections)" "begin_scenario $n $s"
     plan_rates "$n" "$s" "$n-node $s"
@@ -218,6 +220,8 @@ finish() {
     --meta range_records="$BENCH_RANGE_RECORDS" --meta server_cpus="$SERVER_CPUS" --meta load_cpus="$LOAD_CPUS" \
     --meta jvm_opts="${BENCH_JVM_OPTS:-}" --meta node_args="${BENCH_NODE_ARGS:-}" --meta vegeta_max_workers="$VEGETA_MAX_WORKERS" \
     --meta h2load_connections="$H2_CONNECTIONS" --meta h2load_streams="$H2_STREAMS" \
+    --meta settle_max_s="$SETTLE_MAX" --meta settle_jit_percent="$SETTLE_JIT_PERCENT" \
+    --meta settled="$(IFS=';'; echo "${SETTLED[*]}")" \
     --tools-json "$(tool_versions_json)"
   log "results: ${results#"$ROOT"/}"
   if ((RENDER)); then

@@ -93,6 +93,27 @@ closed_loop() {
   log "closed loop $nodes/$scenario: $(json_get "$f" '"%.0f req/s, p50 %.2f ms, p99 %.2f ms, non-2xx %d, socket errors %d" % (d["rps"], d["latency_ms"]["p50"], d["latency_ms"]["p99"], d["non2xx"], d["socket_errors"])')"
 }
 
+# settle NODES: closed-loop mix (wrk, all nodes) in SETTLE_STEP-second runs, not measured, until
+# the nodes' JIT compiler threads used at most SETTLE_JIT_PERCENT % of the nodes' CPU in one run,
+# or SETTLE_MAX seconds have passed. Nodes sharing one CPU still compile for a minute or more
+# after their warm-up; measured before that, a scenario measures the compilers too (the first
+# scenario most, and ratios between scenarios then say more about their order than their cost).
+settle() {
+  local n=$1 spent=0 before after share
+  select_urls "$n"
+  while ((spent < SETTLE_MAX)); do
+    before=$("$PYTHON" "$BENCH_DIR/jit_cpu.py" "${TARGET_PGIDS[@]}")
+    wrk_all mix.lua "$SETTLE_STEP" "$RUN_TMP/wrk-$n-settle-$spent" "$CONNECTIONS" "$REQUEST_TIMEOUT"
+    after=$("$PYTHON" "$BENCH_DIR/jit_cpu.py" "${TARGET_PGIDS[@]}")
+    spent=$((spent + SETTLE_STEP))
+    share=$(awk -v b="$before" -v a="$after" 'BEGIN { split(b, x, " "); split(a, y, " "); cpu = y[1] - x[1];
+      printf "%.1f", cpu > 0 ? 100 * (y[2] - x[2]) / cpu : 0 }')
+    log "settling $n-node: ${spent} s of mixed load, the JIT used $share % of the nodes' CPU in the last ${SETTLE_STEP} s"
+    awk -v s="$share" -v limit="$SETTLE_JIT_PERCENT" 'BEGIN { exit !(s <= limit) }' && break
+  done
+  SETTLED+=("$n-node: ${spent} s, last JIT share $share %")
+}
+
 expected_statuses() {
   case $1 in
     put) echo "$EXPECT_PUT" ;;

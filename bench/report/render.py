@@ -93,6 +93,10 @@ def run_info(r):
             c.get("range_records")),
         "- Tools: " + "; ".join("%s" % v for k, v in sorted(t.items()) if v) + ".",
     ]
+    if c.get("settled"):
+        lines.insert(-1, "- Settling before the scenarios (closed-loop mix until the nodes' JIT used at most %s %% of "
+                         "their CPU in 10 s, at most %s s): %s." % (c.get("settle_jit_percent"), c.get("settle_max_s"),
+                                                                   c["settled"].replace(";", "; ")))
     loads = [f["loadavg_1m"] for f in all_fragments(r) if f.get("loadavg_1m") is not None]
     if loads:
         lines.append("- Load average (1 min) at the end of the steps: %.1f to %.1f (above %s, other work "
