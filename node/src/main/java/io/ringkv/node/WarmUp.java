@@ -43,8 +43,9 @@ final class WarmUp {
      * <p>Why two phases: full load fills the profiles fast, but it also keeps the CPU busy, and the
      * JIT's queue grows faster than its threads drain it when the JVM shares its cores (three
      * nodes starting on one machine): at the end of 30 s of full load the C2 queue of such a node
-     * held about 700 methods, which it then compiled during its first seconds of real traffic. With
-     * the load down to a trickle, the compiler threads get the CPU.
+     * held 340 to 720 methods ({@code bench --cold-start --jit-queue}), which it then compiled
+     * during its first seconds of real traffic. With the load down to a trickle, the compiler
+     * threads get the CPU.
      *
      * @return the answers the scratch cluster gave (0 when it could not run)
      */
