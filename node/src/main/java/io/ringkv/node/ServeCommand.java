@@ -196,9 +196,10 @@ final class ServeCommand implements Callable<Integer> {
     LogSetup.Format logFormat;
 
     @Option(names = "--warm-up", defaultValue = "PT30S", paramLabel = "DURATION",
-            description = "Before serving, run a scratch 3-node cluster in this JVM under load until it answered "
-                    + "20,000 requests and the JIT has compiled what they run, for at most this long, so the first requests find compiled code; "
-                    + "/v0/status says starting meanwhile. PT0S starts cold (default: ${DEFAULT-VALUE}).")
+            description = "Before serving, run a scratch 3-node cluster in this JVM under full load until it answered "
+                    + "20,000 requests, then under 500 requests a second until the JIT has compiled what they run, for at most "
+                    + "this long, so the first requests find compiled code; /v0/status says starting meanwhile. PT0S starts cold "
+                    + "(default: ${DEFAULT-VALUE}).")
     Duration warmUp;
 
     @Option(names = "--clock-offset-for-tests", hidden = true, paramLabel = "DURATION",
