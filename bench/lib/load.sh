@@ -107,9 +107,9 @@ settle() {
     after=$("$PYTHON" "$BENCH_DIR/jit_cpu.py" "${TARGET_PGIDS[@]}")
     spent=$((spent + SETTLE_STEP))
     share=$(awk -v b="$before" -v a="$after" 'BEGIN { split(b, x, " "); split(a, y, " "); cpu = y[1] - x[1];
-      printf "%.1f", cpu > 0 ? 100 * (y[2] - x[2]) / cpu : 0 }')
+      printf "%.1f", (cpu > 0 ? 100 * (y[2] - x[2]) / cpu : 0) }')
     log "settling $n-node: ${spent} s of mixed load, the JIT used $share % of the nodes' CPU in the last ${SETTLE_STEP} s"
-    awk -v s="$share" -v limit="$SETTLE_JIT_PERCENT" 'BEGIN { exit !(s <= limit) }' && break
+    awk -v s="$share" -v limit="$SETTLE_JIT_PERCENT" 'BEGIN { exit !(s != "" && s + 0 <= limit + 0) }' && break
   done
   SETTLED+=("$n-node: ${spent} s, last JIT share $share %")
 }
