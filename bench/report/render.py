@@ -99,8 +99,9 @@ def run_info(r):
                                                                    c["settled"].replace(";", "; ")))
     loads = [f["loadavg_1m"] for f in all_fragments(r) if f.get("loadavg_1m") is not None]
     if loads:
-        lines.append("- Load average (1 min) at the end of the steps: %.1f to %.1f (above %s, other work "
-                     "shared the cores)." % (min(loads), max(loads), m.get("cores")))
+        lines.append("- Load average (1 min) at the end of the steps: %.1f to %.1f (it counts runnable threads, the "
+                     "benchmark's own nodes and load generators included, on %s cores)." % (min(loads), max(loads),
+                                                                                          m.get("cores")))
     if c.get("fake_nodes"):
         lines.append("- **Harness test**: nginx instances stood in for the nodes; these are not ringkv figures.")
     if c.get("jvm_opts"):
