@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from replicated_path import BASELINE_SUFFIX, Cluster, interval, ROOT, BENCH_DIR
+from replicated_path import BASELINE_SUFFIX, Cluster, baseline_checkout, interval, ROOT, BENCH_DIR
 import results_file
 from vegeta import attack, ensure_vegeta, percentile, write_targets
 
@@ -82,14 +82,6 @@ def c2_queue_lengths(pids):
     return lengths
 
 
-def checkout(root):
-    """(git revision, dirty) of the checkout at root."""
-    rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True).stdout.strip())
-    return rev, dirty
-
-
 def autogroup():
     """The kernel's autogroup setting ("1": every session is a scheduling group), or None."""
     try:
@@ -132,21 +124,8 @@ def main():
     ap.add_argument("--out-dir", default=os.path.join(BENCH_DIR, "results"))
     args = ap.parse_args()
     configs = args.configs.split(",")
-    for c in configs:
-        if c.split("@")[0] not in CONFIGS or ("@" in c and not c.endswith(BASELINE_SUFFIX)):
-            ap.error("unknown config %r (%s, each optionally with %s)" % (c, ", ".join(CONFIGS), BASELINE_SUFFIX))
-        if c.endswith(BASELINE_SUFFIX) and not args.baseline:
-            ap.error("%s needs --baseline DIR" % c)
-    roots = {c: os.path.abspath(args.baseline) if c.endswith(BASELINE_SUFFIX) else ROOT for c in configs}
-    baseline = None
-    if args.baseline:
-        base_dir = os.path.abspath(args.baseline)
-        if not os.access(os.path.join(base_dir, "ringkv"), os.X_OK):
-            ap.error("--baseline %s: no ./ringkv there" % args.baseline)
-        log("building the baseline checkout %s if it needs it" % base_dir)
-        subprocess.run([os.path.join(base_dir, "ringkv"), "--help"], stdout=subprocess.DEVNULL, check=True)
-        rev, dirty = checkout(base_dir)
-        baseline = {"dir": base_dir, "git_rev": rev, "git_dirty": dirty}
+    baseline = baseline_checkout(ap, configs, CONFIGS, args.baseline, log)
+    roots = {c: baseline["dir"] if c.endswith(BASELINE_SUFFIX) else ROOT for c in configs}
     for root in set(roots.values()):
         aot_file = os.path.join(root, "node", "target", "ringkv.aot")
         if not os.path.exists(aot_file):

@@ -423,6 +423,26 @@ def baseline_ratios(by, configs, scenarios):
 BASELINE_SUFFIX = "@baseline"
 
 
+def baseline_checkout(ap, configs, known, path, log):
+    """Checks the configuration names (each one of known, optionally with BASELINE_SUFFIX, which
+    needs --baseline); with a --baseline path, builds that checkout if it needs it and returns
+    {dir, git_rev, git_dirty}, else None."""
+    for c in configs:
+        if c.split("@")[0] not in known or ("@" in c and not c.endswith(BASELINE_SUFFIX)):
+            ap.error("unknown config %r (%s, each optionally with %s)" % (c, ", ".join(known), BASELINE_SUFFIX))
+        if c.endswith(BASELINE_SUFFIX) and not path:
+            ap.error("%s needs --baseline DIR" % c)
+    if not path:
+        return None
+    root = os.path.abspath(path)
+    if not os.access(os.path.join(root, "ringkv"), os.X_OK):
+        ap.error("--baseline %s: no ./ringkv there" % path)
+    log("building the baseline checkout %s if it needs it" % root)
+    subprocess.run([os.path.join(root, "ringkv"), "--help"], stdout=subprocess.DEVNULL, check=True)
+    rev, dirty = results_file.checkout(root)
+    return {"dir": root, "git_rev": rev, "git_dirty": dirty}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     results_file.add_run_arguments(ap)
@@ -470,21 +490,7 @@ def main():
     independent = {"3x1node"}
     configs = args.configs.split(",")
     scenarios = args.scenarios.split(",")
-    for c in configs:
-        if c.split("@")[0] not in known or ("@" in c and not c.endswith(BASELINE_SUFFIX)):
-            ap.error("unknown config %r (%s, each optionally with %s)" % (c, ", ".join(known), BASELINE_SUFFIX))
-        if c.endswith(BASELINE_SUFFIX) and not args.baseline:
-            ap.error("%s needs --baseline DIR" % c)
-    baseline = None
-    if args.baseline:
-        root = os.path.abspath(args.baseline)
-        if not os.access(os.path.join(root, "ringkv"), os.X_OK):
-            ap.error("--baseline %s: no ./ringkv there" % args.baseline)
-        log("building the baseline checkout %s if it needs it" % root)
-        subprocess.run([os.path.join(root, "ringkv"), "--help"], stdout=subprocess.DEVNULL, check=True)
-        rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "-C", root, "status", "--porcelain"], capture_output=True, text=True).stdout.strip())
-        baseline = {"dir": root, "git_rev": rev, "git_dirty": dirty}
+    baseline = baseline_checkout(ap, configs, known, args.baseline, log)
     for s in scenarios:
         if s not in ("put", "get"):
             ap.error("unknown scenario %r (put, get)" % s)

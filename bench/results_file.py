@@ -10,11 +10,17 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH_DIR)
 
 
+def checkout(root=ROOT):
+    """(short git revision, dirty: a tracked file changed) of the checkout at root."""
+    rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = bool(subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True).stdout.strip())
+    return rev, dirty
+
+
 def run_id():
     """(run id, git revision, dirty)"""
-    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True).stdout.strip())
+    rev, dirty = checkout()
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     return "%s-%s%s" % (stamp, rev or "unknown", "-dirty" if dirty else ""), rev, dirty
 
