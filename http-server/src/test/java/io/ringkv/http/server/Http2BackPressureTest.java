@@ -78,4 +78,41 @@ class Http2BackPressureTest {
             assertEquals("200", other.awaitAnswers(1).get(id).status());
         }
     }
+
+    /**
+     * The flood issue 32 measured (RSS from 119 MB to 1.9 GB in 30 s): WINDOW_UPDATE with
+     * increment 0 on ever new stream ids, each answered with a RST_STREAM, from a client that
+     * reads nothing. The connection must be cut off long before the client has written 16 MiB
+     * of it (1.3 million frames); before, the server read it all and queued every answer.
+     */
+    @Test
+    void aZeroWindowUpdateFloodThatNeverReadsIsCutOff() throws Exception {
+        HttpServer server = fixture.start(Http2PriorKnowledgeTest.echo());
+        long floodBytes = 16L << 20;
+        long written = 0;
+        IOException stoppedBy = null;
+        try (RawH2 flooder = new RawH2(server.port(), 4096)) {
+            flooder.open();
+            int id = 1;
+            while (written < floodBytes && stoppedBy == null) {
+                WindowUpdateFrame[] batch = new WindowUpdateFrame[4096];
+                for (int i = 0; i < batch.length; i++, id += 2) {
+                    batch[i] = new WindowUpdateFrame(id, 0);
+                }
+                byte[] bytes = flooder.encode(batch);
+                try {
+                    flooder.write(bytes);
+                    written += bytes.length;
+                } catch (IOException e) {
+                    stoppedBy = e;
+                }
+            }
+        }
+        assertTrue(stoppedBy != null, "the server read all " + written + " bytes of the flood and kept the connection");
+        Poll.until("the connection is released", () -> server.openConnections() == 0);
+        try (Http2PriorKnowledgeTest.H2Peer other = new Http2PriorKnowledgeTest.H2Peer(server.port())) {
+            int streamId = other.request("GET", "/unaffected", null);
+            assertEquals("GET /unaffected 0\n", other.awaitAnswers(1).get(streamId).text());
+        }
+    }
 }
