@@ -160,8 +160,9 @@ final class ServeCommand implements Callable<Integer> {
     Duration idleTimeout = ServerConfig.IDLE_TIMEOUT_DEFAULT;
 
     @Option(names = "--header-timeout", paramLabel = "DURATION",
-            description = "A request's head (request line and fields) must arrive within this from its first byte, "
-                    + "or from connect for a connection's first request, ISO-8601 (default: PT10S).")
+            description = "A request's head must arrive within this from its first byte, or from connect for a "
+                    + "connection's first request (HTTP/2: the preface, and a header block's CONTINUATION frames), "
+                    + "ISO-8601 (default: PT10S).")
     Duration headerTimeout = ServerConfig.HEADER_READ_TIMEOUT_DEFAULT;
 
     @Option(names = "--range-streams-max", paramLabel = "N",
