@@ -4,12 +4,13 @@ import io.ringkv.store.Hint;
 import io.ringkv.store.HintLog;
 import io.ringkv.store.Record;
 import io.ringkv.store.StoreException;
-import java.util.AbstractMap;
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -17,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,14 +32,24 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link #missed} stores the hint on the thread that saw the failure, before the failure is
  *       counted, so a write answered after the failure is hinted before the client hears of it.
- *   <li>Every {@link HintSettings#interval()}, counted from the start of the previous round, one replay round sends each target its oldest hints
- *       in batches ({@link ReplicaClient#writeBatch}), at most {@link HintSettings#replayRatePerSecond()}
- *       records per second in all. A batch keeps the newest record per key and is applied by
- *       last-write-wins, so replay never puts an older version over a newer one. A target that does
- *       not take a batch is tried again next round; sending the batch is the probe.
- *   <li>Bounded: at most {@link HintSettings#maxPerTarget()} hints per target (further misses are
- *       counted as dropped) and none older than {@link HintSettings#maxAge()} (dropped when met).
- *       What is dropped is left to anti-entropy.
+ *   <li>Every {@link HintSettings#interval()}, counted from the start of the previous round, one replay
+ *       round sends each target its oldest hints, at most {@link HintSettings#replayRatePerSecond()}
+ *       records per second in all. They are read from the log a batch at a time, bounded by count
+ *       ({@link HintSettings#batchRecordsMax()}) and by bytes ({@link ReplicaClient#batchBodyBytesMax()}),
+ *       and sent in requests the target takes ({@link RecordPusher}): a hint of a value too large for
+ *       a batch goes alone, so no hint is ever stuck behind the target's body limit. A batch keeps
+ *       the newest record per key and is applied by last-write-wins, so replay never puts an older
+ *       version over a newer one. A target that does not answer is tried again next round; sending
+ *       the batch is the probe.
+ *   <li>A record the target answers and refuses, sent alone ({@link RecordsRefusedException}: larger
+ *       than its {@code --max-body}, stamped too far ahead of its clock), is dropped and counted
+ *       ({@link DropReason#REFUSED}): sent again it would be refused again, and it must not hold
+ *       back the target's other hints. Anti-entropy offers it again each round.
+ *   <li>Bounded: at most {@link HintSettings#maxPerTarget()} hints and
+ *       {@link HintSettings#maxBytesPerTarget()} bytes per target (further misses are not hinted
+ *       and counted as dropped; the write is still acknowledged by the replicas that took it), and
+ *       none older than {@link HintSettings#maxAge()} (dropped when met). What is dropped is left
+ *       to anti-entropy.
  * </ul>
  *
  * <p>Threading: {@link #missed} from any thread; replay rounds on one daemon thread of its own
@@ -57,8 +69,28 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final AtomicLong stored = new AtomicLong();
     private final AtomicLong replayed = new AtomicLong();
-    private final AtomicLong dropped = new AtomicLong();
+    /** Dropped hints per {@link DropReason}, by ordinal. */
+    private final AtomicLongArray dropped = new AtomicLongArray(DropReason.values().length);
     private final Map<String, AtomicLong> lastWarnMillis = new ConcurrentHashMap<>();
+
+    /** Why a hint was dropped, or a miss not hinted; each is counted ({@link #droppedByReason}). */
+    public enum DropReason {
+        /** The target had {@link HintSettings#maxPerTarget()} hints already. */
+        COUNT_BOUND,
+        /** The hint would have taken its target's hints past {@link HintSettings#maxBytesPerTarget()}. */
+        BYTE_BOUND,
+        /** Older than {@link HintSettings#maxAge()} when its turn came. */
+        AGE,
+        /** The target answered and refused the record sent alone. */
+        REFUSED,
+        /** The hint could not be stored. */
+        STORAGE_ERROR;
+
+        /** The name in metrics: lower case, words joined by {@code _}. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
 
     /**
      * @param wallMillis the wall clock for hint ages ({@code System::currentTimeMillis} outside tests)
@@ -104,25 +136,30 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
 
     /**
      * Keeps a hint for a write {@code target} did not acknowledge. Never throws: a hint that cannot
-     * be stored is logged and counted as dropped.
+     * be stored, or would pass a bound, is logged and counted as dropped; the write's outcome does
+     * not depend on it.
      */
     @Override
     public void missed(ClusterNode target, byte[] key, Record record) {
         if (!targets.containsKey(target.id())) {
             return; // not a remote replica of this cluster (the local one is never hinted)
         }
+        // Checked, then added: concurrent misses may pass a bound by a few hints, never by more.
         if (log.count(target.id()) >= settings.maxPerTarget()) {
-            dropped.incrementAndGet();
-            warnOncePerMinute(target.id(), "hints for {} at their bound of {}; further misses are left to anti-entropy",
-                    target, settings.maxPerTarget());
+            drop(DropReason.COUNT_BOUND, 1, target.id(), "hints for {} at their bound of {}; further misses are left to "
+                    + "anti-entropy", target, settings.maxPerTarget());
+            return;
+        }
+        if (log.bytes(target.id()) + Hint.sizeBytes(key, record) > settings.maxBytesPerTarget()) {
+            drop(DropReason.BYTE_BOUND, 1, target.id(), "hints for {} at their bound of {} bytes; further misses are left "
+                    + "to anti-entropy", target, settings.maxBytesPerTarget());
             return;
         }
         try {
             log.add(target.id(), key, record, wallMillis.getAsLong());
             stored.incrementAndGet();
         } catch (StoreException | RuntimeException e) {
-            dropped.incrementAndGet();
-            warnOncePerMinute(target.id(), "cannot store a hint for {}: {}", target, e.toString());
+            drop(DropReason.STORAGE_ERROR, 1, target.id(), "cannot store a hint for {}: {}", target, e.toString());
         }
     }
 
@@ -131,7 +168,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         return log.counts();
     }
 
-    /** Hints stored, replayed (taken by their target) and dropped (bounds, age, storage errors) since start. */
+    /** Hints stored, replayed (taken by their target) and dropped (bounds, age, refusals, storage errors) since start. */
     public long storedCount() {
         return stored.get();
     }
@@ -141,7 +178,25 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
     }
 
     public long droppedCount() {
-        return dropped.get();
+        long total = 0;
+        for (int i = 0; i < dropped.length(); i++) {
+            total += dropped.get(i);
+        }
+        return total;
+    }
+
+    /** Dropped hints since start by reason, every reason present. */
+    public Map<DropReason, Long> droppedByReason() {
+        Map<DropReason, Long> byReason = new EnumMap<>(DropReason.class);
+        for (DropReason reason : DropReason.values()) {
+            byReason.put(reason, dropped.get(reason.ordinal()));
+        }
+        return byReason;
+    }
+
+    /** Stored hints found undecodable and skipped since the store opened (their writes are left to anti-entropy). */
+    public long corruptCount() {
+        return log.corruptSkipped();
     }
 
     private void replayRoundLogged() {
@@ -154,7 +209,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         }
     }
 
-    /** One round: each target with hints gets batches until it refuses one or the round's budget is spent. */
+    /** One round: each target with hints gets batches until it fails one or the round's budget is spent. */
     void replayRound() throws StoreException, InterruptedException {
         long budget = Math.max(1, settings.replayRatePerSecond() * settings.interval().toMillis() / 1000);
         for (String target : log.counts().keySet()) {
@@ -163,7 +218,10 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
                 continue; // a node no longer in the cluster list: its hints expire by age
             }
             while (budget > 0) {
-                List<Hint> hints = log.oldest(target, (int) Math.min(settings.batchRecordsMax(), budget));
+                // Read no more than a request's worth of bytes at a time (a large hint alone), so a
+                // backlog of large values costs little heap.
+                List<Hint> hints = log.oldest(target, (int) Math.min(settings.batchRecordsMax(), budget),
+                        client.batchBodyBytesMax());
                 if (hints.isEmpty()) {
                     break;
                 }
@@ -175,7 +233,11 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         }
     }
 
-    /** @return true when the batch was taken (or was all expired), false when the target did not answer */
+    /**
+     * Sends these hints' records and removes the hints once each record was taken or refused.
+     *
+     * @return false when the target did not answer (or failed): the hints stay for the next round
+     */
     private boolean replay(ClusterNode node, List<Hint> hints) throws StoreException, InterruptedException {
         long oldestAllowed = wallMillis.getAsLong() - settings.maxAge().toMillis();
         TreeMap<byte[], Record> newestPerKey = new TreeMap<>(Arrays::compareUnsigned);
@@ -187,28 +249,54 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
             }
             newestPerKey.merge(hint.key(), hint.record(), (a, b) -> b.isNewerThan(a) ? b : a);
         }
+        Set<byte[]> refused = new TreeSet<>(Arrays::compareUnsigned);
         if (!newestPerKey.isEmpty()) {
-            List<Map.Entry<byte[], Record>> batch = new ArrayList<>(newestPerKey.size());
-            newestPerKey.forEach((key, record) -> batch.add(new AbstractMap.SimpleImmutableEntry<>(key, record)));
+            RecordPusher pusher = new RecordPusher(client, node, settings.batchRecordsMax(),
+                    client.requestTimeout().multipliedBy(2), new RecordPusher.Outcomes() {
+                        @Override
+                        public void taken(int records) {
+                        }
+
+                        @Override
+                        public void refused(byte[] key, Record record, RecordsRefusedException why) {
+                            refused.add(key);
+                        }
+                    });
             try {
-                client.writeBatch(node, batch).get(client.requestTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+                for (Map.Entry<byte[], Record> entry : newestPerKey.entrySet()) {
+                    pusher.add(entry.getKey(), entry.getValue());
+                }
+                pusher.finish();
             } catch (ExecutionException | TimeoutException e) {
                 LOG.debug("hint replay to {} failed, next round in {}: {}", node, settings.interval(), e.toString());
                 return false;
             }
-            replayed.addAndGet(hints.size() - expired);
         }
+        int refusedHints = 0;
+        for (Hint hint : hints) {
+            if (hint.createdMillis() >= oldestAllowed && refused.contains(hint.key())) {
+                refusedHints++;
+            }
+        }
+        replayed.addAndGet(hints.size() - expired - refusedHints);
         if (expired > 0) {
-            dropped.addAndGet(expired);
-            warnOncePerMinute(node.id(), "dropped {} hints for {} older than {}; left to anti-entropy", expired, node, settings.maxAge());
+            drop(DropReason.AGE, expired, node.id(), "dropped {} hints for {} older than {}; left to anti-entropy",
+                    expired, node, settings.maxAge());
+        }
+        if (refusedHints > 0) {
+            drop(DropReason.REFUSED, refusedHints, node.id(), "dropped {} hints for {}: it refused their records even "
+                    + "one at a time (a value over its --max-body, or stamped ahead of its clock); left to anti-entropy",
+                    refusedHints, node);
         }
         log.remove(hints);
         return true;
     }
 
-    private void warnOncePerMinute(String target, String message, Object... args) {
+    /** Counts {@code hints} dropped for {@code reason} and says so, at most once a minute per target and reason. */
+    private void drop(DropReason reason, int hints, String target, String message, Object... args) {
+        dropped.addAndGet(reason.ordinal(), hints);
         long now = wallMillis.getAsLong();
-        AtomicLong last = lastWarnMillis.computeIfAbsent(target, t -> new AtomicLong(Long.MIN_VALUE / 2));
+        AtomicLong last = lastWarnMillis.computeIfAbsent(target + " " + reason, t -> new AtomicLong(Long.MIN_VALUE / 2));
         long previous = last.get();
         if (now - previous >= WARN_EVERY_MILLIS && last.compareAndSet(previous, now)) {
             LOG.warn(message, args);
