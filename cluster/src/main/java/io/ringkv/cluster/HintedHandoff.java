@@ -5,7 +5,6 @@ import io.ringkv.store.HintLog;
 import io.ringkv.store.Record;
 import io.ringkv.store.StoreException;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,7 +17,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       the batch is the probe.
  *   <li>A record the target answers and refuses, sent alone ({@link RecordsRefusedException}: larger
  *       than its {@code --max-body}, stamped too far ahead of its clock), is dropped and counted
- *       ({@link DropReason#REFUSED}): sent again it would be refused again, and it must not hold
+ *       ({@link HintDrops.Reason#REFUSED}): sent again it would be refused again, and it must not hold
  *       back the target's other hints. Anti-entropy offers it again each round.
  *   <li>Bounded: at most {@link HintSettings#maxPerTarget()} hints and
  *       {@link HintSettings#maxBytesPerTarget()} bytes per target (further misses are not hinted
@@ -59,7 +57,6 @@ import org.slf4j.LoggerFactory;
 public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HintedHandoff.class);
-    private static final long WARN_EVERY_MILLIS = 60_000;
 
     private final HintLog log;
     private final Map<String, ClusterNode> targets = new ConcurrentHashMap<>();
@@ -69,28 +66,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final AtomicLong stored = new AtomicLong();
     private final AtomicLong replayed = new AtomicLong();
-    /** Dropped hints per {@link DropReason}, by ordinal. */
-    private final AtomicLongArray dropped = new AtomicLongArray(DropReason.values().length);
-    private final Map<String, AtomicLong> lastWarnMillis = new ConcurrentHashMap<>();
-
-    /** Why a hint was dropped, or a miss not hinted; each is counted ({@link #droppedByReason}). */
-    public enum DropReason {
-        /** The target had {@link HintSettings#maxPerTarget()} hints already. */
-        COUNT_BOUND,
-        /** The hint would have taken its target's hints past {@link HintSettings#maxBytesPerTarget()}. */
-        BYTE_BOUND,
-        /** Older than {@link HintSettings#maxAge()} when its turn came. */
-        AGE,
-        /** The target answered and refused the record sent alone. */
-        REFUSED,
-        /** The hint could not be stored. */
-        STORAGE_ERROR;
-
-        /** The name in metrics: lower case, words joined by {@code _}. */
-        public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
-        }
-    }
+    private final HintDrops dropped;
 
     /**
      * @param wallMillis the wall clock for hint ages ({@code System::currentTimeMillis} outside tests)
@@ -101,6 +77,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         this.client = client;
         this.settings = settings;
         this.wallMillis = wallMillis;
+        this.dropped = new HintDrops(wallMillis);
         topology.others().forEach(node -> targets.put(node.id(), node));
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "ringkv-hints");
@@ -146,12 +123,12 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         }
         // Checked, then added: concurrent misses may pass a bound by a few hints, never by more.
         if (log.count(target.id()) >= settings.maxPerTarget()) {
-            drop(DropReason.COUNT_BOUND, 1, target.id(), "hints for {} at their bound of {}; further misses are left to "
+            dropped.count(HintDrops.Reason.COUNT_BOUND, 1, target.id(), "hints for {} at their bound of {}; further misses are left to "
                     + "anti-entropy", target, settings.maxPerTarget());
             return;
         }
         if (log.bytes(target.id()) + Hint.sizeBytes(key, record) > settings.maxBytesPerTarget()) {
-            drop(DropReason.BYTE_BOUND, 1, target.id(), "hints for {} at their bound of {} bytes; further misses are left "
+            dropped.count(HintDrops.Reason.BYTE_BOUND, 1, target.id(), "hints for {} at their bound of {} bytes; further misses are left "
                     + "to anti-entropy", target, settings.maxBytesPerTarget());
             return;
         }
@@ -159,7 +136,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
             log.add(target.id(), key, record, wallMillis.getAsLong());
             stored.incrementAndGet();
         } catch (StoreException | RuntimeException e) {
-            drop(DropReason.STORAGE_ERROR, 1, target.id(), "cannot store a hint for {}: {}", target, e.toString());
+            dropped.count(HintDrops.Reason.STORAGE_ERROR, 1, target.id(), "cannot store a hint for {}: {}", target, e.toString());
         }
     }
 
@@ -178,20 +155,12 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
     }
 
     public long droppedCount() {
-        long total = 0;
-        for (int i = 0; i < dropped.length(); i++) {
-            total += dropped.get(i);
-        }
-        return total;
+        return dropped.total();
     }
 
     /** Dropped hints since start by reason, every reason present. */
-    public Map<DropReason, Long> droppedByReason() {
-        Map<DropReason, Long> byReason = new EnumMap<>(DropReason.class);
-        for (DropReason reason : DropReason.values()) {
-            byReason.put(reason, dropped.get(reason.ordinal()));
-        }
-        return byReason;
+    public Map<HintDrops.Reason, Long> droppedByReason() {
+        return dropped.byReason();
     }
 
     /** Stored hints found undecodable and skipped since the store opened (their writes are left to anti-entropy). */
@@ -252,16 +221,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         Set<byte[]> refused = new TreeSet<>(Arrays::compareUnsigned);
         if (!newestPerKey.isEmpty()) {
             RecordPusher pusher = new RecordPusher(client, node, settings.batchRecordsMax(),
-                    client.requestTimeout().multipliedBy(2), new RecordPusher.Outcomes() {
-                        @Override
-                        public void taken(int records) {
-                        }
-
-                        @Override
-                        public void refused(byte[] key, Record record, RecordsRefusedException why) {
-                            refused.add(key);
-                        }
-                    });
+                    client.requestTimeout().multipliedBy(2), (key, record, why) -> refused.add(key));
             try {
                 for (Map.Entry<byte[], Record> entry : newestPerKey.entrySet()) {
                     pusher.add(entry.getKey(), entry.getValue());
@@ -280,27 +240,16 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         }
         replayed.addAndGet(hints.size() - expired - refusedHints);
         if (expired > 0) {
-            drop(DropReason.AGE, expired, node.id(), "dropped {} hints for {} older than {}; left to anti-entropy",
+            dropped.count(HintDrops.Reason.AGE, expired, node.id(), "dropped {} hints for {} older than {}; left to anti-entropy",
                     expired, node, settings.maxAge());
         }
         if (refusedHints > 0) {
-            drop(DropReason.REFUSED, refusedHints, node.id(), "dropped {} hints for {}: it refused their records even "
+            dropped.count(HintDrops.Reason.REFUSED, refusedHints, node.id(), "dropped {} hints for {}: it refused their records even "
                     + "one at a time (a value over its --max-body, or stamped ahead of its clock); left to anti-entropy",
                     refusedHints, node);
         }
         log.remove(hints);
         return true;
-    }
-
-    /** Counts {@code hints} dropped for {@code reason} and says so, at most once a minute per target and reason. */
-    private void drop(DropReason reason, int hints, String target, String message, Object... args) {
-        dropped.addAndGet(reason.ordinal(), hints);
-        long now = wallMillis.getAsLong();
-        AtomicLong last = lastWarnMillis.computeIfAbsent(target + " " + reason, t -> new AtomicLong(Long.MIN_VALUE / 2));
-        long previous = last.get();
-        if (now - previous >= WARN_EVERY_MILLIS && last.compareAndSet(previous, now)) {
-            LOG.warn(message, args);
-        }
     }
 
     /** Stops the replay rounds; hints stay stored for the next start. */

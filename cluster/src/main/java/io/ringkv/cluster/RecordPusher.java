@@ -37,11 +37,12 @@ final class RecordPusher {
 
     /** What became of the records, told as it happens. */
     interface Outcomes {
-        /** The peer took {@code records} more records (applied or already held newer). */
-        void taken(int records);
-
         /** The peer refused this record sent alone: sending it again will not help. */
         void refused(byte[] key, Record record, RecordsRefusedException why);
+
+        /** The peer took {@code records} more records (applied or already held newer). */
+        default void taken(int records) {
+        }
     }
 
     private final ReplicaClient client;

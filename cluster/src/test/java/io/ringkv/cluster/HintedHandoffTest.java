@@ -149,7 +149,7 @@ class HintedHandoffTest {
             handoff.missed(peer, utf8("k" + i), Record.value(10 + i, new byte[38]));
         }
         assertThat(handoff.pending(), is(Map.of(peer.id(), 2L)));
-        assertThat(handoff.droppedByReason().get(HintedHandoff.DropReason.BYTE_BOUND), is(1L));
+        assertThat(handoff.droppedByReason().get(HintDrops.Reason.BYTE_BOUND), is(1L));
         assertThat(handoff.droppedCount(), is(1L));
 
         handoff.missed(peer, utf8("k3"), Record.value(13, new byte[18]));
@@ -171,7 +171,7 @@ class HintedHandoffTest {
         assertThat(outcome.get(10, TimeUnit.SECONDS) instanceof WriteOutcome.Acknowledged, is(true));
         assertThat(coordinatorEngine.get(utf8("k")).isPresent(), is(true));
         assertThat(handoff.pending(), is(Map.of()));
-        assertThat(handoff.droppedByReason().get(HintedHandoff.DropReason.BYTE_BOUND), is(1L));
+        assertThat(handoff.droppedByReason().get(HintDrops.Reason.BYTE_BOUND), is(1L));
     }
 
     /**
@@ -219,7 +219,7 @@ class HintedHandoffTest {
 
         assertThat(handoff.pending(), is(Map.of()));
         assertThat(handoff.replayedCount(), is(9L));
-        assertThat(handoff.droppedByReason().get(HintedHandoff.DropReason.REFUSED), is(2L));
+        assertThat(handoff.droppedByReason().get(HintDrops.Reason.REFUSED), is(2L));
         for (int i = 0; i < 10; i++) {
             assertThat("k" + i, peerEngine.get(utf8("k" + i)).isPresent(), is(i != 4));
         }
