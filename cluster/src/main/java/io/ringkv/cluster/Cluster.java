@@ -87,7 +87,7 @@ public final class Cluster implements AutoCloseable {
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor, settings.readSpareDelay()), hintedHandoff, clockSkew, calls);
         this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), replicas);
         this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis);
-        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::olderThanGrace);
+        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::mayBeCollectedElsewhere);
         this.internalHandler = topology.size() > 1
                 ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew) : null;
         this.range = new ClusterRange(topology, engine, client);

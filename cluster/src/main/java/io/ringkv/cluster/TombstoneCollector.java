@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * (through repair, hints or anti-entropy), so it must outlive every way a stale copy can return:
  * the grace period must exceed the anti-entropy interval and the hints' maximum age (the command
  * line refuses anything else), and a node that was away longer than the grace period must be
- * wiped before it rejoins. Anti-entropy also never sends a peer that lacks a key a record older
- * than the grace period: the peer may have collected a newer tombstone for it.
+ * wiped before it rejoins. Anti-entropy does not send a tombstone older than the grace period to
+ * a peer that lacks the key (the peer most likely collected it); values of any age it sends.
  *
  * <p>A sweep scans the store once (tombstones are records like any other) and purges each
  * expired tombstone only if it is still the stored record ({@link StorageEngine#purge}), so a
@@ -65,8 +65,16 @@ public final class TombstoneCollector implements AutoCloseable {
         return this;
     }
 
-    /** Whether a record's timestamp is older than the grace period (its tombstone may be gone elsewhere). */
-    public boolean olderThanGrace(Record record) {
+    /**
+     * Whether this is a tombstone that peers may have collected already: older than the grace
+     * period by this node's wall clock, the best guess at theirs. Anti-entropy withholds such a
+     * tombstone from a peer that lacks its key ({@link AntiEntropy}); a value is never withheld.
+     */
+    public boolean mayBeCollectedElsewhere(Record record) {
+        return record.tombstone() && olderThanGrace(record);
+    }
+
+    private boolean olderThanGrace(Record record) {
         return HybridLogicalClock.millisOf(record.timestamp()) < wallMillis.getAsLong() - grace.toMillis();
     }
 

@@ -46,9 +46,11 @@ class TombstoneCollectorTest {
     }
 
     @Test
-    void olderThanGraceComparesTheRecordsWallClockPart() {
-        assertThat(collector.olderThanGrace(Record.value(at(89 * DAY), utf8("v"))), is(true));
-        assertThat(collector.olderThanGrace(Record.value(at(90 * DAY + 1), utf8("v"))), is(false));
+    void onlyATombstoneOlderThanTheGracePeriodMayBeCollectedElsewhere() {
+        assertThat(collector.mayBeCollectedElsewhere(Record.tombstone(at(89 * DAY))), is(true));
+        assertThat(collector.mayBeCollectedElsewhere(Record.tombstone(at(90 * DAY + 1))), is(false));
+        // A value of any age must reach a replica that lacks it (a wiped node): never withheld.
+        assertThat(collector.mayBeCollectedElsewhere(Record.value(at(1 * DAY), utf8("v"))), is(false));
     }
 
     private static byte[] utf8(String text) {
