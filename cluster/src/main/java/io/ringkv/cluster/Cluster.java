@@ -86,8 +86,9 @@ public final class Cluster implements AutoCloseable {
         this.coordinator = new Coordinator(topology, replicas, clock,
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor, settings.readSpareDelay()), hintedHandoff, clockSkew, calls);
         this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), replicas);
-        this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis);
-        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::olderThanGrace);
+        this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis,
+                clockSkew::agreedEarliestMillis);
+        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::mayBeCollectedElsewhere);
         this.internalHandler = topology.size() > 1
                 ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew) : null;
         this.range = new ClusterRange(topology, engine, client);
