@@ -56,7 +56,7 @@ public sealed interface Credentials {
             return new Malformed("'Authorization: Bearer' without a token: send 'Authorization: Bearer TOKEN'");
         }
         if (!BearerToken.wellFormed(token)) {
-            return new Malformed("the bearer token is malformed: a token is one word of letters, digits and -._~+/ "
+            return new Malformed("the token in 'Authorization: Bearer TOKEN' is malformed: a token is one word of letters, digits and -._~+/ "
                     + "(RFC 6750 section 2.1)");
         }
         return new Token(token);

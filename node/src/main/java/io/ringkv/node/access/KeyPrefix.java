@@ -47,6 +47,16 @@ public final class KeyPrefix {
 
     /** The prefix as {@link #parse} reads it: unreserved characters and {@code /} as they are, every other byte as {@code %XX}. */
     public String encoded() {
+        return encode(bytes);
+    }
+
+    /** {@link #end()} encoded as {@link #encoded()} is, or null when there is no end. */
+    public String encodedEnd() {
+        byte[] end = end();
+        return end == null ? null : encode(end);
+    }
+
+    private static String encode(byte[] bytes) {
         StringBuilder out = new StringBuilder(bytes.length * 3);
         for (byte b : bytes) {
             int c = b & 0xFF;
