@@ -118,9 +118,12 @@ public final class Node implements AutoCloseable {
             log.info("node {} serving (version {}, {} node(s) in the cluster, data {}, started in {} ms); dashboard at {}{}/",
                     self, VERSION, cluster.topology().size(), config.dataDir().toAbsolutePath(), lifecycle.uptimeMillis(),
                     self, Dashboard.ROOT);
-            if (config.tokens() != null) {
-                log.info("access control on: {} token(s) from {}; GET /v0/status stays open; kill -HUP {} reloads the file",
-                        config.tokens().size(), config.tokens().file().toAbsolutePath(), ProcessHandle.current().pid());
+            if (config.tokens() != null && config.tokens().size() == 0) {
+                log.warn("the token file {} has no tokens: every request but GET /v0/status is refused until one is added",
+                        config.tokens().file().toAbsolutePath());
+            } else if (config.tokens() != null) {
+                log.info("access control on: {} token(s) from {}; GET /v0/status and the internal plane need none",
+                        config.tokens().size(), config.tokens().file().toAbsolutePath());
             }
             if (!metrics.enabled()) {
                 log.info("metrics are off (--metrics off): nothing is recorded and /metrics answers 404");

@@ -230,6 +230,9 @@ final class ServeCommand implements Callable<Integer> {
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
                 readSpareDelay, tokens);
+        if (tokens != null && TokenReloadSignal.install(tokens)) {
+            log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
+        }
         Node node;
         try {
             node = Node.start(config, warmUp);
