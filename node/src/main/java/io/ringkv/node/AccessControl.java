@@ -4,6 +4,7 @@ import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
 import io.ringkv.node.access.AccessScope;
+import io.ringkv.node.access.AuthorizationField;
 import io.ringkv.node.access.Credentials;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.TokenRegistry;
@@ -58,7 +59,7 @@ final class AccessControl implements HttpHandler {
             return next.handle(request);
         }
         Grant grant;
-        switch (Credentials.of(request.headers())) {
+        switch (AuthorizationField.read(request.headers())) {
             case Credentials.Malformed malformed -> {
                 return done(unauthorized(requirement, malformed.reason(), "invalid_request", "Malformed Authorization field"));
             }

@@ -12,22 +12,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Reading the Authorization field: Bearer, Basic with the token as password, and what is malformed. */
-class CredentialsTest {
+/** AuthorizationField: reading the Authorization field: Bearer, Basic with the token as password, and what is malformed. */
+class AuthorizationFieldTest {
 
     private static Credentials of(String... fields) {
         Headers headers = new Headers();
         for (String field : fields) {
             headers.add("authorization", field);
         }
-        return Credentials.of(headers);
+        return AuthorizationField.read(headers);
     }
 
     @Test
     void readsABearerTokenInAnyCaseOfTheScheme() {
         assertThat(of("Bearer rkv_abc-_.~+/=="), is(new Credentials.Token("rkv_abc-_.~+/==")));
         assertThat(of("bearer   rkv_abc"), is(new Credentials.Token("rkv_abc")));
-        assertThat(Credentials.of(new Headers()), instanceOf(Credentials.None.class));
+        assertThat(AuthorizationField.read(new Headers()), instanceOf(Credentials.None.class));
     }
 
     @Test
@@ -48,6 +48,12 @@ class CredentialsTest {
         Credentials credentials = of(field);
         assertThat(field, credentials, instanceOf(Credentials.Malformed.class));
         assertThat(((Credentials.Malformed) credentials).reason(), containsString(reason));
+    }
+
+    @Test
+    void aBareTokenIsNotEchoed() {
+        String reason = ((Credentials.Malformed) of("rkv_abcdefghijklmnopqrstuvwxyz")).reason();
+        assertThat(reason.contains("rkv_"), is(false));
     }
 
     @Test
