@@ -91,7 +91,8 @@ final class AccessPolicy {
             return ALLOWED;
         }
         if (!grant.has(scope.get())) {
-            return new Decision.Refused("token '" + grant.name() + "' has scope " + AccessScope.format(grant.scopes()) + "; "
+            return new Decision.Refused("token '" + grant.name() + "' has scope" + (grant.scopes().size() == 1 ? " " : "s ")
+                    + AccessScope.format(grant.scopes()) + "; "
                     + request.method() + " " + request.path() + " needs " + scope.get().label(), scope.get());
         }
         return grant.prefix() == null ? ALLOWED : keys(grant, request);

@@ -5,7 +5,7 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code ringkv} command line: {@code serve} runs one node, {@code up} a local cluster,
- * {@code status} prints a cluster's state as one node sees it.
+ * {@code status} prints a cluster's state as one node sees it, {@code token} makes an access token.
  */
 @Command(name = "ringkv", mixinStandardHelpOptions = true, version = "ringkv " + Node.VERSION,
         description = "A sharded, replicated key-value store with an HTTP API.",

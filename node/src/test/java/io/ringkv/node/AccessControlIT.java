@@ -114,6 +114,13 @@ class AccessControlIT {
     }
 
     @Test
+    void repairNeedsTheClusterSecretAndNoToken() throws Exception {
+        int code = Main.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "repair", "--node",
+                cluster.url(0), "--wait", "--cluster-secret-file", cluster.secretFile().toString());
+        assertThat(code, is(0));
+    }
+
+    @Test
     void theDashboardReadsItsPeersMetrics() throws Exception {
         long deadline = System.nanoTime() + WAIT.toNanos();
         String view = "";

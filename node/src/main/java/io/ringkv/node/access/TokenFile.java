@@ -170,8 +170,7 @@ public final class TokenFile {
                 lines.remove(token.line() - 1);
             }
         }
-        StoredToken added = new StoredToken(grant, sha256, lines.size() + 1);
-        lines.add(line(added.grant(), sha256));
+        lines.add(line(grant, sha256));
         String updated = String.join("\n", lines) + "\n";
         parse(updated, file.toString()); // e.g. the same hash twice
         store(file, updated, exists);
