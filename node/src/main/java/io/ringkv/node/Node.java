@@ -154,7 +154,7 @@ public final class Node implements AutoCloseable {
                     : null;
             return new NodeSample(self, phase == NodeLifecycle.Phase.SERVING ? 200 : 503, status.json(phase), own,
                     System.nanoTime());
-        }, events, work, peers == null ? target -> java.util.Map.of() : peers::sign);
+        }, events, work, peers == null ? (receiver, target) -> java.util.Map.of() : peers::sign);
         return new DashboardApi(cluster, new ClusterOverview(cluster, reader, work, System::currentTimeMillis), events);
     }
 

@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -49,17 +49,17 @@ final class NodeReader {
     private final Supplier<NodeSample> self;
     private final RecentEvents selfEvents;
     private final Executor executor;
-    private final Function<String, Map<String, String>> credentials;
+    private final BiFunction<String, String, Map<String, String>> credentials;
 
     /**
      * @param self       reads this node's own sample in process
      * @param selfEvents this node's events
      * @param executor   parses and reads this node's metrics (may touch RocksDB properties)
-     * @param credentials the header fields that let a peer's admin pages answer a GET of a target
-     *                    ({@link PeerSignature}; none without a cluster secret)
+     * @param credentials the header fields that let a peer (its id) answer a GET of a target on its
+     *                    admin pages ({@link PeerSignature#sign}; none without a cluster secret)
      */
     NodeReader(Cluster cluster, Supplier<NodeSample> self, RecentEvents selfEvents, Executor executor,
-               Function<String, Map<String, String>> credentials) {
+               BiFunction<String, String, Map<String, String>> credentials) {
         this.credentials = credentials;
         this.cluster = cluster;
         this.self = self;
@@ -89,7 +89,7 @@ final class NodeReader {
     }
 
     private CompletableFuture<Fetched> fetch(ClusterNode node, String path) {
-        return cluster.getPublic(node, path, TIMEOUT, credentials.apply(path))
+        return cluster.getPublic(node, path, TIMEOUT, credentials.apply(node.id(), path))
                 .handle((response, error) -> error == null ? Fetched.of(response) : Fetched.failed(error))
                 .completeOnTimeout(Fetched.failed("no answer in " + READING_TIMEOUT.toMillis() + " ms"),
                         READING_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

@@ -25,8 +25,12 @@ final class PeerSignature {
         this.auth = auth;
     }
 
-    /** The header fields of a signed {@code GET} of {@code target} (path and query, as sent). */
-    Map<String, String> sign(String target) {
+    /**
+     * The header fields of a signed {@code GET} of {@code target} (path and query, as sent) from
+     * node {@code receiver}. The proof does not name the receiver yet: {@link InternalAuth#sign}
+     * covers method, target, fields, body and time.
+     */
+    Map<String, String> sign(String receiver, String target) {
         return auth.sign("GET", target, Map.of(), NO_BODY);
     }
 
