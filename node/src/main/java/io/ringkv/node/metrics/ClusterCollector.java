@@ -8,12 +8,13 @@ import io.ringkv.cluster.ClusterNode;
 import io.ringkv.cluster.HintedHandoff;
 import io.ringkv.cluster.PeerBatches;
 import io.ringkv.cluster.PeerHealth;
+import io.ringkv.cluster.TombstoneCollector;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * The cluster's background work and view of its peers, read once per scrape: hints queued per
- * target and their fate, anti-entropy rounds and progress, each peer up or not.
+ * target and their fate, anti-entropy rounds and progress, tombstone collection, each peer up or not.
  *
  * <p>Threading: stateless; {@link #collect} on the scraping thread.
  */
@@ -50,6 +51,10 @@ final class ClusterCollector implements MultiCollector {
             readBatches.put(batches.peer(), batches.reads().batches());
             readsBatched.put(batches.peer(), batches.reads().calls());
         }
+        TombstoneCollector tombstones = cluster.tombstones();
+        Map<String, Long> sweeps = new LinkedHashMap<>();
+        sweeps.put("done", tombstones.sweepsDone());
+        sweeps.put("skipped", tombstones.sweepsSkipped());
         return new Families()
                 .gauge("ringkv_peer_up", "1 while the peer answers this node's calls and probes, 0 when down or not yet seen",
                         "peer", up)
@@ -82,6 +87,10 @@ final class ClusterCollector implements MultiCollector {
                 .counter("ringkv_anti_entropy_buckets_without_scan",
                         "Differing buckets that sending the keys lately changed in them brought level, with no scan of the store",
                         antiEntropy.bucketsWithoutScan())
+                .counter("ringkv_tombstones_collected", "Tombstones older than the grace period deleted from this node's store",
+                        tombstones.collected())
+                .counter("ringkv_tombstone_sweeps", "Sweeps of the store for tombstones to collect: done, or skipped while "
+                        + "this node refuses writes for its clock (behind, ahead or not confirmed by its peers)", "outcome", sweeps)
                 .build();
     }
 }
