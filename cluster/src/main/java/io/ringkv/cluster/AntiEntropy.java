@@ -5,12 +5,9 @@ import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
 import java.io.IOException;
-import java.util.AbstractMap;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -68,7 +65,6 @@ public final class AntiEntropy implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
     private static final int PUSH_RECORDS_MAX = 256;
-    private static final int PUSH_BYTES_MAX = 512 * 1024;
 
     /**
      * What a node reports about its anti-entropy.
@@ -102,6 +98,8 @@ public final class AntiEntropy implements AutoCloseable {
     private final AtomicBoolean roundRequested = new AtomicBoolean();
     private final AtomicLong roundsCompleted = new AtomicLong();
     private final AtomicLong recordsPushed = new AtomicLong();
+    /** Refused records are logged at most once a minute per peer: a round may meet many. */
+    private final RateLimitedLog refusals = new RateLimitedLog(60_000);
     /** Differing buckets the recent-keys pass brought level, so that no scan was needed for them. */
     private final AtomicLong recentPassesSufficed = new AtomicLong();
     private final AtomicReference<Status> last = new AtomicReference<>(new Status(false, 0, 0, 0, 0, 0, 0));
@@ -279,40 +277,39 @@ public final class AntiEntropy implements AutoCloseable {
 
     /**
      * Records on their way to one peer, added in ascending key order (as the peer requires), sent
-     * {@value #PUSH_RECORDS_MAX} records or {@value #PUSH_BYTES_MAX} bytes at a time
-     * ({@code PUT /internal/v0/records}). Round thread only.
+     * at most {@value #PUSH_RECORDS_MAX} at a time in requests the peer takes ({@link RecordPusher}:
+     * bounded by bytes before a record joins, a record too large for a batch alone on its own). A
+     * record the peer refuses is skipped for this round and the pass goes on. Round thread only.
      */
-    private final class PushBatch {
+    private final class PushBatch implements RecordPusher.Outcomes {
         private final ClusterNode peer;
-        private List<Map.Entry<byte[], Record>> records = new ArrayList<>();
-        private int bytes;
-        private int sent;
+        private final RecordPusher pusher;
 
         PushBatch(ClusterNode peer) {
             this.peer = peer;
+            this.pusher = new RecordPusher(client, peer, PUSH_RECORDS_MAX, java.time.Duration.ofMillis(answerMillis()), this);
         }
 
         void add(byte[] key, Record record) throws ExecutionException, TimeoutException, InterruptedException {
-            records.add(new AbstractMap.SimpleImmutableEntry<>(key, record));
-            bytes += RecordFrames.frameBytes(key, record);
-            if (records.size() >= PUSH_RECORDS_MAX || bytes >= PUSH_BYTES_MAX) {
-                sendBatch();
-            }
+            pusher.add(key, record);
         }
 
-        /** Sends what is left; returns how many records were sent in all. */
+        /** Sends what is left; returns how many records the peer took in all. */
         int finish() throws ExecutionException, TimeoutException, InterruptedException {
-            if (!records.isEmpty()) {
-                sendBatch();
-            }
-            return sent;
+            return pusher.finish();
         }
 
-        private void sendBatch() throws ExecutionException, TimeoutException, InterruptedException {
-            send(peer, records);
-            sent += records.size();
-            records = new ArrayList<>();
-            bytes = 0;
+        @Override
+        public void taken(int records) {
+            recordsPushed.addAndGet(records);
+        }
+
+        @Override
+        public void refused(byte[] key, Record record, RecordsRefusedException why) {
+            if (refusals.allow(peer.id())) {
+                LOG.warn("anti-entropy: {} refused a record of {} value bytes ({}); skipped this round, the rest goes on",
+                        peer, record.value().length, why.getMessage());
+            }
         }
     }
 
@@ -344,12 +341,6 @@ public final class AntiEntropy implements AutoCloseable {
             return mine.timestamp() > their.timestamp();
         }
         return mine.tombstone() && !their.tombstone();
-    }
-
-    private void send(ClusterNode peer, List<Map.Entry<byte[], Record>> push)
-            throws ExecutionException, TimeoutException, InterruptedException {
-        client.writeBatch(peer, push).get(answerMillis(), TimeUnit.MILLISECONDS);
-        recordsPushed.addAndGet(push.size());
     }
 
     private long answerMillis() {

@@ -73,7 +73,8 @@ public final class Cluster implements AutoCloseable {
         InternalAuth auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), clock::wallMillis);
         this.clockSkew = new ClockSkew(clock, settings.maxClockOffset().toMillis(),
                 topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
-        ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch);
+        ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch,
+                settings.transport().peerBodyBytesMax());
         LocalReplica local = new LocalReplica(topology.self(), engine);
         this.peerHealth = new PeerHealth(topology.others(), System::currentTimeMillis);
         this.peerProbe = new PeerProbe(topology, http, peerHealth, PROBE_INTERVAL, settings.replicaTimeout());

@@ -205,12 +205,16 @@ public final class Node implements AutoCloseable {
         return HybridLogicalClock.forNode(wallClock, index, engine.clockLease());
     }
 
-    /** The node's own URL as it appears in the cluster list; a node without a list is alone. */
+    /**
+     * The node's own URL as it appears in the cluster list; a node without a list is alone. The
+     * peers are taken to share this node's {@code --max-body}: internal batches stay within it.
+     */
     private static ClusterSettings clusterSettings(NodeConfig config, String self) {
         List<String> urls = config.clusterUrls().size() > 1 ? config.clusterUrls() : List.of(self);
         ClusterSettings defaults = ClusterSettings.of(urls, self);
         return new ClusterSettings(urls, self, config.replicaTimeout(), CoordinatorSettings.deadlineFor(config.replicaTimeout()),
-                defaults.clientThreads(), config.secret(), config.interNodeTransport(), config.hints(),
+                defaults.clientThreads(), config.secret(),
+                config.interNodeTransport().withPeerBodyBytesMax(config.maxBodyBytes()), config.hints(),
                 config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset(), config.readSpareDelay());
     }
 

@@ -108,6 +108,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "anti-entropy, 0 turns hints off (default: " + HintSettings.DEFAULT_MAX_PER_TARGET + ").")
     long hintMaxPerNode = HintSettings.DEFAULT_MAX_PER_TARGET;
 
+    @Option(names = "--hint-max-bytes-per-node", paramLabel = "BYTES",
+            description = "Hinted handoff: key and value bytes kept for one unreachable replica; a write that would "
+                    + "pass it is left to anti-entropy, as beyond --hint-max-per-node (default: "
+                    + HintSettings.DEFAULT_MAX_BYTES_PER_TARGET + ").")
+    long hintMaxBytesPerNode = HintSettings.DEFAULT_MAX_BYTES_PER_TARGET;
+
     @Option(names = "--hint-max-age", paramLabel = "DURATION",
             description = "Hinted handoff: hints older than this are dropped, not replayed, ISO-8601 (default: "
                     + "PT3H).")
@@ -332,9 +338,11 @@ final class ServeCommand implements Callable<Integer> {
 
     private HintSettings hintSettings() {
         try {
-            return HintSettings.defaults().withMaxPerTarget(hintMaxPerNode).withMaxAge(hintMaxAge).withReplayRate(hintReplayRate);
+            return HintSettings.defaults().withMaxPerTarget(hintMaxPerNode).withMaxBytesPerTarget(hintMaxBytesPerNode)
+                    .withMaxAge(hintMaxAge).withReplayRate(hintReplayRate);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--hint-max-per-node, --hint-max-age, --hint-replay-rate: " + e.getMessage());
+            throw new ParameterException(spec.commandLine(), "--hint-max-per-node, --hint-max-bytes-per-node, --hint-max-age, "
+                    + "--hint-replay-rate: " + e.getMessage());
         }
     }
 

@@ -38,6 +38,8 @@ final class ClusterCollector implements MultiCollector {
         for (PeerHealth.PeerStatus peer : cluster.peerHealth().peers()) {
             up.put(peer.id(), peer.state() == PeerHealth.State.UP ? 1 : 0);
         }
+        Map<String, Long> dropped = new LinkedHashMap<>();
+        hints.droppedByReason().forEach((reason, count) -> dropped.put(reason.label(), count));
         AntiEntropy.Status antiEntropy = cluster.antiEntropy().status();
         Map<String, Long> writeBatches = new LinkedHashMap<>();
         Map<String, Long> writesBatched = new LinkedHashMap<>();
@@ -67,8 +69,11 @@ final class ClusterCollector implements MultiCollector {
                         + "batch size", "peer", readsBatched)
                 .counter("ringkv_hints_stored", "Hints stored for replicas that missed a write", hints.storedCount())
                 .counter("ringkv_hints_replayed", "Hints their target took on replay", hints.replayedCount())
-                .counter("ringkv_hints_dropped", "Hints dropped (per-target bound, age, storage errors); left to anti-entropy",
-                        hints.droppedCount())
+                .counter("ringkv_hints_dropped", "Hints dropped, and misses not hinted, by reason (count_bound, byte_bound: "
+                        + "the per-target bounds; age; refused: the target refused the record; storage_error); left to "
+                        + "anti-entropy", "reason", dropped)
+                .counter("ringkv_hints_corrupt", "Stored hints that did not decode, skipped and deleted since the store "
+                        + "opened; left to anti-entropy", hints.corruptCount())
                 .counter("ringkv_anti_entropy_rounds", "Anti-entropy rounds finished", antiEntropy.roundsCompleted())
                 .gauge("ringkv_anti_entropy_running", "1 while an anti-entropy round runs", antiEntropy.running() ? 1 : 0)
                 .gauge("ringkv_anti_entropy_last_round_seconds", "Duration of the last finished round",
