@@ -28,6 +28,11 @@ final class GatedPeer implements AutoCloseable {
 
     /** @param gatedPath {@link InternalProtocol#WRITES_PATH} or {@link InternalProtocol#READS_PATH} */
     GatedPeer(StorageEngine engine, HybridLogicalClock clock, String gatedPath) throws Exception {
+        this(engine, clock, gatedPath, io.ringkv.http.h1.H1Limits.defaults().bodyBytesMax());
+    }
+
+    /** @param bodyBytesMax the peer answers 413 to a longer request body, as a node with that {@code --max-body} */
+    GatedPeer(StorageEngine engine, HybridLogicalClock clock, String gatedPath, long bodyBytesMax) throws Exception {
         HttpHandler internal = TestAuth.handler(engine, clock);
         HttpHandler gated = request -> {
             String entry = switch (request.path()) {
@@ -51,7 +56,7 @@ final class GatedPeer implements AutoCloseable {
                 }
             });
         };
-        this.server = ServerHarness.start(gated);
+        this.server = ServerHarness.start(gated, bodyBytesMax);
         this.node = ClusterNode.parse(server.url());
     }
 

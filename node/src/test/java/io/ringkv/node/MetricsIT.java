@@ -135,9 +135,11 @@ class MetricsIT {
         m = scrapeUntil(node0, t -> t.sum("ringkv_peer_up", s -> s.label("peer").equals(peer)) == 1);
         assertThat(m.sum("ringkv_hints_queued", s -> s.label("target").equals(peer)), is(0.0));
         for (String family : List.of("ringkv_hints_stored_total", "ringkv_hints_replayed_total", "ringkv_hints_dropped_total",
+                "ringkv_hints_corrupt_total",
                 "ringkv_anti_entropy_rounds_total", "ringkv_anti_entropy_running", "ringkv_anti_entropy_records_pushed_total",
                 "ringkv_anti_entropy_buckets_without_scan_total",
-                "ringkv_anti_entropy_buckets_differing", "jvm_memory_used_bytes", "jvm_threads_current",
+                "ringkv_anti_entropy_buckets_differing", "ringkv_tombstones_collected_total", "ringkv_tombstone_sweeps_total",
+                "jvm_memory_used_bytes", "jvm_threads_current",
                 "process_cpu_seconds_total")) {
             assertThat(family, m.has(family), is(true));
         }
