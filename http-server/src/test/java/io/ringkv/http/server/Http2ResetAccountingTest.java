@@ -9,6 +9,7 @@ import io.ringkv.http.h2.DataFrame;
 import io.ringkv.http.h2.ErrorCode;
 import io.ringkv.http.h2.Frame;
 import io.ringkv.http.h2.GoAwayFrame;
+import io.ringkv.http.h2.HeadersFrame;
 import io.ringkv.http.h2.PingFrame;
 import io.ringkv.http.h2.RstStreamFrame;
 import io.ringkv.http.h2.WindowUpdateFrame;
@@ -98,6 +99,45 @@ class Http2ResetAccountingTest {
                 int id = later.request("GET", "/third", null);
                 assertEquals("200", later.awaitAnswers(1).get(id).status(), "the permit is free again");
             }
+        } finally {
+            release.countDown();
+        }
+    }
+
+    /**
+     * A request the server refuses at once (503: the budget is full) on a stream that the same
+     * read also made the server reset (WINDOW_UPDATE with increment 0 right after its HEADERS):
+     * the refusal finds the stream gone and is dropped. Before, it was sent on a stream http-core
+     * had already closed, which threw on the event loop and aborted the whole connection.
+     */
+    @Test
+    void anImmediateAnswerOnAStreamResetInTheSameReadKeepsTheConnection() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        HttpServer server = fixture.start(ServerFixture.config().inFlightMax(1).build(), request -> {
+            entered.countDown();
+            try {
+                release.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return CompletableFuture.completedFuture(Response.text(200, "late"));
+        });
+        try (RawH2 holder = new RawH2(server.port()); RawH2 client = new RawH2(server.port())) {
+            holder.open();
+            holder.send(holder.request(1, "GET", "/held", true));
+            assertTrue(entered.await(30, TimeUnit.SECONDS), "the first request holds the only permit");
+            client.open();
+            // One write, so one read on the server: the HEADERS is refused with 503 while http-core
+            // has already reset its stream because of the WINDOW_UPDATE behind it.
+            client.write(client.encode(client.request(1, "GET", "/refused", true), new WindowUpdateFrame(1, 0),
+                    new PingFrame(5, false)));
+            Frame answer = client.readUntil(f -> f instanceof PingFrame p && p.ack() || f instanceof GoAwayFrame);
+            assertTrue(answer instanceof PingFrame, "the connection outlives the reset stream; got " + answer);
+            client.send(client.request(3, "GET", "/next", true));
+            Frame next = client.readUntil(f -> f instanceof HeadersFrame h && h.streamId() == 3
+                    || f instanceof GoAwayFrame);
+            assertTrue(next instanceof HeadersFrame, "stream 3 is answered (503, the budget is still full); got " + next);
         } finally {
             release.countDown();
         }

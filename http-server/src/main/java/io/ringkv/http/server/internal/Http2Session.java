@@ -418,6 +418,14 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 finish(stream, source);
                 return;
             }
+            if (!h2.streamState(stream.id).canSend()) {
+                // http-core reset the stream in the read that also brought its request (a frame
+                // behind the HEADERS was a stream error), and the StreamReset event is still to
+                // come: the answer has nowhere to go, and sending it would throw on this thread.
+                removeLocked(stream.id);
+                finish(stream, source);
+                return;
+            }
             boolean endStream = fixed == null && source == null;
             h2.sendHeaders(stream.id, fields, endStream);
             stream.pending = fixed;
@@ -453,6 +461,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
      * onWritable); ends the stream when all is sent.
      */
     private void sendPendingLocked(ServerStream stream) {
+        if (!h2.streamState(stream.id).canSend()) {
+            return; // reset by http-core in the read being handled; its StreamReset event finishes it
+        }
         ByteBuffer data = stream.pending;
         boolean last = stream.source == null || stream.sourceDone;
         if (data != null && !data.hasRemaining()) {
