@@ -143,13 +143,15 @@ public final class PublicApi implements HttpHandler {
      * inter-node client's). The range is closed once the page is read, before it is sent.
      */
     private Response page(Request request, RangeQuery query) {
+        CompletableFuture<LiveRangeCursor> opening = entities.range(query.start(), query.end(), query.localOnly());
         LiveRangeCursor records;
         try {
-            records = entities.range(query.start(), query.end(), query.localOnly()).get();
+            records = opening.get();
         } catch (ExecutionException failed) {
             return failure(failed.getCause());
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
+            opening.thenAccept(LiveRangeCursor::close); // it holds a range permit until closed
             return Response.text(503, "the node is stopping");
         }
         RangePage page;
