@@ -11,6 +11,7 @@ import io.ringkv.http.server.Response;
 import io.ringkv.store.Record;
 import io.ringkv.store.StoreException;
 import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -32,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * few replicas answered, 500 for storage failures.
  *
  * <p>A read of a key names its version ({@code ETag}, {@code Last-Modified}, see
- * {@link RecordVersion}). Writes do not evaluate preconditions yet: {@code If-Match} and
- * {@code If-None-Match} on PUT and DELETE are ignored, because a check before a write is not a
- * compare-and-set among the replicas.
+ * {@link RecordVersion}). Writes do not evaluate preconditions yet: a PUT or DELETE with
+ * {@code If-Match}, {@code If-None-Match} or {@code If-Unmodified-Since} is refused with 501 and
+ * not performed, because a check before a write is not a compare-and-set among the replicas.
  *
  * <p>A range comes whole, streamed as it is read, or in pages ({@code limit}): a page is read in
  * full before its answer, one record past it, so that the answer's head can name the next page
@@ -49,6 +50,12 @@ public final class PublicApi implements HttpHandler {
     static final String ENTITIES_PATH = "/v0/entities";
     /** The longest key, in bytes (see {@link KeyParameters}). */
     public static final int KEY_BYTES_MAX = KeyParameters.KEY_BYTES_MAX;
+
+    /**
+     * Preconditions a write may carry (RFC 9110 §13.1). Ignoring them would let a client believe a
+     * create-only or versioned write was checked, so a write that carries one is refused, unperformed.
+     */
+    private static final List<String> WRITE_PRECONDITIONS = List.of("If-Match", "If-None-Match", "If-Unmodified-Since");
 
     private final EntityService entities;
     private final HttpHandler internal;
@@ -99,6 +106,15 @@ public final class PublicApi implements HttpHandler {
             condition = read ? IfNoneMatch.parse(request.headers().all(IfNoneMatch.FIELD)) : IfNoneMatch.NONE;
         } catch (IllegalArgumentException badParameter) {
             return done(Response.text(400, badParameter.getMessage()));
+        }
+        if (method.equals("PUT") || method.equals("DELETE")) {
+            Optional<String> precondition = WRITE_PRECONDITIONS.stream()
+                    .filter(field -> request.headers().first(field).isPresent()).findFirst();
+            if (precondition.isPresent()) {
+                return done(Response.text(501, precondition.get() + " on " + method
+                        + " is not supported yet: ringkv has no compare-and-set among a key's replicas, so it cannot"
+                        + " honour a precondition; nothing was written"));
+            }
         }
         CompletableFuture<Response> outcome = switch (method) {
             case "PUT" -> entities.put(key, request.body(), replicas).thenApply(ignored -> Response.of(201));
