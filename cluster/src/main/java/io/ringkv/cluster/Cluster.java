@@ -53,6 +53,8 @@ public final class Cluster implements AutoCloseable {
     private final ClockCheck clockCheck;
     private final KeyReplicas keyReplicas;
     private final java.util.Map<ClusterNode, Replica> replicas;
+    private final InternalAuth auth;
+    private volatile io.ringkv.cluster.meta.MetadataGroup metadata;
 
     /** How often a peer no request went to is probed. */
     static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
@@ -70,7 +72,7 @@ public final class Cluster implements AutoCloseable {
         // One node talks to nobody and serves no internal endpoints: a random secret nobody knows.
         ClusterSecret secret = settings.secret() != null ? settings.secret() : ClusterSecret.of(ClusterSecret.generateText());
         this.topologyWatch = new TopologyWatch(topology.fingerprint());
-        InternalAuth auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), clock::wallMillis);
+        this.auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), clock::wallMillis);
         this.clockSkew = new ClockSkew(clock, settings.maxClockOffset().toMillis(),
                 topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
         ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch,
@@ -126,6 +128,36 @@ public final class Cluster implements AutoCloseable {
 
     public ClusterNodes topology() {
         return topology;
+    }
+
+    /**
+     * Starts this node's part of the cluster metadata's Raft group, its calls carried on the internal
+     * plane with the same proof of the cluster secret as every internal request. Returns without
+     * waiting for a leader; nothing on the data path uses the group yet. Call once, after
+     * {@link #start}; {@link #close} stops it.
+     *
+     * @throws java.io.IOException when its directory cannot be made or its stored state not read
+     */
+    public io.ringkv.cluster.meta.MetadataGroup startMetadata(io.ringkv.cluster.meta.MetadataSettings settings)
+            throws java.io.IOException {
+        if (metadata != null) {
+            throw new IllegalStateException("the metadata group runs already");
+        }
+        io.ringkv.cluster.meta.RaftEndpoint endpoint = new io.ringkv.cluster.meta.RaftEndpoint();
+        io.ringkv.cluster.meta.RaftPeerCalls calls = new io.ringkv.cluster.meta.RaftPeerCalls(http, auth,
+                settings.callTimeout(), clientExecutor);
+        io.ringkv.cluster.meta.MetadataGroup group = io.ringkv.cluster.meta.MetadataGroup.start(settings, topology.all(),
+                topology.self(), calls, endpoint);
+        if (internalHandler != null) {
+            internalHandler.mountRaft(endpoint);
+        }
+        this.metadata = group;
+        return group;
+    }
+
+    /** This node's part of the metadata group; empty until {@link #startMetadata}. */
+    public Optional<io.ringkv.cluster.meta.MetadataGroup> metadata() {
+        return Optional.ofNullable(metadata);
     }
 
     public Coordinator coordinator() {
@@ -229,6 +261,10 @@ public final class Cluster implements AutoCloseable {
     /** Stops hint replay and anti-entropy, closes the inter-node client (in-flight requests fail) and stops its threads. */
     @Override
     public void close() {
+        io.ringkv.cluster.meta.MetadataGroup group = metadata;
+        if (group != null) {
+            group.close(); // before the HTTP client its calls use
+        }
         peerProbe.close();
         clockCheck.close();
         hintedHandoff.close();

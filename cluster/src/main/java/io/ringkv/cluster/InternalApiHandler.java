@@ -31,6 +31,7 @@ import java.util.concurrent.CompletionStage;
  *   PUT /internal/v0/writes           body = RecordFrames (any order, end marker); each applied by timestamp -> 200,
  *                                     one answer per write ({@link WriteBatchCodec})
  *   POST /internal/v0/reads           body = keys ({@link ReadBatchCodec}) -> 200, one answer per key
+ *   POST /internal/v0/raft/OP         a Raft call of the metadata group ({@link #mountRaft}) -> 200, the reply
  * </pre>
  * These endpoints take timestamps from the request, so every request must prove the cluster
  * secret ({@link InternalAuth}: 403 otherwise) and carry this node's topology fingerprint (409
@@ -52,6 +53,7 @@ public final class InternalApiHandler implements HttpHandler {
     private final ClockSkew clockSkew;
     private final RateLimitedLog aheadLog = new RateLimitedLog(60_000);
     private final RateLimitedLog refusals = new RateLimitedLog(60_000);
+    private volatile HttpHandler raft;
 
     /**
      * @param clock         observes the timestamps of replicated writes, so this node never stamps
@@ -71,12 +73,30 @@ public final class InternalApiHandler implements HttpHandler {
         this.clockSkew = java.util.Objects.requireNonNull(clockSkew, "clockSkew");
     }
 
+    /**
+     * Sends Raft calls ({@code /internal/v0/raft/...}) that proved the cluster secret to
+     * {@code endpoint}, the node's part of the metadata group; until then they are answered 503.
+     */
+    public void mountRaft(HttpHandler endpoint) {
+        this.raft = endpoint;
+    }
+
     @Override
-    public CompletionStage<Response> handle(Request request) throws StoreException {
+    public CompletionStage<Response> handle(Request request) throws Exception {
+        Response refusal = refusal(request);
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(refusal);
+        }
+        if (request.path().startsWith(InternalProtocol.RAFT_PREFIX)) {
+            HttpHandler endpoint = raft;
+            return endpoint != null ? endpoint.handle(request)
+                    : CompletableFuture.completedFuture(Response.text(503, "this node runs no metadata group yet"));
+        }
         return CompletableFuture.completedFuture(respond(request));
     }
 
-    private Response respond(Request request) throws StoreException {
+    /** The answer to a request that fails authentication, or null for one that passes. */
+    private Response refusal(Request request) {
         switch (auth.check(request)) {
             case FORBIDDEN -> {
                 String peer = request.remote() == null ? "unknown" : request.remote().getAddress().getHostAddress();
@@ -97,6 +117,11 @@ public final class InternalApiHandler implements HttpHandler {
             case OK -> clockSkew.heard(request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown"),
                     Long.parseLong(request.headers().first(InternalAuth.TIME_HEADER).orElseThrow()));
         }
+        return null;
+    }
+
+    /** The answer to an authenticated request for one of the endpoints above. */
+    private Response respond(Request request) throws StoreException {
         try {
             return switch (request.path()) {
                 case InternalProtocol.RECORD_PATH -> switch (request.method()) {
