@@ -149,7 +149,7 @@ public final class Cluster implements AutoCloseable {
         io.ringkv.cluster.meta.MetadataGroup group = io.ringkv.cluster.meta.MetadataGroup.start(settings, topology.all(),
                 topology.self(), calls, endpoint);
         if (internalHandler != null) {
-            internalHandler.mountRaft(endpoint);
+            internalHandler.mountMetadata(endpoint, new io.ringkv.cluster.meta.MetadataAdminEndpoint(group));
         }
         this.metadata = group;
         return group;

@@ -31,7 +31,8 @@ import java.util.concurrent.CompletionStage;
  *   PUT /internal/v0/writes           body = RecordFrames (any order, end marker); each applied by timestamp -> 200,
  *                                     one answer per write ({@link WriteBatchCodec})
  *   POST /internal/v0/reads           body = keys ({@link ReadBatchCodec}) -> 200, one answer per key
- *   POST /internal/v0/raft/OP         a Raft call of the metadata group ({@link #mountRaft}) -> 200, the reply
+ *   POST /internal/v0/raft/OP         a Raft call of the metadata group ({@link #mountMetadata}) -> 200, the reply
+ *   POST /internal/v0/meta/replication-factor  body = N; a metadata change through this node -> 200 | 409 | 503
  * </pre>
  * These endpoints take timestamps from the request, so every request must prove the cluster
  * secret ({@link InternalAuth}: 403 otherwise) and carry this node's topology fingerprint (409
@@ -54,6 +55,7 @@ public final class InternalApiHandler implements HttpHandler {
     private final RateLimitedLog aheadLog = new RateLimitedLog(60_000);
     private final RateLimitedLog refusals = new RateLimitedLog(60_000);
     private volatile HttpHandler raft;
+    private volatile HttpHandler metaAdmin;
 
     /**
      * @param clock         observes the timestamps of replicated writes, so this node never stamps
@@ -75,9 +77,11 @@ public final class InternalApiHandler implements HttpHandler {
 
     /**
      * Sends Raft calls ({@code /internal/v0/raft/...}) that proved the cluster secret to
-     * {@code endpoint}, the node's part of the metadata group; until then they are answered 503.
+     * {@code endpoint}, the node's part of the metadata group, and the metadata's admin requests
+     * ({@code /internal/v0/meta/...}) to {@code admin}; until then both are answered 503.
      */
-    public void mountRaft(HttpHandler endpoint) {
+    public void mountMetadata(HttpHandler endpoint, HttpHandler admin) {
+        this.metaAdmin = admin;
         this.raft = endpoint;
     }
 
@@ -87,8 +91,8 @@ public final class InternalApiHandler implements HttpHandler {
         if (refusal != null) {
             return CompletableFuture.completedFuture(refusal);
         }
-        if (request.path().startsWith(InternalProtocol.RAFT_PREFIX)) {
-            HttpHandler endpoint = raft;
+        if (request.path().startsWith(InternalProtocol.RAFT_PREFIX) || request.path().startsWith(InternalProtocol.META_PREFIX)) {
+            HttpHandler endpoint = request.path().startsWith(InternalProtocol.RAFT_PREFIX) ? raft : metaAdmin;
             return endpoint != null ? endpoint.handle(request)
                     : CompletableFuture.completedFuture(Response.text(503, "this node runs no metadata group yet"));
         }
