@@ -66,6 +66,8 @@ public final class MetadataGroup implements AutoCloseable {
     private final MetadataStateMachine stateMachine;
     private final RaftPeerId self;
     private final List<Member> initialMembers;
+    /** One Initialize in flight at most from this node (leader-ready and start may both ask). */
+    private final java.util.concurrent.atomic.AtomicBoolean initializing = new java.util.concurrent.atomic.AtomicBoolean();
 
     private MetadataGroup(RaftServer server, RaftClient client, MetadataStateMachine stateMachine, RaftPeerId self,
                           List<Member> initialMembers) {
@@ -93,9 +95,10 @@ public final class MetadataGroup implements AutoCloseable {
         Files.createDirectories(settings.directory());
         RaftProperties properties = properties(settings);
         RaftGroup group = RaftGroup.valueOf(GROUP_ID, peers(members, settings.voters()));
-        MetadataGroup[] started = new MetadataGroup[1];
+        // The state machine exists before the group it calls back; the hook is set once both do.
+        java.util.concurrent.atomic.AtomicReference<MetadataGroup> started = new java.util.concurrent.atomic.AtomicReference<>();
         MetadataStateMachine stateMachine = new MetadataStateMachine(() -> {
-            MetadataGroup running = started[0];
+            MetadataGroup running = started.get();
             if (running != null) {
                 running.initializeIfNew();
             }
@@ -115,7 +118,7 @@ public final class MetadataGroup implements AutoCloseable {
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CLIENT_ATTEMPTS, CLIENT_RETRY_SLEEP))
                 .build();
         MetadataGroup metadataGroup = new MetadataGroup(server, client, stateMachine, selfId, members);
-        started[0] = metadataGroup;
+        started.set(metadataGroup);
         try {
             server.start();
         } catch (IOException | RuntimeException e) {
@@ -123,7 +126,7 @@ public final class MetadataGroup implements AutoCloseable {
             throw e;
         }
         if (metadataGroup.isLeader()) {
-            metadataGroup.initializeIfNew(); // a one-voter group may have elected itself before started[0] was set
+            metadataGroup.initializeIfNew(); // a one-voter group may have become leader before the hook was set
         }
         return metadataGroup;
     }
@@ -203,11 +206,12 @@ public final class MetadataGroup implements AutoCloseable {
 
     /** Runs on a Ratis thread when this server becomes a ready leader: must not block. */
     private void initializeIfNew() {
-        if (metadata().initialised()) {
+        if (metadata().initialised() || !initializing.compareAndSet(false, true)) {
             return;
         }
         int factor = Math.min(ClusterMetadata.DEFAULT_REPLICATION_FACTOR, initialMembers.size());
         submit(new MetadataCommand.Initialize(initialMembers, factor)).whenComplete((outcome, failure) -> {
+            initializing.set(false);
             if (failure != null) {
                 LOG.warn("could not initialise the cluster metadata (the next leader will try again): {}", failure.toString());
             } else if (outcome.applied()) {
