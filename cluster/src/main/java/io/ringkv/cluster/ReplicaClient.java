@@ -27,6 +27,11 @@ import java.util.concurrent.CompletionException;
  * {@link java.net.http.HttpTimeoutException}). Failures, including unexpected statuses
  * ({@link ReplicaException}), complete the future exceptionally; nothing is thrown.
  *
+ * <p>Every answer must carry the proof that the peer made it for this very request
+ * ({@link AnswerAuth}): whole bodies are checked before anything in them is used, streamed ones
+ * segment by segment as they are read. An answer without a valid proof fails the call like any
+ * other failure of the peer, and is counted ({@link #rejectedAnswers()}).
+ *
  * <p>Threading: immutable, thread-safe; one instance per node process.
  */
 public final class ReplicaClient {
@@ -37,6 +42,8 @@ public final class ReplicaClient {
     private final HttpClient http;
     private final Duration requestTimeout;
     private final InternalAuth auth;
+    private final AnswerAuth answers;
+    private final RejectedAnswers rejections = new RejectedAnswers();
     private final TopologyWatch topologyWatch;
 
     /**
@@ -49,13 +56,14 @@ public final class ReplicaClient {
         this.http = http;
         this.requestTimeout = requestTimeout;
         this.auth = auth;
+        this.answers = auth.answers();
         this.topologyWatch = topologyWatch;
     }
 
     public CompletableFuture<Optional<Record>> read(ClusterNode node, byte[] key) {
-        HttpRequest request = request(node, "GET", InternalProtocol.RECORD_PATH, keyQuery(key), Map.of(), NO_BODY).GET().build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(response -> toRecord(node, response));
+        Signed signed = request(node, "GET", InternalProtocol.RECORD_PATH, keyQuery(key), Map.of(), NO_BODY);
+        return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
+                .thenApply(response -> toRecord(node, signed.proof(), response));
     }
 
     /**
@@ -65,13 +73,15 @@ public final class ReplicaClient {
     public CompletableFuture<OptionalLong> write(ClusterNode node, byte[] key, Record record) {
         Map<String, String> fields = Map.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()),
                 InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
-        HttpRequest request = request(node, "PUT", InternalProtocol.RECORD_PATH, keyQuery(key), fields, record.value())
+        Signed signed = request(node, "PUT", InternalProtocol.RECORD_PATH, keyQuery(key), fields, record.value());
+        HttpRequest request = signed.builder()
                 // A record's value never changes (Record's contract), so no copy per replica and
                 // per retry, as ofByteArray would make. Works with the JDK's client too.
                 .PUT(RingBodyPublishers.ofByteArrayNoCopy(record.value()))
                 .build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
+                    verify(node, signed.proof(), response);
                     expectStatus(node, response, 204);
                     return fresherKept(node, response, record);
                 });
@@ -110,11 +120,13 @@ public final class ReplicaClient {
             RecordFrames.write(body, entry.getKey(), entry.getValue());
         }
         RecordFrames.writeEnd(body);
-        HttpRequest request = request(node, "PUT", InternalProtocol.RECORDS_PATH, null, Map.of(), body.array())
+        Signed signed = request(node, "PUT", InternalProtocol.RECORDS_PATH, null, Map.of(), body.array());
+        HttpRequest request = signed.builder()
                 .PUT(RingBodyPublishers.ofByteArrayNoCopy(body.array()))
                 .build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
+                    verify(node, signed.proof(), response);
                     expectStatus(node, response, 204);
                     return response.headers().firstValue(InternalProtocol.APPLIED_COUNT_HEADER).map(Integer::parseInt).orElse(0);
                 });
@@ -148,11 +160,13 @@ public final class ReplicaClient {
      */
     private <A> CompletableFuture<A> sendBatch(ClusterNode node, String method, String path, byte[] body, String what,
                                                java.util.function.Function<byte[], A> decode) {
-        HttpRequest request = request(node, method, path, null, Map.of(), body)
+        Signed signed = request(node, method, path, null, Map.of(), body);
+        HttpRequest request = signed.builder()
                 .method(method, RingBodyPublishers.ofByteArrayNoCopy(body))
                 .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
+                    verify(node, signed.proof(), response);
                     expectStatus(node, response, 200);
                     try {
                         return decode.apply(response.body());
@@ -165,11 +179,12 @@ public final class ReplicaClient {
 
     /** {@code node}'s wall clock, epoch millis ({@link InternalProtocol#TIME_PATH}). */
     public CompletableFuture<Long> wallTime(ClusterNode node) {
-        HttpRequest request = request(node, "GET", InternalProtocol.TIME_PATH, null, Map.of(), NO_BODY).GET().build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+        Signed signed = request(node, "GET", InternalProtocol.TIME_PATH, null, Map.of(), NO_BODY);
+        return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
+                    verify(node, signed.proof(), response);
                     expectStatus(node, response, 200);
-                    String body = response.body().strip();
+                    String body = new String(response.body(), java.nio.charset.StandardCharsets.US_ASCII).strip();
                     try {
                         long millis = Long.parseLong(body);
                         if (millis >= 0) {
@@ -184,9 +199,10 @@ public final class ReplicaClient {
 
     /** {@code node}'s anti-entropy digest ({@link DigestBuckets}). */
     public CompletableFuture<long[]> digest(ClusterNode node) {
-        HttpRequest request = request(node, "GET", InternalProtocol.DIGEST_PATH, null, Map.of(), NO_BODY).GET().build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+        Signed signed = request(node, "GET", InternalProtocol.DIGEST_PATH, null, Map.of(), NO_BODY);
+        return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
+                    verify(node, signed.proof(), response);
                     expectStatus(node, response, 200);
                     try {
                         return DigestBuckets.decode(response.body());
@@ -201,10 +217,10 @@ public final class ReplicaClient {
      * key order; read it like {@link #openRange}.
      */
     public CompletableFuture<RecordStream> versions(ClusterNode node, java.util.BitSet buckets) {
-        HttpRequest request = request(node, "GET", InternalProtocol.VERSIONS_PATH,
-                InternalProtocol.BUCKETS_PARAM + "=" + DigestBuckets.encodeBuckets(buckets), Map.of(), NO_BODY).GET().build();
-        return http.sendAsync(request, DeadlineBodyStream.handler(requestTimeout))
-                .thenApply(response -> toStream(node, response));
+        Signed signed = request(node, "GET", InternalProtocol.VERSIONS_PATH,
+                InternalProtocol.BUCKETS_PARAM + "=" + DigestBuckets.encodeBuckets(buckets), Map.of(), NO_BODY);
+        return http.sendAsync(signed.builder().GET().build(), DeadlineBodyStream.handler(requestTimeout))
+                .thenApply(response -> toStream(node, signed.proof(), response));
     }
 
     /**
@@ -219,29 +235,50 @@ public final class ReplicaClient {
     public CompletableFuture<RecordStream> openRange(ClusterNode node, byte[] start, byte[] end) {
         String query = InternalProtocol.START_PARAM + "=" + InternalProtocol.encodeKey(start)
                 + (end == null ? "" : "&" + InternalProtocol.END_PARAM + "=" + InternalProtocol.encodeKey(end));
-        HttpRequest request = request(node, "GET", InternalProtocol.RANGE_PATH, query, Map.of(), NO_BODY).GET().build();
-        return http.sendAsync(request, DeadlineBodyStream.handler(requestTimeout))
-                .thenApply(response -> toStream(node, response));
+        Signed signed = request(node, "GET", InternalProtocol.RANGE_PATH, query, Map.of(), NO_BODY);
+        return http.sendAsync(signed.builder().GET().build(), DeadlineBodyStream.handler(requestTimeout))
+                .thenApply(response -> toStream(node, signed.proof(), response));
     }
 
     public Duration requestTimeout() {
         return requestTimeout;
     }
 
-    /** A request to {@code node} with {@code fields} and the proof of the cluster secret over them, the target and the body. */
-    private HttpRequest.Builder request(ClusterNode node, String method, String path, String query,
-                                        Map<String, String> fields, byte[] body) {
+    /** Answers refused for want of a valid proof, per peer id (for the node's metrics). */
+    public Map<String, Long> rejectedAnswers() {
+        return rejections.counts();
+    }
+
+    /** A request ready but for its method and body, and its proof, which the answer's must name. */
+    private record Signed(HttpRequest.Builder builder, String proof) {
+    }
+
+    /**
+     * A request to {@code node} with {@code fields} and the proof of the cluster secret over them,
+     * the receiver, the target and the body.
+     */
+    private Signed request(ClusterNode node, String method, String path, String query, Map<String, String> fields, byte[] body) {
         String target = path + (query == null ? "" : "?" + query);
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.id() + target)).timeout(requestTimeout);
-        auth.sign(method, target, fields, body).forEach(builder::header);
-        return builder;
+        Map<String, String> signed = auth.sign(node.id(), method, target, fields, body);
+        signed.forEach(builder::header);
+        return new Signed(builder, InternalAuth.proofOf(signed));
+    }
+
+    /** Fails the call unless the answer carries the proof made for this request (before anything else is read of it). */
+    private void verify(ClusterNode node, String requestProof, HttpResponse<byte[]> response) {
+        if (!answers.verifies(requestProof, response.statusCode(), response.headers(), response.body())) {
+            throw new CompletionException(rejections.reject(node, "the answer (status " + response.statusCode() + ") to "
+                    + response.request().method() + " " + response.uri().getPath()));
+        }
     }
 
     private static String keyQuery(byte[] key) {
         return InternalProtocol.KEY_PARAM + "=" + InternalProtocol.encodeKey(key);
     }
 
-    private Optional<Record> toRecord(ClusterNode node, HttpResponse<byte[]> response) {
+    private Optional<Record> toRecord(ClusterNode node, String requestProof, HttpResponse<byte[]> response) {
+        verify(node, requestProof, response);
         if (response.statusCode() == 404) {
             return Optional.empty();
         }
@@ -255,12 +292,23 @@ public final class ReplicaClient {
         }
     }
 
-    private RecordStream toStream(ClusterNode node, HttpResponse<InputStream> response) {
+    /**
+     * A 200 answer's records, verified segment by segment as they are read. Any other status fails
+     * the call unread, so its proof is not checked, and a 409 here is not taken for a topology
+     * mismatch (the peer's other answers say so with a proof).
+     */
+    private RecordStream toStream(ClusterNode node, String requestProof, HttpResponse<InputStream> response) {
         if (response.statusCode() != 200) {
             closeQuietly(response.body());
-            expectStatus(node, response, 200);
+            throw new CompletionException(new ReplicaException(node, "status " + response.statusCode() + " for "
+                    + response.request().method() + " " + response.uri().getPath()));
         }
-        return new RecordFrameReader(response.body(), node.id());
+        if (!answers.verifiesSegmentedHead(requestProof, response.statusCode(), response.headers())) {
+            closeQuietly(response.body());
+            throw new CompletionException(rejections.reject(node, "the head of the answer to GET " + response.uri().getPath()));
+        }
+        InputStream records = answers.segments(node, requestProof, response.body(), RecordFrameSource.CHUNK_BYTES_MAX, rejections);
+        return new RecordFrameReader(records, node.id());
     }
 
     private static String header(HttpResponse<?> response, String name) {

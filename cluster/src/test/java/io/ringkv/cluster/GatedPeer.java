@@ -28,8 +28,12 @@ final class GatedPeer implements AutoCloseable {
 
     /** @param gatedPath {@link InternalProtocol#WRITES_PATH} or {@link InternalProtocol#READS_PATH} */
     GatedPeer(StorageEngine engine, HybridLogicalClock clock, String gatedPath) throws Exception {
-        HttpHandler internal = TestAuth.handler(engine, clock);
-        HttpHandler gated = request -> {
+        this.server = ServerHarness.startFor(url -> gate(TestAuth.handler(url, engine, clock), gatedPath));
+        this.node = ClusterNode.parse(server.url());
+    }
+
+    private HttpHandler gate(HttpHandler internal, String gatedPath) {
+        return request -> {
             String entry = switch (request.path()) {
                 case InternalProtocol.WRITES_PATH -> "writes " + WriteBatchCodec.decodeRequest(request.body()).keys().size();
                 case InternalProtocol.READS_PATH -> "reads " + ReadBatchCodec.decodeRequest(request.body()).size();
@@ -51,8 +55,6 @@ final class GatedPeer implements AutoCloseable {
                 }
             });
         };
-        this.server = ServerHarness.start(gated);
-        this.node = ClusterNode.parse(server.url());
     }
 
     private static String kind(String path) {

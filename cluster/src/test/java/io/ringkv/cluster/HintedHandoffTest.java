@@ -76,7 +76,7 @@ class HintedHandoffTest {
     private void peerComesUp() throws Exception {
         ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(peerPort).eventLoops(1).handlerThreads(2)
                 .shutdownGrace(Duration.ofSeconds(1)).build();
-        resources.add(HttpServer.start(config, TestAuth.handler(peerEngine, PEER_CLOCK)));
+        resources.add(HttpServer.start(config, TestAuth.handler("http://127.0.0.1:" + peerPort, peerEngine, PEER_CLOCK)));
     }
 
     @Test

@@ -76,22 +76,22 @@ class InternalPlaneSecurityIT {
         String topology = topology(0);
         InternalAuth wrongSecret = new InternalAuth(ClusterSecret.of("not the secret of this cluster"), "attacker", topology,
                 System::currentTimeMillis);
-        assertThat(RawHttp.send(cluster.port(0), "GET", target, wrongSecret.sign("GET", target, Map.of(), new byte[0]),
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, wrongSecret.sign(cluster.url(0), "GET", target, Map.of(), new byte[0]),
                 new byte[0]).status(), is(403));
 
         ClusterSecret secret = ClusterSecret.fromFile(cluster.secretFile());
         InternalAuth stale = new InternalAuth(secret, "replayer", topology, () -> System.currentTimeMillis() - 120_000);
-        assertThat(RawHttp.send(cluster.port(0), "GET", target, stale.sign("GET", target, Map.of(), new byte[0]),
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, stale.sign(cluster.url(0), "GET", target, Map.of(), new byte[0]),
                 new byte[0]).status(), is(403));
 
         InternalAuth otherList = new InternalAuth(secret, "misconfigured", "0000000000000000", System::currentTimeMillis);
-        assertThat(RawHttp.send(cluster.port(0), "GET", target, otherList.sign("GET", target, Map.of(), new byte[0]),
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, otherList.sign(cluster.url(0), "GET", target, Map.of(), new byte[0]),
                 new byte[0]).status(), is(409));
         String status = new String(RawHttp.get(cluster.port(0), "/v0/status").body(), StandardCharsets.UTF_8);
         assertThat(status, containsString("\"warnings\":[\"topology mismatch with misconfigured"));
 
         InternalAuth peer = new InternalAuth(secret, "peer", topology, System::currentTimeMillis);
-        assertThat(RawHttp.send(cluster.port(0), "GET", target, peer.sign("GET", target, Map.of(), new byte[0]),
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, peer.sign(cluster.url(0), "GET", target, Map.of(), new byte[0]),
                 new byte[0]).status(), is(404));
     }
 

@@ -75,7 +75,7 @@ class TombstoneCollectionIT {
             String target = InternalProtocol.RECORD_PATH + "?key=" + key;
             InternalAuth auth = new InternalAuth(ClusterSecret.fromFile(cluster.secretFile()), "tombstone-test",
                     topology(node), System::currentTimeMillis);
-            RawHttp.Reply reply = RawHttp.send(cluster.port(node), "GET", target, auth.sign("GET", target, Map.of(), new byte[0]),
+            RawHttp.Reply reply = RawHttp.send(cluster.port(node), "GET", target, auth.sign(cluster.url(node), "GET", target, Map.of(), new byte[0]),
                     new byte[0]);
             if (reply.status() == 404) {
                 return Optional.empty();
