@@ -27,7 +27,7 @@ import java.util.concurrent.CompletionException;
  * {@link java.net.http.HttpTimeoutException}). Failures, including unexpected statuses
  * ({@link ReplicaException}), complete the future exceptionally; nothing is thrown.
  *
- * <p>Every answer must carry the proof that the peer made it for this very request
+ * <p>Every answer used must carry the proof that the peer made it for this very request
  * ({@link AnswerAuth}): whole bodies are checked before anything in them is used, streamed ones
  * segment by segment as they are read. An answer without a valid proof fails the call like any
  * other failure of the peer, and is counted ({@link #rejectedAnswers()}).
@@ -81,7 +81,7 @@ public final class ReplicaClient {
                 .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
-                    verify(node, signed.proof(), response);
+                    verify(node, signed.proof(), response, 204);
                     expectStatus(node, response, 204);
                     return fresherKept(node, response, record);
                 });
@@ -126,7 +126,7 @@ public final class ReplicaClient {
                 .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
-                    verify(node, signed.proof(), response);
+                    verify(node, signed.proof(), response, 204);
                     expectStatus(node, response, 204);
                     return response.headers().firstValue(InternalProtocol.APPLIED_COUNT_HEADER).map(Integer::parseInt).orElse(0);
                 });
@@ -166,7 +166,7 @@ public final class ReplicaClient {
                 .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
-                    verify(node, signed.proof(), response);
+                    verify(node, signed.proof(), response, 200);
                     expectStatus(node, response, 200);
                     try {
                         return decode.apply(response.body());
@@ -182,7 +182,7 @@ public final class ReplicaClient {
         Signed signed = request(node, "GET", InternalProtocol.TIME_PATH, null, Map.of(), NO_BODY);
         return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
-                    verify(node, signed.proof(), response);
+                    verify(node, signed.proof(), response, 200);
                     expectStatus(node, response, 200);
                     String body = new String(response.body(), java.nio.charset.StandardCharsets.US_ASCII).strip();
                     try {
@@ -202,7 +202,7 @@ public final class ReplicaClient {
         Signed signed = request(node, "GET", InternalProtocol.DIGEST_PATH, null, Map.of(), NO_BODY);
         return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
-                    verify(node, signed.proof(), response);
+                    verify(node, signed.proof(), response, 200);
                     expectStatus(node, response, 200);
                     try {
                         return DigestBuckets.decode(response.body());
@@ -265,9 +265,19 @@ public final class ReplicaClient {
         return new Signed(builder, InternalAuth.proofOf(signed));
     }
 
-    /** Fails the call unless the answer carries the proof made for this request (before anything else is read of it). */
-    private void verify(ClusterNode node, String requestProof, HttpResponse<byte[]> response) {
-        if (!answers.verifies(requestProof, response.statusCode(), response.headers(), response.body())) {
+    /**
+     * Fails the call unless an answer it would use carries the proof made for this request; runs
+     * before anything is read of the answer. Used are the status the call expects and a 409
+     * (another node list). Any other status fails the call in {@link #expectStatus} unread, so its
+     * proof is not asked for: a refusal (403) or a server error carries none, and failing the call
+     * is all a forged one could bring about.
+     */
+    private void verify(ClusterNode node, String requestProof, HttpResponse<byte[]> response, int expected) {
+        int status = response.statusCode();
+        if (status != expected && status != 409) {
+            return;
+        }
+        if (!answers.verifies(requestProof, status, response.headers(), response.body())) {
             throw new CompletionException(rejections.reject(node, "the answer (status " + response.statusCode() + ") to "
                     + response.request().method() + " " + response.uri().getPath()));
         }
@@ -278,7 +288,8 @@ public final class ReplicaClient {
     }
 
     private Optional<Record> toRecord(ClusterNode node, String requestProof, HttpResponse<byte[]> response) {
-        verify(node, requestProof, response);
+        // 404: the node holds nothing for the key, an answer used as much as a record.
+        verify(node, requestProof, response, response.statusCode() == 404 ? 404 : 200);
         if (response.statusCode() == 404) {
             return Optional.empty();
         }

@@ -282,6 +282,42 @@ class InternalApiHandlerTest {
         assertThat(response.status(), is(409));
     }
 
+    @Test
+    void refusesAValidRequestAddressedToAnotherNode() throws Exception {
+        Map<String, String> forOther = TestAuth.auth().sign("http://127.0.0.1:2", "PUT", InternalProtocol.RECORD_PATH + "?" + keyQuery(KEY),
+                Map.of(InternalProtocol.TIMESTAMP_HEADER, "9", InternalProtocol.TOMBSTONE_HEADER, "false"), utf8("v"));
+        Response refused = send("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), headersOf(forOther), utf8("v"));
+        assertThat(refused.status(), is(403));
+        assertThat(refused.headers().first(InternalAuth.AUTH_HEADER), is(Optional.empty()));
+        assertThat(engine.get(KEY), is(Optional.empty()));
+    }
+
+    @Test
+    void everyAnswerToAnAuthenticatedRequestCarriesAProofOfThatRequest() throws Exception {
+        engine.apply(KEY, Record.value(7, utf8("v")));
+        Map<String, String> signed = TestAuth.auth().sign(TestAuth.SELF, "GET", InternalProtocol.RECORD_PATH + "?" + keyQuery(KEY),
+                Map.of(), new byte[0]);
+        Response found = send("GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), headersOf(signed), new byte[0]);
+        java.net.http.HttpHeaders fields = clientView(found.headers());
+        byte[] body = ((ResponseBody.Fixed) found.body()).bytes();
+        AnswerAuth answers = TestAuth.auth().answers();
+        assertThat(answers.verifies(InternalAuth.proofOf(signed), 200, fields, body), is(true));
+        assertThat(answers.verifies(InternalAuth.proofOf(signed), 200, fields, utf8("w")), is(false));
+
+        Response unsigned = send("GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        assertThat(unsigned.status(), is(403));
+        assertThat("a refusal carries no proof", unsigned.headers().first(InternalAuth.AUTH_HEADER), is(Optional.empty()));
+    }
+
+    /** The answer's fields as the client's {@link java.net.http.HttpHeaders} shows them. */
+    private static java.net.http.HttpHeaders clientView(Headers headers) {
+        Map<String, List<String>> fields = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        for (int i = 0; i < headers.size(); i++) {
+            fields.computeIfAbsent(headers.name(i), name -> new java.util.ArrayList<>()).add(headers.value(i));
+        }
+        return java.net.http.HttpHeaders.of(fields, (name, value) -> true);
+    }
+
     private static Headers headersOf(Map<String, String> fields) {
         Headers headers = Headers.of();
         fields.forEach(headers::add);

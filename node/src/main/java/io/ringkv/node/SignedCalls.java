@@ -43,9 +43,10 @@ final class SignedCalls {
         signed.forEach(builder::header);
         HttpResponse<byte[]> response = http.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
         String body = new String(response.body(), StandardCharsets.UTF_8);
-        // A refusal (403) carries no proof: its sender may not know the secret. Show it as it is.
-        if (response.statusCode() != 403
-                && !auth.answers().verifies(InternalAuth.proofOf(signed), response.statusCode(), response.headers(), response.body())) {
+        // Only answers acted on need the proof: a refusal (403) or an error carries none, and the
+        // command reports it as a failure whatever it says.
+        boolean success = response.statusCode() / 100 == 2;
+        if (success && !auth.answers().verifies(InternalAuth.proofOf(signed), response.statusCode(), response.headers(), response.body())) {
             throw new IOException("the answer (status " + response.statusCode() + ") carries no valid proof of the cluster secret");
         }
         return new Answer(response.statusCode(), body);
