@@ -23,7 +23,8 @@ import java.util.List;
  * certificates ({@link InterNodeTransport#trust()}); {@code metrics} false records no metrics and
  * answers {@code /metrics} with 404 ({@code serve --metrics off}); {@code readSpareDelay} is how long
  * a read waits for its first {@code ack} replicas before it asks the others too (zero: asks every
- * replica at once; {@code serve --read-spare-delay}).
+ * replica at once; {@code serve --read-spare-delay}); {@code uiAllowedHosts} are names besides the
+ * node's own under which its dashboard answers ({@code serve --ui-allowed-hosts}, {@link DashboardHosts}).
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
@@ -31,7 +32,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
                          ClusterSecret secret, Duration maxClockOffset, ClockShift clockShift,
                          int rangeStreamsMax, int connectionsMax, Duration drainDelay, ServerTls tls,
-                         boolean metrics, Duration readSpareDelay) {
+                         boolean metrics, Duration readSpareDelay, List<String> uiAllowedHosts) {
 
     /** Cluster ranges open at once, by default. */
     public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
@@ -43,45 +44,53 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null,
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, ClockShift.NONE, RANGE_STREAMS_MAX_DEFAULT,
                 ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true,
-                io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY);
+                io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY, List.of());
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, uiAllowedHosts);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, uiAllowedHosts);
     }
 
     public NodeConfig withDrainDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay, uiAllowedHosts);
     }
 
     /** Serves https (TLS, h2 or HTTP/1.1 by ALPN) instead of http; peers must then be https too. */
     public NodeConfig withTls(ServerTls serverTls) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay, uiAllowedHosts);
     }
 
     /** With {@code false}, the node records no metrics and {@code /metrics} answers 404 ({@code serve --metrics off}). */
     public NodeConfig withMetrics(boolean on) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay, uiAllowedHosts);
     }
 
     public NodeConfig withReadSpareDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay, uiAllowedHosts);
+    }
+
+    /** Names besides its own under which the node's dashboard answers ({@link DashboardHosts}). */
+    public NodeConfig withUiAllowedHosts(List<String> names) {
+        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
+                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay,
+                List.copyOf(names));
     }
 
     /** The scheme of this node's URL: https with TLS, http without. */
@@ -92,6 +101,6 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, uiAllowedHosts);
     }
 }
