@@ -5,12 +5,9 @@ import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
 import java.io.IOException;
-import java.util.AbstractMap;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -41,9 +38,9 @@ import org.slf4j.LoggerFactory;
  *       ({@code GET /internal/v0/versions}); this node scans its own keys of those buckets in key
  *       order, merging the two streams as it goes, and, for
  *       every record it holds that the peer lacks or holds older, sends the record
- *       ({@code PUT /internal/v0/records}, applied by last-write-wins), except a record older
- *       than the tombstone grace period that the peer lacks: the peer may have collected a
- *       newer tombstone of that key ({@link TombstoneCollector}).</li>
+ *       ({@code PUT /internal/v0/records}, applied by last-write-wins), except a tombstone
+ *       older than the grace period that the peer lacks: the peer has most likely collected it
+ *       already ({@link #withheld}). A value is sent whatever its age.</li>
  * </ol>
  * Records the peer holds newer are not fetched: the peer's own round sends them. So every node
  * only ever pushes, and each pair converges within one round of each side.
@@ -68,7 +65,6 @@ public final class AntiEntropy implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
     private static final int PUSH_RECORDS_MAX = 256;
-    private static final int PUSH_BYTES_MAX = 512 * 1024;
 
     /**
      * What a node reports about its anti-entropy.
@@ -102,6 +98,8 @@ public final class AntiEntropy implements AutoCloseable {
     private final AtomicBoolean roundRequested = new AtomicBoolean();
     private final AtomicLong roundsCompleted = new AtomicLong();
     private final AtomicLong recordsPushed = new AtomicLong();
+    /** Refused records are logged at most once a minute per peer: a round may meet many. */
+    private final RateLimitedLog refusals = new RateLimitedLog(60_000);
     /** Differing buckets the recent-keys pass brought level, so that no scan was needed for them. */
     private final AtomicLong recentPassesSufficed = new AtomicLong();
     private final AtomicReference<Status> last = new AtomicReference<>(new Status(false, 0, 0, 0, 0, 0, 0));
@@ -112,9 +110,9 @@ public final class AntiEntropy implements AutoCloseable {
     private final LiveDigest digest;
 
     /**
-     * @param collectedElsewhere true for a record so old that a peer lacking its key may have
-     *                           collected a newer tombstone for it ({@link TombstoneCollector#olderThanGrace}):
-     *                           such a record is not sent to a peer that lacks the key
+     * @param collectedElsewhere true for a tombstone so old that peers may have collected it
+     *                           ({@link TombstoneCollector#mayBeCollectedElsewhere}): such a tombstone
+     *                           is not sent to a peer that lacks the key; values are sent whatever it says
      */
     public AntiEntropy(StorageEngine engine, ClusterNodes topology, ReplicaClient client, AntiEntropySettings settings,
                        Predicate<Record> collectedElsewhere) throws StoreException {
@@ -228,8 +226,8 @@ public final class AntiEntropy implements AutoCloseable {
         for (byte[] key : keys) {
             throttle();
             Record mine = engine.get(key).orElse(null);
-            // A record older than the grace period is not sent where the peer may lack the key (see repairBuckets).
-            if (mine != null && !collectedElsewhere.test(mine)) {
+            // The peer may lack the key: an old tombstone is withheld (see withheld).
+            if (mine != null && !withheld(mine)) {
                 push.add(key, mine);
             }
         }
@@ -268,7 +266,7 @@ public final class AntiEntropy implements AutoCloseable {
                 }
                 Record mine = cursor.record();
                 Record their = theirsLeft && Arrays.equals(theirs.key(), key) ? theirs.record() : null;
-                boolean send = their == null ? !collectedElsewhere.test(mine) : newerVersion(mine, their);
+                boolean send = their == null ? !withheld(mine) : newerVersion(mine, their);
                 if (send) {
                     push.add(key, mine);
                 }
@@ -279,41 +277,62 @@ public final class AntiEntropy implements AutoCloseable {
 
     /**
      * Records on their way to one peer, added in ascending key order (as the peer requires), sent
-     * {@value #PUSH_RECORDS_MAX} records or {@value #PUSH_BYTES_MAX} bytes at a time
-     * ({@code PUT /internal/v0/records}). Round thread only.
+     * at most {@value #PUSH_RECORDS_MAX} at a time in requests the peer takes ({@link RecordPusher}:
+     * bounded by bytes before a record joins, a record too large for a batch alone on its own). A
+     * record the peer refuses is skipped for this round and the pass goes on. Round thread only.
      */
-    private final class PushBatch {
+    private final class PushBatch implements RecordPusher.Outcomes {
         private final ClusterNode peer;
-        private List<Map.Entry<byte[], Record>> records = new ArrayList<>();
-        private int bytes;
-        private int sent;
+        private final RecordPusher pusher;
 
         PushBatch(ClusterNode peer) {
             this.peer = peer;
+            this.pusher = new RecordPusher(client, peer, PUSH_RECORDS_MAX, java.time.Duration.ofMillis(answerMillis()), this);
         }
 
         void add(byte[] key, Record record) throws ExecutionException, TimeoutException, InterruptedException {
-            records.add(new AbstractMap.SimpleImmutableEntry<>(key, record));
-            bytes += RecordFrames.frameBytes(key, record);
-            if (records.size() >= PUSH_RECORDS_MAX || bytes >= PUSH_BYTES_MAX) {
-                sendBatch();
-            }
+            pusher.add(key, record);
         }
 
-        /** Sends what is left; returns how many records were sent in all. */
+        /** Sends what is left; returns how many records the peer took in all. */
         int finish() throws ExecutionException, TimeoutException, InterruptedException {
-            if (!records.isEmpty()) {
-                sendBatch();
-            }
-            return sent;
+            return pusher.finish();
         }
 
-        private void sendBatch() throws ExecutionException, TimeoutException, InterruptedException {
-            send(peer, records);
-            sent += records.size();
-            records = new ArrayList<>();
-            bytes = 0;
+        @Override
+        public void taken(int records) {
+            recordsPushed.addAndGet(records);
         }
+
+        @Override
+        public void refused(byte[] key, Record record, RecordsRefusedException why) {
+            if (refusals.allow(peer.id())) {
+                LOG.warn("anti-entropy: {} refused a record of {} value bytes ({}); skipped this round, the rest goes on",
+                        peer, record.value().length, why.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Whether a record is kept from a peer that lacks its key: only a tombstone older than the
+     * grace period. The peer most likely collected it already; sending it back would only have
+     * the peer store it and collect it again. Withholding a tombstone from a peer that lacks the
+     * key is always safe, whatever the clocks say: there is no value there for it to shadow, and
+     * should a stale value reach that peer later, the peer then holds an older version, and
+     * tombstones are sent to such a peer whatever their age.
+     *
+     * <p>A value is never withheld, whatever its age: a peer that lacks it (a node wiped and
+     * restarted empty, a key written with a smaller {@code from}) must get it, or the key stays
+     * on fewer replicas for good. The hazard would be a peer that lacks the key because it
+     * collected a newer tombstone while this node still holds the older value: it would come
+     * back. By design that cannot happen: this node, holding an older version, was sent the
+     * tombstone by every peer's round within the grace period (which exceeds the anti-entropy
+     * interval and the hints' age), and the tombstone replaced the value here. The one way
+     * around it is a node away from its peers (down, cut off) longer than the grace period: such
+     * a node must be wiped before it rejoins (docs/cluster.md, Tombstone collection).
+     */
+    private boolean withheld(Record record) {
+        return record.tombstone() && collectedElsewhere.test(record);
     }
 
     /** Versions compare by timestamp, then a tombstone beats a value (as {@link Record#compareTo}); values are not sent. */
@@ -322,12 +341,6 @@ public final class AntiEntropy implements AutoCloseable {
             return mine.timestamp() > their.timestamp();
         }
         return mine.tombstone() && !their.tombstone();
-    }
-
-    private void send(ClusterNode peer, List<Map.Entry<byte[], Record>> push)
-            throws ExecutionException, TimeoutException, InterruptedException {
-        client.writeBatch(peer, push).get(answerMillis(), TimeUnit.MILLISECONDS);
-        recordsPushed.addAndGet(push.size());
     }
 
     private long answerMillis() {

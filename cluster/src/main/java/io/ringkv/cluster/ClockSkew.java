@@ -3,6 +3,7 @@ package io.ringkv.cluster;
 import io.ringkv.store.HybridLogicalClock;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -180,6 +181,21 @@ public final class ClockSkew {
             return java.util.concurrent.CompletableFuture.completedFuture(refusal);
         }
         return measure.get().handle((ignored, error) -> writeRefusal());
+    }
+
+    /**
+     * The earliest the clocks of a majority of the cluster may read now, for work that must not run
+     * early by this node's clock alone (tombstone collection): this node's wall clock less the
+     * bound, while a majority of the cluster, itself included, agrees with its clock within the
+     * bound. Empty while its clock is behind, ahead or not confirmed (any reason of
+     * {@link #writeRefusal}): the node cannot tell the time then. The write path's stamp check
+     * ({@link #stampRefusal}) is not needed here: it concerns the hybrid clock, not the wall clock.
+     */
+    public OptionalLong agreedEarliestMillis() {
+        if (behindBy().isPresent() || aheadBy().isPresent() || !confirmed()) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(clock.wallMillis() - boundMillis);
     }
 
     /** A majority of the cluster, this node included, agrees with its clock (always true without peers). */

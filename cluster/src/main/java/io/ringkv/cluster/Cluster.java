@@ -74,7 +74,8 @@ public final class Cluster implements AutoCloseable {
         InternalAuth auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), clock::wallMillis);
         this.clockSkew = new ClockSkew(clock, settings.maxClockOffset().toMillis(),
                 topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
-        this.client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch);
+        this.client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch,
+                settings.transport().peerBodyBytesMax());
         LocalReplica local = new LocalReplica(topology.self(), engine);
         this.peerHealth = new PeerHealth(topology.others(), System::currentTimeMillis);
         this.peerProbe = new PeerProbe(topology, http, peerHealth, PROBE_INTERVAL, settings.replicaTimeout());
@@ -87,8 +88,9 @@ public final class Cluster implements AutoCloseable {
         this.coordinator = new Coordinator(topology, replicas, clock,
                 new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor, settings.readSpareDelay()), hintedHandoff, clockSkew, calls);
         this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), replicas);
-        this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis);
-        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::olderThanGrace);
+        this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis,
+                clockSkew::agreedEarliestMillis);
+        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::mayBeCollectedElsewhere);
         this.internalHandler = topology.size() > 1
                 ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew) : null;
         this.range = new ClusterRange(topology, engine, client);
@@ -169,6 +171,15 @@ public final class Cluster implements AutoCloseable {
      * @param path starts with {@code /}, may carry a query
      */
     public CompletableFuture<HttpResponse<byte[]>> getPublic(ClusterNode node, String path, Duration timeout) {
+        return getPublic(node, path, timeout, java.util.Map.of());
+    }
+
+    /**
+     * As {@link #getPublic(ClusterNode, String, Duration)}, with these header fields: e.g. a node's
+     * proof that it holds the cluster secret, for a peer whose admin pages need a credential.
+     */
+    public CompletableFuture<HttpResponse<byte[]>> getPublic(ClusterNode node, String path, Duration timeout,
+                                                             java.util.Map<String, String> headers) {
         if (!path.startsWith("/") || path.startsWith(InternalProtocol.PREFIX)) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("not a public path: " + path));
         }
@@ -176,8 +187,9 @@ public final class Cluster implements AutoCloseable {
             return CompletableFuture.failedFuture(new IllegalArgumentException("not a node of this cluster: " + node.id()));
         }
         try {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(node.id() + path)).timeout(timeout).GET().build();
-            return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(node.id() + path)).timeout(timeout).GET();
+            headers.forEach(request::header);
+            return http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (RuntimeException e) { // a malformed path, a client already closed
             return CompletableFuture.failedFuture(e);
         }

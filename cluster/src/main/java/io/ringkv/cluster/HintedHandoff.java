@@ -4,12 +4,12 @@ import io.ringkv.store.Hint;
 import io.ringkv.store.HintLog;
 import io.ringkv.store.Record;
 import io.ringkv.store.StoreException;
-import java.util.AbstractMap;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -30,14 +30,24 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link #missed} stores the hint on the thread that saw the failure, before the failure is
  *       counted, so a write answered after the failure is hinted before the client hears of it.
- *   <li>Every {@link HintSettings#interval()}, counted from the start of the previous round, one replay round sends each target its oldest hints
- *       in batches ({@link ReplicaClient#writeBatch}), at most {@link HintSettings#replayRatePerSecond()}
- *       records per second in all. A batch keeps the newest record per key and is applied by
- *       last-write-wins, so replay never puts an older version over a newer one. A target that does
- *       not take a batch is tried again next round; sending the batch is the probe.
- *   <li>Bounded: at most {@link HintSettings#maxPerTarget()} hints per target (further misses are
- *       counted as dropped) and none older than {@link HintSettings#maxAge()} (dropped when met).
- *       What is dropped is left to anti-entropy.
+ *   <li>Every {@link HintSettings#interval()}, counted from the start of the previous round, one replay
+ *       round sends each target its oldest hints, at most {@link HintSettings#replayRatePerSecond()}
+ *       records per second in all. They are read from the log a batch at a time, bounded by count
+ *       ({@link HintSettings#batchRecordsMax()}) and by bytes ({@link ReplicaClient#batchBodyBytesMax()}),
+ *       and sent in requests the target takes ({@link RecordPusher}): a hint of a value too large for
+ *       a batch goes alone, so no hint is ever stuck behind the target's body limit. A batch keeps
+ *       the newest record per key and is applied by last-write-wins, so replay never puts an older
+ *       version over a newer one. A target that does not answer is tried again next round; sending
+ *       the batch is the probe.
+ *   <li>A record the target answers and refuses, sent alone ({@link RecordsRefusedException}: larger
+ *       than its {@code --max-body}, stamped too far ahead of its clock), is dropped and counted
+ *       ({@link HintDrops.Reason#REFUSED}): sent again it would be refused again, and it must not hold
+ *       back the target's other hints. Anti-entropy offers it again each round.
+ *   <li>Bounded: at most {@link HintSettings#maxPerTarget()} hints and
+ *       {@link HintSettings#maxBytesPerTarget()} bytes per target (further misses are not hinted
+ *       and counted as dropped; the write is still acknowledged by the replicas that took it), and
+ *       none older than {@link HintSettings#maxAge()} (dropped when met). What is dropped is left
+ *       to anti-entropy.
  * </ul>
  *
  * <p>Threading: {@link #missed} from any thread; replay rounds on one daemon thread of its own
@@ -47,7 +57,6 @@ import org.slf4j.LoggerFactory;
 public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HintedHandoff.class);
-    private static final long WARN_EVERY_MILLIS = 60_000;
 
     private final HintLog log;
     private final Map<String, ClusterNode> targets = new ConcurrentHashMap<>();
@@ -57,8 +66,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final AtomicLong stored = new AtomicLong();
     private final AtomicLong replayed = new AtomicLong();
-    private final AtomicLong dropped = new AtomicLong();
-    private final Map<String, AtomicLong> lastWarnMillis = new ConcurrentHashMap<>();
+    private final HintDrops dropped;
 
     /**
      * @param wallMillis the wall clock for hint ages ({@code System::currentTimeMillis} outside tests)
@@ -69,6 +77,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         this.client = client;
         this.settings = settings;
         this.wallMillis = wallMillis;
+        this.dropped = new HintDrops(wallMillis);
         topology.others().forEach(node -> targets.put(node.id(), node));
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "ringkv-hints");
@@ -104,25 +113,30 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
 
     /**
      * Keeps a hint for a write {@code target} did not acknowledge. Never throws: a hint that cannot
-     * be stored is logged and counted as dropped.
+     * be stored, or would pass a bound, is logged and counted as dropped; the write's outcome does
+     * not depend on it.
      */
     @Override
     public void missed(ClusterNode target, byte[] key, Record record) {
         if (!targets.containsKey(target.id())) {
             return; // not a remote replica of this cluster (the local one is never hinted)
         }
+        // Checked, then added: concurrent misses may pass a bound by a few hints, never by more.
         if (log.count(target.id()) >= settings.maxPerTarget()) {
-            dropped.incrementAndGet();
-            warnOncePerMinute(target.id(), "hints for {} at their bound of {}; further misses are left to anti-entropy",
-                    target, settings.maxPerTarget());
+            dropped.count(HintDrops.Reason.COUNT_BOUND, 1, target.id(), "hints for {} at their bound of {}; further misses are left to "
+                    + "anti-entropy", target, settings.maxPerTarget());
+            return;
+        }
+        if (log.bytes(target.id()) + Hint.sizeBytes(key, record) > settings.maxBytesPerTarget()) {
+            dropped.count(HintDrops.Reason.BYTE_BOUND, 1, target.id(), "hints for {} at their bound of {} bytes; further misses are left "
+                    + "to anti-entropy", target, settings.maxBytesPerTarget());
             return;
         }
         try {
             log.add(target.id(), key, record, wallMillis.getAsLong());
             stored.incrementAndGet();
         } catch (StoreException | RuntimeException e) {
-            dropped.incrementAndGet();
-            warnOncePerMinute(target.id(), "cannot store a hint for {}: {}", target, e.toString());
+            dropped.count(HintDrops.Reason.STORAGE_ERROR, 1, target.id(), "cannot store a hint for {}: {}", target, e.toString());
         }
     }
 
@@ -131,7 +145,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         return log.counts();
     }
 
-    /** Hints stored, replayed (taken by their target) and dropped (bounds, age, storage errors) since start. */
+    /** Hints stored, replayed (taken by their target) and dropped (bounds, age, refusals, storage errors) since start. */
     public long storedCount() {
         return stored.get();
     }
@@ -141,7 +155,17 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
     }
 
     public long droppedCount() {
-        return dropped.get();
+        return dropped.total();
+    }
+
+    /** Dropped hints since start by reason, every reason present. */
+    public Map<HintDrops.Reason, Long> droppedByReason() {
+        return dropped.byReason();
+    }
+
+    /** Stored hints found undecodable and skipped since the store opened (their writes are left to anti-entropy). */
+    public long corruptCount() {
+        return log.corruptSkipped();
     }
 
     private void replayRoundLogged() {
@@ -154,7 +178,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         }
     }
 
-    /** One round: each target with hints gets batches until it refuses one or the round's budget is spent. */
+    /** One round: each target with hints gets batches until it fails one or the round's budget is spent. */
     void replayRound() throws StoreException, InterruptedException {
         long budget = Math.max(1, settings.replayRatePerSecond() * settings.interval().toMillis() / 1000);
         for (String target : log.counts().keySet()) {
@@ -163,7 +187,10 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
                 continue; // a node no longer in the cluster list: its hints expire by age
             }
             while (budget > 0) {
-                List<Hint> hints = log.oldest(target, (int) Math.min(settings.batchRecordsMax(), budget));
+                // Read no more than a request's worth of bytes at a time (a large hint alone), so a
+                // backlog of large values costs little heap.
+                List<Hint> hints = log.oldest(target, (int) Math.min(settings.batchRecordsMax(), budget),
+                        client.batchBodyBytesMax());
                 if (hints.isEmpty()) {
                     break;
                 }
@@ -175,7 +202,11 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         }
     }
 
-    /** @return true when the batch was taken (or was all expired), false when the target did not answer */
+    /**
+     * Sends these hints' records and removes the hints once each record was taken or refused.
+     *
+     * @return false when the target did not answer (or failed): the hints stay for the next round
+     */
     private boolean replay(ClusterNode node, List<Hint> hints) throws StoreException, InterruptedException {
         long oldestAllowed = wallMillis.getAsLong() - settings.maxAge().toMillis();
         TreeMap<byte[], Record> newestPerKey = new TreeMap<>(Arrays::compareUnsigned);
@@ -187,32 +218,38 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
             }
             newestPerKey.merge(hint.key(), hint.record(), (a, b) -> b.isNewerThan(a) ? b : a);
         }
+        Set<byte[]> refused = new TreeSet<>(Arrays::compareUnsigned);
         if (!newestPerKey.isEmpty()) {
-            List<Map.Entry<byte[], Record>> batch = new ArrayList<>(newestPerKey.size());
-            newestPerKey.forEach((key, record) -> batch.add(new AbstractMap.SimpleImmutableEntry<>(key, record)));
+            RecordPusher pusher = new RecordPusher(client, node, settings.batchRecordsMax(),
+                    client.requestTimeout().multipliedBy(2), (key, record, why) -> refused.add(key));
             try {
-                client.writeBatch(node, batch).get(client.requestTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+                for (Map.Entry<byte[], Record> entry : newestPerKey.entrySet()) {
+                    pusher.add(entry.getKey(), entry.getValue());
+                }
+                pusher.finish();
             } catch (ExecutionException | TimeoutException e) {
                 LOG.debug("hint replay to {} failed, next round in {}: {}", node, settings.interval(), e.toString());
                 return false;
             }
-            replayed.addAndGet(hints.size() - expired);
         }
+        int refusedHints = 0;
+        for (Hint hint : hints) {
+            if (hint.createdMillis() >= oldestAllowed && refused.contains(hint.key())) {
+                refusedHints++;
+            }
+        }
+        replayed.addAndGet(hints.size() - expired - refusedHints);
         if (expired > 0) {
-            dropped.addAndGet(expired);
-            warnOncePerMinute(node.id(), "dropped {} hints for {} older than {}; left to anti-entropy", expired, node, settings.maxAge());
+            dropped.count(HintDrops.Reason.AGE, expired, node.id(), "dropped {} hints for {} older than {}; left to anti-entropy",
+                    expired, node, settings.maxAge());
+        }
+        if (refusedHints > 0) {
+            dropped.count(HintDrops.Reason.REFUSED, refusedHints, node.id(), "dropped {} hints for {}: it refused their records even "
+                    + "one at a time (a value over its --max-body, or stamped ahead of its clock); left to anti-entropy",
+                    refusedHints, node);
         }
         log.remove(hints);
         return true;
-    }
-
-    private void warnOncePerMinute(String target, String message, Object... args) {
-        long now = wallMillis.getAsLong();
-        AtomicLong last = lastWarnMillis.computeIfAbsent(target, t -> new AtomicLong(Long.MIN_VALUE / 2));
-        long previous = last.get();
-        if (now - previous >= WARN_EVERY_MILLIS && last.compareAndSet(previous, now)) {
-            LOG.warn(message, args);
-        }
     }
 
     /** Stops the replay rounds; hints stay stored for the next start. */

@@ -21,15 +21,21 @@ import javax.net.ssl.SSLContext;
  *                           at once; further ones wait for an answer and leave together in one
  *                           request ({@link PeerBatcher}). 0 sends every read and write as a
  *                           request of its own
+ * @param peerBodyBytesMax   the largest request body a peer takes: its {@code --max-body}, which
+ *                           every node of a cluster should share. Batch requests stay within it
+ *                           ({@link ReplicaClient#batchBodyBytesMax})
  */
 public record InterNodeTransport(InterNodeClient client, InterNodeProtocol protocol, int connectionsPerPeer,
-                                 SSLContext trust, int batchesPerPeer) {
+                                 SSLContext trust, int batchesPerPeer, long peerBodyBytesMax) {
 
     /**
      * Unless told otherwise: one batch of reads and one of writes in flight per peer (measured
      * against two and against none in docs/benchmarks.md, "The replicated path").
      */
     public static final int BATCHES_PER_PEER_DEFAULT = 1;
+
+    /** The peers' body limit unless told otherwise: the default {@code --max-body}, 16 MiB. */
+    public static final long PEER_BODY_BYTES_DEFAULT = 16L << 20;
 
     /** Connections per peer over HTTP/2 unless told otherwise: one carries many streams. */
     public static final int H2_CONNECTIONS_PER_PEER_DEFAULT = 1;
@@ -38,12 +44,15 @@ public record InterNodeTransport(InterNodeClient client, InterNodeProtocol proto
 
     /** With the JDK's default trust store for https peers. */
     public InterNodeTransport(InterNodeClient client, InterNodeProtocol protocol, int connectionsPerPeer) {
-        this(client, protocol, connectionsPerPeer, null, BATCHES_PER_PEER_DEFAULT);
+        this(client, protocol, connectionsPerPeer, null, BATCHES_PER_PEER_DEFAULT, PEER_BODY_BYTES_DEFAULT);
     }
 
     public InterNodeTransport {
         if (connectionsPerPeer < 1) {
             throw new IllegalArgumentException("connections per peer must be at least 1, got " + connectionsPerPeer);
+        }
+        if (peerBodyBytesMax < 0) {
+            throw new IllegalArgumentException("the peers' body limit must not be negative, got " + peerBodyBytesMax);
         }
         if (batchesPerPeer < 0) {
             throw new IllegalArgumentException("batches per peer must not be negative, got " + batchesPerPeer);
@@ -56,12 +65,17 @@ public record InterNodeTransport(InterNodeClient client, InterNodeProtocol proto
 
     /** The same, trusting {@code context} for https peers. */
     public InterNodeTransport withTrust(SSLContext context) {
-        return new InterNodeTransport(client, protocol, connectionsPerPeer, context, batchesPerPeer);
+        return new InterNodeTransport(client, protocol, connectionsPerPeer, context, batchesPerPeer, peerBodyBytesMax);
     }
 
     /** The same, with {@code batches} batches of reads and of writes in flight per peer (0: no batching). */
     public InterNodeTransport withBatchesPerPeer(int batches) {
-        return new InterNodeTransport(client, protocol, connectionsPerPeer, trust, batches);
+        return new InterNodeTransport(client, protocol, connectionsPerPeer, trust, batches, peerBodyBytesMax);
+    }
+
+    /** The same, for peers that take request bodies of up to {@code bytes} (their {@code --max-body}). */
+    public InterNodeTransport withPeerBodyBytesMax(long bytes) {
+        return new InterNodeTransport(client, protocol, connectionsPerPeer, trust, batchesPerPeer, bytes);
     }
 
     /** ringkv's client over h2c, one connection per peer. */

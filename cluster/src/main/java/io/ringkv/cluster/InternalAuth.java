@@ -160,7 +160,7 @@ public final class InternalAuth {
         return self;
     }
 
-    /** The proof among the fields {@link #sign} made, or a received request's; null when there is none. */
+    /** The proof among the fields {@link #sign} made; null when there is none. */
     public static String proofOf(Map<String, String> signed) {
         return signed.get(AUTH_HEADER);
     }

@@ -8,8 +8,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A coordinator's reads from one peer, in batches ({@link PeerBatcher}) of
- * {@link InternalProtocol#READS_PATH} requests, each key answered on its own. A key the peer
- * defers (its answer already full of values) is asked again alone on the one-record path. Every
+ * {@link InternalProtocol#READS_PATH} requests, each key answered on its own. A batch's body stays
+ * within {@link ReadBatchCodec#BYTES_MAX} and {@link ReplicaClient#batchBodyBytesMax}, so a peer
+ * with a small body limit takes it; a key too long for a batch of its own is read alone on the
+ * one-record path, as is a key the peer defers (its answer already full of values). Every
  * read's future completes: with the peer's record, empty, or the batch's failure.
  *
  * <p>Threading: as {@link PeerBatcher}.
@@ -19,12 +21,15 @@ final class PeerReadBatcher {
     private final ClusterNode node;
     private final ReplicaClient client;
     private final PeerBatcher<PendingRead, List<ReadBatchCodec.Answer>> batches;
+    /** The keys one batch may carry, in bytes: the body's bound less its end marker. */
+    private final int keysBytesMax;
 
     /** @param batchesInFlight at least 1: batches to this peer unanswered at once before reads queue */
     PeerReadBatcher(ClusterNode node, ReplicaClient client, int batchesInFlight) {
         this.node = node;
         this.client = client;
-        this.batches = new PeerBatcher<>(batchesInFlight, ReadBatchCodec.KEYS_MAX, ReadBatchCodec.BYTES_MAX,
+        this.keysBytesMax = Math.min(ReadBatchCodec.BYTES_MAX, client.batchBodyBytesMax()) - ReadBatchCodec.END_MARKER_BYTES;
+        this.batches = new PeerBatcher<>(batchesInFlight, ReadBatchCodec.KEYS_MAX, keysBytesMax,
                 new PeerBatcher.BatchCall<>() {
                     @Override
                     public CompletableFuture<List<ReadBatchCodec.Answer>> send(List<PendingRead> batch) {
@@ -54,7 +59,12 @@ final class PeerReadBatcher {
     /** As {@link Replica#read}. */
     CompletableFuture<Optional<Record>> read(byte[] key) {
         PendingRead read = new PendingRead(key, new CompletableFuture<>());
-        batches.add(read, ReadBatchCodec.keyBytes(key));
+        int keyBytes = ReadBatchCodec.keyBytes(key);
+        if (keyBytes > keysBytesMax) {
+            askAlone(read);
+        } else {
+            batches.add(read, keyBytes);
+        }
         return read.answer;
     }
 

@@ -9,8 +9,10 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A coordinator's writes to one peer, in batches ({@link PeerBatcher}) of
  * {@link InternalProtocol#WRITES_PATH} requests: the peer applies a batch in one storage write and
- * answers each write. A record larger than {@link WriteBatchCodec#BYTES_MAX} goes alone on the
- * one-record path. Every write's future completes: with the peer's answer for it, with the
+ * answers each write. A batch's body stays within {@link ReplicaClient#batchBodyBytesMax}, the
+ * peer's body limit at most, so the peer never refuses one for its size; a record too large for a
+ * batch of its own goes alone on the one-record path, whose body is the value alone (the peer
+ * takes it whenever its public API would have). Every write's future completes: with the peer's answer for it, with the
  * batch's failure (a timeout, a refused connection, a status other than 200), or with its own
  * refusal (stamped beyond the peer's clock bound).
  *
@@ -21,12 +23,15 @@ final class PeerWriteBatcher {
     private final ClusterNode node;
     private final ReplicaClient client;
     private final PeerBatcher<PendingWrite, long[]> batches;
+    /** The frames one batch may carry: the body's bound less its end marker. */
+    private final int framesBytesMax;
 
     /** @param batchesInFlight at least 1: batches to this peer unanswered at once before writes queue */
     PeerWriteBatcher(ClusterNode node, ReplicaClient client, int batchesInFlight) {
         this.node = node;
         this.client = client;
-        this.batches = new PeerBatcher<>(batchesInFlight, WriteBatchCodec.RECORDS_MAX, WriteBatchCodec.BYTES_MAX,
+        this.framesBytesMax = client.batchBodyBytesMax() - WriteBatchCodec.END_MARKER_BYTES;
+        this.batches = new PeerBatcher<>(batchesInFlight, WriteBatchCodec.RECORDS_MAX, framesBytesMax,
                 new PeerBatcher.BatchCall<>() {
                     @Override
                     public CompletableFuture<long[]> send(List<PendingWrite> batch) {
@@ -51,7 +56,7 @@ final class PeerWriteBatcher {
     /** As {@link Replica#write}: empty once the peer holds {@code record}, else the timestamp of the fresher one it keeps. */
     CompletableFuture<OptionalLong> write(byte[] key, Record record) {
         int frameBytes = RecordFrames.frameBytes(key, record);
-        if (frameBytes > WriteBatchCodec.BYTES_MAX) {
+        if (frameBytes > framesBytesMax) {
             return client.write(node, key, record);
         }
         PendingWrite write = new PendingWrite(key, record, new CompletableFuture<>());

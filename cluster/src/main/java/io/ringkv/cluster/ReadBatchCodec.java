@@ -26,8 +26,10 @@ import java.util.Optional;
 final class ReadBatchCodec {
 
     static final int KEYS_MAX = 256;
-    /** A batch's keys stop growing past about this many bytes. */
+    /** A request's body grows to this many bytes at most (less when the peers' body limit is lower). */
     static final int BYTES_MAX = 64 * 1024;
+    /** Bytes a request's body has besides its keys: the end marker. */
+    static final int END_MARKER_BYTES = Integer.BYTES;
     /** Values one answer carries before it defers the remaining keys. */
     static final int ANSWER_VALUE_BYTES = 1024 * 1024;
     static final byte ABSENT = 0;
@@ -42,7 +44,7 @@ final class ReadBatchCodec {
     }
 
     static byte[] encodeRequest(List<byte[]> keys) {
-        int bytes = Integer.BYTES;
+        int bytes = END_MARKER_BYTES;
         for (byte[] key : keys) {
             bytes += keyBytes(key);
         }

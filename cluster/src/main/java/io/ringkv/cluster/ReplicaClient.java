@@ -37,6 +37,12 @@ import java.util.concurrent.CompletionException;
 public final class ReplicaClient {
 
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(1);
+    /**
+     * The body of one batch request to a peer (records, writes, reads) grows to this at most unless
+     * the peers' body limit is lower: large enough that a batch of small records costs one request,
+     * small enough that one batch never holds up a connection for long.
+     */
+    public static final int BATCH_BODY_BYTES_DEFAULT = 512 * 1024;
     private static final byte[] NO_BODY = new byte[0];
 
     private final HttpClient http;
@@ -45,19 +51,42 @@ public final class ReplicaClient {
     private final AnswerAuth answers;
     private final RejectedAnswers rejections = new RejectedAnswers();
     private final TopologyWatch topologyWatch;
+    private final int batchBodyBytesMax;
+
+    /** For peers with the default body limit ({@link InterNodeTransport#PEER_BODY_BYTES_DEFAULT}). */
+    public ReplicaClient(HttpClient http, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch) {
+        this(http, requestTimeout, auth, topologyWatch, InterNodeTransport.PEER_BODY_BYTES_DEFAULT);
+    }
 
     /**
-     * @param http           from {@link InterNodeHttpClients#create}
-     * @param requestTimeout per request, until the response head arrives
-     * @param auth           signs every request ({@link InternalAuth})
-     * @param topologyWatch  told of peers that answer 409 (another node list)
+     * @param http             from {@link InterNodeHttpClients#create}
+     * @param requestTimeout   per request, until the response head arrives
+     * @param auth             signs every request ({@link InternalAuth})
+     * @param topologyWatch    told of peers that answer 409 (another node list)
+     * @param peerBodyBytesMax the largest request body the peers take (their {@code --max-body});
+     *                         every batch request stays within it ({@link #batchBodyBytesMax})
      */
-    public ReplicaClient(HttpClient http, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch) {
+    public ReplicaClient(HttpClient http, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch,
+                         long peerBodyBytesMax) {
+        if (peerBodyBytesMax < 0) {
+            throw new IllegalArgumentException("the peers' body limit must not be negative, got " + peerBodyBytesMax);
+        }
         this.http = http;
         this.requestTimeout = requestTimeout;
         this.auth = auth;
         this.answers = auth.answers();
         this.topologyWatch = topologyWatch;
+        this.batchBodyBytesMax = (int) Math.min(BATCH_BODY_BYTES_DEFAULT, peerBodyBytesMax);
+    }
+
+    /**
+     * The most bytes a batch request's body may have: {@link #BATCH_BODY_BYTES_DEFAULT}, or the
+     * peers' body limit when lower, so that a peer never refuses a batch for its size. A record that
+     * does not fit a batch alone travels on the one-record path ({@link #write}), whose body is the
+     * value alone: the peer takes it whenever its public API would have.
+     */
+    public int batchBodyBytesMax() {
+        return batchBodyBytesMax;
     }
 
     public CompletableFuture<Optional<Record>> read(ClusterNode node, byte[] key) {
@@ -107,6 +136,7 @@ public final class ReplicaClient {
     /**
      * Sends records to {@code node} in one request ({@link InternalProtocol#RECORDS_PATH}); the
      * node applies each by last-write-wins. Completes with how many were newer than what it held.
+     * {@link RecordPusher} sizes these requests within {@link #batchBodyBytesMax}.
      *
      * @param batch keys in strictly ascending unsigned order, each once
      */
@@ -270,7 +300,9 @@ public final class ReplicaClient {
      * before anything is read of the answer. Used are the status the call expects and a 409
      * (another node list). Any other status fails the call in {@link #expectStatus} unread, so its
      * proof is not asked for: a refusal (403) or a server error carries none, and failing the call
-     * is all a forged one could bring about.
+     * is all a forged one could bring about. That includes a refusal of the content (400, or 413
+     * from the server before any handler ran, {@link RecordsRefusedException}): a forged one makes
+     * the sender split its batch and leave a record to anti-entropy, as dropping the request would.
      */
     private void verify(ClusterNode node, String requestProof, HttpResponse<byte[]> response, int expected) {
         int status = response.statusCode();
@@ -332,9 +364,11 @@ public final class ReplicaClient {
             topologyWatch.mismatch(node.id(), null);
         }
         if (response.statusCode() != expected) {
-            throw new CompletionException(
-                    new ReplicaException(node, "status " + response.statusCode() + " for " + response.request().method()
-                            + " " + response.uri().getPath()));
+            String reason = "status " + response.statusCode() + " for " + response.request().method() + " "
+                    + response.uri().getPath();
+            throw new CompletionException(RecordsRefusedException.refusesContent(response.statusCode())
+                    ? new RecordsRefusedException(node, reason, response.statusCode())
+                    : new ReplicaException(node, reason));
         }
     }
 

@@ -6,11 +6,13 @@ import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,16 +23,24 @@ import org.slf4j.LoggerFactory;
  * (through repair, hints or anti-entropy), so it must outlive every way a stale copy can return:
  * the grace period must exceed the anti-entropy interval and the hints' maximum age (the command
  * line refuses anything else), and a node that was away longer than the grace period must be
- * wiped before it rejoins. Anti-entropy also never sends a peer that lacks a key a record older
- * than the grace period: the peer may have collected a newer tombstone for it.
+ * wiped before it rejoins. Anti-entropy does not send a tombstone older than the grace period to
+ * a peer that lacks the key (the peer most likely collected it); values of any age it sends.
+ *
+ * <p>A tombstone's age is measured against the time the cluster agrees on, not this node's wall
+ * clock alone ({@link ClockSkew#agreedEarliestMillis}: the wall clock less the clock bound, while
+ * a majority of the cluster agrees with it). A node whose clock runs ahead would otherwise collect
+ * tombstones early, while peers that missed the delete may still send it the old value; so while
+ * its clock is refused (ahead, behind, or not confirmed by a majority), a node collects nothing
+ * and counts the sweeps it skipped.
  *
  * <p>A sweep scans the store once (tombstones are records like any other) and purges each
  * expired tombstone only if it is still the stored record ({@link StorageEngine#purge}), so a
  * write that lands meanwhile is never lost. The scan is not throttled beyond one sweep per tenth
  * of the grace period (at most one an hour).
  *
- * <p>Threading: sweeps run on one daemon thread ({@code ringkv-tombstones}); {@link #collected}
- * from any thread.
+ * <p>Threading: sweeps run on one daemon thread ({@code ringkv-tombstones}), or on a test's
+ * thread that calls {@link #sweep} without {@link #start}, never both; the counters and
+ * {@link #mayBeCollectedElsewhere} from any thread.
  */
 public final class TombstoneCollector implements AutoCloseable {
 
@@ -42,16 +52,27 @@ public final class TombstoneCollector implements AutoCloseable {
     private final StorageEngine engine;
     private final Duration grace;
     private final LongSupplier wallMillis;
+    private final Supplier<OptionalLong> agreedMillis;
     private final ScheduledExecutorService thread;
     private final AtomicLong collected = new AtomicLong();
+    private final AtomicLong sweepsDone = new AtomicLong();
+    private final AtomicLong sweepsSkipped = new AtomicLong();
+    /** The last sweep was skipped: log the pause and the resumption once each (sweeping thread only). */
+    private boolean paused;
 
-    public TombstoneCollector(StorageEngine engine, Duration grace, LongSupplier wallMillis) {
+    /**
+     * @param wallMillis   this node's wall clock: the guess at peers' clocks for {@link #mayBeCollectedElsewhere}
+     * @param agreedMillis the time tombstones' ages are measured against, empty while this node cannot
+     *                     tell it ({@link ClockSkew#agreedEarliestMillis})
+     */
+    public TombstoneCollector(StorageEngine engine, Duration grace, LongSupplier wallMillis, Supplier<OptionalLong> agreedMillis) {
         if (grace.isNegative() || grace.isZero()) {
             throw new IllegalArgumentException("the tombstone grace period must be positive, got " + grace);
         }
         this.engine = engine;
         this.grace = grace;
         this.wallMillis = wallMillis;
+        this.agreedMillis = agreedMillis;
         this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread t = new Thread(task, "ringkv-tombstones");
             t.setDaemon(true);
@@ -65,9 +86,20 @@ public final class TombstoneCollector implements AutoCloseable {
         return this;
     }
 
-    /** Whether a record's timestamp is older than the grace period (its tombstone may be gone elsewhere). */
-    public boolean olderThanGrace(Record record) {
-        return HybridLogicalClock.millisOf(record.timestamp()) < wallMillis.getAsLong() - grace.toMillis();
+    /**
+     * Whether this is a tombstone that peers may have collected already: older than the grace
+     * period by this node's wall clock, the best guess at theirs. Anti-entropy withholds such a
+     * tombstone from a peer that lacks its key ({@link AntiEntropy}); a value is never withheld.
+     * A wrong clock here costs nothing but a resend: withholding a tombstone from a peer that lacks
+     * the key is safe (AntiEntropy#withheld), and a tombstone sent to a peer that had collected it
+     * is collected there again.
+     */
+    public boolean mayBeCollectedElsewhere(Record record) {
+        return record.tombstone() && olderThan(record, wallMillis.getAsLong() - grace.toMillis());
+    }
+
+    private static boolean olderThan(Record record, long horizonMillis) {
+        return HybridLogicalClock.millisOf(record.timestamp()) < horizonMillis;
     }
 
     public Duration grace() {
@@ -77,6 +109,16 @@ public final class TombstoneCollector implements AutoCloseable {
     /** Tombstones purged since start. */
     public long collected() {
         return collected.get();
+    }
+
+    /** Sweeps that ran since start. */
+    public long sweepsDone() {
+        return sweepsDone.get();
+    }
+
+    /** Sweeps skipped since start because this node could not tell the time (its clock refused). */
+    public long sweepsSkipped() {
+        return sweepsSkipped.get();
     }
 
     private void sweepLogged() {
@@ -90,19 +132,36 @@ public final class TombstoneCollector implements AutoCloseable {
         }
     }
 
-    /** One sweep: @return tombstones purged */
+    /** One sweep, or none while this node cannot tell the time: @return tombstones purged */
     int sweep() throws StoreException {
+        OptionalLong now = agreedMillis.get();
+        if (now.isEmpty()) {
+            sweepsSkipped.incrementAndGet();
+            if (!paused) {
+                paused = true;
+                LOG.warn("tombstone collection paused: this node's clock is off or not confirmed by its peers (see /v0/status), "
+                        + "so it cannot tell which tombstones are older than {}", grace);
+            }
+            return 0;
+        }
+        if (paused) {
+            paused = false;
+            LOG.info("tombstone collection resumed: this node's clock agrees with its peers' again");
+        }
+        // Taken once: time only moves on during the scan, so this horizon stays on the safe side.
+        long horizon = now.getAsLong() - grace.toMillis();
         int purged = 0;
         try (RangeCursor cursor = engine.range(new byte[0], null)) {
             while (cursor.next()) {
                 Record record = cursor.record();
                 // Purged during the scan (the cursor reads a snapshot), so memory stays flat.
-                if (record.tombstone() && olderThanGrace(record) && engine.purge(cursor.key(), record)) {
+                if (record.tombstone() && olderThan(record, horizon) && engine.purge(cursor.key(), record)) {
                     purged++;
                 }
             }
         }
         collected.addAndGet(purged);
+        sweepsDone.incrementAndGet();
         return purged;
     }
 

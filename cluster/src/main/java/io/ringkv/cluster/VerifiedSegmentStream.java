@@ -81,7 +81,8 @@ final class VerifiedSegmentStream extends InputStream {
             throw new ReplicaException(node, "streamed answer ended before its final segment", e);
         }
         if (length < 0 || length > segmentBytesMax) {
-            throw rejections.reject(node, "a streamed answer's segment " + index + " announces " + length + " bytes");
+            // Refused unread, so its MAC is never checked: only a forger or a broken peer sends one.
+            throw rejections.reject(node, "segment " + index + " of a streamed answer (announcing " + length + " bytes)");
         }
         byte[] payload = in.readNBytes(length);
         byte[] given = in.readNBytes(ProofKey.MAC_BYTES);

@@ -29,8 +29,8 @@ final class WriteBatchCodec {
 
     /** Most writes in one batch; a coordinator sends more as further batches. */
     static final int RECORDS_MAX = 256;
-    /** A batch grows to about this many bytes at most; a larger record travels alone on the one-record path. */
-    static final int BYTES_MAX = 512 * 1024;
+    /** Bytes a request's body has besides its frames: the end marker. */
+    static final int END_MARKER_BYTES = Integer.BYTES;
     static final long STORED = -1;
     static final long REFUSED_AHEAD = -2;
 
@@ -39,7 +39,7 @@ final class WriteBatchCodec {
 
     /** The request body for these writes, in this order. */
     static byte[] encodeRequest(List<byte[]> keys, List<Record> records) {
-        int bytes = Integer.BYTES;
+        int bytes = END_MARKER_BYTES;
         for (int i = 0; i < keys.size(); i++) {
             bytes += RecordFrames.frameBytes(keys.get(i), records.get(i));
         }

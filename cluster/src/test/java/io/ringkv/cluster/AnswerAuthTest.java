@@ -98,7 +98,7 @@ class AnswerAuthTest {
         byte[] wire = ByteBuffer.allocate(Integer.BYTES).putInt(Integer.MAX_VALUE).array();
         ReplicaException e = assertThrows(ReplicaException.class,
                 () -> ANSWERS.segments(PEER, REQUEST, new ByteArrayInputStream(wire), 1 << 20, new RejectedAnswers()).read());
-        assertThat(e.getMessage(), containsString("announces"));
+        assertThat(e.getMessage(), containsString("announcing 2147483647 bytes"));
     }
 
     private static IOException failure(String requestProof, byte[] wire) {

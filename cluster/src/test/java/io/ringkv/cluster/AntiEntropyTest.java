@@ -33,6 +33,11 @@ class AntiEntropyTest {
 
     /** Records with timestamps below this count as older than the tombstone grace period. */
     private static final long COLLECTED_BEFORE = 5;
+    /**
+     * Says "old" for values too, unlike {@link TombstoneCollector#mayBeCollectedElsewhere}: anti-entropy
+     * itself must send a value whatever the predicate says of it.
+     */
+    private static final java.util.function.Predicate<Record> OLD = record -> record.timestamp() < COLLECTED_BEFORE;
     private static final HybridLogicalClock CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
@@ -57,14 +62,13 @@ class AntiEntropyTest {
         topologyA = ClusterNodes.of(List.of(serverA.url(), serverB.url()), serverA.url());
         a = topologyA.self();
         b = topologyA.others().getFirst();
-        antiEntropyA = new AntiEntropy(engineA, topologyA, client, AntiEntropySettings.defaults(),
-                record -> record.timestamp() < COLLECTED_BEFORE);
+        antiEntropyA = new AntiEntropy(engineA, topologyA, client, AntiEntropySettings.defaults(), OLD);
         resources.add(antiEntropyA);
         handlerA.set(TestAuth.handler(serverA.url(), engineA, CLOCK, antiEntropyA));
         // B keeps its digest per write as a node does (its rounds are never started here), so its
         // answers to A's digest requests read memory, not its store.
         AntiEntropy antiEntropyB = new AntiEntropy(engineB, ClusterNodes.of(List.of(serverA.url(), serverB.url()),
-                serverB.url()), client, AntiEntropySettings.defaults(), record -> record.timestamp() < COLLECTED_BEFORE);
+                serverB.url()), client, AntiEntropySettings.defaults(), OLD);
         resources.add(antiEntropyB);
         handlerB.set(TestAuth.handler(serverB.url(), engineB, CLOCK, antiEntropyB));
     }
@@ -90,6 +94,23 @@ class AntiEntropyTest {
             Thread.sleep(20);
         }
         throw new AssertionError("no anti-entropy round finished within 30 s");
+    }
+
+    /**
+     * Writes as many other keys of {@code key}'s bucket to both nodes as the recent-keys pass
+     * remembers per bucket, so that only the scan finds {@code key}.
+     */
+    private void pushOutOfTheRecentKeys(byte[] key) throws Exception {
+        int bucket = DigestBuckets.bucketOf(key);
+        int pushedOut = 0;
+        for (int i = 0; pushedOut < LiveDigest.RECENT_PER_BUCKET; i++) {
+            byte[] later = utf8("later-" + i);
+            if (DigestBuckets.bucketOf(later) == bucket) {
+                engineA.apply(later, Record.value(60 + i, utf8("on both")));
+                engineB.apply(later, Record.value(60 + i, utf8("on both")));
+                pushedOut++;
+            }
+        }
     }
 
     /** A key for which {@code first} comes before {@code second} in the replica order. */
@@ -162,16 +183,7 @@ class AntiEntropyTest {
     void aBucketTheRecentKeysDoNotLevelIsStillRepairedByTheScan() throws Exception {
         byte[] old = utf8("changed-long-ago");
         engineA.apply(old, Record.value(50, utf8("only on A")));
-        int bucket = DigestBuckets.bucketOf(old);
-        int pushedOut = 0;
-        for (int i = 0; pushedOut < LiveDigest.RECENT_PER_BUCKET; i++) {
-            byte[] key = utf8("later-" + i);
-            if (DigestBuckets.bucketOf(key) == bucket) {
-                engineA.apply(key, Record.value(60 + i, utf8("on both")));
-                engineB.apply(key, Record.value(60 + i, utf8("on both")));
-                pushedOut++;
-            }
-        }
+        pushOutOfTheRecentKeys(old);
         engineA.rangesOpened.set(0);
 
         AntiEntropy.Status status = round();
@@ -215,15 +227,49 @@ class AntiEntropyTest {
         assertThat(engineB.get(key), is(Optional.of(Record.value(10, utf8("on A only")))));
     }
 
+    /** The peer most likely collected it: sending it back would only have it stored and collected again. */
     @Test
-    void aRecordOlderThanTheGracePeriodIsNotSentToAPeerThatLacksTheKey() throws Exception {
-        // The peer may have collected a newer tombstone of the key: sending would resurrect it.
+    void aTombstoneOlderThanTheGracePeriodIsNotSentToAPeerThatLacksTheKey() throws Exception {
         byte[] key = keyRanking(b, a, "ancient-");
-        engineA.apply(key, Record.value(3, utf8("deleted long ago elsewhere")));
+        engineA.apply(key, Record.tombstone(3));
 
         round();
 
         assertThat(engineB.get(key), is(Optional.empty()));
+    }
+
+    /** It is the newer version there, whatever its age: the peer's value was deleted. */
+    @Test
+    void aTombstoneOlderThanTheGracePeriodIsSentToAPeerHoldingAnOlderValue() throws Exception {
+        byte[] key = keyRanking(b, a, "ancient-delete-");
+        engineA.apply(key, Record.tombstone(3));
+        engineB.apply(key, Record.value(2, utf8("deleted long ago")));
+
+        round();
+
+        assertThat(engineB.get(key), is(Optional.of(Record.tombstone(3))));
+    }
+
+    /**
+     * A value older than the grace period reaches a peer that lacks it, as a node wiped and
+     * restarted empty does, by either pass: the recent keys' and the scan's. Before, anti-entropy
+     * withheld every record older than the grace period, values too, so such keys stayed on fewer
+     * replicas for good (issue 32, item 7).
+     */
+    @Test
+    void aValueOlderThanTheGracePeriodIsSentToAPeerThatLacksTheKey() throws Exception {
+        byte[] recent = utf8("old-recent");
+        engineA.apply(recent, Record.value(3, utf8("written long ago")));
+        byte[] scanned = utf8("old-scanned");
+        engineA.apply(scanned, Record.value(4, utf8("written long ago, changed nothing since")));
+        pushOutOfTheRecentKeys(scanned);
+
+        AntiEntropy.Status status = round();
+
+        assertThat(engineB.get(recent), is(Optional.of(Record.value(3, utf8("written long ago")))));
+        assertThat(engineB.get(scanned), is(Optional.of(Record.value(4, utf8("written long ago, changed nothing since")))));
+        assertThat("buckets differing", status.bucketsDiffering(), is(2L));
+        assertThat("buckets levelled by the recent keys: the scan found the other key", status.bucketsWithoutScan(), is(1L));
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.is;
 
 import io.ringkv.store.HybridLogicalClock;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -156,5 +157,25 @@ class ClockSkewTest {
         long stamp = clock.now();
 
         assertThat(skew.stampRefusal(stamp).orElseThrow(), containsString("ahead of its peers"));
+    }
+
+    /**
+     * Tombstone collection reads the time from here: none while the clock is unconfirmed or off,
+     * else the wall clock less the bound, the earliest a majority of the cluster may read.
+     */
+    @Test
+    void theAgreedTimeIsTheWallClockLessTheBoundAndNoneWhileTheClockIsRefused() {
+        assertThat("not confirmed yet", skew.agreedEarliestMillis(), is(OptionalLong.empty()));
+        skew.measured("http://a:1", wall.get(), wall.get(), 2);
+        skew.measured("http://b:1", wall.get() + 100, wall.get(), 2);
+        assertThat(skew.agreedEarliestMillis(), is(OptionalLong.of(wall.get() - 500)));
+
+        wall.addAndGet(3_000);
+        assertThat("ahead of both peers after a step", skew.agreedEarliestMillis(), is(OptionalLong.empty()));
+        wall.addAndGet(-6_000);
+        assertThat("behind both peers after a step back", skew.agreedEarliestMillis(), is(OptionalLong.empty()));
+        assertThat("a node without peers",
+                new ClockSkew(new HybridLogicalClock(wall::get), 500, Set.of()).agreedEarliestMillis(),
+                is(OptionalLong.of(wall.get() - 500)));
     }
 }

@@ -28,7 +28,12 @@ final class GatedPeer implements AutoCloseable {
 
     /** @param gatedPath {@link InternalProtocol#WRITES_PATH} or {@link InternalProtocol#READS_PATH} */
     GatedPeer(StorageEngine engine, HybridLogicalClock clock, String gatedPath) throws Exception {
-        this.server = ServerHarness.startFor(url -> gate(TestAuth.handler(url, engine, clock), gatedPath));
+        this(engine, clock, gatedPath, io.ringkv.http.h1.H1Limits.defaults().bodyBytesMax());
+    }
+
+    /** @param bodyBytesMax the peer answers 413 to a longer request body, as a node with that {@code --max-body} */
+    GatedPeer(StorageEngine engine, HybridLogicalClock clock, String gatedPath, long bodyBytesMax) throws Exception {
+        this.server = ServerHarness.startFor(url -> gate(TestAuth.handler(url, engine, clock), gatedPath), bodyBytesMax);
         this.node = ClusterNode.parse(server.url());
     }
 

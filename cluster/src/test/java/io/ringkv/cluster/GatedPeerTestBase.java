@@ -48,6 +48,12 @@ abstract class GatedPeerTestBase {
         return peer.node();
     }
 
+    /** A peer that answers 413 to a request body over {@code bodyBytesMax}. */
+    ClusterNode servePeer(long bodyBytesMax) throws Exception {
+        peer = new GatedPeer(engine, clock, gatedPath(), bodyBytesMax);
+        return peer.node();
+    }
+
     static <T> T await(CompletableFuture<T> future) throws Exception {
         return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
     }

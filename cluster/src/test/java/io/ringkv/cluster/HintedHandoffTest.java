@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.http.h1.H1Limits;
 import io.ringkv.http.server.HttpServer;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.store.HybridLogicalClock;
@@ -74,7 +75,15 @@ class HintedHandoffTest {
     }
 
     private void peerComesUp() throws Exception {
+        peerComesUp(H1Limits.defaults().bodyBytesMax());
+    }
+
+    /** The peer comes up refusing request bodies over {@code bodyBytesMax} (413), as a node with that {@code --max-body}. */
+    private void peerComesUp(long bodyBytesMax) throws Exception {
+        H1Limits defaults = H1Limits.defaults();
         ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(peerPort).eventLoops(1).handlerThreads(2)
+                .h1Limits(new H1Limits(defaults.requestLineBytesMax(), defaults.headerBlockBytesMax(),
+                        defaults.headerCountMax(), bodyBytesMax))
                 .shutdownGrace(Duration.ofSeconds(1)).build();
         resources.add(HttpServer.start(config, TestAuth.handler("http://127.0.0.1:" + peerPort, peerEngine, PEER_CLOCK)));
     }
@@ -130,6 +139,90 @@ class HintedHandoffTest {
         }
         assertThat(handoff.pending(), is(Map.of(peer.id(), 2L)));
         assertThat(handoff.droppedCount(), is(1L));
+    }
+
+    @Test
+    void hintsBeyondTheByteBoundAreDroppedAndCounted() {
+        // Each hint weighs its key and value bytes: 2 + 38 = 40.
+        HintedHandoff handoff = handoff(HintSettings.defaults().withMaxBytesPerTarget(100));
+        for (int i = 0; i < 3; i++) {
+            handoff.missed(peer, utf8("k" + i), Record.value(10 + i, new byte[38]));
+        }
+        assertThat(handoff.pending(), is(Map.of(peer.id(), 2L)));
+        assertThat(handoff.droppedByReason().get(HintDrops.Reason.BYTE_BOUND), is(1L));
+        assertThat(handoff.droppedCount(), is(1L));
+
+        handoff.missed(peer, utf8("k3"), Record.value(13, new byte[18]));
+        assertThat("a smaller one still fits", handoff.pending(), is(Map.of(peer.id(), 3L)));
+    }
+
+    /** A write whose hint the byte bound refuses is still acknowledged by the replicas that took it. */
+    @Test
+    void aWriteWhoseHintPassesTheByteBoundIsStillAcknowledged() throws Exception {
+        HintedHandoff handoff = handoff(HintSettings.defaults().withMaxBytesPerTarget(10));
+        LocalReplica local = new LocalReplica(topology.self(), coordinatorEngine);
+        Coordinator coordinator = new Coordinator(topology,
+                Map.of(topology.self(), local, peer, new FailingReplica(peer)),
+                new HybridLogicalClock(wallMillis::get),
+                new CoordinatorSettings(Duration.ofSeconds(5), Runnable::run), handoff, null);
+
+        CompletableFuture<WriteOutcome> outcome = coordinator.put(utf8("k"), new byte[100], new ReplicationParams(1, 2));
+
+        assertThat(outcome.get(10, TimeUnit.SECONDS) instanceof WriteOutcome.Acknowledged, is(true));
+        assertThat(coordinatorEngine.get(utf8("k")).isPresent(), is(true));
+        assertThat(handoff.pending(), is(Map.of()));
+        assertThat(handoff.droppedByReason().get(HintDrops.Reason.BYTE_BOUND), is(1L));
+    }
+
+    /**
+     * Hints of values that fill a request: each replay request stays within the peer's body limit,
+     * one value of exactly that limit travels alone, and all drain in one round. Before, the round
+     * sent them all in one request, which the peer refused with 413 every round.
+     */
+    @Test
+    void hintsOfLargeValuesDrainWithinThePeersBodyLimit() throws Exception {
+        int bodyMax = 64 * 1024;
+        ReplicaClient limited = new ReplicaClient(http, Duration.ofSeconds(2), TestAuth.auth(),
+                new TopologyWatch(TestAuth.TOPOLOGY), bodyMax);
+        HintedHandoff handoff = new HintedHandoff(coordinatorEngine.hints(), topology, limited, HintSettings.defaults(),
+                wallMillis::get);
+        for (int i = 0; i < 60; i++) {
+            handoff.missed(peer, utf8(String.format("k%02d", i)), Record.value(10 + i, new byte[i == 30 ? bodyMax : 10_000]));
+        }
+
+        peerComesUp(bodyMax);
+        handoff.replayRound();
+
+        assertThat(handoff.pending(), is(Map.of()));
+        assertThat(handoff.replayedCount(), is(60L));
+        assertThat(handoff.droppedCount(), is(0L));
+        for (int i = 0; i < 60; i++) {
+            assertThat(peerEngine.get(utf8(String.format("k%02d", i))).map(Record::timestamp), is(Optional.of(10L + i)));
+        }
+    }
+
+    /**
+     * A peer that refuses one record even alone (here: larger than its body limit, which is below
+     * the coordinator's) gets the others, in the same round; that hint is dropped and counted, not
+     * retried for ever. Before, the whole batch was refused every round and nothing drained.
+     */
+    @Test
+    void aRecordTheTargetRefusesIsDroppedAndTheRestDrain() throws Exception {
+        HintedHandoff handoff = handoff(HintSettings.defaults());
+        for (int i = 0; i < 10; i++) {
+            handoff.missed(peer, utf8("k" + i), Record.value(10 + i, new byte[i == 4 ? 100_000 : 10_000]));
+        }
+        handoff.missed(peer, utf8("k4"), Record.value(30, new byte[100_001])); // two hints, one record: both go
+
+        peerComesUp(64 * 1024);
+        handoff.replayRound();
+
+        assertThat(handoff.pending(), is(Map.of()));
+        assertThat(handoff.replayedCount(), is(9L));
+        assertThat(handoff.droppedByReason().get(HintDrops.Reason.REFUSED), is(2L));
+        for (int i = 0; i < 10; i++) {
+            assertThat("k" + i, peerEngine.get(utf8("k" + i)).isPresent(), is(i != 4));
+        }
     }
 
     @Test

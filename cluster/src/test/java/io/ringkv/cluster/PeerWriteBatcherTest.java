@@ -3,6 +3,7 @@ package io.ringkv.cluster;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -94,7 +95,7 @@ class PeerWriteBatcherTest extends GatedPeerTestBase {
         for (CompletableFuture<OptionalLong> write : full) {
             assertThat(await(write), is(OptionalLong.empty())); // answered while the first batch still waits
         }
-        byte[] large = new byte[WriteBatchCodec.BYTES_MAX + 1];
+        byte[] large = new byte[ReplicaClient.BATCH_BODY_BYTES_DEFAULT];
         assertThat(await(batcher.write(utf8("large"), Record.value(3, large))), is(OptionalLong.empty()));
         assertThat(first.isDone(), is(false));
         assertThat(peer.seen(), contains("writes 1", "writes " + WriteBatchCodec.RECORDS_MAX, InternalProtocol.RECORD_PATH));
@@ -102,6 +103,37 @@ class PeerWriteBatcherTest extends GatedPeerTestBase {
         peer.open();
         assertThat(await(first), is(OptionalLong.empty()));
         assertThat(engine.get(utf8("large")).orElseThrow().value().length, is(large.length));
+    }
+
+    /**
+     * A peer with a small body limit: writes that queue meanwhile leave in batches within it, and a
+     * write whose value is exactly that limit (as the public API takes) goes alone. Before, the
+     * batches grew to 512 KiB whatever the peer's limit and it refused them all (413).
+     */
+    @Test
+    void batchesStayWithinThePeersBodyLimitAndAValueAtTheLimitGoesAlone() throws Exception {
+        int bodyMax = 64 * 1024;
+        ClusterNode node = servePeer(bodyMax);
+        ReplicaClient limited = new ReplicaClient(http, Duration.ofSeconds(5), TestAuth.auth(),
+                new TopologyWatch(TestAuth.TOPOLOGY), bodyMax);
+        PeerWriteBatcher batcher = new PeerWriteBatcher(node, limited, 1);
+        CompletableFuture<OptionalLong> first = batcher.write(utf8("first"), Record.value(1, utf8("v")));
+        peer.awaitSeen(1);
+        List<CompletableFuture<OptionalLong>> queued = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            queued.add(batcher.write(utf8("k" + i), Record.value(2, new byte[20_000])));
+        }
+        CompletableFuture<OptionalLong> atTheLimit = batcher.write(utf8("limit"), Record.value(3, new byte[bodyMax]));
+        peer.open();
+
+        assertThat(await(first), is(OptionalLong.empty()));
+        for (CompletableFuture<OptionalLong> write : queued) {
+            assertThat(await(write), is(OptionalLong.empty()));
+        }
+        assertThat(await(atTheLimit), is(OptionalLong.empty()));
+        assertThat(peer.batched(InternalProtocol.WRITES_PATH), is(11));
+        assertThat(peer.seen(), hasItem(InternalProtocol.RECORD_PATH));
+        assertThat(engine.get(utf8("limit")).orElseThrow().value().length, is(bodyMax));
     }
 
     @Test

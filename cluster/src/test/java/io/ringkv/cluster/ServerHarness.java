@@ -1,5 +1,6 @@
 package io.ringkv.cluster;
 
+import io.ringkv.http.h1.H1Limits;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.HttpServer;
 import io.ringkv.http.server.ServerConfig;
@@ -18,7 +19,15 @@ final class ServerHarness implements AutoCloseable {
     }
 
     static ServerHarness start(HttpHandler handler) throws IOException {
+        return start(handler, H1Limits.defaults().bodyBytesMax());
+    }
+
+    /** A peer that answers 413 to a request body over {@code bodyBytesMax}, as a node with that {@code --max-body}. */
+    static ServerHarness start(HttpHandler handler, long bodyBytesMax) throws IOException {
+        H1Limits defaults = H1Limits.defaults();
         ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(0).eventLoops(1).handlerThreads(4)
+                .h1Limits(new H1Limits(defaults.requestLineBytesMax(), defaults.headerBlockBytesMax(),
+                        defaults.headerCountMax(), bodyBytesMax))
                 .shutdownGrace(SHUTDOWN_GRACE).build();
         return new ServerHarness(HttpServer.start(config, handler));
     }
@@ -28,8 +37,13 @@ final class ServerHarness implements AutoCloseable {
      * port is bound (an internal handler accepts requests addressed to its own URL only).
      */
     static ServerHarness startFor(java.util.function.Function<String, HttpHandler> handlerFor) throws IOException {
+        return startFor(handlerFor, H1Limits.defaults().bodyBytesMax());
+    }
+
+    /** As {@link #startFor(java.util.function.Function)}, answering 413 to a request body over {@code bodyBytesMax}. */
+    static ServerHarness startFor(java.util.function.Function<String, HttpHandler> handlerFor, long bodyBytesMax) throws IOException {
         java.util.concurrent.atomic.AtomicReference<HttpHandler> handler = new java.util.concurrent.atomic.AtomicReference<>();
-        ServerHarness server = start(request -> handler.get().handle(request));
+        ServerHarness server = start(request -> handler.get().handle(request), bodyBytesMax);
         handler.set(handlerFor.apply(server.url()));
         return server;
     }

@@ -9,7 +9,9 @@ import io.ringkv.store.Record;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class TombstoneCollectorTest {
@@ -17,7 +19,10 @@ class TombstoneCollectorTest {
 
     private final InMemoryStorageEngine engine = new InMemoryStorageEngine();
     private final AtomicLong wallMillis = new AtomicLong(100 * DAY);
-    private final TombstoneCollector collector = new TombstoneCollector(engine, Duration.ofDays(10), wallMillis::get);
+    /** The time the cluster agrees on ({@link ClockSkew#agreedEarliestMillis}); the wall clock unless a test says otherwise. */
+    private final AtomicReference<OptionalLong> agreedMillis = new AtomicReference<>();
+    private final TombstoneCollector collector = new TombstoneCollector(engine, Duration.ofDays(10), wallMillis::get,
+            () -> agreedMillis.get() != null ? agreedMillis.get() : OptionalLong.of(wallMillis.get()));
 
     private static long at(long millis) {
         return HybridLogicalClock.timestampOf(millis, 0);
@@ -45,10 +50,45 @@ class TombstoneCollectorTest {
         assertThat(collector.sweep(), is(1));
     }
 
+    /**
+     * A node whose clock its peers refuse (far ahead, say) cannot tell a tombstone's age: it skips
+     * the sweep and collects nothing until its clock is confirmed again. Before, it collected by its
+     * own wall clock (issue 32, item 9).
+     */
     @Test
-    void olderThanGraceComparesTheRecordsWallClockPart() {
-        assertThat(collector.olderThanGrace(Record.value(at(89 * DAY), utf8("v"))), is(true));
-        assertThat(collector.olderThanGrace(Record.value(at(90 * DAY + 1), utf8("v"))), is(false));
+    void collectsNothingWhileTheClockIsRefused() throws Exception {
+        engine.apply(utf8("old tombstone"), Record.tombstone(at(50 * DAY)));
+        agreedMillis.set(OptionalLong.empty());
+
+        assertThat(collector.sweep(), is(0));
+        assertThat(engine.get(utf8("old tombstone")).isPresent(), is(true));
+        assertThat(collector.sweepsSkipped(), is(1L));
+        assertThat(collector.sweepsDone(), is(0L));
+
+        agreedMillis.set(OptionalLong.of(wallMillis.get()));
+        assertThat("once the clock is confirmed again", collector.sweep(), is(1));
+        assertThat(collector.sweepsDone(), is(1L));
+    }
+
+    /** The agreed time, not the node's own wall clock, says how old a tombstone is. */
+    @Test
+    void measuresTheGracePeriodAgainstTheAgreedTime() throws Exception {
+        engine.apply(utf8("k"), Record.tombstone(at(95 * DAY)));
+        wallMillis.set(106 * DAY);
+        agreedMillis.set(OptionalLong.of(104 * DAY));
+
+        assertThat(collector.sweep(), is(0));
+
+        agreedMillis.set(OptionalLong.of(105 * DAY + 1));
+        assertThat(collector.sweep(), is(1));
+    }
+
+    @Test
+    void onlyATombstoneOlderThanTheGracePeriodMayBeCollectedElsewhere() {
+        assertThat(collector.mayBeCollectedElsewhere(Record.tombstone(at(89 * DAY))), is(true));
+        assertThat(collector.mayBeCollectedElsewhere(Record.tombstone(at(90 * DAY + 1))), is(false));
+        // A value of any age must reach a replica that lacks it (a wiped node): never withheld.
+        assertThat(collector.mayBeCollectedElsewhere(Record.value(at(1 * DAY), utf8("v"))), is(false));
     }
 
     private static byte[] utf8(String text) {

@@ -26,16 +26,20 @@ final class LocalCluster {
     private final Path secretFile;
     /** Null for http nodes. */
     private final SelfSignedCertificate tls;
+    /** The token file every node checks requests against; null for none. */
+    private final Path authFile;
     private final PrintStream out;
     private final List<NodeProcess> nodes = new ArrayList<>();
 
     /**
      * @param secretFile the cluster secret every node reads; null for one node
      * @param tls        the certificate every node serves https with; null for http
+     * @param authFile   the token file every node checks requests against ({@code serve --auth-file}); null for none
      */
     LocalCluster(String host, Path data, List<Integer> ports, List<String> urls, Path secretFile,
-                 SelfSignedCertificate tls, PrintStream out) {
+                 SelfSignedCertificate tls, Path authFile, PrintStream out) {
         this.host = host;
+        this.authFile = authFile;
         this.secretFile = secretFile;
         this.tls = tls;
         this.data = data;
@@ -78,7 +82,17 @@ final class LocalCluster {
         if (tls != null) {
             args.addAll(List.of("--tls-cert", tls.certificate().toString(), "--tls-key", tls.key().toString()));
         }
+        if (authFile != null) {
+            args.addAll(List.of("--auth-file", authFile.toString()));
+        }
         return args;
+    }
+
+    /** The nodes' process ids, in node order (for {@code kill -HUP} after a token file change). */
+    List<Long> pids() {
+        synchronized (nodes) {
+            return nodes.stream().map(NodeProcess::pid).toList();
+        }
     }
 
     void awaitAllExited() throws InterruptedException {

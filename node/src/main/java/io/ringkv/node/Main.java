@@ -5,11 +5,11 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code ringkv} command line: {@code serve} runs one node, {@code up} a local cluster,
- * {@code status} prints a cluster's state as one node sees it.
+ * {@code status} prints a cluster's state as one node sees it, {@code token} makes an access token.
  */
 @Command(name = "ringkv", mixinStandardHelpOptions = true, version = "ringkv " + Node.VERSION,
         description = "A sharded, replicated key-value store with an HTTP API.",
-        subcommands = {ServeCommand.class, UpCommand.class, ChaosCommand.class, HandoffCommand.class, RepairCommand.class, StatusCommand.class, TrainCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, UpCommand.class, ChaosCommand.class, HandoffCommand.class, RepairCommand.class, StatusCommand.class, TokenCommand.class, TrainCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code when the node cannot start: port taken, data directory unusable, bad cluster list. */

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionStage;
  * <p>Threading: stateless; handler threads (a scrape reads RocksDB properties, which may block briefly).
  */
 final class MetricsEndpoint implements HttpHandler {
+    static final String PATH = "/metrics";
 
     /** The answer of a node without metrics. */
     static final String OFF = "metrics are off on this node (started with serve --metrics off)";

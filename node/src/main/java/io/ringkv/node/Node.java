@@ -3,6 +3,7 @@ package io.ringkv.node;
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.CoordinatorSettings;
+import io.ringkv.cluster.InternalAuth;
 import io.ringkv.cluster.ReplicaCallListener;
 import io.ringkv.http.h1.H1Limits;
 import io.ringkv.http.server.ExchangeListener;
@@ -83,9 +84,10 @@ public final class Node implements AutoCloseable {
         metrics.watch(engine);
         StatusEndpoint status = new StatusEndpoint(lifecycle);
         NodeRouter handler = new NodeRouter(status, new MetricsEndpoint(metrics), dashboard);
+        AccessControl access = config.tokens() == null ? null : new AccessControl(config.tokens(), handler);
         HttpServer server;
         try {
-            server = startServer(config, handler, both(metrics.requestListener(), events.serverErrors()));
+            server = startServer(config, access == null ? handler : access, both(metrics.requestListener(), events.serverErrors()));
         } catch (NodeStartException e) {
             engine.close();
             throw e;
@@ -105,12 +107,24 @@ public final class Node implements AutoCloseable {
             metrics.watch(cluster);
             cluster.peerHealth().addListener(events.peerChanges());
             status.cluster(cluster);
-            dashboard.ready(dashboardApi(cluster, lifecycle, status, metrics, events, dashboardWork));
+            PeerSignature peers = config.secret() == null ? null : new PeerSignature(new InternalAuth(config.secret(),
+                    cluster.topology().self().id(), cluster.topology().fingerprint(), wallClock));
+            if (access != null && peers != null) {
+                access.peers(peers);
+            }
+            dashboard.ready(dashboardApi(cluster, lifecycle, status, metrics, events, dashboardWork, peers));
             handler.ready(new PublicApi(new ClusterEntityService(cluster, engine, config.rangeStreamsMax()), cluster.internalHandler()));
             lifecycle.serving();
             log.info("node {} serving (version {}, {} node(s) in the cluster, data {}, started in {} ms); dashboard at {}{}/",
                     self, VERSION, cluster.topology().size(), config.dataDir().toAbsolutePath(), lifecycle.uptimeMillis(),
                     self, Dashboard.ROOT);
+            if (config.tokens() != null && config.tokens().size() == 0) {
+                log.warn("the token file {} has no tokens: every request but GET /v0/status is refused until one is added",
+                        config.tokens().file().toAbsolutePath());
+            } else if (config.tokens() != null) {
+                log.info("access control on: {} token(s) from {}; GET /v0/status and the internal plane need none",
+                        config.tokens().size(), config.tokens().file().toAbsolutePath());
+            }
             if (!metrics.enabled()) {
                 log.info("metrics are off (--metrics off): nothing is recorded and /metrics answers 404");
             }
@@ -125,9 +139,13 @@ public final class Node implements AutoCloseable {
         }
     }
 
-    /** The dashboard's data: this node read in process, its peers over the inter-node client. */
+    /**
+     * The dashboard's data: this node read in process, its peers over the inter-node client, with
+     * reads signed by {@code peers} (null for a node without a cluster secret, which has no peers).
+     */
     private static DashboardApi dashboardApi(Cluster cluster, NodeLifecycle lifecycle, StatusEndpoint status,
-                                             NodeMetrics metrics, RecentEvents events, ExecutorService work) {
+                                             NodeMetrics metrics, RecentEvents events, ExecutorService work,
+                                             PeerSignature peers) {
         String self = cluster.topology().self().id();
         NodeReader reader = new NodeReader(cluster, () -> {
             NodeLifecycle.Phase phase = lifecycle.phase();
@@ -136,7 +154,7 @@ public final class Node implements AutoCloseable {
                     : null;
             return new NodeSample(self, phase == NodeLifecycle.Phase.SERVING ? 200 : 503, status.json(phase), own,
                     System.nanoTime());
-        }, events, work);
+        }, events, work, peers == null ? (receiver, target) -> java.util.Map.of() : peers::sign);
         return new DashboardApi(cluster, new ClusterOverview(cluster, reader, work, System::currentTimeMillis), events);
     }
 
@@ -187,12 +205,16 @@ public final class Node implements AutoCloseable {
         return HybridLogicalClock.forNode(wallClock, index, engine.clockLease());
     }
 
-    /** The node's own URL as it appears in the cluster list; a node without a list is alone. */
+    /**
+     * The node's own URL as it appears in the cluster list; a node without a list is alone. The
+     * peers are taken to share this node's {@code --max-body}: internal batches stay within it.
+     */
     private static ClusterSettings clusterSettings(NodeConfig config, String self) {
         List<String> urls = config.clusterUrls().size() > 1 ? config.clusterUrls() : List.of(self);
         ClusterSettings defaults = ClusterSettings.of(urls, self);
         return new ClusterSettings(urls, self, config.replicaTimeout(), CoordinatorSettings.deadlineFor(config.replicaTimeout()),
-                defaults.clientThreads(), config.secret(), config.interNodeTransport(), config.hints(),
+                defaults.clientThreads(), config.secret(),
+                config.interNodeTransport().withPeerBodyBytesMax(config.maxBodyBytes()), config.hints(),
                 config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset(), config.readSpareDelay());
     }
 

@@ -7,6 +7,7 @@ import io.ringkv.cluster.HintSettings;
 import io.ringkv.cluster.InterNodeTransport;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.http.server.ServerTls;
+import io.ringkv.node.access.TokenRegistry;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,8 +24,10 @@ import java.util.List;
  * certificates ({@link InterNodeTransport#trust()}); {@code metrics} false records no metrics and
  * answers {@code /metrics} with 404 ({@code serve --metrics off}); {@code readSpareDelay} is how long
  * a read waits for its first {@code ack} replicas before it asks the others too (zero: asks every
- * replica at once; {@code serve --read-spare-delay}); {@code uiAllowedHosts} are names besides the
- * node's own under which its dashboard answers ({@code serve --ui-allowed-hosts}, {@link DashboardHosts}).
+ * replica at once; {@code serve --read-spare-delay}); {@code tokens}, when not null, is the
+ * access control of {@code serve --auth-file} ({@link AccessControl}); {@code uiAllowedHosts} are
+ * names besides the node's own under which its dashboard answers ({@code serve --ui-allowed-hosts},
+ * {@link DashboardHosts}).
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
@@ -32,7 +35,8 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
                          ClusterSecret secret, Duration maxClockOffset, ClockShift clockShift,
                          int rangeStreamsMax, int connectionsMax, Duration drainDelay, ServerTls tls,
-                         boolean metrics, Duration readSpareDelay, List<String> uiAllowedHosts) {
+                         boolean metrics, Duration readSpareDelay, TokenRegistry tokens,
+                         List<String> uiAllowedHosts) {
 
     /** Cluster ranges open at once, by default. */
     public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
@@ -44,52 +48,62 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null,
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, ClockShift.NONE, RANGE_STREAMS_MAX_DEFAULT,
                 ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true,
-                io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY, List.of());
+                io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY, null, List.of());
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, uiAllowedHosts);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, uiAllowedHosts);
     }
 
     public NodeConfig withDrainDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay, tokens, uiAllowedHosts);
     }
 
     /** Serves https (TLS, h2 or HTTP/1.1 by ALPN) instead of http; peers must then be https too. */
     public NodeConfig withTls(ServerTls serverTls) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay, tokens, uiAllowedHosts);
     }
 
     /** With {@code false}, the node records no metrics and {@code /metrics} answers 404 ({@code serve --metrics off}). */
     public NodeConfig withMetrics(boolean on) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay, tokens, uiAllowedHosts);
     }
 
     public NodeConfig withReadSpareDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay, tokens, uiAllowedHosts);
+    }
+
+    /**
+     * With a token registry, every request but {@code /v0/status} and the internal plane needs a
+     * token with the route's scope ({@code serve --auth-file}); null: no access control.
+     */
+    public NodeConfig withTokens(TokenRegistry registry) {
+        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
+                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, registry, uiAllowedHosts);
     }
 
     /** Names besides its own under which the node's dashboard answers ({@link DashboardHosts}). */
     public NodeConfig withUiAllowedHosts(List<String> names) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay,
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
                 List.copyOf(names));
     }
 
@@ -101,6 +115,6 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, uiAllowedHosts);
     }
 }

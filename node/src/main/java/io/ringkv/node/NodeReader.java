@@ -6,17 +6,19 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
  * Reads what the dashboard shows of one node: its {@code /v0/status} and {@code /metrics} (as a
  * {@link NodeSample}, the same reading {@code ringkv status} takes) and its latest events. This
- * node is read in process; a peer over the inter-node client from its public endpoints, the
- * three requests at once, each bounded by {@link #TIMEOUT}: a peer that does not answer in time is
+ * node is read in process; a peer over the inter-node client from its public endpoints, signed
+ * with the cluster secret for peers that check tokens ({@link PeerSignature}), the three requests at once, each bounded by {@link #TIMEOUT}: a peer that does not answer in time is
  * read as down, never waited for longer.
  *
  * <p>Threading: {@link #read} from any thread, never blocks. Parsing (a metrics page is tens of
@@ -47,13 +49,18 @@ final class NodeReader {
     private final Supplier<NodeSample> self;
     private final RecentEvents selfEvents;
     private final Executor executor;
+    private final BiFunction<String, String, Map<String, String>> credentials;
 
     /**
      * @param self       reads this node's own sample in process
      * @param selfEvents this node's events
      * @param executor   parses and reads this node's metrics (may touch RocksDB properties)
+     * @param credentials the header fields that let a peer (its id) answer a GET of a target on its
+     *                    admin pages ({@link PeerSignature#sign}; none without a cluster secret)
      */
-    NodeReader(Cluster cluster, Supplier<NodeSample> self, RecentEvents selfEvents, Executor executor) {
+    NodeReader(Cluster cluster, Supplier<NodeSample> self, RecentEvents selfEvents, Executor executor,
+               BiFunction<String, String, Map<String, String>> credentials) {
+        this.credentials = credentials;
         this.cluster = cluster;
         this.self = self;
         this.selfEvents = selfEvents;
@@ -82,7 +89,7 @@ final class NodeReader {
     }
 
     private CompletableFuture<Fetched> fetch(ClusterNode node, String path) {
-        return cluster.getPublic(node, path, TIMEOUT)
+        return cluster.getPublic(node, path, TIMEOUT, credentials.apply(node.id(), path))
                 .handle((response, error) -> error == null ? Fetched.of(response) : Fetched.failed(error))
                 .completeOnTimeout(Fetched.failed("no answer in " + READING_TIMEOUT.toMillis() + " ms"),
                         READING_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

@@ -34,10 +34,10 @@ final class NodeRouter implements HttpHandler {
     @Override
     public CompletionStage<Response> handle(Request request) throws Exception {
         switch (request.path()) {
-            case "/v0/status" -> {
+            case StatusEndpoint.PATH -> {
                 return status.handle(request);
             }
-            case "/metrics" -> {
+            case MetricsEndpoint.PATH -> {
                 return metrics.handle(request);
             }
             default -> {

@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
 public final class PublicApi implements HttpHandler {
     private static final Logger log = LoggerFactory.getLogger(PublicApi.class);
     private static final String INTERNAL_PREFIX = "/internal/";
+    static final String ENTITY_PATH = "/v0/entity";
+    static final String ENTITIES_PATH = "/v0/entities";
     /** The longest key, in bytes (see {@link #checkedKey}). */
     public static final int KEY_BYTES_MAX = 4096;
 
@@ -46,8 +48,8 @@ public final class PublicApi implements HttpHandler {
     @Override
     public CompletionStage<Response> handle(Request request) throws Exception {
         return switch (request.path()) {
-            case "/v0/entity" -> entity(request);
-            case "/v0/entities" -> onlyGet(request, () -> entities(request));
+            case ENTITY_PATH -> entity(request);
+            case ENTITIES_PATH -> onlyGet(request, () -> entities(request));
             default -> other(request);
         };
     }

@@ -10,6 +10,8 @@ import io.ringkv.cluster.InterNodeProtocol;
 import io.ringkv.cluster.InterNodeTransport;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.net.tls.PemFileException;
+import io.ringkv.node.access.TokenFileException;
+import io.ringkv.node.access.TokenRegistry;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -105,6 +107,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "Hinted handoff: writes kept for one unreachable replica; beyond that they are left to "
                     + "anti-entropy, 0 turns hints off (default: " + HintSettings.DEFAULT_MAX_PER_TARGET + ").")
     long hintMaxPerNode = HintSettings.DEFAULT_MAX_PER_TARGET;
+
+    @Option(names = "--hint-max-bytes-per-node", paramLabel = "BYTES",
+            description = "Hinted handoff: key and value bytes kept for one unreachable replica; a write that would "
+                    + "pass it is left to anti-entropy, as beyond --hint-max-per-node (default: "
+                    + HintSettings.DEFAULT_MAX_BYTES_PER_TARGET + ").")
+    long hintMaxBytesPerNode = HintSettings.DEFAULT_MAX_BYTES_PER_TARGET;
 
     @Option(names = "--hint-max-age", paramLabel = "DURATION",
             description = "Hinted handoff: hints older than this are dropped, not replayed, ISO-8601 (default: "
@@ -209,6 +217,13 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     Duration warmUp;
 
+    @Option(names = "--auth-file", paramLabel = "FILE",
+            description = "Token file: every request but GET /v0/status and node-to-node ones then needs "
+                    + "'Authorization: Bearer TOKEN' with a token of the file that has the route's scope (read, write, "
+                    + "admin for /metrics and /ui/). Make tokens with 'ringkv token'; kill -HUP reloads the file. "
+                    + "Default: no access control.")
+    Path authFile;
+
     @Option(names = "--clock-offset-for-tests", hidden = true, paramLabel = "DURATION",
             description = "Shifts this node's wall clock (fault tests of clock skew only).")
     Duration clockOffsetForTests = Duration.ZERO;
@@ -221,12 +236,16 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         NodeTls tls = validate();
+        TokenRegistry tokens = tokens();
         LogSetup.apply(logFormat);
         InterNodeTransport transport = tls == null ? interNodeTransport() : interNodeTransport().withTrust(tls.peerTrust());
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
-                readSpareDelay, uiAllowedHosts);
+                readSpareDelay, tokens, uiAllowedHosts);
+        if (tokens != null && TokenReloadSignal.install(tokens)) {
+            log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
+        }
         Node node;
         try {
             node = Node.start(config, warmUp);
@@ -241,6 +260,18 @@ final class ServeCommand implements Callable<Integer> {
         }, "ringkv-shutdown"));
         awaitUninterruptibly(stopped);
         return 0;
+    }
+
+    /** The tokens of --auth-file; null without it. A file that does not read is a usage error naming the line. */
+    private TokenRegistry tokens() {
+        if (authFile == null) {
+            return null;
+        }
+        try {
+            return TokenRegistry.load(authFile);
+        } catch (TokenFileException e) {
+            throw new ParameterException(spec.commandLine(), "--auth-file " + e.getMessage());
+        }
     }
 
     /** The secret from --cluster-secret-file or the environment; null for a one-node cluster without one. */
@@ -314,9 +345,11 @@ final class ServeCommand implements Callable<Integer> {
 
     private HintSettings hintSettings() {
         try {
-            return HintSettings.defaults().withMaxPerTarget(hintMaxPerNode).withMaxAge(hintMaxAge).withReplayRate(hintReplayRate);
+            return HintSettings.defaults().withMaxPerTarget(hintMaxPerNode).withMaxBytesPerTarget(hintMaxBytesPerNode)
+                    .withMaxAge(hintMaxAge).withReplayRate(hintReplayRate);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--hint-max-per-node, --hint-max-age, --hint-replay-rate: " + e.getMessage());
+            throw new ParameterException(spec.commandLine(), "--hint-max-per-node, --hint-max-bytes-per-node, --hint-max-age, "
+                    + "--hint-replay-rate: " + e.getMessage());
         }
     }
 

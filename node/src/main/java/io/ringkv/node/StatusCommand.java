@@ -50,14 +50,19 @@ final class StatusCommand implements Callable<Integer> {
             description = TrustFlag.DESCRIPTION)
     Path tlsTrust;
 
+    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:" + TokenOption.ENVIRONMENT_VARIABLE + "}",
+            description = TokenOption.DESCRIPTION)
+    String token;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         String seedUrl = node.endsWith("/") ? node.substring(0, node.length() - 1) : node;
         HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2));
+        String authorization = TokenOption.authorization(token, spec.commandLine());
         try (HttpClient http = TrustFlag.apply(builder, tlsTrust, spec.commandLine()).build()) {
-            NodeSample seed = NodeSample.read(http, seedUrl);
+            NodeSample seed = NodeSample.read(http, seedUrl, authorization);
             if (!seed.answered()) {
                 spec.commandLine().getErr().println("ringkv status: cannot reach " + seedUrl + " (" + seed.statusBody() + ")");
                 return EXIT_NOT_ALL_UP;
@@ -66,9 +71,10 @@ final class StatusCommand implements Callable<Integer> {
             List<String> urls = new ArrayList<>();
             urls.add(seed.id());
             urls.addAll(seenBySeed.keySet());
-            List<NodeSample> first = readAll(http, urls);
+            List<NodeSample> first = readAll(http, urls, authorization);
             Thread.sleep(interval);
-            List<NodeSample> second = readAll(http, urls);
+            List<NodeSample> second = readAll(http, urls, authorization);
+            refusedMetrics(second);
             StatusTable table = new StatusTable();
             boolean allUp = true;
             for (int i = 0; i < urls.size(); i++) {
@@ -82,12 +88,25 @@ final class StatusCommand implements Callable<Integer> {
         }
     }
 
-    private static List<NodeSample> readAll(HttpClient http, List<String> urls) throws InterruptedException {
+    private static List<NodeSample> readAll(HttpClient http, List<String> urls, String authorization) throws InterruptedException {
         List<NodeSample> samples = new ArrayList<>(urls.size());
         for (String url : urls) {
-            samples.add(NodeSample.read(http, url));
+            samples.add(NodeSample.read(http, url, authorization));
         }
         return samples;
+    }
+
+    /** Says once why rates are missing when nodes check tokens and this one had none, or one without admin. */
+    private void refusedMetrics(List<NodeSample> samples) {
+        for (NodeSample sample : samples) {
+            if (sample.metricsStatus() == 401 || sample.metricsStatus() == 403) {
+                spec.commandLine().getErr().println("ringkv status: " + sample.url() + "/metrics answered "
+                        + sample.metricsStatus() + ", so no rates are shown: pass --token (or set $"
+                        + TokenOption.ENVIRONMENT_VARIABLE + ") with a token that has the admin scope");
+                spec.commandLine().getErr().flush();
+                return;
+            }
+        }
     }
 
     /** The peers the seed lists, in order, each with "up 2m10s" or the like. */

@@ -30,6 +30,8 @@ import java.util.concurrent.CompletionStage;
  * starting thread.
  */
 final class StatusEndpoint implements HttpHandler {
+    /** The health check: open to anyone, also when the node checks tokens ({@link AccessPolicy}). */
+    static final String PATH = "/v0/status";
 
     private final NodeLifecycle lifecycle;
     private volatile String nodeUrl;

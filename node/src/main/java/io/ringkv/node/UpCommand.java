@@ -7,6 +7,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.EnumSet;
+import io.ringkv.node.access.AccessScope;
+import io.ringkv.node.access.BearerToken;
+import io.ringkv.node.access.Grant;
+import io.ringkv.node.access.TokenFile;
+import io.ringkv.node.access.TokenFileException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -41,6 +47,15 @@ final class UpCommand implements Callable<Integer> {
             description = "Node i listens on PORT+i-1. Default: free ports chosen by the OS.")
     Integer basePort;
 
+    @Option(names = "--auth", description = "Check tokens: write an admin token (scopes read, write, admin) to "
+            + "DIR/" + UpCommand.AUTH_FILE + ", start every node with --auth-file, and print the token.")
+    boolean auth;
+
+    /** The token file of {@code up --auth}, under the data directory. */
+    static final String AUTH_FILE = "auth.tokens";
+    /** The name of the token {@code up --auth} makes; made again, replacing the last one, at every start. */
+    static final String ADMIN_TOKEN_NAME = "up-admin";
+
     @Option(names = "--tls", description = "Serve https: make a self-signed certificate with openssl in DIR/tls "
             + "(valid a year, for the host, localhost and 127.0.0.1) and give it to every node.")
     boolean tls;
@@ -64,7 +79,14 @@ final class UpCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new ParameterException(spec.commandLine(), "--tls: " + e.getMessage());
         }
-        LocalCluster cluster = new LocalCluster(host, data, ports, urls, secret, certificate, System.out);
+        Path authFile = auth ? data.resolve(AUTH_FILE) : null;
+        String adminToken;
+        try {
+            adminToken = auth ? newAdminToken(authFile) : null;
+        } catch (TokenFileException e) {
+            throw new ParameterException(spec.commandLine(), "--auth: " + e.getMessage());
+        }
+        LocalCluster cluster = new LocalCluster(host, data, ports, urls, secret, certificate, authFile, System.out);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             cluster.stop();
@@ -73,14 +95,27 @@ final class UpCommand implements Callable<Integer> {
         if (!cluster.start()) {
             return Main.EXIT_CANNOT_START;
         }
-        printWelcome(urls, certificate);
+        printWelcome(urls, certificate, adminToken, cluster.pids());
         cluster.awaitAllExited();
         return 0;
     }
 
-    private void printWelcome(List<String> urls, SelfSignedCertificate certificate) throws IOException {
+    /**
+     * A new admin token (read, write, admin) in {@code file}, replacing the one an earlier
+     * {@code up --auth} made there (its token was shown once and is gone); other lines are kept.
+     */
+    static String newAdminToken(Path file) throws TokenFileException {
+        String token = BearerToken.generate();
+        TokenFile.replace(file, new Grant(ADMIN_TOKEN_NAME, EnumSet.allOf(AccessScope.class), null), BearerToken.sha256(token));
+        return token;
+    }
+
+    /** @param adminToken the token of {@code --auth}, or null without it */
+    private void printWelcome(List<String> urls, SelfSignedCertificate certificate, String adminToken, List<Long> pids) {
         String first = urls.getFirst();
-        String cacert = certificate == null ? "" : "--cacert " + certificate.certificate().toAbsolutePath() + " ";
+        // What every curl line needs: the certificate to trust, and the token (from the variable the welcome sets).
+        String curlFlags = (certificate == null ? "" : "--curlFlags " + certificate.certificate().toAbsolutePath() + " ")
+                + (adminToken == null ? "" : "-H \"Authorization: Bearer $" + TokenOption.ENVIRONMENT_VARIABLE + "\" ");
         String trust = certificate == null ? "" : " --tls-trust " + certificate.certificate().toAbsolutePath();
         List<String> lines = new ArrayList<>();
         lines.add("");
@@ -90,16 +125,25 @@ final class UpCommand implements Callable<Integer> {
         }
         lines.add("");
         lines.add("Dashboard (every node serves it; open it, kill a node, watch it go red):");
-        lines.add("  " + first + Dashboard.ROOT + "/");
+        lines.add("  " + first + Dashboard.ROOT + "/" + (adminToken == null ? "" : "  (log in with any user name and the token as password)"));
         lines.add("");
+        if (adminToken != null) {
+            Path file = data.resolve(AUTH_FILE).toAbsolutePath();
+            lines.add("Access control is on: every request but GET /v0/status needs a token. The admin token (read, write,");
+            lines.add("admin), shown this once (" + file + " holds only its SHA-256):");
+            lines.add("  export " + TokenOption.ENVIRONMENT_VARIABLE + "=" + adminToken);
+            lines.add("More tokens: ./ringkv token --auth-file " + file + " --name app --scopes read,write");
+            lines.add("  then: kill -HUP " + pids.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(" ")));
+            lines.add("");
+        }
         lines.add("Try:");
-        lines.add("  curl -i " + cacert + "-X PUT --data-binary 'hello' '" + first + "/v0/entity?id=k1'");
-        lines.add("  curl -i " + cacert + "'" + urls.getLast() + "/v0/entity?id=k1'");
-        lines.add("  curl -i " + cacert + "'" + first + "/v0/entity?id=k1&replicas=1/" + urls.size() + "'");
-        lines.add("  curl -i " + cacert + "-X DELETE '" + first + "/v0/entity?id=k1'");
-        lines.add("  curl -s " + cacert + "'" + first + "/v0/entities?start=a&end=z'");
-        lines.add("  curl -s " + cacert + "'" + first + "/v0/status'");
-        lines.add("  curl -s " + cacert + "'" + first + "/metrics' | grep '^ringkv_requests_total'");
+        lines.add("  curl -i " + curlFlags + "-X PUT --data-binary 'hello' '" + first + "/v0/entity?id=k1'");
+        lines.add("  curl -i " + curlFlags + "'" + urls.getLast() + "/v0/entity?id=k1'");
+        lines.add("  curl -i " + curlFlags + "'" + first + "/v0/entity?id=k1&replicas=1/" + urls.size() + "'");
+        lines.add("  curl -i " + curlFlags + "-X DELETE '" + first + "/v0/entity?id=k1'");
+        lines.add("  curl -s " + curlFlags + "'" + first + "/v0/entities?start=a&end=z'");
+        lines.add("  curl -s " + curlFlags + "'" + first + "/v0/status'");
+        lines.add("  curl -s " + curlFlags + "'" + first + "/metrics' | grep '^ringkv_requests_total'");
         lines.add("  ./ringkv status --node " + first + trust);
         if (urls.size() > 1) {
             Path secret = data.resolve(ClusterSecretFile.NAME).toAbsolutePath();

@@ -138,9 +138,11 @@ class MetricsIT {
                 m.sum("ringkv_internal_answers_rejected_total", s -> s.label("peer").equals(peer)), is(0.0));
         assertThat(m.has("ringkv_internal_answers_rejected_total"), is(true));
         for (String family : List.of("ringkv_hints_stored_total", "ringkv_hints_replayed_total", "ringkv_hints_dropped_total",
+                "ringkv_hints_corrupt_total",
                 "ringkv_anti_entropy_rounds_total", "ringkv_anti_entropy_running", "ringkv_anti_entropy_records_pushed_total",
                 "ringkv_anti_entropy_buckets_without_scan_total",
-                "ringkv_anti_entropy_buckets_differing", "jvm_memory_used_bytes", "jvm_threads_current",
+                "ringkv_anti_entropy_buckets_differing", "ringkv_tombstones_collected_total", "ringkv_tombstone_sweeps_total",
+                "jvm_memory_used_bytes", "jvm_threads_current",
                 "process_cpu_seconds_total")) {
             assertThat(family, m.has(family), is(true));
         }

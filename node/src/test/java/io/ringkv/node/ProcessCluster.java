@@ -116,7 +116,8 @@ final class ProcessCluster implements AutoCloseable {
         signal(i, "CONT");
     }
 
-    private void signal(int i, String signal) throws Exception {
+    /** Sends {@code signal} (e.g. HUP, STOP) to node {@code i}'s process. */
+    void signal(int i, String signal) throws Exception {
         Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(nodes[i].pid())).start();
         assertThat("kill -" + signal, kill.waitFor(), is(0));
     }

@@ -10,4 +10,17 @@ package io.ringkv.store;
  * @param record        the record exactly as the coordinator sent it (same timestamp)
  */
 public record Hint(String target, long sequence, long createdMillis, byte[] key, Record record) {
+
+    /**
+     * What a hint weighs against the byte bounds of {@link HintLog}: its key and value bytes. The
+     * few bytes of framing a log adds are left out, so the measure is the same in every log.
+     */
+    public long sizeBytes() {
+        return sizeBytes(key, record);
+    }
+
+    /** As {@link #sizeBytes()}, for a hint not yet made. */
+    public static long sizeBytes(byte[] key, Record record) {
+        return (long) key.length + record.value().length;
+    }
 }

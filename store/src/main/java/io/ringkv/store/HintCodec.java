@@ -37,6 +37,17 @@ final class HintCodec {
                 .putLong(hint.createdMillis()).putInt(hint.key().length).put(hint.key()).put(record).array();
     }
 
+    /** Bytes of a stored value besides the hint's key and value (see the layout above). */
+    private static final int VALUE_OVERHEAD_BYTES = Long.BYTES + Integer.BYTES + RecordCodec.HEADER_BYTES;
+
+    /**
+     * The {@link Hint#sizeBytes} of the hint a stored value holds, estimated from its length alone:
+     * exact for any value this version wrote, so it serves for a value that no longer decodes.
+     */
+    static long sizeOfStored(byte[] storedValue) {
+        return Math.max(0, storedValue.length - VALUE_OVERHEAD_BYTES);
+    }
+
     /** @throws CorruptRecordException if the stored bytes are not a hint this version wrote */
     static Hint decode(byte[] storedKey, byte[] storedValue) throws CorruptRecordException {
         try {

@@ -504,6 +504,29 @@ abstract class StorageEngineContractTest {
     }
 
     @Test
+    void hintsAreTalliedInBytesAndReadUpToAByteBound() throws StoreException {
+        HintLog hints = engine.hints();
+        hints.add("http://a:1", bytes("k1"), Record.value(5, new byte[100]), 100);   // 102 bytes
+        hints.add("http://a:1", bytes("k2"), Record.value(6, new byte[300]), 101);   // 302 bytes
+        hints.add("http://a:1", bytes("k3"), Record.tombstone(7), 102);              // 2 bytes
+        assertThat(hints.bytes("http://a:1"), is(406L));
+        assertThat(hints.bytes("http://b:2"), is(0L));
+
+        assertThat("stops before the hint that would pass the bound", keysOf(hints.oldest("http://a:1", 10, 403)),
+                contains("k1"));
+        assertThat(keysOf(hints.oldest("http://a:1", 10, 404)), contains("k1", "k2"));
+        assertThat("the oldest comes even when it alone passes the bound", keysOf(hints.oldest("http://a:1", 10, 1)),
+                contains("k1"));
+
+        hints.remove(hints.oldest("http://a:1", 2));
+        assertThat(hints.bytes("http://a:1"), is(2L));
+    }
+
+    private static List<String> keysOf(List<Hint> hints) {
+        return hints.stream().map(h -> new String(h.key(), StandardCharsets.UTF_8)).toList();
+    }
+
+    @Test
     void aTargetWhoseNameIsAPrefixOfAnotherKeepsItsOwnHints() throws StoreException {
         engine.hints().add("http://a:1", bytes("k1"), Record.value(1, bytes("x")), 1);
         engine.hints().add("http://a:10", bytes("k2"), Record.value(2, bytes("y")), 2);

@@ -8,12 +8,13 @@ import io.ringkv.cluster.ClusterNode;
 import io.ringkv.cluster.HintedHandoff;
 import io.ringkv.cluster.PeerBatches;
 import io.ringkv.cluster.PeerHealth;
+import io.ringkv.cluster.TombstoneCollector;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * The cluster's background work and view of its peers, read once per scrape: hints queued per
- * target and their fate, anti-entropy rounds and progress, each peer up or not.
+ * target and their fate, anti-entropy rounds and progress, tombstone collection, each peer up or not.
  *
  * <p>Threading: stateless; {@link #collect} on the scraping thread.
  */
@@ -37,6 +38,8 @@ final class ClusterCollector implements MultiCollector {
         for (PeerHealth.PeerStatus peer : cluster.peerHealth().peers()) {
             up.put(peer.id(), peer.state() == PeerHealth.State.UP ? 1 : 0);
         }
+        Map<String, Long> dropped = new LinkedHashMap<>();
+        hints.droppedByReason().forEach((reason, count) -> dropped.put(reason.label(), count));
         AntiEntropy.Status antiEntropy = cluster.antiEntropy().status();
         Map<String, Long> writeBatches = new LinkedHashMap<>();
         Map<String, Long> writesBatched = new LinkedHashMap<>();
@@ -48,6 +51,10 @@ final class ClusterCollector implements MultiCollector {
             readBatches.put(batches.peer(), batches.reads().batches());
             readsBatched.put(batches.peer(), batches.reads().calls());
         }
+        TombstoneCollector tombstones = cluster.tombstones();
+        Map<String, Long> sweeps = new LinkedHashMap<>();
+        sweeps.put("done", tombstones.sweepsDone());
+        sweeps.put("skipped", tombstones.sweepsSkipped());
         Map<String, Long> rejectedAnswers = new LinkedHashMap<>();
         for (ClusterNode peer : cluster.topology().others()) {
             rejectedAnswers.put(peer.id(), 0L);
@@ -69,8 +76,11 @@ final class ClusterCollector implements MultiCollector {
                         + "cluster secret (changed on the way, or another secret); each failed its call", "peer", rejectedAnswers)
                 .counter("ringkv_hints_stored", "Hints stored for replicas that missed a write", hints.storedCount())
                 .counter("ringkv_hints_replayed", "Hints their target took on replay", hints.replayedCount())
-                .counter("ringkv_hints_dropped", "Hints dropped (per-target bound, age, storage errors); left to anti-entropy",
-                        hints.droppedCount())
+                .counter("ringkv_hints_dropped", "Hints dropped, and misses not hinted, by reason (count_bound, byte_bound: "
+                        + "the per-target bounds; age; refused: the target refused the record; storage_error); left to "
+                        + "anti-entropy", "reason", dropped)
+                .counter("ringkv_hints_corrupt", "Stored hints that did not decode, skipped and deleted since the store "
+                        + "opened; left to anti-entropy", hints.corruptCount())
                 .counter("ringkv_anti_entropy_rounds", "Anti-entropy rounds finished", antiEntropy.roundsCompleted())
                 .gauge("ringkv_anti_entropy_running", "1 while an anti-entropy round runs", antiEntropy.running() ? 1 : 0)
                 .gauge("ringkv_anti_entropy_last_round_seconds", "Duration of the last finished round",
@@ -84,6 +94,10 @@ final class ClusterCollector implements MultiCollector {
                 .counter("ringkv_anti_entropy_buckets_without_scan",
                         "Differing buckets that sending the keys lately changed in them brought level, with no scan of the store",
                         antiEntropy.bucketsWithoutScan())
+                .counter("ringkv_tombstones_collected", "Tombstones older than the grace period deleted from this node's store",
+                        tombstones.collected())
+                .counter("ringkv_tombstone_sweeps", "Sweeps of the store for tombstones to collect: done, or skipped while "
+                        + "this node refuses writes for its clock (behind, ahead or not confirmed by its peers)", "outcome", sweeps)
                 .build();
     }
 }

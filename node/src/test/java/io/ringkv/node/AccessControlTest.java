@@ -1,0 +1,246 @@
+package io.ringkv.node;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.allOf;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+
+import io.ringkv.http.client.RingHttpClient;
+import io.ringkv.node.access.AccessScope;
+import io.ringkv.node.access.BearerToken;
+import io.ringkv.node.access.Grant;
+import io.ringkv.node.access.KeyPrefix;
+import io.ringkv.node.access.TokenFile;
+import io.ringkv.node.access.TokenRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Access control of one node started with a token file, over real sockets, over HTTP/1.1 (the
+ * JDK's client) and h2c (ringkv's client): which requests need which token, and what the answers
+ * without one say (RFC 6750 §3); reloading the file; a node without a file is unchanged.
+ */
+@ParameterizedClass(name = "{0}")
+@ValueSource(strings = {"HTTP_1_1", "H2C"})
+class AccessControlTest {
+    private static final String CHALLENGE = "Bearer realm=\"ringkv\"";
+
+    @TempDir
+    Path data;
+
+    @TempDir
+    Path dir;
+
+    @Parameter
+    String protocol;
+
+    private Path file;
+    private TokenRegistry registry;
+    private Node node;
+    private HttpClient client;
+    private String reader;
+    private String writer;
+    private String admin;
+    private String tenant;
+
+    @BeforeEach
+    void startNode() throws Exception {
+        file = dir.resolve("tokens");
+        reader = addToken("reader", "read", null);
+        writer = addToken("app", "read,write", null);
+        admin = addToken("ops", "admin", null);
+        tenant = addToken("tenant-a", "read,write", "tenant-a/");
+        registry = TokenRegistry.load(file);
+        node = Node.start(NodeConfig.singleNode(0, data).withTokens(registry));
+        client = protocol.equals("H2C")
+                ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
+                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    @AfterEach
+    void stopNode() {
+        client.close();
+        node.close();
+    }
+
+    private String addToken(String name, String scopes, String prefix) throws Exception {
+        String token = BearerToken.generate();
+        TokenFile.add(file, new Grant(name, AccessScope.parseList(scopes), prefix == null ? null : KeyPrefix.parse(prefix)),
+                BearerToken.sha256(token));
+        return token;
+    }
+
+    private HttpResponse<String> send(String method, String target, String body, String... headers) throws Exception {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + target))
+                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
+        for (int i = 0; i < headers.length; i += 2) {
+            builder.header(headers[i], headers[i + 1]);
+        }
+        HttpResponse<String> response = client.send(builder.build(), BodyHandlers.ofString(StandardCharsets.UTF_8));
+        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
+        return response;
+    }
+
+    private HttpResponse<String> as(String token, String method, String target, String body) throws Exception {
+        return send(method, target, body, "Authorization", "Bearer " + token);
+    }
+
+    private static List<String> challenges(HttpResponse<?> response) {
+        return response.headers().allValues("WWW-Authenticate");
+    }
+
+    @Test
+    void aRequestWithoutATokenIs401WithABearerChallenge() throws Exception {
+        for (String[] request : new String[][] {{"GET", "/v0/entity?id=k"}, {"PUT", "/v0/entity?id=k"},
+                {"DELETE", "/v0/entity?id=k"}, {"GET", "/v0/entities?start=a"}, {"GET", "/nowhere"}}) {
+            HttpResponse<String> response = send(request[0], request[1], request[0].equals("PUT") ? "v" : null);
+            assertThat(request[0] + " " + request[1], response.statusCode(), is(401));
+            assertThat(challenges(response), contains(CHALLENGE));
+            assertThat(response.body(), containsString("Authorization: Bearer"));
+        }
+    }
+
+    @Test
+    void anUnknownTokenIs401InvalidToken() throws Exception {
+        HttpResponse<String> response = as(BearerToken.generate(), "GET", "/v0/entity?id=k", null);
+        assertThat(response.statusCode(), is(401));
+        assertThat(challenges(response).getFirst(), allOf(containsString(CHALLENGE), containsString("error=\"invalid_token\"")));
+        assertThat(response.body(), containsString("not valid"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"Bearer", "Bearer two words", "Token abc", "Basic !!!", "Basic " + "bm9jb2xvbg==", "Bearer a\"b"})
+    void aMalformedAuthorizationFieldIs401WithAMessage(String field) throws Exception {
+        HttpResponse<String> response = send("GET", "/v0/entity?id=k", null, "Authorization", field);
+        assertThat(field, response.statusCode(), is(401));
+        assertThat(challenges(response).getFirst(), allOf(containsString(CHALLENGE), containsString("error=\"invalid_request\"")));
+        assertThat(response.body(), containsString("Authorization"));
+    }
+
+    @Test
+    void twoAuthorizationFieldsAre401() throws Exception {
+        HttpResponse<String> response = send("GET", "/v0/entity?id=k", null, "Authorization", "Bearer " + writer,
+                "Authorization", "Bearer " + reader);
+        assertThat(response.statusCode(), is(401));
+        assertThat(response.body(), containsString("2 Authorization fields"));
+    }
+
+    @Test
+    void aReadTokenReadsButCannotWrite() throws Exception {
+        assertThat(as(reader, "GET", "/v0/entity?id=k", null).statusCode(), is(404));
+        assertThat(as(reader, "GET", "/v0/entities?start=a", null).statusCode(), is(200));
+        for (String method : List.of("PUT", "DELETE")) {
+            HttpResponse<String> refused = as(reader, method, "/v0/entity?id=k", method.equals("PUT") ? "v" : null);
+            assertThat(method, refused.statusCode(), is(403));
+            assertThat(challenges(refused).getFirst(), allOf(containsString("error=\"insufficient_scope\""),
+                    containsString("scope=\"write\"")));
+            assertThat(refused.body(), allOf(containsString("'reader'"), containsString("write")));
+        }
+    }
+
+    @Test
+    void aWriteTokenWrites() throws Exception {
+        assertThat(as(writer, "PUT", "/v0/entity?id=k", "v1").statusCode(), is(201));
+        HttpResponse<String> read = as(writer, "GET", "/v0/entity?id=k", null);
+        assertThat(read.statusCode(), is(200));
+        assertThat(read.body(), is("v1"));
+        assertThat(as(writer, "DELETE", "/v0/entity?id=k", null).statusCode(), is(202));
+    }
+
+    @Test
+    void aPrefixTokenReachesOnlyKeysWithItsPrefix() throws Exception {
+        assertThat(as(tenant, "PUT", "/v0/entity?id=tenant-a/1", "mine").statusCode(), is(201));
+        assertThat(as(tenant, "GET", "/v0/entity?id=tenant-a%2F1", null).body(), is("mine"));
+        assertThat(as(writer, "PUT", "/v0/entity?id=tenant-b/1", "theirs").statusCode(), is(201));
+
+        HttpResponse<String> outside = as(tenant, "GET", "/v0/entity?id=tenant-b/1", null);
+        assertThat(outside.statusCode(), is(403));
+        assertThat(outside.body(), containsString("tenant-a/"));
+        assertThat(as(tenant, "PUT", "/v0/entity?id=tenant-b/1", "overwritten").statusCode(), is(403));
+        assertThat(as(tenant, "DELETE", "/v0/entity?id=tenant", null).statusCode(), is(403));
+        assertThat(as(writer, "GET", "/v0/entity?id=tenant-b/1", null).body(), is("theirs"));
+
+        HttpResponse<String> range = as(tenant, "GET", "/v0/entities?start=tenant-a/&end=tenant-a0", null);
+        assertThat(range.statusCode(), is(200));
+        assertThat(range.body(), is("tenant-a/1\nmine"));
+        HttpResponse<String> openEnded = as(tenant, "GET", "/v0/entities?start=tenant-a/", null);
+        assertThat(openEnded.statusCode(), is(403));
+        assertThat(openEnded.body(), containsString("end=tenant-a0"));
+        assertThat(as(tenant, "GET", "/v0/entities?start=a&end=z", null).statusCode(), is(403));
+        assertThat(as(tenant, "GET", "/v0/entities?start=tenant-a/&end=tenant-b", null).statusCode(), is(403));
+    }
+
+    @Test
+    void metricsAndTheDashboardNeedTheAdminScope() throws Exception {
+        for (String path : List.of("/metrics", "/ui/", "/ui/api/cluster", "/ui/api/events")) {
+            HttpResponse<String> anonymous = send("GET", path, null);
+            assertThat(path, anonymous.statusCode(), is(401));
+            // A browser shows its login prompt for Basic; the token is the password.
+            assertThat(path, challenges(anonymous), contains(CHALLENGE, "Basic realm=\"ringkv\", charset=\"UTF-8\""));
+            HttpResponse<String> notAdmin = as(writer, "GET", path, null);
+            assertThat(path, notAdmin.statusCode(), is(403));
+            assertThat(path, challenges(notAdmin).getFirst(), containsString("scope=\"admin\""));
+            assertThat(path, as(admin, "GET", path, null).statusCode(), is(200));
+            String basic = Base64.getEncoder().encodeToString(("anyone:" + admin).getBytes(StandardCharsets.UTF_8));
+            assertThat(path, send("GET", path, null, "Authorization", "Basic " + basic).statusCode(), is(200));
+        }
+        assertThat(as(admin, "GET", "/v0/entity?id=k", null).statusCode(), is(403));
+    }
+
+    @Test
+    void theStatusStaysOpenForHealthChecks() throws Exception {
+        assertThat(send("GET", "/v0/status", null).statusCode(), is(200));
+        assertThat(as(BearerToken.generate(), "GET", "/v0/status", null).statusCode(), is(200));
+    }
+
+    @Test
+    void aReloadAddsAndRemovesTokens() throws Exception {
+        String added = addToken("added", "read,write", null);
+        assertThat("not before the reload", as(added, "PUT", "/v0/entity?id=k", "v").statusCode(), is(401));
+        String without = String.join("\n", Files.readAllLines(file).stream().filter(line -> !line.startsWith("reader ")).toList());
+        Files.writeString(file, without + "\n");
+
+        assertThat(registry.reload(), is(true));
+        assertThat(as(added, "PUT", "/v0/entity?id=k", "v").statusCode(), is(201));
+        assertThat(as(reader, "GET", "/v0/entity?id=k", null).statusCode(), is(401));
+        assertThat(as(writer, "GET", "/v0/entity?id=k", null).statusCode(), is(200));
+    }
+
+    @Test
+    void aFileThatDoesNotReadOnReloadKeepsTheTokens() throws Exception {
+        Files.writeString(file, "app read,write sha256:00\n", StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
+        assertThat(registry.reload(), is(false));
+        assertThat(as(writer, "PUT", "/v0/entity?id=k", "v").statusCode(), is(201));
+        assertThat(as(reader, "GET", "/v0/entity?id=k", null).statusCode(), is(200));
+    }
+
+    @Test
+    void theFileHoldsHashesNeverTokens() throws Exception {
+        String text = Files.readString(file);
+        for (String token : List.of(reader, writer, admin, tenant)) {
+            assertThat(text, not(containsString(token)));
+            assertThat(text, not(containsString(token.substring(4, 20))));
+            assertThat(text, containsString("sha256:" + HexFormat.of().formatHex(BearerToken.sha256(token))));
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package io.ringkv.node.access;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.allOf;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.nullValue;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The token file's format: what reads, what is refused (with its line), and how tokens are added. */
+class TokenFileTest {
+    private static final String HASH = "sha256:" + "ab".repeat(32);
+    private static final String OTHER_HASH = "sha256:" + "cd".repeat(32);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void readsTokensSkippingCommentsAndBlankLines() throws Exception {
+        List<StoredToken> tokens = TokenFile.parse("""
+                # a comment
+                app  read,write  %s
+
+                \ttenant-a\tread\t%s\tprefix=tenant-a%%2F\r
+                """.formatted(HASH, OTHER_HASH), "tokens");
+        assertThat(tokens, hasSize(2));
+        assertThat(tokens.get(0).grant().name(), is("app"));
+        assertThat(tokens.get(0).grant().scopes(), is(EnumSet.of(AccessScope.READ, AccessScope.WRITE)));
+        assertThat(tokens.get(0).grant().prefix(), nullValue());
+        assertThat(tokens.get(0).line(), is(2));
+        assertThat(tokens.get(1).grant().prefix(), is(KeyPrefix.parse("tenant-a/")));
+        assertThat(tokens.get(1).line(), is(4));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "app read|found 2 fields",
+            "app read HASH prefix=a extra|found 5 fields",
+            "app! read HASH|name 'app!' must be 1 to 64 letters",
+            "app reed HASH|unknown scope 'reed'",
+            "app read,read HASH|scope 'read' is listed twice",
+            "app read, HASH|unknown scope ''",
+            "app read rkv_abcdefghijklmnop|the third field must be sha256:HEX",
+            "app read sha256:abcd|64 hex digits, found 4",
+            "app read HASH tenant/|the fourth field must be prefix=KEY-PREFIX",
+            "app read HASH prefix=|the key prefix is empty",
+            "app read HASH prefix=%zz|malformed percent-encoding",
+            "app read,admin HASH prefix=a|both a key prefix and the admin scope"})
+    void aBadLineIsRefusedWithItsNumber(String line, String reason) {
+        TokenFileException e = assertThrows(TokenFileException.class,
+                () -> TokenFile.parse("# tokens\nok read " + OTHER_HASH + "\n" + line.replace("HASH", HASH) + "\n", "auth.tokens"));
+        assertThat(e.getMessage(), allOf(containsString("auth.tokens line 3: "), containsString(reason)));
+    }
+
+    @Test
+    void aPastedTokenIsNotEchoedWhole() {
+        TokenFileException e = assertThrows(TokenFileException.class,
+                () -> TokenFile.parse("app read rkv_secretsecretsecret\n", "tokens"));
+        assertThat(e.getMessage(), not(containsString("secretsecret")));
+    }
+
+    @Test
+    void namesAndHashesAreUnique() {
+        assertThat(assertThrows(TokenFileException.class, () -> TokenFile.parse(
+                "app read " + HASH + "\napp write " + OTHER_HASH + "\n", "tokens")).getMessage(),
+                containsString("line 2: the name 'app' is already used on line 1"));
+        assertThat(assertThrows(TokenFileException.class, () -> TokenFile.parse(
+                "app read " + HASH + "\nother write " + HASH + "\n", "tokens")).getMessage(),
+                containsString("line 2: the same token hash is on line 1"));
+    }
+
+    @Test
+    void aMissingFileIsNamedWithHowToMakeOne() {
+        Path missing = dir.resolve("nope.tokens");
+        assertThat(assertThrows(TokenFileException.class, () -> TokenFile.read(missing)).getMessage(),
+                allOf(containsString(missing + ": no such file"), containsString("ringkv token")));
+    }
+
+    @Test
+    void addCreatesAnOwnerOnlyFileWithTheHashOnly() throws Exception {
+        Path file = dir.resolve("sub/auth.tokens");
+        String token = BearerToken.generate();
+        TokenFile.add(file, new Grant("app", EnumSet.of(AccessScope.READ), KeyPrefix.parse("a b")), BearerToken.sha256(token));
+
+        String text = Files.readString(file);
+        assertThat(text, allOf(containsString("# ringkv access tokens"), not(containsString(token)),
+                containsString("app  read  sha256:" + HexFormat.of().formatHex(BearerToken.sha256(token)) + "  prefix=a%20b\n")));
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)), is("rw-------"));
+        assertThat(TokenFile.read(file).getFirst().grant().prefix(), is(KeyPrefix.parse("a b")));
+    }
+
+    @Test
+    void addKeepsWhatTheFileHadAndRefusesATakenName() throws Exception {
+        Path file = Files.writeString(dir.resolve("auth.tokens"), "# mine\nops admin " + HASH);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r-----"));
+        TokenFile.add(file, new Grant("app", EnumSet.of(AccessScope.WRITE), null), BearerToken.sha256("t"));
+        assertThat(Files.readString(file), allOf(containsString("# mine\nops admin " + HASH + "\napp  write  sha256:")));
+        assertThat("permissions kept", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)), is("rw-r-----"));
+
+        TokenFileException taken = assertThrows(TokenFileException.class,
+                () -> TokenFile.add(file, new Grant("ops", EnumSet.of(AccessScope.READ), null), BearerToken.sha256("u")));
+        assertThat(taken.getMessage(), containsString("line 2: a token named 'ops' is already there"));
+    }
+
+    @Test
+    void addRefusesAFileThatDoesNotReadAndLeavesItAlone() throws Exception {
+        Path file = Files.writeString(dir.resolve("auth.tokens"), "ops admin " + HASH + "\nbroken\n");
+        TokenFileException e = assertThrows(TokenFileException.class,
+                () -> TokenFile.add(file, new Grant("app", EnumSet.of(AccessScope.READ), null), BearerToken.sha256("t")));
+        assertThat(e.getMessage(), containsString("line 2"));
+        assertThat(Files.readString(file), is("ops admin " + HASH + "\nbroken\n"));
+    }
+
+    @Test
+    void replaceSwapsTheLineOfTheSameName() throws Exception {
+        Path file = Files.writeString(dir.resolve("auth.tokens"), "up-admin admin " + HASH + "\napp read " + OTHER_HASH + "\n");
+        TokenFile.replace(file, new Grant("up-admin", EnumSet.allOf(AccessScope.class), null), BearerToken.sha256("new"));
+        List<StoredToken> tokens = TokenFile.read(file);
+        assertThat(tokens, hasSize(2));
+        assertThat(tokens.get(0).grant().name(), is("app"));
+        assertThat(tokens.get(1).grant().name(), is("up-admin"));
+        assertThat(Files.readString(file), not(containsString(HASH)));
+    }
+}
