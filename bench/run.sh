@@ -46,6 +46,10 @@ Options:
   --self-check         fast checks of the scripts themselves (no load, no servers)
   -h, --help           this text
 
+Other steps, each its own script with its own --help (./ringkv bench --STEP --help):
+  --replicated-path, --h2, --cold-start, --metrics-cost, --anti-entropy-impact, --handoff,
+  --h2-abuse (one hostile HTTP/2 connection: the node's heap and other clients' p99)
+
 Environment: BENCH_SERVER_CPUS (default 0) and BENCH_LOAD_CPUS (default 1) choose the
 taskset pinning; BENCH_JVM_OPTS adds JVM options to every node, BENCH_NODE_ARGS flags to
 every `ringkv serve` (e.g. "--durability ..."); both are recorded in the results.

@@ -189,6 +189,36 @@ assert "inconclusive" in m.summarise(noisy), m.summarise(noisy)
 assert "no interval" in m.summarise(runs[:2]), m.summarise(runs[:2])
 EOF
 }
+h2_abuse_frames_and_summary() { # the --h2-abuse step: hand-built frames and HPACK, its summary from made-up phases
+  python3 "$BENCH_DIR/h2_abuse.py" --help | grep -q -- '--reset-rate' || return 1
+  ! python3 "$BENCH_DIR/h2_abuse.py" --rounds 0 2>/dev/null || { echo "--rounds 0 not refused"; return 1; }
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$BENCH_DIR" python3 - <<'EOF'
+import h2_abuse as h
+# RFC 9113 §4.1 frame header; RFC 7541 C.1 integer examples; the static-table request block
+assert h.window_update(5, 0) == bytes.fromhex("00000408000000000500000000"), h.window_update(5, 0).hex()
+assert h.frame(h.SETTINGS, h.ACK, 0) == bytes.fromhex("000000040100000000")
+assert h.hpack_int(10, 5, 0) == b"\x0a" and h.hpack_int(1337, 5, 0) == bytes([31, 154, 10])
+assert h.request_block("GET", "/a") == bytes.fromhex("020347455486") + b"\x04\x02/a\x01\x09127.0.0.1"
+assert h.settings_of(bytes.fromhex("00030000006400040000ffff")) == {3: 100, 4: 65535}
+def phase(rnd, name, p99, heap):
+    p = {"round": rnd, "phase": name, "requests": 1000, "non_200": 0, "p50_ms": 1.0, "p99_ms": p99, "max_ms": 9.0,
+         "heap_max_mib": heap, "rss_max_mib": 300.0, "node_alive": True}
+    if name != "idle":
+        p["attack"] = {"connections": 2, "closed_by_node": 1, "bytes_sent": 10, "streams": 5}
+    return p
+meta = {"rate": 1000}
+ok = [phase(r, n, 2.0 if n == "idle" else 2.5, 100.0 if n == "idle" else 110.0) for r in (1, 2, 3) for n in h.PHASES]
+text = h.summarise(ok, meta)
+assert "flood: p99 / idle p99 per round 1.25, 1.25, 1.25" in text, text
+assert text.count("within the target") == 6, text
+bad = [phase(r, n, 2.0 if n == "idle" else 9.0 + r, 100.0 if n == "idle" else 500.0 + r) for r in (1, 2, 3) for n in h.PHASES]
+assert h.summarise(bad, meta).count("over the target") == 6, h.summarise(bad, meta)
+dead = ok[:2]
+dead[1]["node_alive"] = False
+assert "THE NODE DIED during flood in round 1" in h.summarise(dead, meta), h.summarise(dead, meta)
+assert "no interval" in h.summarise(ok[:4], meta)
+EOF
+}
 handoff_refuses_bad_input() { # exit 2 and a message for each, before anything runs
   local bad
   for bad in "--rate 0" "--rate nan" "--partition-minutes -1" "--seed x" "--no-such-option"; do
@@ -208,6 +238,7 @@ check "wrk Lua scripts load" lua_parses
 check "--help describes the options" help_works
 check "an unknown option is refused" bad_option_is_refused
 check "the handoff step refuses bad input" handoff_refuses_bad_input
+check "the h2-abuse step's frames and summary" h2_abuse_frames_and_summary
 check "vegeta targets are well formed" targets_are_well_formed
 check "fragments parse wrk and vegeta output" fragments_parse_tool_output
 check "assemble joins fragments into results" assemble_builds_results

@@ -22,41 +22,82 @@ import org.slf4j.LoggerFactory;
  * with key {@code a} are taken, {@code a@9} wins and is sent, A and B advance. Next {@code b@1}
  * is sent. Then {@code c@7(tombstone)} beats {@code c@3}: nothing is sent for {@code c}.
  *
+ * <p>It reads either way, not both: as a {@link ChunkSource} in the public format ({@link #next()}),
+ * or record by record as a {@link LiveRangeCursor} ({@link #advance()}, {@link #key()},
+ * {@link #value()}) for a caller that formats or pages the range itself.
+ *
  * <p>Memory: one head entry per stream plus the streams' read buffers, whatever the size of the
  * range. Threading: as {@link ChunkSource}; {@link #next()} blocks while a remote stream's next
  * bytes are in flight, which is allowed because the server calls it on its handler executor.
  */
-public final class ClusterRangeMerge implements ChunkSource {
+public final class ClusterRangeMerge implements ChunkSource, LiveRangeCursor {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterRangeMerge.class);
     private static final byte SEPARATOR = '\n';
 
     private final List<RecordStream> streams;
     private final PriorityQueue<Head> heads;
+    /**
+     * The heads of the current key, taken off the heap. Their streams advance only when the
+     * caller moves on, because a stream may reuse its key and value arrays from entry to entry
+     * and the current record's arrays must stay valid until then.
+     */
+    private final List<Head> taken;
+    private Head current;
     private boolean primed;
 
     /** Takes ownership of {@code streams}: {@link #close()} closes them all. */
     public ClusterRangeMerge(List<RecordStream> streams) {
         this.streams = List.copyOf(streams);
         this.heads = new PriorityQueue<>(Math.max(1, streams.size()), (a, b) -> Arrays.compareUnsigned(a.key, b.key));
+        this.taken = new ArrayList<>(Math.max(1, streams.size()));
+    }
+
+    /** The next record as one chunk {@code key '\n' value}, or null at the end. */
+    @Override
+    public ByteBuffer next() throws IOException {
+        return advance() ? chunk(current.key, current.record.value()) : null;
     }
 
     @Override
-    public ByteBuffer next() throws IOException {
+    public boolean advance() throws IOException {
         prime();
+        advanceTaken();
         while (!heads.isEmpty()) {
-            ByteBuffer chunk = takeSmallestKey();
-            if (chunk != null) {
-                return chunk;
+            Head winner = takeSmallestKey();
+            if (!winner.record.tombstone()) {
+                current = winner;
+                return true;
             }
+            advanceTaken();
         }
-        return null;
+        current = null;
+        return false;
+    }
+
+    @Override
+    public byte[] key() {
+        return currentHead().key;
+    }
+
+    @Override
+    public byte[] value() {
+        return currentHead().record.value();
+    }
+
+    private Head currentHead() {
+        if (current == null) {
+            throw new IllegalStateException("no current record: advance() has not returned true");
+        }
+        return current;
     }
 
     /** Closes every stream, even when some fail to close. */
     @Override
     public void close() {
         heads.clear();
+        taken.clear();
+        current = null;
         for (RecordStream stream : streams) {
             try {
                 stream.close();
@@ -70,18 +111,16 @@ public final class ClusterRangeMerge implements ChunkSource {
         if (!primed) {
             primed = true;
             for (RecordStream stream : streams) {
-                advance(stream);
+                pull(stream);
             }
         }
     }
 
     /**
-     * Removes every head with the smallest key and advances their streams, returning the chunk
-     * for the freshest version, or null when that is a tombstone. The chunk is built before the
-     * streams advance, so a stream may reuse its key and value arrays from entry to entry.
+     * Moves every head with the smallest key from the heap to {@link #taken} and returns the
+     * freshest of them; their streams advance at the next {@link #advanceTaken()}.
      */
-    private ByteBuffer takeSmallestKey() throws IOException {
-        List<Head> taken = new ArrayList<>(streams.size());
+    private Head takeSmallestKey() {
         taken.add(heads.poll());
         while (!heads.isEmpty() && Arrays.equals(heads.peek().key, taken.get(0).key)) {
             taken.add(heads.poll());
@@ -90,14 +129,17 @@ public final class ClusterRangeMerge implements ChunkSource {
         for (Head head : taken) {
             winner = head.record.isNewerThan(winner.record) ? head : winner;
         }
-        ByteBuffer chunk = winner.record.tombstone() ? null : chunk(winner.key, winner.record.value());
-        for (Head head : taken) {
-            advance(head.stream);
-        }
-        return chunk;
+        return winner;
     }
 
-    private void advance(RecordStream stream) throws IOException {
+    private void advanceTaken() throws IOException {
+        for (Head head : taken) {
+            pull(head.stream);
+        }
+        taken.clear();
+    }
+
+    private void pull(RecordStream stream) throws IOException {
         if (stream.next()) {
             heads.add(new Head(stream, stream.key(), stream.record()));
         }

@@ -1,5 +1,6 @@
 package io.ringkv.cluster;
 
+import io.ringkv.http.LogText;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -91,8 +92,8 @@ public final class InternalApiHandler implements HttpHandler {
         String peer = remote(request);
         if (refusals.allow(peer)) {
             LOG.warn("refused an internal {} {} from {}: missing or wrong proof of the cluster secret, or a time "
-                    + "more than {} ms off (fields {})", request.method(), request.path(), peer,
-                    InternalAuth.WINDOW_MILLIS, InternalAuth.describe(request));
+                    + "more than {} ms off (fields {})", LogText.of(request.method()), LogText.of(request.path()), peer,
+                    InternalAuth.WINDOW_MILLIS, LogText.of(InternalAuth.describe(request)));
         }
         return Response.text(403, "internal requests need a valid " + InternalAuth.AUTH_HEADER
                 + " made with the cluster secret, within " + InternalAuth.WINDOW_MILLIS + " ms of this node's clock");
@@ -103,7 +104,8 @@ public final class InternalApiHandler implements HttpHandler {
         String peer = remote(request);
         if (refusals.allow(peer)) {
             LOG.warn("refused an internal {} {} from {}: it is addressed to another node (a request captured on its way "
-                    + "there and replayed here?); this node is {}", request.method(), request.path(), peer, auth.self());
+                    + "there and replayed here?); this node is {}", LogText.of(request.method()), LogText.of(request.path()),
+                    peer, auth.self());
         }
         return Response.text(403, "this internal request is addressed to another node (" + InternalAuth.TO_HEADER
                 + "); this node is " + auth.self());
@@ -286,7 +288,7 @@ public final class InternalApiHandler implements HttpHandler {
         }
         String peer = request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown");
         if (aheadLog.allow(peer)) {
-            LOG.warn("refused a record from {} stamped {}, more than {} ms ahead of this node's clock ({})", peer,
+            LOG.warn("refused a record from {} stamped {}, more than {} ms ahead of this node's clock ({})", LogText.of(peer),
                     HybridLogicalClock.format(timestamp), clockSkew.boundMillis(), java.time.Instant.ofEpochMilli(clock.wallMillis()));
         }
         return true;

@@ -1,5 +1,6 @@
 package io.ringkv.cluster;
 
+import io.ringkv.http.LogText;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -150,7 +151,7 @@ public final class PeerHealth implements ReplicaCallListener {
             if (to == State.UP) {
                 LOG.info("peer {} is up{}", node.id(), from == State.DOWN ? " again after " + forMillis + " ms down" : "");
             } else {
-                LOG.info("peer {} is down ({} failed calls in a row, last: {}){}", node.id(), failuresInRow.get(), why,
+                LOG.info("peer {} is down ({} failed calls in a row, last: {}){}", node.id(), failuresInRow.get(), LogText.of(why),
                         from == State.UP ? " after " + forMillis + " ms up" : "");
             }
             for (StateListener listener : listeners) {

@@ -1,5 +1,6 @@
 package io.ringkv.cluster;
 
+import io.ringkv.http.LogText;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -24,10 +25,14 @@ public final class TopologyWatch {
         this.ours = ourFingerprint;
     }
 
-    /** @param theirs the peer's fingerprint, or null when it is not known (a 409 answer) */
+    /**
+     * @param peer   the peer's id, as its request named it (so escaped: it is the sender's text)
+     * @param theirs the peer's fingerprint, or null when it is not known (a 409 answer)
+     */
     void mismatch(String peer, String theirs) {
-        String description = "topology mismatch with " + peer + " (its node list "
-                + (theirs == null ? "differs" : "has fingerprint " + theirs) + ", ours " + ours + ") at " + Instant.now();
+        String description = "topology mismatch with " + LogText.escape(peer) + " (its node list "
+                + (theirs == null ? "differs" : "has fingerprint " + LogText.escape(theirs)) + ", ours " + ours + ") at "
+                + Instant.now();
         last.set(description);
         if (log.allow(peer)) {
             LOG.error("{}: every node must be started with the same --cluster list", description);

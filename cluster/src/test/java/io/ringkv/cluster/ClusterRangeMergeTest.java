@@ -78,6 +78,65 @@ class ClusterRangeMergeTest {
         assertThat(a.closed() && b.closed(), is(true));
     }
 
+    @Test
+    void theCursorGivesEachLiveRecordOnceAndItsArraysStayValidUntilItMovesOn() throws Exception {
+        // Both streams overwrite one key array and one value array in place on every step, as a
+        // reader of the wire format may: the current record must not change under the caller.
+        ReusingRecordStream a = new ReusingRecordStream(List.of(
+                entry("a1", Record.value(1, utf8("x1"))), entry("b1", Record.tombstone(2)), entry("c1", Record.value(1, utf8("x3")))));
+        ReusingRecordStream b = new ReusingRecordStream(List.of(
+                entry("a1", Record.value(2, utf8("y1"))), entry("b1", Record.value(1, utf8("y2"))), entry("d1", Record.value(1, utf8("y4")))));
+        List<String> seen = new ArrayList<>();
+        try (ClusterRangeMerge merge = new ClusterRangeMerge(List.of(a, b))) {
+            while (merge.advance()) {
+                seen.add(new String(merge.key(), StandardCharsets.UTF_8) + "=" + new String(merge.value(), StandardCharsets.UTF_8));
+            }
+            assertThat(merge.advance(), is(false));
+        }
+        assertThat(seen, contains("a1=y1", "c1=x3", "d1=y4"));
+    }
+
+    /** A stream that copies each entry into the same two arrays (keys and values of equal lengths). */
+    private static final class ReusingRecordStream implements RecordStream {
+        private final List<Map.Entry<byte[], Record>> entries;
+        private final byte[] key;
+        private final byte[] value;
+        private int index = -1;
+
+        ReusingRecordStream(List<Map.Entry<byte[], Record>> entries) {
+            this.entries = entries;
+            this.key = new byte[entries.get(0).getKey().length];
+            this.value = new byte[2];
+        }
+
+        @Override
+        public boolean next() {
+            index++;
+            if (index >= entries.size()) {
+                return false;
+            }
+            System.arraycopy(entries.get(index).getKey(), 0, key, 0, key.length);
+            Record record = entries.get(index).getValue();
+            System.arraycopy(record.value(), 0, value, 0, record.value().length);
+            return true;
+        }
+
+        @Override
+        public byte[] key() {
+            return key;
+        }
+
+        @Override
+        public Record record() {
+            Record record = entries.get(index).getValue();
+            return record.tombstone() ? record : Record.value(record.timestamp(), value);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
     /** Three engines hold random overlapping versions; the merge equals a brute-force reconciliation. */
     @Test
     void matchesBruteForceReconciliationOfSeededRandomReplicas() throws Exception {

@@ -2,12 +2,13 @@ package io.ringkv.node;
 
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterRangeMerge;
+import io.ringkv.cluster.LiveRangeCursor;
 import io.ringkv.cluster.LocalRecordStream;
 import io.ringkv.cluster.NotEnoughReplicas;
 import io.ringkv.cluster.ReadOutcome;
 import io.ringkv.cluster.ReplicationParams;
 import io.ringkv.cluster.WriteOutcome;
-import io.ringkv.http.server.ChunkSource;
+import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
 import java.util.List;
@@ -38,10 +39,10 @@ final class ClusterEntityService implements EntityService {
     }
 
     @Override
-    public CompletableFuture<Optional<byte[]>> get(byte[] key, ReplicationParams replicas) {
+    public CompletableFuture<Optional<Record>> get(byte[] key, ReplicationParams replicas) {
         return cluster.coordinator().get(key, replicas).thenApply(outcome -> switch (outcome) {
-            case ReadOutcome.Found found -> Optional.of(found.value());
-            case ReadOutcome.NotFound ignored -> Optional.<byte[]>empty();
+            case ReadOutcome.Found found -> Optional.of(found.record());
+            case ReadOutcome.NotFound ignored -> Optional.<Record>empty();
             case NotEnoughReplicas failed -> throw notEnough(failed);
         });
     }
@@ -68,11 +69,11 @@ final class ClusterEntityService implements EntityService {
     }
 
     @Override
-    public CompletableFuture<ChunkSource> range(byte[] start, byte[] end, boolean localOnly) {
+    public CompletableFuture<LiveRangeCursor> range(byte[] start, byte[] end, boolean localOnly) {
         if (localOnly || cluster.topology().size() == 1) {
             try {
-                // The merge of this node's stream alone: same format, tombstones dropped.
-                ChunkSource local = new ClusterRangeMerge(List.of(new LocalRecordStream(localEngine.range(start, end))));
+                // The merge of this node's stream alone: tombstones dropped, as in a cluster.
+                LiveRangeCursor local = new ClusterRangeMerge(List.of(new LocalRecordStream(localEngine.range(start, end))));
                 return CompletableFuture.completedFuture(local);
             } catch (StoreException e) {
                 return CompletableFuture.failedFuture(e);
@@ -82,7 +83,7 @@ final class ClusterEntityService implements EntityService {
             return CompletableFuture.failedFuture(new RangeBusyException(rangeStreamsMax));
         }
         return cluster.range().open(start, end)
-                .<ChunkSource>thenApply(merge -> new PermitReleasingSource(merge, rangePermits))
+                .<LiveRangeCursor>thenApply(merge -> new PermitReleasingCursor(merge, rangePermits))
                 .whenComplete((source, error) -> {
                     if (error != null) {
                         rangePermits.release();

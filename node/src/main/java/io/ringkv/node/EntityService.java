@@ -1,7 +1,8 @@
 package io.ringkv.node;
 
-import io.ringkv.http.server.ChunkSource;
+import io.ringkv.cluster.LiveRangeCursor;
 import io.ringkv.cluster.ReplicationParams;
+import io.ringkv.store.Record;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -16,8 +17,11 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface EntityService {
 
-    /** The value, or empty when the key is absent or deleted. */
-    CompletableFuture<Optional<byte[]>> get(byte[] key, ReplicationParams replicas);
+    /**
+     * The freshest record the replicas asked returned, or empty when the key is absent or deleted.
+     * Never a tombstone; its timestamp names the version (the answer's {@code ETag}).
+     */
+    CompletableFuture<Optional<Record>> get(byte[] key, ReplicationParams replicas);
 
     CompletableFuture<Void> put(byte[] key, byte[] value, ReplicationParams replicas);
 
@@ -25,13 +29,13 @@ public interface EntityService {
 
     /**
      * Live records with {@code start <= key < end} ({@code end == null}: to the last key) in key
-     * order, each as one chunk {@code key '\n' value}. Memory use does not depend on the range.
+     * order, each key once with its freshest value. Memory use does not depend on the range.
      *
      * @param localOnly true to read only this node's store (the single-node behaviour)
      * @return completes once every node that takes part has started answering; fails with
-     *         {@link NotEnoughReplicasException} when one of them cannot
+     *         {@link NotEnoughReplicasException} when one of them cannot. The caller closes the cursor.
      */
-    CompletableFuture<ChunkSource> range(byte[] start, byte[] end, boolean localOnly);
+    CompletableFuture<LiveRangeCursor> range(byte[] start, byte[] end, boolean localOnly);
 
     /** The number of nodes, for the default replica count and validation of {@code replicas}. */
     int clusterSize();

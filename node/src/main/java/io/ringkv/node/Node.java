@@ -236,6 +236,8 @@ public final class Node implements AutoCloseable {
                 .h1Limits(limits)
                 .inFlightMax(config.inFlightMax())
                 .connectionsMax(config.connectionsMax())
+                .idleTimeout(config.idleTimeout())
+                .headerReadTimeout(config.headerTimeout())
                 .handlerThreads(config.handlerThreads())
                 .shutdownGrace(config.shutdownGrace())
                 .tls(config.tls())

@@ -25,9 +25,11 @@ import java.util.List;
  * answers {@code /metrics} with 404 ({@code serve --metrics off}); {@code readSpareDelay} is how long
  * a read waits for its first {@code ack} replicas before it asks the others too (zero: asks every
  * replica at once; {@code serve --read-spare-delay}); {@code tokens}, when not null, is the
- * access control of {@code serve --auth-file} ({@link AccessControl}); {@code uiAllowedHosts} are
- * names besides the node's own under which its dashboard answers ({@code serve --ui-allowed-hosts},
- * {@link DashboardHosts}).
+ * access control of {@code serve --auth-file} ({@link AccessControl}); {@code idleTimeout} closes a
+ * client connection that has no request under way for that long, and {@code headerTimeout} one
+ * whose request head takes longer to arrive ({@code serve --idle-timeout}, {@code --header-timeout});
+ * {@code uiAllowedHosts} are names besides the node's own under which its dashboard answers
+ * ({@code serve --ui-allowed-hosts}, {@link DashboardHosts}).
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
@@ -35,8 +37,8 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          HintSettings hints, AntiEntropySettings antiEntropy, Duration tombstoneGrace,
                          ClusterSecret secret, Duration maxClockOffset, ClockShift clockShift,
                          int rangeStreamsMax, int connectionsMax, Duration drainDelay, ServerTls tls,
-                         boolean metrics, Duration readSpareDelay, TokenRegistry tokens,
-                         List<String> uiAllowedHosts) {
+                         boolean metrics, Duration readSpareDelay, TokenRegistry tokens, Duration idleTimeout,
+                         Duration headerTimeout, List<String> uiAllowedHosts) {
 
     /** Cluster ranges open at once, by default. */
     public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
@@ -48,45 +50,55 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 HintSettings.defaults(), AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE, null,
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, ClockShift.NONE, RANGE_STREAMS_MAX_DEFAULT,
                 ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true,
-                io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY, null, List.of());
+                io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY, null, ServerConfig.IDLE_TIMEOUT_DEFAULT,
+                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of());
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts);
     }
 
     public NodeConfig withDrainDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay, tokens, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts);
     }
 
     /** Serves https (TLS, h2 or HTTP/1.1 by ALPN) instead of http; peers must then be https too. */
     public NodeConfig withTls(ServerTls serverTls) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay, tokens, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts);
     }
 
     /** With {@code false}, the node records no metrics and {@code /metrics} answers 404 ({@code serve --metrics off}). */
     public NodeConfig withMetrics(boolean on) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay, tokens, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts);
     }
 
     public NodeConfig withReadSpareDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay, tokens, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay, tokens, idleTimeout,
+                headerTimeout, uiAllowedHosts);
+    }
+
+    /** With the given client connection timeouts ({@code serve --idle-timeout}, {@code --header-timeout}). */
+    public NodeConfig withClientTimeouts(Duration idle, Duration header) {
+        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
+                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idle,
+                header, uiAllowedHosts);
     }
 
     /**
@@ -96,7 +108,8 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     public NodeConfig withTokens(TokenRegistry registry) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, registry, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, registry,
+                idleTimeout, headerTimeout, uiAllowedHosts);
     }
 
     /** Names besides its own under which the node's dashboard answers ({@link DashboardHosts}). */
@@ -104,7 +117,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
-                List.copyOf(names));
+                idleTimeout, headerTimeout, List.copyOf(names));
     }
 
     /** The scheme of this node's URL: https with TLS, http without. */
@@ -115,6 +128,6 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, uiAllowedHosts);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts);
     }
 }

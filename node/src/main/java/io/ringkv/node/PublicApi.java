@@ -1,16 +1,23 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.ClockRefusedException;
+import io.ringkv.cluster.LiveRangeCursor;
 import io.ringkv.cluster.ReplicaException;
 import io.ringkv.cluster.ReplicationParams;
+import io.ringkv.http.server.ChunkSource;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
+import io.ringkv.store.Record;
 import io.ringkv.store.StoreException;
+import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,9 +27,19 @@ import org.slf4j.LoggerFactory;
  * data layer's outcomes to statuses, and routes everything else under {@code /internal/} to the
  * node-to-node handler when there is one.
  *
- * <p>Statuses: PUT 201, DELETE 202, GET 200/404, 400 for bad parameters and unknown paths (the
- * protocol's original clients expect 400, not 404), 405 with {@code Allow} for an unsupported
- * method, 504 when too few replicas answered, 500 for storage failures.
+ * <p>Statuses: PUT 201, DELETE 202, GET 200/404 (304 for an {@code If-None-Match} naming the
+ * version it would return), 400 for bad parameters and unknown paths (the protocol's original
+ * clients expect 400, not 404), 405 with {@code Allow} for an unsupported method, 504 when too
+ * few replicas answered, 500 for storage failures.
+ *
+ * <p>A read of a key names its version ({@code ETag}, {@code Last-Modified}, see
+ * {@link RecordVersion}). Writes do not evaluate preconditions yet: a PUT or DELETE with
+ * {@code If-Match}, {@code If-None-Match} or {@code If-Unmodified-Since} is refused with 501 and
+ * not performed, because a check before a write is not a compare-and-set among the replicas.
+ *
+ * <p>A range comes whole, streamed as it is read, or in pages ({@code limit}): a page is read in
+ * full before its answer, one record past it, so that the answer's head can name the next page
+ * ({@link RangePage}, {@link NextPageLink}).
  *
  * <p>Threading: stateless; called on the server's handler executor.
  */
@@ -31,18 +48,31 @@ public final class PublicApi implements HttpHandler {
     private static final String INTERNAL_PREFIX = "/internal/";
     static final String ENTITY_PATH = "/v0/entity";
     static final String ENTITIES_PATH = "/v0/entities";
-    /** The longest key, in bytes (see {@link #checkedKey}). */
-    public static final int KEY_BYTES_MAX = 4096;
+    /** The longest key, in bytes (see {@link KeyParameters}). */
+    public static final int KEY_BYTES_MAX = KeyParameters.KEY_BYTES_MAX;
+
+    /**
+     * Preconditions a write may carry (RFC 9110 §13.1). Ignoring them would let a client believe a
+     * create-only or versioned write was checked, so a write that carries one is refused, unperformed.
+     */
+    private static final List<String> WRITE_PRECONDITIONS = List.of("If-Match", "If-None-Match", "If-Unmodified-Since");
 
     private final EntityService entities;
     private final HttpHandler internal;
+    private final LongSupplier wallClockMillis;
 
     /**
      * @param internal the node-to-node handler for {@code /internal/...}, or null for none
      */
     public PublicApi(EntityService entities, HttpHandler internal) {
+        this(entities, internal, System::currentTimeMillis);
+    }
+
+    /** @param wallClockMillis the time of an answer, so that {@code Last-Modified} is never later */
+    PublicApi(EntityService entities, HttpHandler internal, LongSupplier wallClockMillis) {
         this.entities = entities;
         this.internal = internal;
+        this.wallClockMillis = wallClockMillis;
     }
 
     @Override
@@ -68,39 +98,91 @@ public final class PublicApi implements HttpHandler {
         }
         byte[] key;
         ReplicationParams replicas;
+        IfNoneMatch condition;
         try {
-            key = requiredParam(request, "id");
+            key = KeyParameters.required(request, "id");
             replicas = ReplicationParams.parse(request.queryParam("replicas").orElse(null), entities.clusterSize());
+            boolean read = method.equals("GET") || method.equals("HEAD");
+            condition = read ? IfNoneMatch.parse(request.headers().all(IfNoneMatch.FIELD)) : IfNoneMatch.NONE;
         } catch (IllegalArgumentException badParameter) {
             return done(Response.text(400, badParameter.getMessage()));
+        }
+        if (method.equals("PUT") || method.equals("DELETE")) {
+            Optional<String> precondition = WRITE_PRECONDITIONS.stream()
+                    .filter(field -> request.headers().first(field).isPresent()).findFirst();
+            if (precondition.isPresent()) {
+                return done(Response.text(501, precondition.get() + " on " + method
+                        + " is not supported yet: ringkv has no compare-and-set among a key's replicas, so it cannot"
+                        + " honour a precondition; nothing was written"));
+            }
         }
         CompletableFuture<Response> outcome = switch (method) {
             case "PUT" -> entities.put(key, request.body(), replicas).thenApply(ignored -> Response.of(201));
             case "DELETE" -> entities.delete(key, replicas).thenApply(ignored -> Response.of(202));
-            default -> entities.get(key, replicas).thenApply(PublicApi::found);
+            default -> entities.get(key, replicas).thenApply(found -> found(found, condition));
         };
         return outcome.exceptionally(PublicApi::failure);
     }
 
-    private static Response found(Optional<byte[]> value) {
-        return value.map(bytes -> Response.of(200, bytes).withHeader("Content-Type", "application/octet-stream"))
-                .orElseGet(() -> Response.text(404, "no such key"));
+    private Response found(Optional<Record> found, IfNoneMatch condition) {
+        if (found.isEmpty()) {
+            return Response.text(404, "no such key");
+        }
+        RecordVersion version = new RecordVersion(found.get().timestamp());
+        String tag = version.entityTag();
+        if (condition.matches(tag)) {
+            // RFC 9110 §15.4.5: a 304 repeats the validator and leaves out the representation's metadata.
+            return Response.of(304).withHeader("ETag", tag);
+        }
+        return Response.of(200, found.get().value()).withHeader("Content-Type", "application/octet-stream")
+                .withHeader("ETag", tag).withHeader("Last-Modified", version.lastModified(wallClockMillis.getAsLong()));
     }
 
     private CompletionStage<Response> entities(Request request) {
-        byte[] start;
-        byte[] end;
-        boolean local;
+        RangeQuery query;
         try {
-            start = requiredParam(request, "start");
-            end = request.queryParamBytes("end").filter(bytes -> bytes.length > 0).map(bytes -> checkedKey("end", bytes)).orElse(null);
-            local = request.queryParam("local").map(PublicApi::parseFlag).orElse(false);
+            query = RangeQuery.read(request);
         } catch (IllegalArgumentException badParameter) {
             return done(Response.text(400, badParameter.getMessage()));
         }
-        return entities.range(start, end, local)
-                .thenApply(chunks -> Response.streamed(200, chunks).withHeader("Content-Type", "application/octet-stream"))
+        if (query.paged()) {
+            return done(page(request, query));
+        }
+        return entities.range(query.start(), query.end(), query.localOnly())
+                .thenApply(records -> rangeAnswer(new RangeChunks(records, query.format())))
                 .exceptionally(PublicApi::failure);
+    }
+
+    /**
+     * Waits for the range to open and reads the page here, on the handler thread: reading blocks
+     * on the peers' streams, which must not happen on the thread that completes the opening (an
+     * inter-node client's). The range is closed once the page is read, before it is sent.
+     */
+    private Response page(Request request, RangeQuery query) {
+        CompletableFuture<LiveRangeCursor> opening = entities.range(query.start(), query.end(), query.localOnly());
+        LiveRangeCursor records;
+        try {
+            records = opening.get();
+        } catch (ExecutionException failed) {
+            return failure(failed.getCause());
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            opening.thenAccept(LiveRangeCursor::close); // it holds a range permit until closed
+            return Response.text(503, "the node is stopping");
+        }
+        RangePage page;
+        try (records) {
+            page = RangePage.read(records, query.format(), query.limit(), RangePage.BYTES_MAX, KEY_BYTES_MAX);
+        } catch (IOException readFailed) {
+            return failure(readFailed);
+        }
+        Response answer = rangeAnswer(page.body());
+        page.nextStart().ifPresent(next -> answer.withHeader("Link", NextPageLink.field(request, RangeQuery.START, next)));
+        return answer;
+    }
+
+    private static Response rangeAnswer(ChunkSource chunks) {
+        return Response.streamed(200, chunks).withHeader("Content-Type", "application/octet-stream");
     }
 
     private static CompletionStage<Response> onlyGet(Request request, Supplier<CompletionStage<Response>> action) {
@@ -111,35 +193,6 @@ public final class PublicApi implements HttpHandler {
                 .withHeader("Allow", "GET, HEAD"));
     }
 
-    /** The parameter's exact percent-decoded bytes, a key; absent or empty is a client error. */
-    private static byte[] requiredParam(Request request, String name) {
-        byte[] value = request.queryParamBytes(name).orElse(new byte[0]);
-        if (value.length == 0) {
-            throw new IllegalArgumentException("query parameter '" + name + "' is required and must not be empty");
-        }
-        return checkedKey(name, value);
-    }
-
-    /**
-     * Keys are at most {@link #KEY_BYTES_MAX} bytes: what the public API accepts must replicate,
-     * and a key travels to peers base64-encoded in their request line (8 KiB at most).
-     */
-    private static byte[] checkedKey(String name, byte[] key) {
-        if (key.length > KEY_BYTES_MAX) {
-            throw new IllegalArgumentException("query parameter '" + name + "' is " + key.length + " bytes; keys are at most "
-                    + KEY_BYTES_MAX + " bytes");
-        }
-        return key;
-    }
-
-    private static boolean parseFlag(String value) {
-        return switch (value) {
-            case "true", "1", "" -> true;
-            case "false", "0" -> false;
-            default -> throw new IllegalArgumentException("local must be true or false, got '" + value + "'");
-        };
-    }
-
     private static Response failure(Throwable error) {
         Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
         if (cause instanceof ClockRefusedException || cause instanceof RangeBusyException) {
@@ -148,9 +201,14 @@ public final class PublicApi implements HttpHandler {
         if (cause instanceof NotEnoughReplicasException || cause instanceof ReplicaException) {
             return Response.text(504, cause.getMessage());
         }
-        if (cause instanceof StoreException) {
+        if (cause instanceof StoreException || cause instanceof IOException && cause.getCause() instanceof StoreException) {
             log.error("storage failure", cause);
             return Response.text(500, "storage failure: " + cause.getMessage());
+        }
+        if (cause instanceof IOException) {
+            // A peer's range stream broke while a page was read (a whole range would be cut short instead).
+            log.warn("range read failed", cause);
+            return Response.text(504, "a node's range stream failed: " + cause.getMessage());
         }
         log.error("request failed", cause);
         return Response.text(500, "internal error");

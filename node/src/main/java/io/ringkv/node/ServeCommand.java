@@ -162,6 +162,17 @@ final class ServeCommand implements Callable<Integer> {
                     + ServerConfig.CONNECTIONS_MAX_DEFAULT + ").")
     int connectionsMax = ServerConfig.CONNECTIONS_MAX_DEFAULT;
 
+    @Option(names = "--idle-timeout", paramLabel = "DURATION",
+            description = "Close a client connection that has nothing in progress, or whose request body makes no "
+                    + "progress, for this long, ISO-8601 (default: PT60S).")
+    Duration idleTimeout = ServerConfig.IDLE_TIMEOUT_DEFAULT;
+
+    @Option(names = "--header-timeout", paramLabel = "DURATION",
+            description = "A request's head must arrive within this from its first byte, or from connect for a "
+                    + "connection's first request (HTTP/2: the preface, and a header block's CONTINUATION frames), "
+                    + "ISO-8601 (default: PT10S).")
+    Duration headerTimeout = ServerConfig.HEADER_READ_TIMEOUT_DEFAULT;
+
     @Option(names = "--range-streams-max", paramLabel = "N",
             description = "Cluster ranges (/v0/entities across nodes) open at once; beyond it 503 (default: "
                     + NodeConfig.RANGE_STREAMS_MAX_DEFAULT + ").")
@@ -242,7 +253,7 @@ final class ServeCommand implements Callable<Integer> {
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
-                readSpareDelay, tokens, uiAllowedHosts);
+                readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts);
         if (tokens != null && TokenReloadSignal.install(tokens)) {
             log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
         }
@@ -367,6 +378,10 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (drainDelay.isNegative()) {
             throw new ParameterException(spec.commandLine(), "--drain-delay must not be negative, got " + drainDelay);
+        }
+        if (!idleTimeout.isPositive() || !headerTimeout.isPositive()) {
+            throw new ParameterException(spec.commandLine(), "--idle-timeout and --header-timeout must be positive, got "
+                    + idleTimeout + " and " + headerTimeout);
         }
         if (maxBodyBytes < 0) {
             throw new ParameterException(spec.commandLine(), "--max-body must not be negative");

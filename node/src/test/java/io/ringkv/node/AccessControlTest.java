@@ -190,6 +190,24 @@ class AccessControlTest {
         assertThat(as(tenant, "GET", "/v0/entities?start=tenant-a/&end=tenant-b", null).statusCode(), is(403));
     }
 
+    /** The next page's link moves only the start, within the prefix, so a prefix token can follow it. */
+    @Test
+    void aPrefixTokenFollowsTheNextLinksOfItsPagedRange() throws Exception {
+        for (String id : List.of("tenant-a/1", "tenant-a/2", "tenant-a/3")) {
+            assertThat(as(tenant, "PUT", "/v0/entity?id=" + id, "v").statusCode(), is(201));
+        }
+        assertThat(as(writer, "PUT", "/v0/entity?id=tenant-a0", "outside").statusCode(), is(201));
+        StringBuilder keys = new StringBuilder();
+        String target = "/v0/entities?start=tenant-a/&end=tenant-a0&limit=2&keysOnly=true";
+        while (target != null) {
+            HttpResponse<String> page = as(tenant, "GET", target, null);
+            assertThat(target, page.statusCode(), is(200));
+            keys.append(page.body());
+            target = page.headers().firstValue("Link").map(link -> link.substring(1, link.indexOf('>'))).orElse(null);
+        }
+        assertThat(keys.toString(), is("tenant-a/1\ntenant-a/2\ntenant-a/3\n"));
+    }
+
     @Test
     void metricsAndTheDashboardNeedTheAdminScope() throws Exception {
         for (String path : List.of("/metrics", "/ui/", "/ui/api/cluster", "/ui/api/events")) {

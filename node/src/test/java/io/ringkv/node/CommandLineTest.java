@@ -79,6 +79,14 @@ class CommandLineTest {
         assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--read-spare-delay", delay), is(Main.EXIT_USAGE));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"--idle-timeout PT0S", "--idle-timeout -PT1S", "--header-timeout PT0S", "--header-timeout soon"})
+    void aClientTimeoutThatIsNotPositiveIsAUsageError(String flags) {
+        List<String> args = new java.util.ArrayList<>(List.of("serve", "--port", "1", "--data", dir.toString()));
+        args.addAll(List.of(flags.split(" ")));
+        assertThat(Main.run(args.toArray(String[]::new)), is(Main.EXIT_USAGE));
+    }
+
     @Test
     void badDurabilityIsAUsageError() {
         assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--durability", "sometimes"), is(Main.EXIT_USAGE));

@@ -26,6 +26,11 @@ final class AbuseGuard {
         check(resets.tryRecord(nowNanos), "rapid_reset");
     }
 
+    /** A RST_STREAM the peer made us send: the same budget as its own (see Http2Connection#countProvokedReset). */
+    void onProvokedReset(long nowNanos) throws ConnectionError {
+        check(resets.tryRecord(nowNanos), "rapid_reset");
+    }
+
     void onSettings(long nowNanos) throws ConnectionError {
         check(settings.tryRecord(nowNanos), "settings_flood");
     }

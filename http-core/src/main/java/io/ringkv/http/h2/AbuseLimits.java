@@ -7,7 +7,9 @@ import java.time.Duration;
  * closes the connection with GOAWAY(ENHANCE_YOUR_CALM) (RFC 9113 §10.5). Counts are per
  * {@code interval}.
  *
- * @param resetsPerInterval        streams the peer resets (rapid reset, CVE-2023-44487)
+ * @param resetsPerInterval        streams the peer resets (rapid reset, CVE-2023-44487) and, at the
+ *                                 server, streams we reset because of the peer's frames
+ *                                 ("MadeYouReset", CVE-2025-8671), counted together
  * @param continuationsPerBlock    CONTINUATION frames in one field block (CVE-2024-27316 family)
  * @param headerBlockBytesMax      octets of one encoded field block, all fragments together
  * @param settingsPerInterval      non-ACK SETTINGS frames we must acknowledge

@@ -32,15 +32,27 @@ final class HeaderValidator {
             if (fields.subList(0, i).stream().anyMatch(o -> o.name().equals(f.name()))) {
                 throw malformed(streamId, "duplicate_pseudo_header");
             }
+            // §8.2.1 applies to every field value, pseudo-header fields included: a :path with
+            // CR LF would otherwise reach handlers, logs and HTTP/1.1 requests built from it.
+            checkValue(streamId, f.value());
             switch (f.name()) {
-                case ":method" -> { method = true; methodValue = f.value(); }
-                case ":scheme" -> scheme = true;
+                case ":method" -> {
+                    method = true;
+                    methodValue = f.value();
+                    checkMethod(streamId, methodValue);
+                }
+                case ":scheme" -> {
+                    scheme = true;
+                    checkScheme(streamId, f.value());
+                }
                 case ":path" -> {
                     path = true;
                     if (f.value().isEmpty()) {
                         throw malformed(streamId, "empty_path");
                     }
+                    checkVisibleAscii(streamId, f.value(), "bad_path");
                 }
+                case ":authority" -> checkVisibleAscii(streamId, f.value(), "bad_authority");
                 default -> { }
             }
         }
@@ -158,16 +170,64 @@ final class HeaderValidator {
         }
     }
 
-    /** RFC 9113 §8.2.1: no NUL, CR or LF; no leading or trailing whitespace. */
+    /**
+     * RFC 9113 §8.2.1: no NUL, CR or LF; no leading or trailing whitespace. The other control
+     * characters (all but HTAB) and DEL are refused too: RFC 9110 §5.5 makes them invalid in a
+     * field value, our HTTP/1.1 parser refuses them, and a request must not be able to carry by
+     * HTTP/2 what it cannot carry by HTTP/1.1 (ESC, for one, drives terminals that show a log).
+     * Octets 0x80-0xFF (obs-text) stay allowed in both.
+     */
     private static void checkValue(int streamId, String value) throws StreamError {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            if (c == 0 || c == '\r' || c == '\n') {
+            if ((c < 0x20 && c != '\t') || c == 0x7f) {
                 throw malformed(streamId, "bad_header_value");
             }
         }
         if (!value.isEmpty() && (isWhitespace(value.charAt(0)) || isWhitespace(value.charAt(value.length() - 1)))) {
             throw malformed(streamId, "header_value_whitespace");
+        }
+    }
+
+    /** RFC 9110 §9.1: a method is a token. */
+    private static void checkMethod(int streamId, String method) throws StreamError {
+        if (method.isEmpty()) {
+            throw malformed(streamId, "bad_method");
+        }
+        for (int i = 0; i < method.length(); i++) {
+            char c = method.charAt(i);
+            boolean tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!tchar) {
+                throw malformed(streamId, "bad_method");
+            }
+        }
+    }
+
+    /** RFC 3986 §3.1: {@code scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )}. */
+    private static void checkScheme(int streamId, String scheme) throws StreamError {
+        if (scheme.isEmpty()) {
+            throw malformed(streamId, "bad_scheme");
+        }
+        for (int i = 0; i < scheme.length(); i++) {
+            char c = scheme.charAt(i);
+            boolean alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+            if (!alpha && (i == 0 || !((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))) {
+                throw malformed(streamId, "bad_scheme");
+            }
+        }
+    }
+
+    /**
+     * A URI component (:path, :authority) is visible US-ASCII: anything else must be
+     * percent-encoded (RFC 3986 §2.1), and HTTP/1.1 refuses it in a request-target the same way.
+     */
+    private static void checkVisibleAscii(int streamId, String value, String reason) throws StreamError {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c <= 0x20 || c >= 0x7f) {
+                throw malformed(streamId, reason);
+            }
         }
     }
 

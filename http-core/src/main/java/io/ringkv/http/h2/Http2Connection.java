@@ -132,6 +132,15 @@ public final class Http2Connection {
         return peer;
     }
 
+    /**
+     * True while a field block (HEADERS or PUSH_PROMISE without END_HEADERS) waits for its
+     * CONTINUATION frames: nothing else may arrive meanwhile, so a peer that stops here holds
+     * the connection. The server times it out.
+     */
+    public boolean awaitingContinuation() {
+        return parser.inFieldBlock();
+    }
+
     /** The frames queued so far, oldest first; the queue is empty afterwards. */
     public List<ByteBuffer> drainOutput() {
         List<ByteBuffer> drained = new ArrayList<>(output);
@@ -161,6 +170,10 @@ public final class Http2Connection {
                     // on it (even malformed) is ignored, not answered with another one.
                     if (!streams.wasResetLocally(streamError.streamId())) {
                         resetAfterError(streamError, events);
+                        if (!countProvokedReset(nowNanos, events)) {
+                            bytes.position(bytes.limit());
+                            break;
+                        }
                     }
                     continue;
                 }
@@ -545,6 +558,26 @@ public final class Http2Connection {
             streams.forgetIfClosed(stream);
         }
         events.add(new Http2Event.StreamReset(e.streamId(), e.code(), false, e.reason()));
+    }
+
+    /**
+     * Server role: a RST_STREAM the peer's frame made us send (a zero WINDOW_UPDATE, DATA on a
+     * closed stream, a refused stream...) costs us what one the peer sends itself does, and
+     * resetting streams whose requests already run is the same attack ("MadeYouReset",
+     * CVE-2025-8671): both count against the rapid-reset limit. Not on the client, whose peer is
+     * the server it chose. Returns false when the limit was passed and the connection failed.
+     */
+    private boolean countProvokedReset(long now, List<Http2Event> events) {
+        if (role != Role.SERVER) {
+            return true;
+        }
+        try {
+            guard.onProvokedReset(now);
+            return true;
+        } catch (ConnectionError e) {
+            fail(e, events);
+            return false;
+        }
     }
 
     private void fail(ConnectionError e, List<Http2Event> events) {

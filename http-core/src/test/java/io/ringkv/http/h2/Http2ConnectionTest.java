@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.instanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.ringkv.http.LogText;
 import io.ringkv.http.hpack.HeaderField;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -171,6 +172,53 @@ class Http2ConnectionTest {
             id += 2;
         }
         assertThat(peer.sendRequest(id, true, "te", "trailers").get(0), instanceOf(Http2Event.HeadersReceived.class));
+    }
+
+    /**
+     * RFC 9113 §8.2.1 holds for pseudo-header fields too: a value with NUL, CR or LF, or with
+     * whitespace at either end, is malformed. :method must be a token (RFC 9110 §9.1), :scheme a
+     * URI scheme (RFC 3986 §3.1), :path and :authority visible ASCII, as a request-target is in
+     * HTTP/1.1 (RFC 9112 §3.2). Each costs only its stream: the next request on the connection
+     * is taken.
+     */
+    @Test
+    void rfc9113_8_2_1_pseudoHeaderValuesWithControlsOrBadSyntaxAreMalformed() {
+        String[][] malformed = {
+            {":path", "/v0/entity?id=a\r\nX: y"}, {":path", "/v0/entity?id=a\nb"}, {":path", "/v0/entity?id=a\u0000"},
+            {":path", "/a b"}, {":path", " /a"}, {":path", "/a\u001b[31m"}, {":path", "/caf\u00e9"},
+            {":method", "GET\r\nX: y"}, {":method", "G ET"}, {":method", "GET\u0000"}, {":method", ""},
+            {":authority", "node\r\nX: y"}, {":authority", "no de"}, {":authority", "node\u0000"},
+            {":scheme", "http\r\n"}, {":scheme", "ht tp"}, {":scheme", "1http"},
+        };
+        ScriptedPeer peer = new ScriptedPeer(Role.SERVER, config);
+        int id = 1;
+        for (String[] bad : malformed) {
+            List<String> request = new ArrayList<>(List.of(":method", "GET", ":scheme", "http", ":path", "/v0/entity",
+                    ":authority", "node"));
+            request.set(request.indexOf(bad[0]) + 1, bad[1]);
+            List<Http2Event> events = peer.sendHeaders(id, true, request.toArray(String[]::new));
+            String what = bad[0] + "=" + LogText.escape(bad[1]);
+            assertThat(what, events.get(0), instanceOf(Http2Event.StreamReset.class));
+            assertThat(what, peer.sent(), contains(new RstStreamFrame(id, ErrorCode.PROTOCOL_ERROR)));
+            id += 2;
+        }
+        assertThat(peer.sendHeaders(id, true, ":method", "OPTIONS", ":scheme", "https", ":path", "*",
+                ":authority", "[::1]:8080").get(0), instanceOf(Http2Event.HeadersReceived.class));
+    }
+
+    /** Regular field values: control characters other than HTAB are refused, as HTTP/1.1 refuses them. */
+    @Test
+    void regularFieldValuesWithControlCharactersAreMalformed() {
+        ScriptedPeer peer = new ScriptedPeer(Role.SERVER, config);
+        String[] values = {"a\u001bb", "a\u007fb", "a\u0000b", "a\rb"};
+        int id = 1;
+        for (String value : values) {
+            String what = LogText.escape(value);
+            assertThat(what, peer.sendRequest(id, true, "x-field", value).get(0), instanceOf(Http2Event.StreamReset.class));
+            assertThat(what, peer.sent(), contains(new RstStreamFrame(id, ErrorCode.PROTOCOL_ERROR)));
+            id += 2;
+        }
+        assertThat(peer.sendRequest(id, true, "x-field", "a\tb \u00e9").get(0), instanceOf(Http2Event.HeadersReceived.class));
     }
 
     @Test

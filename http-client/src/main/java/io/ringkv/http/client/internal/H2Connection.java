@@ -1,5 +1,6 @@
 package io.ringkv.http.client.internal;
 
+import io.ringkv.http.LogText;
 import io.ringkv.http.h2.ErrorCode;
 import io.ringkv.http.h2.Http2Config;
 import io.ringkv.http.h2.Http2Connection;
@@ -319,7 +320,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
 
     /** RFC 9113 §6.8: streams above lastStreamId were not processed and may be retried elsewhere. */
     private void onGoAway(int lastStreamId, ErrorCode code, String debug) {
-        log.debug("{} GOAWAY last={} code={} debug={}", this, lastStreamId, code, debug);
+        log.debug("{} GOAWAY last={} code={} debug={}", this, lastStreamId, code, LogText.of(debug));
         accepting = false;
         codec.remove(this);
         exchanges.forEach((id, exchange) -> {

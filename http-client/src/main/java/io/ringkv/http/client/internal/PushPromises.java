@@ -1,5 +1,6 @@
 package io.ringkv.http.client.internal;
 
+import io.ringkv.http.LogText;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -62,7 +63,7 @@ final class PushPromises<T> {
             handler.applyPushPromise(initiating, request, acceptor::accept);
         } catch (RuntimeException | Error e) {
             // As the JDK: a handler that throws declines the promise; an accepted future learns why.
-            log.debug("push promise handler threw for {}", request, e);
+            log.debug("push promise handler threw for {}", LogText.of(request), e);
             CompletableFuture<HttpResponse<T>> accepted = acceptor.close();
             if (accepted != null) {
                 accepted.completeExceptionally(e);

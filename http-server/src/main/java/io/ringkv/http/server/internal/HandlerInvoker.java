@@ -1,5 +1,6 @@
 package io.ringkv.http.server.internal;
 
+import io.ringkv.http.LogText;
 import io.ringkv.http.server.ExchangeListener;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
@@ -62,7 +63,7 @@ final class HandlerInvoker {
                 throw new NullPointerException("handler returned a null stage");
             }
         } catch (Throwable e) {
-            log.error("handler failed for {} {} from {}", request.method(), request.path(), request.remote(), e);
+            log.error("handler failed for {} {} from {}", LogText.of(request.method()), LogText.of(request.path()), request.remote(), e);
             respond.accept(Response.text(500, "internal server error"));
             told(request, 500, dispatchedNanos);
             rethrowFatal(e);
@@ -80,7 +81,7 @@ final class HandlerInvoker {
             if (response != null && response.body() instanceof ResponseBody.Streamed streamed) {
                 ResponseEncoder.closeQuietly(streamed.source());
             }
-            log.error("handler failed for {} {} from {}", request.method(), request.path(), request.remote(), cause);
+            log.error("handler failed for {} {} from {}", LogText.of(request.method()), LogText.of(request.path()), request.remote(), cause);
             respond.accept(Response.text(500, "internal server error"));
             told(request, 500, dispatchedNanos);
         });
@@ -91,7 +92,7 @@ final class HandlerInvoker {
         try {
             listener.onResponse(request, status, System.nanoTime() - dispatchedNanos);
         } catch (RuntimeException e) {
-            log.warn("exchange listener failed for {} {}", request.method(), request.path(), e);
+            log.warn("exchange listener failed for {} {}", LogText.of(request.method()), LogText.of(request.path()), e);
         }
     }
 
@@ -115,7 +116,7 @@ final class HandlerInvoker {
 
     /** @return the status sent, 500 */
     private static int failed(Exchange exchange, Request request, ResponseSequencer sequencer, Throwable cause) {
-        log.error("handler failed for {} {} from {}", request.method(), request.path(), request.remote(), cause);
+        log.error("handler failed for {} {} from {}", LogText.of(request.method()), LogText.of(request.path()), request.remote(), cause);
         sequencer.respond(exchange, ResponseEncoder.error(500, "internal server error", exchange, false));
         return 500;
     }

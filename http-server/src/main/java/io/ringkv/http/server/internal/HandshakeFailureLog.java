@@ -1,5 +1,6 @@
 package io.ringkv.http.server.internal;
 
+import io.ringkv.http.LogText;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -32,7 +33,7 @@ final class HandshakeFailureLog {
             return;
         }
         long others = unlogged.getAndSet(0);
-        log.info("TLS handshake with {} failed: {}{}", peer, cause.getMessage(),
+        log.info("TLS handshake with {} failed: {}{}", peer, LogText.of(cause.getMessage()),
                 others == 0 ? "" : " (and " + others + " other failed handshakes since the last report)");
     }
 

@@ -1,5 +1,6 @@
 package io.ringkv.http.server.internal;
 
+import io.ringkv.http.LogText;
 import io.ringkv.http.h1.BodyChunk;
 import io.ringkv.http.h1.H1Event;
 import io.ringkv.http.h1.MessageEnd;
@@ -209,7 +210,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         try {
             settings = UpgradeSettings.parse(settingsFields.get(0));
         } catch (IllegalArgumentException e) {
-            log.debug("{} ignores an h2c upgrade: {}", connection, e.getMessage());
+            log.debug("{} ignores an h2c upgrade: {}", connection, LogText.of(e.getMessage()));
             return false;
         }
         upgraded = true;

@@ -8,12 +8,14 @@ import io.ringkv.http.h2.Http2Event;
 import io.ringkv.http.h2.Http2Settings;
 import io.ringkv.http.h2.Role;
 import io.ringkv.http.h2.SettingsFrame;
+import io.ringkv.http.h2.StreamState;
 import io.ringkv.http.hpack.HeaderField;
 import io.ringkv.http.server.ChunkSource;
 import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
 import io.ringkv.http.server.ResponseBody;
+import io.ringkv.http.server.ServerConfig;
 import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.EventLoop;
@@ -27,6 +29,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,15 +42,54 @@ import org.slf4j.LoggerFactory;
  * in-flight budget (over it: 503 on that stream, nothing queued), runs on the handler executor,
  * and its response is encoded and queued on whichever thread completes it.
  *
- * <p>Threading: the socket callbacks run on the loop. Every call into the protocol state
- * ({@link #h2}) and every change to {@link #streams} happens inside {@code synchronized (lock)},
- * one short section per step, and the frames that step produced are enqueued (lock-free, no
- * socket write) in the same section, so stream ids and HPACK blocks leave in order; the socket
- * is flushed after leaving it, never while holding the lock. Streamed bodies are
- * pulled on the handler executor.
+ * <p>The defences HTTP/1.1 has, for HTTP/2:
+ * <ul>
+ *   <li>Back-pressure: after a read that leaves the socket queue past its high-water mark, reading
+ *       stops until {@link #onWritable} (a peer that sends frames we must answer and reads
+ *       nothing cannot make us queue answers without bound); response DATA is queued a slice at
+ *       a time and only while the queue is under the mark. A connection whose queue still passes
+ *       {@link #OUTBOUND_CAP_FACTOR} times the mark is aborted.</li>
+ *   <li>Timeouts, on one timer per connection: the client's preface and SETTINGS, and any field
+ *       block awaiting CONTINUATION, within the header-read timeout (else GOAWAY
+ *       ENHANCE_YOUR_CALM and close); a connection with no open stream for the idle timeout gets
+ *       GOAWAY(NO_ERROR) and closes; a request body must make progress within the idle timeout
+ *       and average {@link ServerConfig#bodyRateMin()} over each {@link ServerConfig#BODY_RATE_WINDOW}
+ *       (else 408 on its stream, then RST_STREAM(NO_ERROR); not judged while we have stopped
+ *       reading, since no body can arrive then); a response the peer lets make no
+ *       progress for an idle timeout, or a queue it stops draining while reads are stopped,
+ *       closes the connection.</li>
+ *   <li>A stream's in-flight permit is held while its handler (or a pull of its body) runs, even
+ *       if the stream was reset meanwhile, by the client or by us because of its frames: resets
+ *       cannot buy more concurrent handler work than the budget. http-core counts both kinds of
+ *       reset against one rapid-reset limit.</li>
+ * </ul>
+ *
+ * <p>Threading: the socket callbacks and the timer run on the loop. Every call into the protocol
+ * state ({@link #h2}) and every change to {@link #streams} happens inside
+ * {@code synchronized (lock)}, one short section per step, and the frames that step produced are
+ * enqueued (lock-free, no socket write) in the same section, so stream ids and HPACK blocks leave
+ * in order; the socket is flushed after leaving it, never while holding the lock. Streamed bodies
+ * are pulled on the handler executor. Fields marked loop-confined are touched by the loop only.
  */
 final class Http2Session implements ConnectionHandler, ServerSession {
     private static final Logger log = LoggerFactory.getLogger(Http2Session.class);
+
+    /**
+     * The most of a response body handed to the protocol in one step: DATA goes out a slice at a
+     * time while the socket queue is under its high-water mark, so a body the peer's windows
+     * admit whole is not queued whole for a peer that does not read.
+     */
+    static final int DATA_SLICE_BYTES = 64 * 1024;
+
+    /**
+     * The hard cap on a connection's unsent bytes, as a multiple of the high-water mark. Reading
+     * stops at the mark and DATA waits for it, so only what one read answers (control frames,
+     * 503s, response headers) can pass it; a queue past the cap means that went wrong, and the
+     * connection is aborted rather than allowed to take the heap.
+     */
+    static final int OUTBOUND_CAP_FACTOR = 4;
+
+    private static final long UNSET = Long.MIN_VALUE;
 
     /** preface -> open -> goaway-sent (draining) -> closed. */
     enum Phase { PREFACE, OPEN, GOAWAY_SENT, CLOSED }
@@ -55,14 +98,34 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private final Object lock = new Object();
     private final Http2Connection h2;
     private final long bodyBytesMax;
+    private final long outboundBytesMax;
+    private final long idleNanos;
+    private final long headerNanos;
+    private final long rateWindowNanos;
+    /** Bytes a body must bring within each rate window; 0 when the rate is not checked. */
+    private final long bytesPerRateWindowMin;
+    /** Set once at open, before any other thread can see this session. */
+    private Connection connection;
     // Guarded by lock.
     private final Map<Integer, ServerStream> streams = new HashMap<>();
     private Phase phase = Phase.PREFACE;
     /** DATA octets queued so far; a stall check compares it with its previous look. */
     private long dataBytesSent;
+    /** When {@link #streams} last became empty (or the connection opened): the idle timeout runs from here. */
+    private long quietSinceNanos;
+    // Loop-confined.
+    private ScheduledTask timer;
+    private long timerDeadlineNanos;
+    /** The client's preface and SETTINGS are due by then. */
+    private long prefaceDeadlineNanos;
+    /** Since when a field block has waited for CONTINUATION, or {@link #UNSET}. */
+    private long fieldBlockSinceNanos = UNSET;
+    private long nextStallCheckNanos;
     private long dataBytesSentAtLastCheck = -1;
-    private Connection connection;
-    private ScheduledTask stallCheck;
+    private long queuedAtLastCheck = -1;
+    /** The loop's clock at the start of the current read. */
+    private long readNanos;
+    private boolean readsPaused;
 
     Http2Session(ServerContext context) {
         this.context = context;
@@ -74,6 +137,12 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         Http2Settings local = new Http2Settings(defaults.headerTableSize(), false, concurrent,
                 defaults.initialWindowSize(), defaults.maxFrameSize(), defaults.maxHeaderListBytes());
         this.h2 = new Http2Connection(Role.SERVER, Http2Config.defaults().withLocal(local));
+        ServerConfig config = context.config();
+        this.outboundBytesMax = OUTBOUND_CAP_FACTOR * config.channelOptions().writeHighWaterBytes();
+        this.idleNanos = config.idleTimeout().toNanos();
+        this.headerNanos = config.headerReadTimeout().toNanos();
+        this.rateWindowNanos = ServerConfig.BODY_RATE_WINDOW.toNanos();
+        this.bytesPerRateWindowMin = (long) config.bodyRateMin() * ServerConfig.BODY_RATE_WINDOW.toSeconds();
     }
 
     @Override
@@ -85,15 +154,17 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     public void onOpen(Connection opened) {
         connection = opened;
         context.opened(this);
+        long now = opened.loop().nanoTime();
         synchronized (lock) {
+            quietSinceNanos = now;
             h2.start();
             enqueueLocked();
         }
-        connection.flush();
+        flush();
+        startTimer(now);
         if (context.draining()) {
             beginDrain(); // shutdown began while this connection was choosing its protocol
         }
-        scheduleStallCheck();
     }
 
     /**
@@ -105,65 +176,59 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     void onUpgrade(Connection opened, List<SettingsFrame.Setting> clientSettings, List<HeaderField> fields) {
         connection = opened;
         context.opened(this);
+        long now = opened.loop().nanoTime();
         ServerStream stream = new ServerStream(Http2Connection.UPGRADE_STREAM_ID, fields);
         synchronized (lock) {
+            quietSinceNanos = now;
             h2.start();
             h2.applyUpgradeSettings(clientSettings);
             h2.openUpgradeStream(stream.head);
             streams.put(stream.id, stream);
             enqueueLocked();
         }
-        connection.flush();
+        flush();
+        startTimer(now);
         dispatch(stream);
         if (context.draining()) {
             beginDrain();
         }
-        scheduleStallCheck();
-    }
-
-    private void scheduleStallCheck() {
-        stallCheck = connection.loop().schedule(this::checkStall, context.config().idleTimeout());
     }
 
     /**
-     * Loop thread, once per idle timeout: a response waiting for window that the peer left shut
-     * for a whole period (no DATA octet could go out) holds an in-flight permit hostage, so the
-     * connection is closed with GOAWAY(ENHANCE_YOUR_CALM).
+     * Loop thread, at open: the client's preface and SETTINGS are due within the header-read
+     * timeout, and the timer runs at least once per idle timeout from now on (see {@link #onTimer}).
      */
-    private void checkStall() {
-        boolean stalled;
-        synchronized (lock) {
-            boolean waiting = streams.values().stream().anyMatch(s -> s.pending != null
-                    || (s.source != null && !s.sourceDone && !s.pulling));
-            stalled = waiting && phase != Phase.CLOSED && dataBytesSent == dataBytesSentAtLastCheck;
-            dataBytesSentAtLastCheck = dataBytesSent;
-            if (stalled) {
-                h2.goAway(ErrorCode.ENHANCE_YOUR_CALM, "flow_control_stalled");
-                enqueueLocked();
-            }
-        }
-        if (!stalled) {
-            if (connection.isOpen()) {
-                scheduleStallCheck();
-            }
-            return;
-        }
-        log.debug("{}: peer kept its window shut for {}; closing", connection, context.config().idleTimeout());
-        failAll();
-        connection.flush();
-        connection.closeAfterFlush();
+    private void startTimer(long now) {
+        prefaceDeadlineNanos = now + headerNanos;
+        nextStallCheckNanos = now + idleNanos;
+        armBy(earlier(prefaceDeadlineNanos, nextStallCheckNanos));
     }
 
     @Override
     public void onRead(Connection from, ByteBuffer input) {
+        readNanos = connection.loop().nanoTime();
         List<Http2Event> events;
+        boolean inFieldBlock;
         synchronized (lock) {
             events = h2.receive(input, System.nanoTime());
+            inFieldBlock = h2.awaitingContinuation();
             enqueueLocked();
         }
-        connection.flush();
+        flush();
         for (Http2Event event : events) {
             onEvent(event);
+        }
+        if (!inFieldBlock) {
+            fieldBlockSinceNanos = UNSET;
+        } else if (fieldBlockSinceNanos == UNSET) {
+            fieldBlockSinceNanos = readNanos; // CONTINUATION frames do not move it: the whole block is due
+            armBy(readNanos + headerNanos);
+        }
+        // Whatever this read made us queue is queued; the next read waits until the peer has
+        // taken enough of it (onWritable), so what we answer cannot outgrow what it reads.
+        if (!readsPaused && connection.isOpen() && !connection.isWritable()) {
+            readsPaused = true;
+            connection.suspendReads();
         }
         closeIfDone();
     }
@@ -201,7 +266,11 @@ final class Http2Session implements ConnectionHandler, ServerSession {
 
     private void onHeaders(Http2Event.HeadersReceived h) {
         ServerStream stream;
+        boolean opened = false;
         synchronized (lock) {
+            if (phase == Phase.CLOSED) {
+                return;
+            }
             stream = streams.get(h.streamId());
             if (stream == null) {
                 if (h.trailers()) {
@@ -209,10 +278,20 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 }
                 stream = new ServerStream(h.streamId(), h.fields());
                 streams.put(stream.id, stream);
+                opened = true;
             }
         }
         if (h.endStream()) {
-            dispatch(stream);
+            stream.awaitingBody = false;
+            if (!stream.rejected) {
+                dispatch(stream);
+            }
+        } else if (opened) {
+            // The body is to come: it must make progress, and at the minimum rate.
+            stream.awaitingBody = true;
+            stream.lastBodyNanos = readNanos;
+            stream.rateWindowStartNanos = readNanos;
+            armBy(readNanos + (bytesPerRateWindowMin > 0 ? Math.min(idleNanos, rateWindowNanos) : idleNanos));
         }
     }
 
@@ -222,13 +301,20 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         synchronized (lock) {
             stream = streams.get(d.streamId());
         }
+        if (stream != null && stream.awaitingBody) {
+            stream.bodyBytes += length;
+            stream.lastBodyNanos = readNanos;
+            stream.awaitingBody = !d.endStream();
+        }
         if (stream != null && !stream.rejected) {
             if (stream.body.size() + (long) length > bodyBytesMax) {
                 stream.rejected = true;
+                stream.awaitingBody = false;
                 releaseBody(stream);
                 respond(stream, Response.text(413, "request body too large"));
             } else if (!context.bodyMemory().tryReserve(length)) {
                 stream.rejected = true;
+                stream.awaitingBody = false;
                 releaseBody(stream);
                 context.refusedRequest();
                 respond(stream, Response.text(503, "request bodies fill this server's memory budget, retry later"));
@@ -244,7 +330,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             h2.consumed(d.streamId(), length);
             enqueueLocked();
         }
-        connection.flush();
+        flush();
         if (stream != null && d.endStream() && !stream.rejected) {
             dispatch(stream);
         }
@@ -264,14 +350,31 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             respond(stream, Response.text(503, "overloaded, retry later"));
             return;
         }
-        stream.permit = true;
+        stream.permit.set(true);
+        synchronized (lock) {
+            stream.handlerRunning = true;
+        }
         try {
             long dispatched = System.nanoTime();
-            context.executor().execute(() -> context.invoker().invoke(request, response -> respond(stream, response), dispatched));
+            context.executor().execute(() -> context.invoker().invoke(request, response -> answered(stream, response), dispatched));
         } catch (RejectedExecutionException e) {
+            synchronized (lock) {
+                stream.handlerRunning = false;
+            }
             context.refusedRequest();
             respond(stream, Response.text(503, "overloaded, retry later"));
         }
+    }
+
+    /**
+     * The handler's answer, on whichever thread completed it. From here the handler holds nothing:
+     * a stream that was reset meanwhile is finished by {@link #respond}, permit and all.
+     */
+    private void answered(ServerStream stream, Response response) {
+        synchronized (lock) {
+            stream.handlerRunning = false;
+        }
+        respond(stream, response);
     }
 
     /** Any thread: encodes the response and queues its headers and as much body as the windows allow. */
@@ -315,12 +418,20 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 finish(stream, source);
                 return;
             }
+            if (!h2.streamState(stream.id).canSend()) {
+                // http-core reset the stream in the read that also brought its request (a frame
+                // behind the HEADERS was a stream error), and the StreamReset event is still to
+                // come: the answer has nowhere to go, and sending it would throw on this thread.
+                removeLocked(stream.id);
+                finish(stream, source);
+                return;
+            }
             boolean endStream = fixed == null && source == null;
             h2.sendHeaders(stream.id, fields, endStream);
             stream.pending = fixed;
             stream.source = source;
             if (endStream) {
-                streams.remove(stream.id);
+                removeLocked(stream.id);
                 finish(stream, null);
             } else if (fixed != null) {
                 sendPendingLocked(stream);
@@ -330,7 +441,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             // every answer would cost a task and a selector wake-up per response.
             closeNow = phase == Phase.GOAWAY_SENT && streams.isEmpty();
         }
-        connection.flush();
+        flush();
         if (source != null) {
             schedulePull(stream);
         }
@@ -344,23 +455,45 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 || name.equals("upgrade") || name.equals("proxy-connection");
     }
 
-    /** Under lock: queues what the windows allow of the stream's pending bytes; ends the stream when all is sent. */
+    /**
+     * Under lock: queues what the windows allow of the stream's pending bytes, a slice at a time
+     * while the socket queue is under its high-water mark (the rest waits for WindowOpened or
+     * onWritable); ends the stream when all is sent.
+     */
     private void sendPendingLocked(ServerStream stream) {
+        if (!h2.streamState(stream.id).canSend()) {
+            return; // reset by http-core in the read being handled; its StreamReset event finishes it
+        }
         ByteBuffer data = stream.pending;
         boolean last = stream.source == null || stream.sourceDone;
+        if (data != null && !data.hasRemaining()) {
+            stream.pending = null;
+            data = null;
+        }
         if (data == null) {
             if (last && stream.source != null) {
                 h2.sendData(stream.id, ByteBuffer.allocate(0), true);
-                streams.remove(stream.id);
+                removeLocked(stream.id);
                 finish(stream, null);
             }
             return;
         }
-        dataBytesSent += h2.sendData(stream.id, data, last);
+        while (data.hasRemaining() && connection.isWritable()) {
+            int offered = Math.min(data.remaining(), DATA_SLICE_BYTES);
+            int sent = h2.sendData(stream.id, data.slice(data.position(), offered), last && offered == data.remaining());
+            data.position(data.position() + sent);
+            dataBytesSent += sent;
+            // Into the connection's queue at once (still in order, under the lock), so that the
+            // next isWritable() counts this slice.
+            enqueueLocked();
+            if (sent < offered) {
+                break; // a window is shut
+            }
+        }
         if (!data.hasRemaining()) {
             stream.pending = null;
             if (last) {
-                streams.remove(stream.id);
+                removeLocked(stream.id);
                 finish(stream, null);
             }
         }
@@ -400,6 +533,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         synchronized (lock) {
             stream.pulling = false;
             if (!streams.containsKey(stream.id)) {
+                // Reset (or the connection closed) while this pull ran: the stream was left to
+                // finish here, where its source is no longer in use.
+                finish(stream, stream.source);
                 return;
             }
             if (chunk == null) {
@@ -412,7 +548,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             enqueueLocked();
             closeNow = phase == Phase.GOAWAY_SENT && streams.isEmpty();
         }
-        connection.flush();
+        flush();
         if (more) {
             schedulePull(stream);
         }
@@ -424,13 +560,13 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private void abortStream(ServerStream stream, String why) {
         synchronized (lock) {
             stream.pulling = false;
-            if (streams.remove(stream.id) != null && phase != Phase.CLOSED) {
+            if (removeLocked(stream.id) != null && phase != Phase.CLOSED) {
                 h2.resetStream(stream.id, ErrorCode.INTERNAL_ERROR);
             }
             enqueueLocked();
         }
         log.debug("{} stream {} reset: {}", connection, stream.id, why);
-        connection.flush();
+        flush();
         finish(stream, stream.source);
     }
 
@@ -448,31 +584,47 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             }
             enqueueLocked();
         }
-        connection.flush();
+        flush();
         for (ServerStream stream : waiting) {
             schedulePull(stream);
         }
     }
 
+    /**
+     * The stream was reset, by the client or by http-core because of a frame the client sent.
+     * Its body memory goes back now; its permit only once nothing runs for it any more: while
+     * the handler (or a pull of the response body) still works, the reset frees no capacity, so
+     * it must not free a permit either, or resets would buy unbounded handler work
+     * ("MadeYouReset"). {@link #answered} or {@link #pull} then finishes the stream.
+     */
     private void onReset(int streamId) {
         ServerStream stream;
+        boolean busy;
+        ChunkSource source;
         synchronized (lock) {
-            stream = streams.remove(streamId);
+            stream = removeLocked(streamId);
+            if (stream == null) {
+                return;
+            }
+            busy = stream.handlerRunning || stream.pulling;
+            source = stream.source;
         }
-        if (stream != null) {
-            finish(stream, stream.pulling ? null : stream.source);
+        releaseBody(stream);
+        if (!busy) {
+            finish(stream, source);
         }
     }
 
-    /** The stream is over: its permit goes back once; a source not being pulled is closed here. */
+    /**
+     * The stream is over: its permit goes back once; {@code source}, when given, is closed once.
+     * Any thread; acts once however many threads get here.
+     */
     private void finish(ServerStream stream, ChunkSource source) {
         releaseBody(stream);
-        if (stream.permit) {
-            stream.permit = false;
+        if (stream.permit.compareAndSet(true, false)) {
             context.budget().release();
         }
-        if (source != null && !stream.sourceClosed) {
-            stream.sourceClosed = true;
+        if (source != null && stream.sourceClosed.compareAndSet(false, true)) {
             if (context.executor().isShutdown()) {
                 ResponseEncoder.closeQuietly(source);
             } else {
@@ -493,15 +645,46 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         }
     }
 
+    /** The connection is over: every stream ends, each permit once its handler or pull is done (see {@link #onReset}). */
     private void failAll() {
-        List<ServerStream> all;
+        List<ServerStream> idle = new ArrayList<>();
+        List<ServerStream> busy = new ArrayList<>();
         synchronized (lock) {
             phase = Phase.CLOSED;
-            all = List.copyOf(streams.values());
+            for (ServerStream stream : streams.values()) {
+                (stream.handlerRunning || stream.pulling ? busy : idle).add(stream);
+            }
             streams.clear();
         }
-        for (ServerStream stream : all) {
-            finish(stream, stream.pulling ? null : stream.source);
+        for (ServerStream stream : idle) {
+            finish(stream, stream.source);
+        }
+        for (ServerStream stream : busy) {
+            releaseBody(stream);
+        }
+    }
+
+    /** Under lock: removes a stream; the idle timeout runs from when the last one goes. */
+    private ServerStream removeLocked(int streamId) {
+        ServerStream removed = streams.remove(streamId);
+        if (removed != null && streams.isEmpty()) {
+            quietSinceNanos = connection.loop().nanoTime();
+        }
+        return removed;
+    }
+
+    /**
+     * Flushes, then enforces the cap on unsent bytes: reading stops at the high-water mark and
+     * DATA waits for it, so a queue past {@link #OUTBOUND_CAP_FACTOR} times the mark belongs to a
+     * peer that reads nothing while answers still pile up; it is cut off (a GOAWAY would only
+     * queue behind what it does not read). Any thread, never under the lock.
+     */
+    private void flush() {
+        connection.flush();
+        long queued = connection.queuedBytes();
+        if (queued > outboundBytesMax && connection.isOpen()) {
+            log.debug("{}: {} bytes unsent, over the cap of {}; aborting", connection, queued, outboundBytesMax);
+            connection.abort(new IOException("peer left " + queued + " bytes unread"));
         }
     }
 
@@ -542,9 +725,25 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         connection.closeAfterFlush();
     }
 
+    /** The peer took enough of our queue: bodies waiting for it move on, and reading resumes if it stopped. */
     @Override
     public void onWritable(Connection from) {
         resumeAll();
+        if (readsPaused && connection.isOpen() && connection.isWritable()) {
+            readsPaused = false;
+            connection.resumeReads();
+            // Bodies could not arrive while we did not read: their clocks start again now.
+            long now = connection.loop().nanoTime();
+            synchronized (lock) {
+                for (ServerStream stream : streams.values()) {
+                    if (stream.awaitingBody) {
+                        stream.lastBodyNanos = now;
+                        stream.rateWindowStartNanos = now;
+                        stream.rateWindowStartBytes = stream.bodyBytes;
+                    }
+                }
+            }
+        }
     }
 
     @Override
@@ -552,24 +751,216 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         if (cause != null && log.isDebugEnabled()) {
             log.debug("{} closed: {}", from, cause.toString());
         }
-        if (stallCheck != null) {
-            stallCheck.cancel();
+        if (timer != null) {
+            timer.cancel();
+            timer = null;
         }
         failAll();
         context.closed(this);
     }
 
+    // ---- timeouts ----
+
+    /** Loop thread: makes sure the timer fires no later than {@code deadline}. */
+    private void armBy(long deadline) {
+        if (timer != null && timerDeadlineNanos - deadline <= 0) {
+            return; // the pending timer fires first and re-evaluates then
+        }
+        if (timer != null) {
+            timer.cancel();
+        }
+        timerDeadlineNanos = deadline;
+        EventLoop loop = connection.loop();
+        timer = loop.schedule(this::onTimer, Math.max(0, deadline - loop.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /** What the timer found past its deadline. */
+    private enum Expired { NONE, PREFACE, FIELD_BLOCK, IDLE, RESPONSE_STALLED, PEER_NOT_READING }
+
+    /**
+     * Loop thread. One timer serves every deadline of the connection: it looks at all of them,
+     * acts on those that passed, and re-arms for the nearest one left, and at least once per
+     * idle timeout (the stall check's period, and so a connection that went quiet on a handler
+     * thread is noticed).
+     */
+    private void onTimer() {
+        timer = null;
+        if (!connection.isOpen()) {
+            return;
+        }
+        long now = connection.loop().nanoTime();
+        long next = now + idleNanos;
+        Expired expired = Expired.NONE;
+        List<ServerStream> tooSlow = new ArrayList<>();
+        synchronized (lock) {
+            if (phase == Phase.CLOSED) {
+                return;
+            }
+            if (phase == Phase.PREFACE) {
+                if (now - prefaceDeadlineNanos >= 0) {
+                    expired = Expired.PREFACE;
+                }
+                next = earlier(next, prefaceDeadlineNanos);
+            }
+            if (fieldBlockSinceNanos != UNSET) {
+                long due = fieldBlockSinceNanos + headerNanos;
+                if (now - due >= 0) {
+                    expired = Expired.FIELD_BLOCK;
+                }
+                next = earlier(next, due);
+            }
+            if (phase == Phase.OPEN && streams.isEmpty()) {
+                long due = quietSinceNanos + idleNanos;
+                if (now - due >= 0 && expired == Expired.NONE) {
+                    expired = Expired.IDLE;
+                }
+                next = earlier(next, due);
+            }
+            for (ServerStream stream : streams.values()) {
+                if (!stream.awaitingBody || readsPaused) {
+                    continue; // no body arrives while we do not read: that is not the client's slowness
+                }
+                if (bodyTooSlow(stream, now)) {
+                    tooSlow.add(stream);
+                    continue;
+                }
+                next = earlier(next, stream.lastBodyNanos + idleNanos);
+                if (bytesPerRateWindowMin > 0) {
+                    next = earlier(next, stream.rateWindowStartNanos + rateWindowNanos);
+                }
+            }
+            if (now - nextStallCheckNanos >= 0) {
+                Expired stall = checkStallLocked();
+                expired = expired == Expired.NONE ? stall : expired;
+                nextStallCheckNanos = now + idleNanos;
+            }
+            next = earlier(next, nextStallCheckNanos);
+        }
+        for (ServerStream stream : tooSlow) {
+            refuseSlowBody(stream);
+        }
+        switch (expired) {
+            case NONE -> { }
+            case PREFACE -> closeWithGoAway(ErrorCode.ENHANCE_YOUR_CALM, "preface_timeout");
+            case FIELD_BLOCK -> closeWithGoAway(ErrorCode.ENHANCE_YOUR_CALM, "field_block_timeout");
+            case IDLE -> {
+                log.debug("{} idle for {}; closing", connection, context.config().idleTimeout());
+                drain("idle");
+            }
+            case RESPONSE_STALLED -> {
+                log.debug("{}: peer kept its window shut for {}; closing", connection, context.config().idleTimeout());
+                closeWithGoAway(ErrorCode.ENHANCE_YOUR_CALM, "flow_control_stalled");
+            }
+            case PEER_NOT_READING -> {
+                log.debug("{}: reads stopped and the peer read nothing for {}; aborting", connection,
+                        context.config().idleTimeout());
+                connection.abort(new IOException("peer stopped reading"));
+            }
+        }
+        if (connection.isOpen()) {
+            armBy(next);
+        }
+    }
+
+    private static long earlier(long a, long b) {
+        return a - b <= 0 ? a : b;
+    }
+
+    /**
+     * Under lock, once per idle timeout. A response waiting to send (for window, or for the
+     * socket queue to drain) while no DATA octet went out for a whole period holds its permit
+     * hostage; and a connection whose reads are stopped while its queue did not move for a whole
+     * period belongs to a peer that stopped reading: nothing would ever resume it.
+     */
+    private Expired checkStallLocked() {
+        boolean waiting = streams.values().stream().anyMatch(s -> s.pending != null
+                || (s.source != null && !s.sourceDone && !s.pulling));
+        boolean stalled = waiting && dataBytesSent == dataBytesSentAtLastCheck;
+        dataBytesSentAtLastCheck = dataBytesSent;
+        long queued = connection.queuedBytes();
+        boolean notReading = readsPaused && queued > 0 && queued == queuedAtLastCheck;
+        queuedAtLastCheck = queued;
+        if (notReading) {
+            return Expired.PEER_NOT_READING;
+        }
+        return stalled ? Expired.RESPONSE_STALLED : Expired.NONE;
+    }
+
+    /**
+     * Under lock, for a stream whose request body is still due: no byte for an idle timeout, or
+     * fewer than the minimum over a rate window, is too slow (as for HTTP/1.1). A window that was
+     * fast enough starts the next one.
+     */
+    private boolean bodyTooSlow(ServerStream stream, long now) {
+        if (now - (stream.lastBodyNanos + idleNanos) >= 0) {
+            return true;
+        }
+        if (bytesPerRateWindowMin > 0 && now - (stream.rateWindowStartNanos + rateWindowNanos) >= 0) {
+            long received = stream.bodyBytes - stream.rateWindowStartBytes;
+            if (received < bytesPerRateWindowMin) {
+                return true;
+            }
+            stream.rateWindowStartNanos = now;
+            stream.rateWindowStartBytes = stream.bodyBytes;
+        }
+        return false;
+    }
+
+    /**
+     * Loop thread: a request body that stopped or trickles. 408 on its stream, its body memory
+     * back, and (once the answer is queued whole) RST_STREAM(NO_ERROR), which asks the client to
+     * stop sending the rest (RFC 9113 §8.1); the connection and its other streams go on.
+     */
+    private void refuseSlowBody(ServerStream stream) {
+        if (stream.rejected) {
+            return;
+        }
+        stream.rejected = true;
+        stream.awaitingBody = false;
+        releaseBody(stream);
+        log.debug("{} stream {}: request body too slow ({} bytes so far)", connection, stream.id, stream.bodyBytes);
+        respond(stream, Response.text(408, "request body too slow: at least " + context.config().bodyRateMin()
+                + " bytes/s required"));
+        synchronized (lock) {
+            if (phase != Phase.CLOSED && !streams.containsKey(stream.id)
+                    && h2.streamState(stream.id) == StreamState.HALF_CLOSED_LOCAL) {
+                h2.resetStream(stream.id, ErrorCode.NO_ERROR);
+                enqueueLocked();
+            }
+        }
+        flush();
+    }
+
+    /** Loop thread: a connection error of ours: GOAWAY with {@code code}, every stream ends, close once flushed. */
+    private void closeWithGoAway(ErrorCode code, String reason) {
+        log.debug("{} closing: {}", connection, reason);
+        synchronized (lock) {
+            if (phase != Phase.CLOSED) {
+                h2.goAway(code, reason);
+                enqueueLocked();
+            }
+        }
+        failAll();
+        flush();
+        connection.closeAfterFlush();
+    }
+
     /** Graceful shutdown: GOAWAY(NO_ERROR); accepted streams finish, new ones are refused. Loop thread. */
     @Override
     public void beginDrain() {
+        drain("shutdown");
+    }
+
+    /** Loop thread: GOAWAY(NO_ERROR, {@code reason}); accepted streams finish, then the connection closes. */
+    private void drain(String reason) {
         synchronized (lock) {
             if (phase != Phase.CLOSED && phase != Phase.GOAWAY_SENT) {
-                h2.goAway(ErrorCode.NO_ERROR, "shutdown");
+                h2.goAway(ErrorCode.NO_ERROR, reason);
                 phase = Phase.GOAWAY_SENT;
                 enqueueLocked();
             }
         }
-        connection.flush();
+        flush();
         closeIfDone();
     }
 
@@ -583,7 +974,12 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         return "h2[" + connection + "]";
     }
 
-    /** One request stream. Fields other than the request parts are guarded by the session's lock. */
+    /**
+     * One request stream. The request parts, {@link #rejected} and the body-timing fields are
+     * loop-confined (filled as frames arrive, then handed to the executor with the request);
+     * the response fields and {@link #handlerRunning} are guarded by the session's lock; the
+     * atomics may be settled by any thread, once.
+     */
     private static final class ServerStream {
         final int id;
         final List<HeaderField> fields;
@@ -591,13 +987,22 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         final ByteArrayOutputStream body = new ByteArrayOutputStream();
         /** Bytes of {@link #body} reserved in the server's {@link BodyMemoryBudget}. */
         final AtomicLong reservedBytes = new AtomicLong();
+        /** Whether this stream holds an in-flight permit not yet given back. */
+        final AtomicBoolean permit = new AtomicBoolean();
+        final AtomicBoolean sourceClosed = new AtomicBoolean();
         boolean rejected;
-        volatile boolean permit;
+        /** The request's HEADERS came without END_STREAM, and END_STREAM has not come yet. */
+        boolean awaitingBody;
+        long bodyBytes;
+        long lastBodyNanos;
+        long rateWindowStartNanos;
+        long rateWindowStartBytes;
+        /** From dispatch until the handler's answer: the stream's permit stays taken meanwhile. */
+        boolean handlerRunning;
         ByteBuffer pending;
         ChunkSource source;
         boolean pulling;
         boolean sourceDone;
-        volatile boolean sourceClosed;
 
         ServerStream(int id, List<HeaderField> fields) {
             this.id = id;
