@@ -52,6 +52,7 @@ public final class Cluster implements AutoCloseable {
     private final PeerProbe peerProbe;
     private final ClockCheck clockCheck;
     private final KeyReplicas keyReplicas;
+    private final ReplicaClient client;
     private final java.util.Map<ClusterNode, Replica> replicas;
     private final InternalAuth auth;
     private volatile io.ringkv.cluster.meta.MetadataGroup metadata;
@@ -75,7 +76,7 @@ public final class Cluster implements AutoCloseable {
         this.auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), clock::wallMillis);
         this.clockSkew = new ClockSkew(clock, settings.maxClockOffset().toMillis(),
                 topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
-        ReplicaClient client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch,
+        this.client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch,
                 settings.transport().peerBodyBytesMax());
         LocalReplica local = new LocalReplica(topology.self(), engine);
         this.peerHealth = new PeerHealth(topology.others(), System::currentTimeMillis);
@@ -243,6 +244,11 @@ public final class Cluster implements AutoCloseable {
             }
         }
         return all;
+    }
+
+    /** Peers' answers refused for want of a valid proof of the cluster secret, per peer id (metrics). */
+    public java.util.Map<String, Long> rejectedAnswers() {
+        return client.rejectedAnswers();
     }
 
     /** Hinted handoff: hints waiting per target, and what was stored, replayed and dropped. */

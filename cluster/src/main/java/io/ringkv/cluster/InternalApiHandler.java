@@ -35,9 +35,11 @@ import java.util.concurrent.CompletionStage;
  *   POST /internal/v0/meta/replication-factor  body = N; a metadata change through this node -> 200 | 409 | 503
  * </pre>
  * These endpoints take timestamps from the request, so every request must prove the cluster
- * secret ({@link InternalAuth}: 403 otherwise) and carry this node's topology fingerprint (409
- * otherwise). The public handlers never read these headers, so the public API cannot be used to
- * forge a timestamp.
+ * secret ({@link InternalAuth}: 403 otherwise), carry this node's topology fingerprint (409
+ * otherwise) and name this node as its receiver (403 otherwise). The public handlers never read
+ * these headers, so the public API cannot be used to forge a timestamp. Every answer to a request
+ * that proved the secret carries its own proof ({@link AnswerAuth}), which names that request;
+ * refusals (403) carry none, as their requester may not know the secret.
  *
  * <p>Threading: stateless apart from the shared engine and clock; runs on the server's handler
  * executor and blocks there briefly on storage, as {@link HttpHandler} allows.
@@ -76,9 +78,10 @@ public final class InternalApiHandler implements HttpHandler {
     }
 
     /**
-     * Sends Raft calls ({@code /internal/v0/raft/...}) that proved the cluster secret to
+     * Sends Raft calls ({@code /internal/v0/raft/...}) that passed the checks above to
      * {@code endpoint}, the node's part of the metadata group, and the metadata's admin requests
-     * ({@code /internal/v0/meta/...}) to {@code admin}; until then both are answered 503.
+     * ({@code /internal/v0/meta/...}) to {@code admin}; until then both are answered 503. Their
+     * answers carry proofs like every other internal answer.
      */
     public void mountMetadata(HttpHandler endpoint, HttpHandler admin) {
         this.metaAdmin = admin;
@@ -87,44 +90,68 @@ public final class InternalApiHandler implements HttpHandler {
 
     @Override
     public CompletionStage<Response> handle(Request request) throws Exception {
-        Response refusal = refusal(request);
-        if (refusal != null) {
-            return CompletableFuture.completedFuture(refusal);
-        }
-        if (request.path().startsWith(InternalProtocol.RAFT_PREFIX) || request.path().startsWith(InternalProtocol.META_PREFIX)) {
-            HttpHandler endpoint = request.path().startsWith(InternalProtocol.RAFT_PREFIX) ? raft : metaAdmin;
-            return endpoint != null ? endpoint.handle(request)
-                    : CompletableFuture.completedFuture(Response.text(503, "this node runs no metadata group yet"));
-        }
-        return CompletableFuture.completedFuture(respond(request));
+        return switch (auth.check(request)) {
+            case FORBIDDEN -> CompletableFuture.completedFuture(forbidden(request));
+            case MISDIRECTED -> CompletableFuture.completedFuture(misdirected(request));
+            case TOPOLOGY_MISMATCH -> CompletableFuture.completedFuture(
+                    auth.answers().sign(InternalAuth.proofOf(request), topologyMismatch(request)));
+            case OK -> {
+                clockSkew.heard(request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown"),
+                        Long.parseLong(request.headers().first(InternalAuth.TIME_HEADER).orElseThrow()));
+                String proof = InternalAuth.proofOf(request);
+                yield isMetadata(request.path())
+                        ? metadata(request).thenApply(answer -> auth.answers().sign(proof, answer))
+                        : CompletableFuture.completedFuture(auth.answers().sign(proof, respond(request)));
+            }
+        };
     }
 
-    /** The answer to a request that fails authentication, or null for one that passes. */
-    private Response refusal(Request request) {
-        switch (auth.check(request)) {
-            case FORBIDDEN -> {
-                String peer = request.remote() == null ? "unknown" : request.remote().getAddress().getHostAddress();
-                if (refusals.allow(peer)) {
-                    LOG.warn("refused an internal {} {} from {}: missing or wrong proof of the cluster secret, or a time "
-                            + "more than {} ms off (fields {})", LogText.of(request.method()), LogText.of(request.path()), peer,
-                            InternalAuth.WINDOW_MILLIS, LogText.of(InternalAuth.describe(request)));
-                }
-                return Response.text(403, "internal requests need a valid " + InternalAuth.AUTH_HEADER
-                        + " made with the cluster secret, within " + InternalAuth.WINDOW_MILLIS + " ms of this node's clock");
-            }
-            case TOPOLOGY_MISMATCH -> {
-                String peer = request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown");
-                topologyWatch.mismatch(peer, request.headers().first(InternalAuth.TOPOLOGY_HEADER).orElse(null));
-                return Response.text(409, "topology mismatch: this node's node list has fingerprint " + auth.topology()
-                        + "; start every node with the same --cluster list");
-            }
-            case OK -> clockSkew.heard(request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown"),
-                    Long.parseLong(request.headers().first(InternalAuth.TIME_HEADER).orElseThrow()));
-        }
-        return null;
+    private static boolean isMetadata(String path) {
+        return path.startsWith(InternalProtocol.RAFT_PREFIX) || path.startsWith(InternalProtocol.META_PREFIX);
     }
 
-    /** The answer to an authenticated request for one of the endpoints above. */
+    /** A Raft call or a metadata admin request, answered when the metadata group answers it. */
+    private CompletionStage<Response> metadata(Request request) throws Exception {
+        HttpHandler endpoint = request.path().startsWith(InternalProtocol.RAFT_PREFIX) ? raft : metaAdmin;
+        return endpoint != null ? endpoint.handle(request)
+                : CompletableFuture.completedFuture(Response.text(503, "this node runs no metadata group yet"));
+    }
+
+    private Response forbidden(Request request) {
+        String peer = remote(request);
+        if (refusals.allow(peer)) {
+            LOG.warn("refused an internal {} {} from {}: missing or wrong proof of the cluster secret, or a time "
+                    + "more than {} ms off (fields {})", LogText.of(request.method()), LogText.of(request.path()), peer,
+                    InternalAuth.WINDOW_MILLIS, LogText.of(InternalAuth.describe(request)));
+        }
+        return Response.text(403, "internal requests need a valid " + InternalAuth.AUTH_HEADER
+                + " made with the cluster secret, within " + InternalAuth.WINDOW_MILLIS + " ms of this node's clock");
+    }
+
+    /** A request with a valid proof, but made for another node: replayed, or sent by a node with another list. */
+    private Response misdirected(Request request) {
+        String peer = remote(request);
+        if (refusals.allow(peer)) {
+            LOG.warn("refused an internal {} {} from {}: it is addressed to another node (a request captured on its way "
+                    + "there and replayed here?); this node is {}", LogText.of(request.method()), LogText.of(request.path()),
+                    peer, auth.self());
+        }
+        return Response.text(403, "this internal request is addressed to another node (" + InternalAuth.TO_HEADER
+                + "); this node is " + auth.self());
+    }
+
+    private Response topologyMismatch(Request request) {
+        String peer = request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown");
+        topologyWatch.mismatch(peer, request.headers().first(InternalAuth.TOPOLOGY_HEADER).orElse(null));
+        return Response.text(409, "topology mismatch: this node's node list has fingerprint " + auth.topology()
+                + "; start every node with the same --cluster list");
+    }
+
+    private static String remote(Request request) {
+        return request.remote() == null ? "unknown" : request.remote().getAddress().getHostAddress();
+    }
+
+    /** The answer to an authenticated request. */
     private Response respond(Request request) throws StoreException {
         try {
             return switch (request.path()) {

@@ -16,6 +16,9 @@ public final class RecordFrameSource implements ChunkSource {
     static final int CHUNK_BYTES_TARGET = 32 * 1024;
     /** Every chunk keeps room for the end marker, so the last entry never needs a chunk of its own. */
     private static final int END_BYTES = Integer.BYTES;
+    /** The largest chunk: one frame of the largest key and value a reader accepts, and the end marker. */
+    static final int CHUNK_BYTES_MAX = RecordFrames.FRAME_OVERHEAD_BYTES + RecordFrames.KEY_BYTES_MAX
+            + RecordFrames.VALUE_BYTES_MAX + END_BYTES;
 
     private final RecordStream records;
     private boolean endWritten;

@@ -27,6 +27,11 @@ import java.util.concurrent.CompletionException;
  * {@link java.net.http.HttpTimeoutException}). Failures, including unexpected statuses
  * ({@link ReplicaException}), complete the future exceptionally; nothing is thrown.
  *
+ * <p>Every answer used must carry the proof that the peer made it for this very request
+ * ({@link AnswerAuth}): whole bodies are checked before anything in them is used, streamed ones
+ * segment by segment as they are read. An answer without a valid proof fails the call like any
+ * other failure of the peer, and is counted ({@link #rejectedAnswers()}).
+ *
  * <p>Threading: immutable, thread-safe; one instance per node process.
  */
 public final class ReplicaClient {
@@ -43,6 +48,8 @@ public final class ReplicaClient {
     private final HttpClient http;
     private final Duration requestTimeout;
     private final InternalAuth auth;
+    private final AnswerAuth answers;
+    private final RejectedAnswers rejections = new RejectedAnswers();
     private final TopologyWatch topologyWatch;
     private final int batchBodyBytesMax;
 
@@ -67,6 +74,7 @@ public final class ReplicaClient {
         this.http = http;
         this.requestTimeout = requestTimeout;
         this.auth = auth;
+        this.answers = auth.answers();
         this.topologyWatch = topologyWatch;
         this.batchBodyBytesMax = (int) Math.min(BATCH_BODY_BYTES_DEFAULT, peerBodyBytesMax);
     }
@@ -82,9 +90,9 @@ public final class ReplicaClient {
     }
 
     public CompletableFuture<Optional<Record>> read(ClusterNode node, byte[] key) {
-        HttpRequest request = request(node, "GET", InternalProtocol.RECORD_PATH, keyQuery(key), Map.of(), NO_BODY).GET().build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(response -> toRecord(node, response));
+        Signed signed = request(node, "GET", InternalProtocol.RECORD_PATH, keyQuery(key), Map.of(), NO_BODY);
+        return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
+                .thenApply(response -> toRecord(node, signed.proof(), response));
     }
 
     /**
@@ -94,13 +102,15 @@ public final class ReplicaClient {
     public CompletableFuture<OptionalLong> write(ClusterNode node, byte[] key, Record record) {
         Map<String, String> fields = Map.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()),
                 InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
-        HttpRequest request = request(node, "PUT", InternalProtocol.RECORD_PATH, keyQuery(key), fields, record.value())
+        Signed signed = request(node, "PUT", InternalProtocol.RECORD_PATH, keyQuery(key), fields, record.value());
+        HttpRequest request = signed.builder()
                 // A record's value never changes (Record's contract), so no copy per replica and
                 // per retry, as ofByteArray would make. Works with the JDK's client too.
                 .PUT(RingBodyPublishers.ofByteArrayNoCopy(record.value()))
                 .build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
+                    verify(node, signed.proof(), response, 204);
                     expectStatus(node, response, 204);
                     return fresherKept(node, response, record);
                 });
@@ -140,11 +150,13 @@ public final class ReplicaClient {
             RecordFrames.write(body, entry.getKey(), entry.getValue());
         }
         RecordFrames.writeEnd(body);
-        HttpRequest request = request(node, "PUT", InternalProtocol.RECORDS_PATH, null, Map.of(), body.array())
+        Signed signed = request(node, "PUT", InternalProtocol.RECORDS_PATH, null, Map.of(), body.array());
+        HttpRequest request = signed.builder()
                 .PUT(RingBodyPublishers.ofByteArrayNoCopy(body.array()))
                 .build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
+                    verify(node, signed.proof(), response, 204);
                     expectStatus(node, response, 204);
                     return response.headers().firstValue(InternalProtocol.APPLIED_COUNT_HEADER).map(Integer::parseInt).orElse(0);
                 });
@@ -178,11 +190,13 @@ public final class ReplicaClient {
      */
     private <A> CompletableFuture<A> sendBatch(ClusterNode node, String method, String path, byte[] body, String what,
                                                java.util.function.Function<byte[], A> decode) {
-        HttpRequest request = request(node, method, path, null, Map.of(), body)
+        Signed signed = request(node, method, path, null, Map.of(), body);
+        HttpRequest request = signed.builder()
                 .method(method, RingBodyPublishers.ofByteArrayNoCopy(body))
                 .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
+                    verify(node, signed.proof(), response, 200);
                     expectStatus(node, response, 200);
                     try {
                         return decode.apply(response.body());
@@ -195,11 +209,12 @@ public final class ReplicaClient {
 
     /** {@code node}'s wall clock, epoch millis ({@link InternalProtocol#TIME_PATH}). */
     public CompletableFuture<Long> wallTime(ClusterNode node) {
-        HttpRequest request = request(node, "GET", InternalProtocol.TIME_PATH, null, Map.of(), NO_BODY).GET().build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+        Signed signed = request(node, "GET", InternalProtocol.TIME_PATH, null, Map.of(), NO_BODY);
+        return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
+                    verify(node, signed.proof(), response, 200);
                     expectStatus(node, response, 200);
-                    String body = response.body().strip();
+                    String body = new String(response.body(), java.nio.charset.StandardCharsets.US_ASCII).strip();
                     try {
                         long millis = Long.parseLong(body);
                         if (millis >= 0) {
@@ -214,9 +229,10 @@ public final class ReplicaClient {
 
     /** {@code node}'s anti-entropy digest ({@link DigestBuckets}). */
     public CompletableFuture<long[]> digest(ClusterNode node) {
-        HttpRequest request = request(node, "GET", InternalProtocol.DIGEST_PATH, null, Map.of(), NO_BODY).GET().build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+        Signed signed = request(node, "GET", InternalProtocol.DIGEST_PATH, null, Map.of(), NO_BODY);
+        return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
+                    verify(node, signed.proof(), response, 200);
                     expectStatus(node, response, 200);
                     try {
                         return DigestBuckets.decode(response.body());
@@ -231,10 +247,10 @@ public final class ReplicaClient {
      * key order; read it like {@link #openRange}.
      */
     public CompletableFuture<RecordStream> versions(ClusterNode node, java.util.BitSet buckets) {
-        HttpRequest request = request(node, "GET", InternalProtocol.VERSIONS_PATH,
-                InternalProtocol.BUCKETS_PARAM + "=" + DigestBuckets.encodeBuckets(buckets), Map.of(), NO_BODY).GET().build();
-        return http.sendAsync(request, DeadlineBodyStream.handler(requestTimeout))
-                .thenApply(response -> toStream(node, response));
+        Signed signed = request(node, "GET", InternalProtocol.VERSIONS_PATH,
+                InternalProtocol.BUCKETS_PARAM + "=" + DigestBuckets.encodeBuckets(buckets), Map.of(), NO_BODY);
+        return http.sendAsync(signed.builder().GET().build(), DeadlineBodyStream.handler(requestTimeout))
+                .thenApply(response -> toStream(node, signed.proof(), response));
     }
 
     /**
@@ -249,29 +265,63 @@ public final class ReplicaClient {
     public CompletableFuture<RecordStream> openRange(ClusterNode node, byte[] start, byte[] end) {
         String query = InternalProtocol.START_PARAM + "=" + InternalProtocol.encodeKey(start)
                 + (end == null ? "" : "&" + InternalProtocol.END_PARAM + "=" + InternalProtocol.encodeKey(end));
-        HttpRequest request = request(node, "GET", InternalProtocol.RANGE_PATH, query, Map.of(), NO_BODY).GET().build();
-        return http.sendAsync(request, DeadlineBodyStream.handler(requestTimeout))
-                .thenApply(response -> toStream(node, response));
+        Signed signed = request(node, "GET", InternalProtocol.RANGE_PATH, query, Map.of(), NO_BODY);
+        return http.sendAsync(signed.builder().GET().build(), DeadlineBodyStream.handler(requestTimeout))
+                .thenApply(response -> toStream(node, signed.proof(), response));
     }
 
     public Duration requestTimeout() {
         return requestTimeout;
     }
 
-    /** A request to {@code node} with {@code fields} and the proof of the cluster secret over them, the target and the body. */
-    private HttpRequest.Builder request(ClusterNode node, String method, String path, String query,
-                                        Map<String, String> fields, byte[] body) {
+    /** Answers refused for want of a valid proof, per peer id (for the node's metrics). */
+    public Map<String, Long> rejectedAnswers() {
+        return rejections.counts();
+    }
+
+    /** A request ready but for its method and body, and its proof, which the answer's must name. */
+    private record Signed(HttpRequest.Builder builder, String proof) {
+    }
+
+    /**
+     * A request to {@code node} with {@code fields} and the proof of the cluster secret over them,
+     * the receiver, the target and the body.
+     */
+    private Signed request(ClusterNode node, String method, String path, String query, Map<String, String> fields, byte[] body) {
         String target = path + (query == null ? "" : "?" + query);
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.id() + target)).timeout(requestTimeout);
-        auth.sign(method, target, fields, body).forEach(builder::header);
-        return builder;
+        Map<String, String> signed = auth.sign(node.id(), method, target, fields, body);
+        signed.forEach(builder::header);
+        return new Signed(builder, InternalAuth.proofOf(signed));
+    }
+
+    /**
+     * Fails the call unless an answer it would use carries the proof made for this request; runs
+     * before anything is read of the answer. Used are the status the call expects and a 409
+     * (another node list). Any other status fails the call in {@link #expectStatus} unread, so its
+     * proof is not asked for: a refusal (403) or a server error carries none, and failing the call
+     * is all a forged one could bring about. That includes a refusal of the content (400, or 413
+     * from the server before any handler ran, {@link RecordsRefusedException}): a forged one makes
+     * the sender split its batch and leave a record to anti-entropy, as dropping the request would.
+     */
+    private void verify(ClusterNode node, String requestProof, HttpResponse<byte[]> response, int expected) {
+        int status = response.statusCode();
+        if (status != expected && status != 409) {
+            return;
+        }
+        if (!answers.verifies(requestProof, status, response.headers(), response.body())) {
+            throw new CompletionException(rejections.reject(node, "the answer (status " + response.statusCode() + ") to "
+                    + response.request().method() + " " + response.uri().getPath()));
+        }
     }
 
     private static String keyQuery(byte[] key) {
         return InternalProtocol.KEY_PARAM + "=" + InternalProtocol.encodeKey(key);
     }
 
-    private Optional<Record> toRecord(ClusterNode node, HttpResponse<byte[]> response) {
+    private Optional<Record> toRecord(ClusterNode node, String requestProof, HttpResponse<byte[]> response) {
+        // 404: the node holds nothing for the key, an answer used as much as a record.
+        verify(node, requestProof, response, response.statusCode() == 404 ? 404 : 200);
         if (response.statusCode() == 404) {
             return Optional.empty();
         }
@@ -285,12 +335,23 @@ public final class ReplicaClient {
         }
     }
 
-    private RecordStream toStream(ClusterNode node, HttpResponse<InputStream> response) {
+    /**
+     * A 200 answer's records, verified segment by segment as they are read. Any other status fails
+     * the call unread, so its proof is not checked, and a 409 here is not taken for a topology
+     * mismatch (the peer's other answers say so with a proof).
+     */
+    private RecordStream toStream(ClusterNode node, String requestProof, HttpResponse<InputStream> response) {
         if (response.statusCode() != 200) {
             closeQuietly(response.body());
-            expectStatus(node, response, 200);
+            throw new CompletionException(new ReplicaException(node, "status " + response.statusCode() + " for "
+                    + response.request().method() + " " + response.uri().getPath()));
         }
-        return new RecordFrameReader(response.body(), node.id());
+        if (!answers.verifiesSegmentedHead(requestProof, response.statusCode(), response.headers())) {
+            closeQuietly(response.body());
+            throw new CompletionException(rejections.reject(node, "the head of the answer to GET " + response.uri().getPath()));
+        }
+        InputStream records = answers.segments(node, requestProof, response.body(), RecordFrameSource.CHUNK_BYTES_MAX, rejections);
+        return new RecordFrameReader(records, node.id());
     }
 
     private static String header(HttpResponse<?> response, String name) {

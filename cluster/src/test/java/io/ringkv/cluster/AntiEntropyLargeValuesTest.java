@@ -56,13 +56,13 @@ class AntiEntropyLargeValuesTest {
                 new TopologyWatch(TestAuth.TOPOLOGY), peerBodyBytesMax);
         AtomicReference<HttpHandler> handlerA = new AtomicReference<>();
         ServerHarness serverA = ServerHarness.start(request -> handlerA.get().handle(request));
-        ServerHarness serverB = ServerHarness.start(TestAuth.handler(engineB, CLOCK), B_BODY_MAX);
+        ServerHarness serverB = ServerHarness.startFor(url -> TestAuth.handler(url, engineB, CLOCK), B_BODY_MAX);
         resources.add(serverA);
         resources.add(serverB);
         AntiEntropy antiEntropyA = new AntiEntropy(engineA, ClusterNodes.of(List.of(serverA.url(), serverB.url()),
                 serverA.url()), client, AntiEntropySettings.defaults(), record -> false);
         resources.add(antiEntropyA);
-        handlerA.set(TestAuth.handler(engineA, CLOCK, antiEntropyA));
+        handlerA.set(TestAuth.handler(serverA.url(), engineA, CLOCK, antiEntropyA));
         return antiEntropyA;
     }
 

@@ -64,13 +64,13 @@ class AntiEntropyTest {
         b = topologyA.others().getFirst();
         antiEntropyA = new AntiEntropy(engineA, topologyA, client, AntiEntropySettings.defaults(), OLD);
         resources.add(antiEntropyA);
-        handlerA.set(TestAuth.handler(engineA, CLOCK, antiEntropyA));
+        handlerA.set(TestAuth.handler(serverA.url(), engineA, CLOCK, antiEntropyA));
         // B keeps its digest per write as a node does (its rounds are never started here), so its
         // answers to A's digest requests read memory, not its store.
         AntiEntropy antiEntropyB = new AntiEntropy(engineB, ClusterNodes.of(List.of(serverA.url(), serverB.url()),
                 serverB.url()), client, AntiEntropySettings.defaults(), OLD);
         resources.add(antiEntropyB);
-        handlerB.set(TestAuth.handler(engineB, CLOCK, antiEntropyB));
+        handlerB.set(TestAuth.handler(serverB.url(), engineB, CLOCK, antiEntropyB));
     }
 
     @AfterEach

@@ -33,8 +33,12 @@ final class GatedPeer implements AutoCloseable {
 
     /** @param bodyBytesMax the peer answers 413 to a longer request body, as a node with that {@code --max-body} */
     GatedPeer(StorageEngine engine, HybridLogicalClock clock, String gatedPath, long bodyBytesMax) throws Exception {
-        HttpHandler internal = TestAuth.handler(engine, clock);
-        HttpHandler gated = request -> {
+        this.server = ServerHarness.startFor(url -> gate(TestAuth.handler(url, engine, clock), gatedPath), bodyBytesMax);
+        this.node = ClusterNode.parse(server.url());
+    }
+
+    private HttpHandler gate(HttpHandler internal, String gatedPath) {
+        return request -> {
             String entry = switch (request.path()) {
                 case InternalProtocol.WRITES_PATH -> "writes " + WriteBatchCodec.decodeRequest(request.body()).keys().size();
                 case InternalProtocol.READS_PATH -> "reads " + ReadBatchCodec.decodeRequest(request.body()).size();
@@ -56,8 +60,6 @@ final class GatedPeer implements AutoCloseable {
                 }
             });
         };
-        this.server = ServerHarness.start(gated, bodyBytesMax);
-        this.node = ClusterNode.parse(server.url());
     }
 
     private static String kind(String path) {

@@ -85,7 +85,7 @@ class HintedHandoffTest {
                 .h1Limits(new H1Limits(defaults.requestLineBytesMax(), defaults.headerBlockBytesMax(),
                         defaults.headerCountMax(), bodyBytesMax))
                 .shutdownGrace(Duration.ofSeconds(1)).build();
-        resources.add(HttpServer.start(config, TestAuth.handler(peerEngine, PEER_CLOCK)));
+        resources.add(HttpServer.start(config, TestAuth.handler("http://127.0.0.1:" + peerPort, peerEngine, PEER_CLOCK)));
     }
 
     @Test

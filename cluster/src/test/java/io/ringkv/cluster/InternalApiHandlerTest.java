@@ -259,7 +259,7 @@ class InternalApiHandlerTest {
 
     @Test
     void refusesASignedRequestWhoseTimestampBodyOrTargetWasChanged() throws Exception {
-        Map<String, String> signed = TestAuth.auth().sign("PUT", InternalProtocol.RECORD_PATH + "?" + keyQuery(KEY),
+        Map<String, String> signed = TestAuth.auth().sign(TestAuth.SELF, "PUT", InternalProtocol.RECORD_PATH + "?" + keyQuery(KEY),
                 Map.of(InternalProtocol.TIMESTAMP_HEADER, "9", InternalProtocol.TOMBSTONE_HEADER, "false"), utf8("v"));
         Headers tamperedTime = headersOf(signed).set(InternalProtocol.TIMESTAMP_HEADER, Long.toString(Long.MAX_VALUE));
         assertThat(send("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), tamperedTime, utf8("v")).status(), is(403));
@@ -282,6 +282,42 @@ class InternalApiHandlerTest {
         assertThat(response.status(), is(409));
     }
 
+    @Test
+    void refusesAValidRequestAddressedToAnotherNode() throws Exception {
+        Map<String, String> forOther = TestAuth.auth().sign("http://127.0.0.1:2", "PUT", InternalProtocol.RECORD_PATH + "?" + keyQuery(KEY),
+                Map.of(InternalProtocol.TIMESTAMP_HEADER, "9", InternalProtocol.TOMBSTONE_HEADER, "false"), utf8("v"));
+        Response refused = send("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), headersOf(forOther), utf8("v"));
+        assertThat(refused.status(), is(403));
+        assertThat(refused.headers().first(InternalAuth.AUTH_HEADER), is(Optional.empty()));
+        assertThat(engine.get(KEY), is(Optional.empty()));
+    }
+
+    @Test
+    void everyAnswerToAnAuthenticatedRequestCarriesAProofOfThatRequest() throws Exception {
+        engine.apply(KEY, Record.value(7, utf8("v")));
+        Map<String, String> signed = TestAuth.auth().sign(TestAuth.SELF, "GET", InternalProtocol.RECORD_PATH + "?" + keyQuery(KEY),
+                Map.of(), new byte[0]);
+        Response found = send("GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), headersOf(signed), new byte[0]);
+        java.net.http.HttpHeaders fields = clientView(found.headers());
+        byte[] body = ((ResponseBody.Fixed) found.body()).bytes();
+        AnswerAuth answers = TestAuth.auth().answers();
+        assertThat(answers.verifies(InternalAuth.proofOf(signed), 200, fields, body), is(true));
+        assertThat(answers.verifies(InternalAuth.proofOf(signed), 200, fields, utf8("w")), is(false));
+
+        Response unsigned = send("GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        assertThat(unsigned.status(), is(403));
+        assertThat("a refusal carries no proof", unsigned.headers().first(InternalAuth.AUTH_HEADER), is(Optional.empty()));
+    }
+
+    /** The answer's fields as the client's {@link java.net.http.HttpHeaders} shows them. */
+    private static java.net.http.HttpHeaders clientView(Headers headers) {
+        Map<String, List<String>> fields = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        for (int i = 0; i < headers.size(); i++) {
+            fields.computeIfAbsent(headers.name(i), name -> new java.util.ArrayList<>()).add(headers.value(i));
+        }
+        return java.net.http.HttpHeaders.of(fields, (name, value) -> true);
+    }
+
     private static Headers headersOf(Map<String, String> fields) {
         Headers headers = Headers.of();
         fields.forEach(headers::add);
@@ -298,7 +334,7 @@ class InternalApiHandlerTest {
         for (String name : fields.names()) {
             plain.put(name, fields.first(name).orElseThrow());
         }
-        Headers headers = headersOf(auth.sign(method, query.isEmpty() ? path : path + "?" + query, plain, body));
+        Headers headers = headersOf(auth.sign(TestAuth.SELF, method, query.isEmpty() ? path : path + "?" + query, plain, body));
         return send(method, path, query, headers, body);
     }
 
@@ -309,7 +345,9 @@ class InternalApiHandlerTest {
         engine.apply(utf8("c"), Record.value(3, utf8("3")));
         engine.apply(utf8("d"), Record.value(4, utf8("4")));
         String query = "start=" + InternalProtocol.encodeKey(utf8("b")) + "&end=" + InternalProtocol.encodeKey(utf8("d"));
-        Response range = handle(handler, "GET", InternalProtocol.RANGE_PATH, query, Headers.of(), new byte[0]);
+        Map<String, String> signed = TestAuth.auth().sign(TestAuth.SELF, "GET", InternalProtocol.RANGE_PATH + "?" + query, Map.of(),
+                new byte[0]);
+        Response range = send("GET", InternalProtocol.RANGE_PATH, query, headersOf(signed), new byte[0]);
         assertThat(range.status(), is(200));
         assertThat(range.body(), instanceOf(ResponseBody.Streamed.class));
         ByteArrayOutputStream wire = new ByteArrayOutputStream();
@@ -318,7 +356,10 @@ class InternalApiHandlerTest {
                 wire.write(chunk.array(), chunk.arrayOffset() + chunk.position(), chunk.remaining());
             }
         }
-        List<Map.Entry<byte[], Record>> entries = RecordFramesTest.decodeAll(new ByteArrayInputStream(wire.toByteArray()));
+        java.io.InputStream payload = TestAuth.auth().answers().segments(ClusterNode.parse(TestAuth.SELF),
+                InternalAuth.proofOf(signed), new ByteArrayInputStream(wire.toByteArray()), RecordFrameSource.CHUNK_BYTES_MAX,
+                new RejectedAnswers());
+        List<Map.Entry<byte[], Record>> entries = RecordFramesTest.decodeAll(payload);
         assertThat(entries.stream().map(Map.Entry::getValue).toList(), contains(Record.tombstone(2), Record.value(3, utf8("3"))));
     }
 
@@ -338,7 +379,7 @@ class InternalApiHandlerTest {
         for (String name : headers.names()) {
             fields.put(name, headers.first(name).orElseThrow());
         }
-        Headers signed = headersOf(TestAuth.auth().sign(method, query.isEmpty() ? path : path + "?" + query, fields, body));
+        Headers signed = headersOf(TestAuth.auth().sign(TestAuth.SELF, method, query.isEmpty() ? path : path + "?" + query, fields, body));
         Request request = new Request(method, path, query, signed, body, new InetSocketAddress("127.0.0.1", 40000), Protocol.HTTP_1_1);
         return handler.handle(request).toCompletableFuture().join();
     }

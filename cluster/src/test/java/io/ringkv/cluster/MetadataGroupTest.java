@@ -130,7 +130,7 @@ class MetadataGroupTest {
 
     private static HttpRequest signed(InternalAuth auth, String url, String target, byte[] body) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(url + target)).POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        Map<String, String> fields = auth.sign("POST", target, Map.of(), body);
+        Map<String, String> fields = auth.sign(ClusterNode.parse(url).id(), "POST", target, Map.of(), body);
         fields.forEach(builder::header);
         return builder.build();
     }

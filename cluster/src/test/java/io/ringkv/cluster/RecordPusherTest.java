@@ -63,10 +63,12 @@ class RecordPusherTest {
     }
 
     private ClusterNode servePeer() throws Exception {
-        HttpHandler internal = TestAuth.handler(peerEngine, PEER_CLOCK);
-        peer = ServerHarness.start(request -> {
-            requests.add(new Request(request.path(), request.body().length));
-            return internal.handle(request);
+        peer = ServerHarness.startFor(url -> {
+            HttpHandler internal = TestAuth.handler(url, peerEngine, PEER_CLOCK);
+            return request -> {
+                requests.add(new Request(request.path(), request.body().length));
+                return internal.handle(request);
+            };
         }, PEER_BODY_MAX);
         return ClusterNode.parse(peer.url());
     }

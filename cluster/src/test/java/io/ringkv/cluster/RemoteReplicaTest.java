@@ -122,7 +122,7 @@ class RemoteReplicaTest {
         StorageEngine local = new InMemoryStorageEngine();
         StorageEngine remoteA = new InMemoryStorageEngine();
         StorageEngine remoteB = new InMemoryStorageEngine();
-        ServerHarness serverB = ServerHarness.start(TestAuth.handler(remoteB, CLOCK));
+        ServerHarness serverB = ServerHarness.startFor(url -> TestAuth.handler(url, remoteB, CLOCK));
         ClusterNode a = serve(remoteA);
         String self = "http://127.0.0.1:1"; // never contacted: the local replica is called directly
         ClusterNodes topology = ClusterNodes.of(List.of(self, a.id(), serverB.url()), self);
@@ -211,24 +211,43 @@ class RemoteReplicaTest {
         }
     }
 
-    /** Sends a response head and one frame, then neither writes nor closes until the test ends. */
+    /**
+     * Sends a response head and one signed segment holding one frame, as a node would (so the
+     * answer passes its proof), then neither writes nor closes until the test ends.
+     */
     private static void answerThenStall(ServerSocket server) {
         try (java.net.Socket socket = server.accept()) {
             java.io.InputStream in = socket.getInputStream();
-            int matched = 0;
-            while (matched < 4) { // read the request head up to CRLF CRLF
+            StringBuilder head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) { // read the request head up to CRLF CRLF
                 int b = in.read();
                 if (b == -1) {
                     return;
                 }
-                matched = (b == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (b == '\r' ? 1 : 0);
+                head.append((char) b);
             }
+            String requestProof = head.toString().lines().filter(line -> line.toLowerCase(java.util.Locale.ROOT).startsWith("x-ringkv-auth:"))
+                    .map(line -> line.substring(line.indexOf(':') + 1).strip()).findFirst().orElseThrow();
             ByteBuffer frame = ByteBuffer.allocate(RecordFrames.frameBytes(utf8("a"), Record.value(1, utf8("v"))));
             RecordFrames.write(frame, utf8("a"), Record.value(1, utf8("v")));
+            io.ringkv.http.server.ChunkSource oneFrame = new io.ringkv.http.server.ChunkSource() {
+                @Override
+                public ByteBuffer next() {
+                    return frame.flip();
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+            io.ringkv.http.server.Response signed = TestAuth.auth().answers().sign(requestProof,
+                    io.ringkv.http.server.Response.streamed(200, oneFrame));
+            ByteBuffer segment = ((io.ringkv.http.server.ResponseBody.Streamed) signed.body()).source().next();
             java.io.OutputStream out = socket.getOutputStream();
-            out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                    + Integer.toHexString(frame.capacity()) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.write(frame.array());
+            out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n" + InternalAuth.AUTH_HEADER + ": "
+                    + signed.headers().first(InternalAuth.AUTH_HEADER).orElseThrow() + "\r\n\r\n"
+                    + Integer.toHexString(segment.remaining()) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(segment.array(), segment.arrayOffset() + segment.position(), segment.remaining());
             out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
             while (in.read() != -1) {
@@ -240,7 +259,7 @@ class RemoteReplicaTest {
     }
 
     private ClusterNode serve(StorageEngine engine) throws IOException {
-        ServerHarness server = ServerHarness.start(TestAuth.handler(engine, CLOCK));
+        ServerHarness server = ServerHarness.startFor(url -> TestAuth.handler(url, engine, CLOCK));
         resources.add(server);
         return ClusterNode.parse(server.url());
     }

@@ -32,6 +32,22 @@ final class ServerHarness implements AutoCloseable {
         return new ServerHarness(HttpServer.start(config, handler));
     }
 
+    /**
+     * Serves the handler {@code handlerFor} makes for the server's URL, which is known only once the
+     * port is bound (an internal handler accepts requests addressed to its own URL only).
+     */
+    static ServerHarness startFor(java.util.function.Function<String, HttpHandler> handlerFor) throws IOException {
+        return startFor(handlerFor, H1Limits.defaults().bodyBytesMax());
+    }
+
+    /** As {@link #startFor(java.util.function.Function)}, answering 413 to a request body over {@code bodyBytesMax}. */
+    static ServerHarness startFor(java.util.function.Function<String, HttpHandler> handlerFor, long bodyBytesMax) throws IOException {
+        java.util.concurrent.atomic.AtomicReference<HttpHandler> handler = new java.util.concurrent.atomic.AtomicReference<>();
+        ServerHarness server = start(request -> handler.get().handle(request), bodyBytesMax);
+        handler.set(handlerFor.apply(server.url()));
+        return server;
+    }
+
     String url() {
         return "http://127.0.0.1:" + server.port();
     }

@@ -9,16 +9,18 @@ import java.time.Duration;
 final class TestAuth {
     static final ClusterSecret SECRET = ClusterSecret.of("a test secret that is long enough");
     static final String TOPOLOGY = "0123456789abcdef";
+    /** The node {@link #auth()} speaks for, and the receiver {@link #handler(StorageEngine, HybridLogicalClock)} accepts. */
+    static final String SELF = "http://127.0.0.1:1";
 
     private TestAuth() {
     }
 
     static InternalAuth auth() {
-        return new InternalAuth(SECRET, "http://127.0.0.1:1", TOPOLOGY, System::currentTimeMillis);
+        return new InternalAuth(SECRET, SELF, TOPOLOGY, System::currentTimeMillis);
     }
 
     static InternalAuth auth(ClusterSecret secret, String topology) {
-        return new InternalAuth(secret, "http://127.0.0.1:1", topology, System::currentTimeMillis);
+        return new InternalAuth(secret, SELF, topology, System::currentTimeMillis);
     }
 
     /** The default bound of 500 ms, against the given clock, for a cluster of three. */
@@ -30,11 +32,18 @@ final class TestAuth {
         return new ReplicaClient(http, timeout, auth(), new TopologyWatch(TOPOLOGY));
     }
 
+    /** A handler that takes requests addressed to {@link #SELF}, for tests that call it directly. */
     static InternalApiHandler handler(StorageEngine engine, HybridLogicalClock clock) {
-        return new InternalApiHandler(engine, clock, auth(), new TopologyWatch(TOPOLOGY), null, skew(clock));
+        return handler(SELF, engine, clock);
     }
 
-    static InternalApiHandler handler(StorageEngine engine, HybridLogicalClock clock, AntiEntropy antiEntropy) {
-        return new InternalApiHandler(engine, clock, auth(), new TopologyWatch(TOPOLOGY), antiEntropy, skew(clock));
+    /** @param self the URL the handler is served at: requests must name it as their receiver */
+    static InternalApiHandler handler(String self, StorageEngine engine, HybridLogicalClock clock) {
+        return handler(self, engine, clock, null);
+    }
+
+    static InternalApiHandler handler(String self, StorageEngine engine, HybridLogicalClock clock, AntiEntropy antiEntropy) {
+        InternalAuth auth = new InternalAuth(SECRET, ClusterNode.parse(self).id(), TOPOLOGY, System::currentTimeMillis);
+        return new InternalApiHandler(engine, clock, auth, new TopologyWatch(TOPOLOGY), antiEntropy, skew(clock));
     }
 }

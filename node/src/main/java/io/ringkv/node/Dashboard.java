@@ -12,6 +12,13 @@ import java.util.concurrent.CompletionStage;
  * ({@code 503} before, as the rest of the API). {@code /ui} redirects to {@code /ui/}, so that the
  * page's relative URLs resolve under it.
  *
+ * <p>Every one of them first checks the request's {@code Host} against the node's own names
+ * ({@link DashboardHosts}): a foreign name gets {@code 421 Misdirected Request}, the status for a
+ * request this server will not answer for the name it was sent to (RFC 9110 §15.5.20), which is
+ * what a page that rebound its own DNS name to this node sends. {@code /v0/status} and
+ * {@code /metrics} are not checked: load balancers and scrapers ask them under whatever name they
+ * were given, and they hold no keys or values.
+ *
  * <p>Threading: {@link #ready} once, from the starting thread; {@link #handle} on handler threads.
  */
 final class Dashboard implements HttpHandler {
@@ -19,10 +26,12 @@ final class Dashboard implements HttpHandler {
     static final String ROOT = "/ui";
 
     private final DashboardAssets assets;
+    private final DashboardHosts hosts;
     private volatile HttpHandler api;
 
-    Dashboard(DashboardAssets assets) {
+    Dashboard(DashboardAssets assets, DashboardHosts hosts) {
         this.assets = assets;
+        this.hosts = hosts;
     }
 
     /** Whether {@code path} is the dashboard's. */
@@ -37,6 +46,11 @@ final class Dashboard implements HttpHandler {
     @Override
     public CompletionStage<Response> handle(Request request) throws Exception {
         String path = request.path();
+        if (!hosts.allows(request.headers().first("Host").orElse(null))) {
+            // The name is not echoed: it is the requester's, and this answer goes to a page that should learn nothing.
+            return done(Response.text(421, "this node's dashboard answers only under the node's own names; "
+                    + "to reach it under another DNS name, start the node with --ui-allowed-hosts NAME"));
+        }
         if (path.startsWith(DashboardApi.PREFIX)) {
             HttpHandler current = api;
             if (current == null) {

@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.ClusterNode;
 import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.InternalAuth;
 import io.ringkv.cluster.InternalProtocol;
@@ -12,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -78,14 +78,13 @@ final class MetaCommand implements Callable<Integer> {
             ClusterSecret secret = secret();
             HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
             try (HttpClient http = TrustFlag.apply(builder, tlsTrust, spec.commandLine()).build()) {
-                InternalAuth auth = new InternalAuth(secret, "ringkv-meta", topologyOf(http, uri), System::currentTimeMillis);
-                byte[] body = Integer.toString(factor).getBytes(StandardCharsets.US_ASCII);
-                HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-                auth.sign("POST", uri.getRawPath(), Map.of(), body).forEach(request::header);
-                HttpResponse<String> answer = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-                if (answer.statusCode() != 200) {
-                    err.println("ringkv meta: " + base + " answered " + answer.statusCode() + ": " + answer.body().strip());
+                String[] identity = identityOf(http, uri);
+                InternalAuth auth = new InternalAuth(secret, "ringkv-meta", identity[1], System::currentTimeMillis);
+                // Longer than the node's Raft client retries without a majority (about 10 s), so its 503 arrives.
+                SignedCalls.Answer answer = new SignedCalls(http, auth, uri, identity[0], Duration.ofSeconds(30))
+                        .send("POST", Integer.toString(factor).getBytes(StandardCharsets.US_ASCII));
+                if (answer.status() != 200) {
+                    err.println("ringkv meta: " + base + " answered " + answer.status() + ": " + answer.body().strip());
                     err.flush();
                     return EXIT_NOT_CHANGED;
                 }
@@ -116,13 +115,23 @@ final class MetaCommand implements Callable<Integer> {
                     + "--cluster-secret-file FILE or set $" + ClusterSecret.ENVIRONMENT_VARIABLE);
         }
 
-        /** The node's topology fingerprint, from its {@code /v0/status}, which internal requests must carry. */
-        private static String topologyOf(HttpClient http, URI target) throws IOException, InterruptedException {
+        /**
+         * The node's id and topology fingerprint, from the {@code node} and {@code topology} fields of
+         * its {@code /v0/status}: internal requests name their receiver and carry its node list's.
+         */
+        private static String[] identityOf(HttpClient http, URI target) throws IOException, InterruptedException {
             URI status = target.resolve("/v0/status");
             HttpResponse<String> response = http.send(HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(10)).build(),
                     HttpResponse.BodyHandlers.ofString());
-            return JsonText.stringField(response.body(), "topology")
+            String topology = JsonText.stringField(response.body(), "topology")
                     .orElseThrow(() -> new IOException(status + " names no topology: " + response.body().strip()));
+            String id = JsonText.stringField(response.body(), "node")
+                    .orElseThrow(() -> new IOException(status + " names no node: " + response.body().strip()));
+            try {
+                return new String[] {ClusterNode.parse(id).id(), topology};
+            } catch (IllegalArgumentException e) {
+                throw new IOException(status + " names the node as " + id + ": " + e.getMessage(), e);
+            }
         }
     }
 }

@@ -79,7 +79,7 @@ public final class Node implements AutoCloseable {
         NodeLifecycle lifecycle = new NodeLifecycle();
         NodeMetrics metrics = config.metrics() ? new NodeMetrics() : NodeMetrics.off();
         RecentEvents events = new RecentEvents(System::currentTimeMillis);
-        Dashboard dashboard = new Dashboard(DashboardAssets.load());
+        Dashboard dashboard = new Dashboard(DashboardAssets.load(), DashboardHosts.of(config.host(), config.uiAllowedHosts()));
         StorageEngine engine = openStore(config);
         metrics.watch(engine);
         StatusEndpoint status = new StatusEndpoint(lifecycle);

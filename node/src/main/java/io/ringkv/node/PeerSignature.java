@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * How a node's dashboard reads its peers' admin pages ({@code /metrics}, {@code /ui/api/events})
  * when they check tokens: each read is signed with the cluster secret, as internal requests are
- * ({@link InternalAuth}: method, target and time under an HMAC, within 30 s), and a node accepts
+ * ({@link InternalAuth}: method, target, receiver and time under an HMAC, within 30 s), and a node accepts
  * such a proof on those pages as the {@code admin} scope, for {@code GET} and {@code HEAD} only.
  *
  * <p>Why not a token: a node would have to hold an admin token in clear, while token files hold
@@ -27,11 +27,10 @@ final class PeerSignature {
 
     /**
      * The header fields of a signed {@code GET} of {@code target} (path and query, as sent) from
-     * node {@code receiver}. The proof does not name the receiver yet: {@link InternalAuth#sign}
-     * covers method, target, fields, body and time.
+     * node {@code receiver}; the proof names the receiver, so another node refuses it.
      */
     Map<String, String> sign(String receiver, String target) {
-        return auth.sign("GET", target, Map.of(), NO_BODY);
+        return auth.sign(receiver, "GET", target, Map.of(), NO_BODY);
     }
 
     /** Whether the request is a {@code GET} or {@code HEAD} carrying a valid proof from a node of this cluster. */

@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.ClusterNode;
 import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.InternalAuth;
 import io.ringkv.cluster.InternalProtocol;
@@ -74,9 +75,10 @@ final class RepairCommand implements Callable<Integer> {
         ClusterSecret secret = secret();
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
         try (HttpClient http = TrustFlag.apply(builder, tlsTrust, spec.commandLine()).build()) {
-            InternalAuth auth = new InternalAuth(secret, "ringkv-repair", topologyOf(http, uri), System::currentTimeMillis);
+            NodeIdentity target = identityOf(http, uri);
+            InternalAuth auth = new InternalAuth(secret, "ringkv-repair", target.topology(), System::currentTimeMillis);
             for (int round = 1; round <= rounds; round++) {
-                int code = round(http, auth, uri);
+                int code = round(new SignedCalls(http, auth, uri, target.id()));
                 if (code != 0) {
                     return code;
                 }
@@ -89,11 +91,10 @@ final class RepairCommand implements Callable<Integer> {
     }
 
     /** Requests one round and, with --wait, follows it to its end; the exit code it earns. */
-    private int round(HttpClient http, InternalAuth auth, URI uri) throws IOException, InterruptedException {
-        HttpResponse<String> started = http.send(signed(auth, uri, "POST").POST(HttpRequest.BodyPublishers.noBody()).build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (started.statusCode() != 202) {
-            System.out.println("ringkv repair: " + node + " answered " + started.statusCode() + ": " + started.body().strip());
+    private int round(SignedCalls calls) throws IOException, InterruptedException {
+        SignedCalls.Answer started = calls.send("POST");
+        if (started.status() != 202) {
+            System.out.println("ringkv repair: " + node + " answered " + started.status() + ": " + started.body().strip());
             return ChaosCommand.EXIT_VIOLATIONS;
         }
         long before = field(started.body(), "roundsCompletedBefore");
@@ -104,14 +105,13 @@ final class RepairCommand implements Callable<Integer> {
         long deadline = System.nanoTime() + timeout.toNanos();
         String lastPrinted = "";
         while (System.nanoTime() < deadline) {
-            HttpResponse<String> status = http.send(signed(auth, uri, "GET").GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
+            SignedCalls.Answer status = calls.send("GET");
             String body = status.body().strip();
             if (!body.equals(lastPrinted)) {
                 System.out.println("  " + body);
                 lastPrinted = body;
             }
-            if (status.statusCode() == 200 && field(body, "roundsCompleted") > before && !body.contains("\"running\":true")) {
+            if (status.status() == 200 && field(body, "roundsCompleted") > before && !body.contains("\"running\":true")) {
                 long failed = field(body, "peersFailed");
                 System.out.println("ringkv repair: round done in " + field(body, "lastRoundMillis") + " ms, "
                         + field(body, "bucketsDiffering") + " buckets differed, " + failed + " peers not reached");
@@ -139,22 +139,25 @@ final class RepairCommand implements Callable<Integer> {
                 + ClusterSecret.ENVIRONMENT_VARIABLE);
     }
 
-    /** The node's topology fingerprint, from the "topology" field of its {@code /v0/status}. */
-    private static String topologyOf(HttpClient http, URI repair) throws IOException, InterruptedException {
+    /** The node's id as its cluster knows it (requests must name it) and its topology fingerprint. */
+    private record NodeIdentity(String id, String topology) {
+    }
+
+    /** From the "node" and "topology" fields of the node's {@code /v0/status}. */
+    private static NodeIdentity identityOf(HttpClient http, URI repair) throws IOException, InterruptedException {
         URI status = repair.resolve("/v0/status");
         HttpResponse<String> response = http.send(HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
         java.util.Optional<String> topology = JsonText.stringField(response.body(), "topology");
-        if (topology.isPresent()) {
-            return topology.get();
+        java.util.Optional<String> id = JsonText.stringField(response.body(), "node");
+        if (topology.isEmpty() || id.isEmpty()) {
+            throw new IOException(status + " names no topology (a one-node cluster has no anti-entropy): " + response.body().strip());
         }
-        throw new IOException(status + " names no topology (a one-node cluster has no anti-entropy): " + response.body().strip());
-    }
-
-    private static HttpRequest.Builder signed(InternalAuth auth, URI uri, String method) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
-        auth.sign(method, uri.getRawPath(), java.util.Map.of(), new byte[0]).forEach(builder::header);
-        return builder;
+        try {
+            return new NodeIdentity(ClusterNode.parse(id.get()).id(), topology.get());
+        } catch (IllegalArgumentException e) {
+            throw new IOException(status + " names the node as " + id.get() + ": " + e.getMessage(), e);
+        }
     }
 
     private static long field(String json, String name) {

@@ -206,6 +206,13 @@ final class ServeCommand implements Callable<Integer> {
                     + "--tls-cert, so one certificate shared by all nodes, or a chain ending with the cluster's CA, works.")
     Path tlsTrust;
 
+    @Option(names = "--ui-allowed-hosts", split = ",", paramLabel = "NAME",
+            description = "Further host names under which the dashboard (/ui/) answers, for reaching it through a DNS "
+                    + "name or a proxy, e.g. ringkv.example.org. Besides these it answers only to the host of the node's "
+                    + "URL, to localhost when the node listens on a loopback or wildcard address, and to IP addresses; "
+                    + "any other Host gets 421, so a web page cannot read the cluster by rebinding its DNS name to a node.")
+    List<String> uiAllowedHosts = List.of();
+
     /** {@code --metrics on|off}. */
     enum Switch { ON, OFF }
 
@@ -252,7 +259,7 @@ final class ServeCommand implements Callable<Integer> {
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
-                readSpareDelay, tokens, idleTimeout, headerTimeout, metaVoters);
+                readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters);
         if (tokens != null && TokenReloadSignal.install(tokens)) {
             log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
         }
@@ -390,6 +397,11 @@ final class ServeCommand implements Callable<Integer> {
         }
         clusterSecret();
         interNodeTransport();
+        try {
+            DashboardHosts.of(host, uiAllowedHosts);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--ui-allowed-hosts: " + e.getMessage());
+        }
         if (readSpareDelay.isNegative()) {
             throw new ParameterException(spec.commandLine(), "--read-spare-delay must not be negative, got " + readSpareDelay);
         }

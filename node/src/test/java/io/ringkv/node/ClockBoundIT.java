@@ -48,7 +48,7 @@ class ClockBoundIT {
                 System::currentTimeMillis);
         Map<String, String> fields = Map.of("X-Ringkv-Timestamp", Long.toString(Long.MAX_VALUE), "X-Ringkv-Tombstone", "false");
         byte[] body = "forged".getBytes(StandardCharsets.UTF_8);
-        RawHttp.Reply forged = RawHttp.send(cluster.port(0), "PUT", target, insider.sign("PUT", target, fields, body), body);
+        RawHttp.Reply forged = RawHttp.send(cluster.port(0), "PUT", target, insider.sign(cluster.url(0), "PUT", target, fields, body), body);
 
         assertThat(forged.status(), is(400));
         assertThat(cluster.put(0, "victim", "v1", "3/3").statusCode(), is(201));
@@ -147,7 +147,7 @@ class ClockBoundIT {
         for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); System.nanoTime() < end && ahead < millis; ) {
             long before = System.currentTimeMillis();
             RawHttp.Reply reply = RawHttp.send(cluster.port(node), "GET", target,
-                    insider.sign("GET", target, Map.of(), new byte[0]), new byte[0]);
+                    insider.sign(cluster.url(node), "GET", target, Map.of(), new byte[0]), new byte[0]);
             assertThat(reply.status(), is(200));
             ahead = Long.parseLong(new String(reply.body(), StandardCharsets.UTF_8).strip()) - before;
         }

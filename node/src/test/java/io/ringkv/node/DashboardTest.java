@@ -173,6 +173,45 @@ class DashboardTest {
         assertThat(text(reply), is("{\"node\":\"" + node.url() + "\",\"events\":[]}"));
     }
 
+    @Test
+    void aForeignHostGets421AndTheNodesOwnNamesGetTheDashboard() throws Exception {
+        assertThat(RawHttp.send(node.port(), "PUT", "/v0/entity?id=k", Map.of(), "v".getBytes(StandardCharsets.UTF_8)).status(),
+                is(201));
+        // A page on evil.example whose name now resolves to this node: its requests carry its own name.
+        for (String target : List.of("/ui/api/key?id=k", "/ui/api/cluster", "/ui/api/events", "/ui/", "/ui/app.js", "/ui")) {
+            RawHttp.Reply reply = withHost("evil.example:" + node.port(), target);
+            assertThat(target, reply.status(), is(421));
+            assertThat(target, text(reply), containsString("--ui-allowed-hosts"));
+            assertThat(target, text(reply), not(containsString("\"holds\"")));
+        }
+        assertThat(withHost("evil.example.:" + node.port(), "/ui/api/cluster").status(), is(421));
+        assertThat(withHost("127.0.0.1.evil.example", "/ui/api/cluster").status(), is(421));
+        assertThat("no Host at all", RawHttp.send(node.port(), "GET", "/ui/api/cluster", Map.of("Host", ""), new byte[0]).status(),
+                is(421));
+
+        // The node's URL host, and the other loopback names of a node on 127.0.0.1.
+        for (String host : List.of("127.0.0.1:" + node.port(), "localhost:" + node.port(), "LOCALHOST", "[::1]:" + node.port())) {
+            assertThat(host, withHost(host, "/ui/api/key?id=k").status(), is(200));
+        }
+        // A load balancer's health check and a scraper ask under whatever name they were given.
+        assertThat(withHost("lb.example", "/v0/status").status(), is(200));
+        assertThat(withHost("lb.example", "/metrics").status(), is(200));
+    }
+
+    @Test
+    void namesGivenByFlagAreAllowedToo(@TempDir Path otherData) throws Exception {
+        try (Node named = Node.start(NodeConfig.singleNode(0, otherData).withUiAllowedHosts(List.of("RingKV.example.org")))) {
+            assertThat(RawHttp.send(named.port(), "GET", "/ui/api/cluster", Map.of("Host", "ringkv.example.org:8443"), new byte[0])
+                    .status(), is(200));
+            assertThat(RawHttp.send(named.port(), "GET", "/ui/api/cluster", Map.of("Host", "evil.example"), new byte[0]).status(),
+                    is(421));
+        }
+    }
+
+    private RawHttp.Reply withHost(String host, String target) throws Exception {
+        return RawHttp.send(node.port(), "GET", target, Map.of("Host", host), new byte[0]);
+    }
+
     private RawHttp.Reply get(String target) throws Exception {
         return RawHttp.get(node.port(), target);
     }

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Attacks on the internal plane of a real three-node cluster of separate processes, from a raw
  * socket that does not know the cluster secret: a forged record with timestamp Long.MAX_VALUE
  * (before authentication this made the key unchangeable for good and exhausted every node's
- * clock, so every later public PUT answered 500), and a dump of the whole store by range.
+ * clock, so every later public PUT answered 500), and a dump of the whole store by range; and
+ * from one that captured a valid request: replayed to another node than the one it was made for,
+ * it is refused (before requests named their receiver, any node stored it).
  */
 @Timeout(180)
 class InternalPlaneSecurityIT {
@@ -76,23 +78,50 @@ class InternalPlaneSecurityIT {
         String topology = topology(0);
         InternalAuth wrongSecret = new InternalAuth(ClusterSecret.of("not the secret of this cluster"), "attacker", topology,
                 System::currentTimeMillis);
-        assertThat(RawHttp.send(cluster.port(0), "GET", target, wrongSecret.sign("GET", target, Map.of(), new byte[0]),
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, wrongSecret.sign(cluster.url(0), "GET", target, Map.of(), new byte[0]),
                 new byte[0]).status(), is(403));
 
         ClusterSecret secret = ClusterSecret.fromFile(cluster.secretFile());
         InternalAuth stale = new InternalAuth(secret, "replayer", topology, () -> System.currentTimeMillis() - 120_000);
-        assertThat(RawHttp.send(cluster.port(0), "GET", target, stale.sign("GET", target, Map.of(), new byte[0]),
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, stale.sign(cluster.url(0), "GET", target, Map.of(), new byte[0]),
                 new byte[0]).status(), is(403));
 
         InternalAuth otherList = new InternalAuth(secret, "misconfigured", "0000000000000000", System::currentTimeMillis);
-        assertThat(RawHttp.send(cluster.port(0), "GET", target, otherList.sign("GET", target, Map.of(), new byte[0]),
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, otherList.sign(cluster.url(0), "GET", target, Map.of(), new byte[0]),
                 new byte[0]).status(), is(409));
         String status = new String(RawHttp.get(cluster.port(0), "/v0/status").body(), StandardCharsets.UTF_8);
         assertThat(status, containsString("\"warnings\":[\"topology mismatch with misconfigured"));
 
         InternalAuth peer = new InternalAuth(secret, "peer", topology, System::currentTimeMillis);
-        assertThat(RawHttp.send(cluster.port(0), "GET", target, peer.sign("GET", target, Map.of(), new byte[0]),
+        assertThat(RawHttp.send(cluster.port(0), "GET", target, peer.sign(cluster.url(0), "GET", target, Map.of(), new byte[0]),
                 new byte[0]).status(), is(404));
+    }
+
+    @Test
+    void aRequestSignedForOneNodeIsRefusedByAnotherAndAnswersCarryTheirOwnProof() throws Exception {
+        ClusterSecret secret = ClusterSecret.fromFile(cluster.secretFile());
+        InternalAuth peer = new InternalAuth(secret, cluster.url(2), topology(0), System::currentTimeMillis);
+        String target = "/internal/v0/record?key=" + key("replayed");
+        Map<String, String> fields = Map.of("X-Ringkv-Timestamp", "1000", "X-Ringkv-Tombstone", "false");
+        byte[] body = "for node-0 only".getBytes(StandardCharsets.UTF_8);
+        Map<String, String> forNode0 = peer.sign(cluster.url(0), "PUT", target, fields, body);
+
+        RawHttp.Reply replayed = RawHttp.send(cluster.port(1), "PUT", target, forNode0, body);
+        assertThat("the request captured on its way to node-0, replayed to node-1", replayed.status(), is(403));
+        assertThat(new String(replayed.body(), StandardCharsets.UTF_8), containsString("addressed to another node"));
+        Map<String, String> readOnNode1 = peer.sign(cluster.url(1), "GET", target, Map.of(), new byte[0]);
+        assertThat("node-1 stored nothing", RawHttp.send(cluster.port(1), "GET", target, readOnNode1, new byte[0]).status(), is(404));
+
+        RawHttp.Reply delivered = RawHttp.send(cluster.port(0), "PUT", target, forNode0, body);
+        assertThat(delivered.status(), is(204));
+        assertThat("the answer proves it was made for this request", peer.answers().verifies(InternalAuth.proofOf(forNode0),
+                delivered.status(), clientView(delivered.headers()), delivered.body()), is(true));
+    }
+
+    private static java.net.http.HttpHeaders clientView(Map<String, String> headers) {
+        Map<String, java.util.List<String>> fields = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.forEach((name, value) -> fields.put(name, java.util.List.of(value)));
+        return java.net.http.HttpHeaders.of(fields, (name, value) -> true);
     }
 
     private String topology(int node) throws Exception {

@@ -134,6 +134,9 @@ class MetricsIT {
 
         m = scrapeUntil(node0, t -> t.sum("ringkv_peer_up", s -> s.label("peer").equals(peer)) == 1);
         assertThat(m.sum("ringkv_hints_queued", s -> s.label("target").equals(peer)), is(0.0));
+        assertThat("a healthy peer's answers all carry their proofs",
+                m.sum("ringkv_internal_answers_rejected_total", s -> s.label("peer").equals(peer)), is(0.0));
+        assertThat(m.has("ringkv_internal_answers_rejected_total"), is(true));
         for (String family : List.of("ringkv_hints_stored_total", "ringkv_hints_replayed_total", "ringkv_hints_dropped_total",
                 "ringkv_hints_corrupt_total",
                 "ringkv_anti_entropy_rounds_total", "ringkv_anti_entropy_running", "ringkv_anti_entropy_records_pushed_total",

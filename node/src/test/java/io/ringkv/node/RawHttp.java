@@ -30,12 +30,16 @@ final class RawHttp {
         }
     }
 
-    /** Any request with the given extra header lines ("Name: value") and body, over a fresh connection. */
+    /**
+     * Any request with the given extra header lines ("Name: value") and body, over a fresh connection;
+     * {@code Host: 127.0.0.1} unless the lines give a Host of their own.
+     */
     static Reply send(int port, String method, String target, java.util.Map<String, String> headers, byte[] body) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(30_000);
-            StringBuilder head = new StringBuilder(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                    + "Content-Length: " + body.length + "\r\n");
+            boolean ownHost = headers.keySet().stream().anyMatch(name -> name.equalsIgnoreCase("Host"));
+            StringBuilder head = new StringBuilder(method + " " + target + " HTTP/1.1\r\n" + (ownHost ? "" : "Host: 127.0.0.1\r\n")
+                    + "Connection: close\r\nContent-Length: " + body.length + "\r\n");
             headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
             head.append("\r\n");
             socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.US_ASCII));

@@ -120,7 +120,7 @@ class RequestLogIT {
     void aPeersNodeIdIsLoggedEscaped() throws Exception {
         String rogue = "rogue\u0085\u009b[31mnode";
         InternalAuth auth = new InternalAuth(secret, rogue, "another-node-list", System::currentTimeMillis);
-        Map<String, String> fields = auth.sign("GET", "/internal/v0/time", Map.of(), new byte[0]);
+        Map<String, String> fields = auth.sign("http://127.0.0.1:" + port, "GET", "/internal/v0/time", Map.of(), new byte[0]);
         StringBuilder head = new StringBuilder("GET /internal/v0/time HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
         fields.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
         head.append("\r\n");

@@ -26,7 +26,7 @@ final class StoredRecord {
             String target = InternalProtocol.RECORD_PATH + "?key=" + encoded;
             InternalAuth auth = new InternalAuth(ClusterSecret.fromFile(cluster.secretFile()), "record-reader",
                     topology(cluster, node), System::currentTimeMillis);
-            RawHttp.Reply reply = RawHttp.send(cluster.port(node), "GET", target, auth.sign("GET", target, Map.of(), new byte[0]),
+            RawHttp.Reply reply = RawHttp.send(cluster.port(node), "GET", target, auth.sign(cluster.url(node), "GET", target, Map.of(), new byte[0]),
                     new byte[0]);
             if (reply.status() == 404) {
                 return Optional.empty();

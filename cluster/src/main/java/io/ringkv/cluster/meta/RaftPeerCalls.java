@@ -16,9 +16,11 @@ import java.util.concurrent.Executor;
 
 /**
  * Sends one Raft call to a peer over the internal plane: a signed {@code POST} of the protobuf
- * bytes ({@link InternalAuth}, the same proof of the cluster secret as every internal request),
- * completed with the answer's bytes. Anything but a {@code 200} fails the call with an
- * {@link IOException} naming the status, which Ratis handles as it would a broken connection.
+ * bytes ({@link InternalAuth}, the same proof of the cluster secret, naming the peer as receiver,
+ * as every internal request), completed with the answer's bytes once the answer's own proof
+ * ({@link io.ringkv.cluster.AnswerAuth}) shows the peer made it for this call. Anything but a
+ * {@code 200}, or an answer without that proof, fails the call with an {@link IOException}, which
+ * Ratis handles as it would a broken connection.
  *
  * <p>Threading: immutable and thread-safe. Futures complete on {@code executor}, not on the HTTP
  * client's network thread, which ringkv's client completes on: what Ratis chains on an answer must
@@ -53,15 +55,17 @@ public final class RaftPeerCalls {
      */
     CompletableFuture<byte[]> call(String peerUrl, RaftOp op, byte[] body) {
         HttpRequest request;
+        Map<String, String> signed;
         try {
             HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(peerUrl + op.path())).timeout(timeout)
                     .POST(RingBodyPublishers.ofByteArrayNoCopy(body));
-            Map<String, String> signed = auth.sign("POST", op.path(), Map.of(), body);
+            signed = auth.sign(peerUrl, "POST", op.path(), Map.of(), body);
             signed.forEach(builder::header);
             request = builder.build();
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new IOException("cannot call " + peerUrl + ": " + e.getMessage(), e));
         }
+        String proof = InternalAuth.proofOf(signed);
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray()).handleAsync((response, failure) -> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
@@ -72,6 +76,11 @@ public final class RaftPeerCalls {
                 String reason = new String(response.body(), StandardCharsets.UTF_8);
                 throw new CompletionException(new IOException(peerUrl + " answered " + response.statusCode() + " to "
                         + op.path() + ": " + reason.substring(0, Math.min(reason.length(), REASON_CHARS_MAX))));
+            }
+            // A reply is used (a vote, an append's outcome) only when the peer proved it made it for this call.
+            if (!auth.answers().verifies(proof, response.statusCode(), response.headers(), response.body())) {
+                throw new CompletionException(new IOException("the answer of " + peerUrl + " to " + op.path()
+                        + " carries no valid proof of the cluster secret"));
             }
             return response.body();
         }, executor);

@@ -13,11 +13,9 @@ import io.ringkv.http.h2.GoAwayFrame;
 import io.ringkv.http.h2.HeadersFrame;
 import io.ringkv.http.h2.Http2Error;
 import io.ringkv.http.h2.PingFrame;
-import io.ringkv.http.h2.RstStreamFrame;
 import io.ringkv.http.h2.Preface;
 import io.ringkv.http.h2.SettingsFrame;
 import io.ringkv.http.hpack.HeaderField;
-import io.ringkv.http.hpack.HpackDecoder;
 import io.ringkv.http.hpack.HpackEncoder;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -25,7 +23,6 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -107,44 +104,12 @@ class Http2AbuseTest {
             write(out, generator.generate(new HeadersFrame(3, normalBlock, true, true)));
             socket.getOutputStream().write(out.toByteArray());
 
-            Map<Integer, String> outcome = readStreamOutcomes(socket.getInputStream(), 2);
+            Map<Integer, String> outcome = StreamOutcomes.read(socket.getInputStream(), 2);
             assertTrue(outcome.get(1).startsWith("RST_STREAM"), "the bomb's stream is refused: " + outcome);
             assertEquals("HEADERS :status=200", outcome.get(3), "the next stream is answered: " + outcome);
             int id = bystander.request("GET", "/unaffected", null);
             assertEquals("GET /unaffected 0\n", bystander.awaitAnswers(1).get(id).text());
         }
-    }
-
-    /** The first HEADERS (as its :status) or RST_STREAM the server sends on each stream, until {@code streams} have one. */
-    private static Map<Integer, String> readStreamOutcomes(InputStream in, int streams) throws Exception {
-        FrameParser parser = FrameParser.forClient();
-        parser.maxFrameSize((1 << 24) - 1);
-        HpackDecoder decoder = new HpackDecoder(HpackDecoder.DEFAULT_TABLE_CAPACITY, 1 << 20);
-        Map<Integer, String> outcomes = new HashMap<>();
-        ByteBuffer pending = ByteBuffer.allocate(0);
-        byte[] buffer = new byte[64 * 1024];
-        while (outcomes.size() < streams) {
-            int n = in.read(buffer);
-            if (n < 0) {
-                throw new AssertionError("the server closed the connection; outcomes so far " + outcomes);
-            }
-            ByteBuffer joined = ByteBuffer.allocate(pending.remaining() + n);
-            joined.put(pending).put(buffer, 0, n).flip();
-            for (Frame frame = parser.next(joined); frame != null; frame = parser.next(joined)) {
-                switch (frame) {
-                    case HeadersFrame h -> {
-                        String status = decoder.decode(h.fragment()).stream().filter(f -> f.name().equals(":status"))
-                                .map(HeaderField::value).findFirst().orElse("?");
-                        outcomes.putIfAbsent(h.streamId(), "HEADERS :status=" + status);
-                    }
-                    case RstStreamFrame r -> outcomes.putIfAbsent(r.streamId(), "RST_STREAM " + r.errorCode());
-                    case GoAwayFrame g -> throw new AssertionError("GOAWAY " + g.errorCode() + "; outcomes so far " + outcomes);
-                    default -> { }
-                }
-            }
-            pending = ByteBuffer.allocate(joined.remaining()).put(joined).flip();
-        }
-        return outcomes;
     }
 
     private List<ByteBuffer> attackFrames(Attack attack) {

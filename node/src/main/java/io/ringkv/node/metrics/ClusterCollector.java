@@ -55,6 +55,11 @@ final class ClusterCollector implements MultiCollector {
         Map<String, Long> sweeps = new LinkedHashMap<>();
         sweeps.put("done", tombstones.sweepsDone());
         sweeps.put("skipped", tombstones.sweepsSkipped());
+        Map<String, Long> rejectedAnswers = new LinkedHashMap<>();
+        for (ClusterNode peer : cluster.topology().others()) {
+            rejectedAnswers.put(peer.id(), 0L);
+        }
+        rejectedAnswers.putAll(cluster.rejectedAnswers());
         io.ringkv.cluster.meta.MetadataGroup metadata = cluster.metadata().orElse(null);
         return new Families()
                 .gauge("ringkv_metadata_epoch", "Epoch of the cluster metadata this node last applied (0 before the "
@@ -72,6 +77,8 @@ final class ClusterCollector implements MultiCollector {
                         + "(none with --internode-batches 0)", "peer", readBatches)
                 .counter("ringkv_replica_reads_batched", "Replica reads those batches carried: over the batches, the mean "
                         + "batch size", "peer", readsBatched)
+                .counter("ringkv_internal_answers_rejected", "Answers from the peer refused for want of a valid proof of the "
+                        + "cluster secret (changed on the way, or another secret); each failed its call", "peer", rejectedAnswers)
                 .counter("ringkv_hints_stored", "Hints stored for replicas that missed a write", hints.storedCount())
                 .counter("ringkv_hints_replayed", "Hints their target took on replay", hints.replayedCount())
                 .counter("ringkv_hints_dropped", "Hints dropped, and misses not hinted, by reason (count_bound, byte_bound: "
