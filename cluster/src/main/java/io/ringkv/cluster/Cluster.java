@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * cluster.range().open(start, end)   // -> ClusterRangeMerge, a ChunkSource for /v0/entities
  * }</pre>
  *
- * <p>Threading: immutable after {@link #start}; every component is thread-safe.
+ * <p>Threading: every component is thread-safe; the only state set after {@link #start} is the
+ * metadata group ({@link #startMetadata}), which a lock orders against {@link #close}.
  */
 public final class Cluster implements AutoCloseable {
 
@@ -55,7 +56,10 @@ public final class Cluster implements AutoCloseable {
     private final ReplicaClient client;
     private final java.util.Map<ClusterNode, Replica> replicas;
     private final InternalAuth auth;
+    /** Guards starting the metadata group against closing the cluster meanwhile. */
+    private final Object metadataLock = new Object();
     private volatile io.ringkv.cluster.meta.MetadataGroup metadata;
+    private boolean closed;
 
     /** How often a peer no request went to is probed. */
     static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
@@ -135,25 +139,31 @@ public final class Cluster implements AutoCloseable {
      * Starts this node's part of the cluster metadata's Raft group, its calls carried on the internal
      * plane with the same proof of the cluster secret as every internal request. Returns without
      * waiting for a leader; nothing on the data path uses the group yet. Call once, after
-     * {@link #start}; {@link #close} stops it.
+     * {@link #start}, from any thread; {@link #close} stops it, and waits for a start under way.
      *
-     * @throws java.io.IOException when its directory cannot be made or its stored state not read
+     * @throws java.io.IOException   when its directory cannot be made or its stored state not read
+     * @throws IllegalStateException when it was started already, or the cluster is closed
      */
     public io.ringkv.cluster.meta.MetadataGroup startMetadata(io.ringkv.cluster.meta.MetadataSettings settings)
             throws java.io.IOException {
-        if (metadata != null) {
-            throw new IllegalStateException("the metadata group runs already");
+        synchronized (metadataLock) {
+            if (closed) {
+                throw new IllegalStateException("the cluster is closed");
+            }
+            if (metadata != null) {
+                throw new IllegalStateException("the metadata group runs already");
+            }
+            io.ringkv.cluster.meta.RaftEndpoint endpoint = new io.ringkv.cluster.meta.RaftEndpoint();
+            io.ringkv.cluster.meta.RaftPeerCalls calls = new io.ringkv.cluster.meta.RaftPeerCalls(http, auth,
+                    settings.callTimeout(), clientExecutor);
+            io.ringkv.cluster.meta.MetadataGroup group = io.ringkv.cluster.meta.MetadataGroup.start(settings, topology.all(),
+                    topology.self(), calls, endpoint);
+            if (internalHandler != null) {
+                internalHandler.mountMetadata(endpoint, new io.ringkv.cluster.meta.MetadataAdminEndpoint(group));
+            }
+            this.metadata = group;
+            return group;
         }
-        io.ringkv.cluster.meta.RaftEndpoint endpoint = new io.ringkv.cluster.meta.RaftEndpoint();
-        io.ringkv.cluster.meta.RaftPeerCalls calls = new io.ringkv.cluster.meta.RaftPeerCalls(http, auth,
-                settings.callTimeout(), clientExecutor);
-        io.ringkv.cluster.meta.MetadataGroup group = io.ringkv.cluster.meta.MetadataGroup.start(settings, topology.all(),
-                topology.self(), calls, endpoint);
-        if (internalHandler != null) {
-            internalHandler.mountMetadata(endpoint, new io.ringkv.cluster.meta.MetadataAdminEndpoint(group));
-        }
-        this.metadata = group;
-        return group;
     }
 
     /** This node's part of the metadata group; empty until {@link #startMetadata}. */
@@ -267,9 +277,11 @@ public final class Cluster implements AutoCloseable {
     /** Stops hint replay and anti-entropy, closes the inter-node client (in-flight requests fail) and stops its threads. */
     @Override
     public void close() {
-        io.ringkv.cluster.meta.MetadataGroup group = metadata;
-        if (group != null) {
-            group.close(); // before the HTTP client its calls use
+        synchronized (metadataLock) {
+            closed = true;
+            if (metadata != null) {
+                metadata.close(); // before the HTTP client its calls use
+            }
         }
         peerProbe.close();
         clockCheck.close();

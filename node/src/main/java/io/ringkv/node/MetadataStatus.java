@@ -17,42 +17,58 @@ import org.slf4j.LoggerFactory;
  * directory unreadable, a damaged snapshot) still serves data, as the metadata is not on the data
  * path yet; its status then names the failure among its warnings.
  *
- * <p>Threading: immutable after {@link #start}; reads from any thread.
+ * <p>Threading: the group or the failure is set once by the starting thread (volatile); reads
+ * come from handler threads.
  */
 final class MetadataStatus {
 
     private static final Logger log = LoggerFactory.getLogger(MetadataStatus.class);
 
-    private final MetadataGroup group;
-    private final String startFailure;
+    private volatile MetadataGroup group;
+    private volatile String startFailure;
 
-    private MetadataStatus(MetadataGroup group, String startFailure) {
-        this.group = group;
-        this.startFailure = startFailure;
+    private MetadataStatus() {
     }
 
-    /** Starts the node's part of the metadata group under {@code DATA/meta}; never throws. */
-    static MetadataStatus start(Cluster cluster, NodeConfig config) {
+    /**
+     * Starts the node's part of the metadata group under {@code DATA/meta} on a thread of its own,
+     * which ends when the group has started: loading and starting Ratis takes about a second, which
+     * the node's start need not wait for, since nothing it serves uses the metadata yet. Until then
+     * the status shows epoch 0 and no members. Never throws; a failure is logged and shown.
+     */
+    static MetadataStatus startInBackground(Cluster cluster, NodeConfig config) {
+        MetadataStatus status = new MetadataStatus();
         MetadataSettings settings = MetadataSettings.defaults(config.dataDir().resolve("meta")).withVoters(config.metaVoters());
+        Thread starter = new Thread(() -> status.start(cluster, settings), "ringkv-metadata-start");
+        starter.setDaemon(true);
+        starter.start();
+        return status;
+    }
+
+    private void start(Cluster cluster, MetadataSettings settings) {
         try {
-            return new MetadataStatus(cluster.startMetadata(settings), null);
+            group = cluster.startMetadata(settings);
+        } catch (IllegalStateException closedMeanwhile) {
+            log.debug("the node stopped before its metadata group started");
         } catch (IOException | RuntimeException e) {
-            String reason = "the metadata group did not start (" + e.getMessage() + "); data requests are served as usual";
-            log.error("{}: check {}", reason, settings.directory().toAbsolutePath(), e);
-            return new MetadataStatus(null, reason);
+            startFailure = "the metadata group did not start (" + e.getMessage() + "); data requests are served as usual";
+            log.error("{}: check {}", startFailure, settings.directory().toAbsolutePath(), e);
         }
     }
 
     /** What an operator must fix about the metadata, if anything. */
     Optional<String> warning() {
-        if (startFailure != null) {
-            return Optional.of("metadata: " + startFailure);
+        String failed = startFailure;
+        if (failed != null) {
+            return Optional.of("metadata: " + failed);
         }
-        return group.failure().map(failure -> "metadata: " + failure);
+        MetadataGroup running = group;
+        return running == null ? Optional.empty() : running.failure().map(failure -> "metadata: " + failure);
     }
 
     /** {@code {"epoch":..,"leader":..,"self":..,"replicationFactor":..,"members":[{"id","url","state"}]}}. */
     String json() {
+        MetadataGroup group = this.group;
         ClusterMetadata metadata = group == null ? ClusterMetadata.EMPTY : group.metadata();
         StringBuilder out = new StringBuilder(256)
                 .append("{\"epoch\":").append(metadata.epoch())
