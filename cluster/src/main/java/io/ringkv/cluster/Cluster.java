@@ -1,5 +1,10 @@
 package io.ringkv.cluster;
 
+import io.ringkv.cluster.meta.MetadataAdminEndpoint;
+import io.ringkv.cluster.meta.MetadataGroup;
+import io.ringkv.cluster.meta.MetadataSettings;
+import io.ringkv.cluster.meta.RaftEndpoint;
+import io.ringkv.cluster.meta.RaftPeerCalls;
 import io.ringkv.http.client.ClientStats;
 import io.ringkv.http.client.RingHttpClient;
 import io.ringkv.store.HybridLogicalClock;
@@ -58,7 +63,7 @@ public final class Cluster implements AutoCloseable {
     private final InternalAuth auth;
     /** Guards starting the metadata group against closing the cluster meanwhile. */
     private final Object metadataLock = new Object();
-    private volatile io.ringkv.cluster.meta.MetadataGroup metadata;
+    private volatile MetadataGroup metadata;
     private boolean closed;
 
     /** How often a peer no request went to is probed. */
@@ -144,7 +149,7 @@ public final class Cluster implements AutoCloseable {
      * @throws java.io.IOException   when its directory cannot be made or its stored state not read
      * @throws IllegalStateException when it was started already, or the cluster is closed
      */
-    public io.ringkv.cluster.meta.MetadataGroup startMetadata(io.ringkv.cluster.meta.MetadataSettings settings)
+    public MetadataGroup startMetadata(MetadataSettings settings)
             throws java.io.IOException {
         synchronized (metadataLock) {
             if (closed) {
@@ -153,13 +158,13 @@ public final class Cluster implements AutoCloseable {
             if (metadata != null) {
                 throw new IllegalStateException("the metadata group runs already");
             }
-            io.ringkv.cluster.meta.RaftEndpoint endpoint = new io.ringkv.cluster.meta.RaftEndpoint();
-            io.ringkv.cluster.meta.RaftPeerCalls calls = new io.ringkv.cluster.meta.RaftPeerCalls(http, auth,
+            RaftEndpoint endpoint = new RaftEndpoint();
+            RaftPeerCalls calls = new RaftPeerCalls(http, auth,
                     settings.callTimeout(), clientExecutor);
-            io.ringkv.cluster.meta.MetadataGroup group = io.ringkv.cluster.meta.MetadataGroup.start(settings, topology.all(),
+            MetadataGroup group = MetadataGroup.start(settings, topology.all(),
                     topology.self(), calls, endpoint);
             if (internalHandler != null) {
-                internalHandler.mountMetadata(endpoint, new io.ringkv.cluster.meta.MetadataAdminEndpoint(group));
+                internalHandler.mountMetadata(endpoint, new MetadataAdminEndpoint(group));
             }
             this.metadata = group;
             return group;
@@ -167,7 +172,7 @@ public final class Cluster implements AutoCloseable {
     }
 
     /** This node's part of the metadata group; empty until {@link #startMetadata}. */
-    public Optional<io.ringkv.cluster.meta.MetadataGroup> metadata() {
+    public Optional<MetadataGroup> metadata() {
         return Optional.ofNullable(metadata);
     }
 

@@ -1,9 +1,11 @@
 package io.ringkv.cluster.meta;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import org.apache.ratis.client.RaftClientRpc;
 import org.apache.ratis.client.impl.ClientProtoUtils;
 import org.apache.ratis.proto.RaftProtos.GroupInfoReplyProto;
@@ -12,6 +14,7 @@ import org.apache.ratis.protocol.GroupInfoRequest;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 
@@ -31,14 +34,14 @@ final class InternalPlaneClientRpc implements RaftClientRpc {
 
     private final RaftPeerCalls calls;
     private final RaftPeerAddresses peers = new RaftPeerAddresses();
-    private final org.apache.ratis.protocol.RaftPeerId self;
+    private final RaftPeerId self;
     private final RaftEndpoint local;
 
     /**
      * @param self  this node's peer id: requests for it go to {@code local} in process (null: none do)
      * @param local this node's endpoint
      */
-    InternalPlaneClientRpc(RaftPeerCalls calls, org.apache.ratis.protocol.RaftPeerId self, RaftEndpoint local) {
+    InternalPlaneClientRpc(RaftPeerCalls calls, RaftPeerId self, RaftEndpoint local) {
         this.calls = calls;
         this.self = self;
         this.local = local;
@@ -107,8 +110,8 @@ final class InternalPlaneClientRpc implements RaftClientRpc {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             reply.cancel(true);
-            throw new java.io.InterruptedIOException("interrupted while waiting for a Raft server");
-        } catch (java.util.concurrent.ExecutionException e) {
+            throw new InterruptedIOException("interrupted while waiting for a Raft server");
+        } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;
             }

@@ -4,13 +4,17 @@ import io.ringkv.cluster.ClusterNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -67,7 +71,7 @@ public final class MetadataGroup implements AutoCloseable {
     private final RaftPeerId self;
     private final List<Member> initialMembers;
     /** One Initialize in flight at most from this node (leader-ready and start may both ask). */
-    private final java.util.concurrent.atomic.AtomicBoolean initializing = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean initializing = new AtomicBoolean();
 
     private MetadataGroup(RaftServer server, RaftClient client, MetadataStateMachine stateMachine, RaftPeerId self,
                           List<Member> initialMembers) {
@@ -96,7 +100,7 @@ public final class MetadataGroup implements AutoCloseable {
         RaftProperties properties = properties(settings);
         RaftGroup group = RaftGroup.valueOf(GROUP_ID, peers(members, settings.voters()));
         // The state machine exists before the group it calls back; the hook is set once both do.
-        java.util.concurrent.atomic.AtomicReference<MetadataGroup> started = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<MetadataGroup> started = new AtomicReference<>();
         MetadataStateMachine stateMachine = new MetadataStateMachine(() -> {
             MetadataGroup running = started.get();
             if (running != null) {
@@ -194,13 +198,13 @@ public final class MetadataGroup implements AutoCloseable {
 
     private static <T> T decode(RaftClientReply reply, Decoder<T> decoder) {
         if (!reply.isSuccess()) {
-            throw new java.util.concurrent.CompletionException(reply.getException() != null ? reply.getException()
+            throw new CompletionException(reply.getException() != null ? reply.getException()
                     : new IOException("the metadata group did not apply the request"));
         }
         try {
             return decoder.decode(reply.getMessage().getContent().toByteArray());
         } catch (CorruptMetadataException e) {
-            throw new java.util.concurrent.CompletionException(e);
+            throw new CompletionException(e);
         }
     }
 
@@ -268,7 +272,7 @@ public final class MetadataGroup implements AutoCloseable {
         return properties;
     }
 
-    private static TimeDuration millis(java.time.Duration duration) {
+    private static TimeDuration millis(Duration duration) {
         return TimeDuration.valueOf(duration.toMillis(), TimeUnit.MILLISECONDS);
     }
 }

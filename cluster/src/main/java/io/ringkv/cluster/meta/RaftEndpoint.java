@@ -17,6 +17,11 @@ import org.apache.ratis.proto.RaftProtos.RequestVoteRequestProto;
 import org.apache.ratis.proto.RaftProtos.SetConfigurationRequestProto;
 import org.apache.ratis.proto.RaftProtos.StartLeaderElectionRequestProto;
 import org.apache.ratis.proto.RaftProtos.TransferLeadershipRequestProto;
+import org.apache.ratis.protocol.GroupInfoRequest;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.InvalidProtocolBufferException;
 import org.apache.ratis.thirdparty.com.google.protobuf.MessageLite;
@@ -92,18 +97,18 @@ public final class RaftEndpoint implements HttpHandler {
      * A client request for this node's own server, handed to it in process: the node's Raft client
      * needs no HTTP round trip to itself, and a one-node cluster serves no internal plane at all.
      */
-    CompletableFuture<org.apache.ratis.protocol.RaftClientReply> submitLocally(
-            org.apache.ratis.protocol.RaftClientRequest request) {
+    CompletableFuture<RaftClientReply> submitLocally(
+            RaftClientRequest request) {
         RaftServer bound = server;
         if (bound == null) {
             return CompletableFuture.failedFuture(new IOException("this node's metadata group is not running"));
         }
         try {
             return switch (request) {
-                case org.apache.ratis.protocol.SetConfigurationRequest set -> bound.setConfigurationAsync(set);
-                case org.apache.ratis.protocol.TransferLeadershipRequest transfer -> bound.transferLeadershipAsync(transfer);
-                case org.apache.ratis.protocol.GroupInfoRequest info -> bound.getGroupInfoAsync(info)
-                        .thenApply(reply -> (org.apache.ratis.protocol.RaftClientReply) reply);
+                case SetConfigurationRequest set -> bound.setConfigurationAsync(set);
+                case TransferLeadershipRequest transfer -> bound.transferLeadershipAsync(transfer);
+                case GroupInfoRequest info -> bound.getGroupInfoAsync(info)
+                        .thenApply(reply -> (RaftClientReply) reply);
                 default -> bound.submitClientRequestAsync(request);
             };
         } catch (IOException e) {
