@@ -73,7 +73,7 @@ final class ClusterEntityService implements EntityService {
         if (localOnly || cluster.topology().size() == 1) {
             try {
                 // The merge of this node's stream alone: tombstones dropped, as in a cluster.
-                LiveRangeCursor local = new ClusterRangeMerge(List.of(new LocalRecordStream(localEngine.range(start, end))));
+                LiveRangeCursor local = cluster.range().openLocalOnly(start, end);
                 return CompletableFuture.completedFuture(local);
             } catch (StoreException e) {
                 return CompletableFuture.failedFuture(e);
