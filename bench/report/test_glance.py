@@ -222,9 +222,9 @@ class Rendering(unittest.TestCase):
         self.name_current(None, h2_abuse="h2-abuse-x.json", large_hints="large-hints-x.json")
         text = g.render(self.current, self.doc)
         self.assertIn("| 10 ± 0 MiB · 1.00 ± 0.00× | idle GET p99 2.00 ± 0.00 ms; the node closed 6 of its connections "
-                      "in 2 rounds | < 64 MiB and < 2× (32): **met** |", self.row(text, "one hostile HTTP/2 connection, flood"))
-        self.assertIn("< 64 MiB and < 2× (32): not met |", self.row(text, "one hostile HTTP/2 connection, made-you-reset"))
-        self.assertIn("< 64 MiB and < 2× (32): met on the mean |", self.row(text, "one hostile HTTP/2 connection, slow body"))
+                      "in 2 rounds | heap < 64 MiB (32): **met** · p99 < 2× idle (32): **met** |", self.row(text, "one hostile HTTP/2 connection, flood"))
+        self.assertIn("heap < 64 MiB (32): not met · p99 < 2× idle (32): **met** |", self.row(text, "one hostile HTTP/2 connection, made-you-reset"))
+        self.assertIn("heap < 64 MiB (32): **met** · p99 < 2× idle (32): met on the mean |", self.row(text, "one hostile HTTP/2 connection, slow body"))
         held = "3 nodes, one down while 300 values of 100 KiB and one of 15 MiB were written at 2/3"
         self.assertIn("| 21.5 ± 6.4 s | ready (its warm-up over) after 15.0 ± 0.0 s | < 60 s (32): **met** |",
                       self.row(text, held))
