@@ -403,9 +403,32 @@ def paired_ratios(by, ours, other, scenarios):
             continue
         rps = interval([now[r]["rps"] / before[r]["rps"] for r in rounds])
         cpu = interval([now[r]["cpu_us_per_request"] / before[r]["cpu_us_per_request"] for r in rounds])
-        lines.append("  %s / %s %s: throughput %.2fx ± %.2f, CPU per request %.2fx ± %.2f (%d rounds)" % (
-            ours, other, s, rps[0], rps[1], cpu[0], cpu[1], len(rounds)))
+        p99 = interval([now[r]["latency_us"]["p99"] / before[r]["latency_us"]["p99"] for r in rounds])
+        lines.append("  %s / %s %s: throughput %.2fx ± %.2f, CPU per request %.2fx ± %.2f, closed-loop p99 %.2fx ± %.2f "
+                     "(%d rounds)" % (ours, other, s, rps[0], rps[1], cpu[0], cpu[1], p99[0], p99[1], len(rounds)))
     return lines
+
+
+def baseline_constant_rate_ratios(fixed_rate_runs, configs, rates):
+    """The constant-rate p99 of each configuration against its @baseline twin, per round (both ran
+    in it), then the mean and 95 % interval of those ratios."""
+    lines = []
+    for c in configs:
+        base = c + BASELINE_SUFFIX
+        if base not in configs:
+            continue
+        for s in ("put", "get"):
+            for rate in rates:
+                def by_round(name):
+                    return {r["round"]: r for r in fixed_rate_runs
+                            if r["config"] == name and r["scenario"] == s and r.get("rate") == rate}
+                now, before = by_round(c), by_round(base)
+                rounds = sorted(set(now) & set(before))
+                if rounds:
+                    p99 = interval([now[r]["p99_ms"] / before[r]["p99_ms"] for r in rounds])
+                    lines.append("  %s / %s %s at %d/s: p99 %.2fx ± %.2f (%d rounds)" % (
+                        c, base, s, rate, p99[0], p99[1], len(rounds)))
+    return ["", "Against the baseline checkout at constant rates (per-round ratios, mean ± 95 % CI):"] + lines if lines else []
 
 
 def baseline_ratios(by, configs, scenarios):
@@ -566,7 +589,8 @@ def main():
                 "command": " ".join(["./ringkv", "bench", "--replicated-path"] + sys.argv[1:])}
         base = results_file.write(args.out_dir, "replicated-path", meta,
                                   {"meta": meta, "settling": settling, "runs": runs, "constant_rate_runs": fixed_rate_runs},
-                                  summarise(runs, configs, scenarios) + "\n" + summarise_constant_rate(fixed_rate_runs, args.rates))
+                                  summarise(runs, configs, scenarios) + "\n" + summarise_constant_rate(fixed_rate_runs, args.rates)
+                                  + "\n".join(baseline_constant_rate_ratios(fixed_rate_runs, configs, args.rates)))
         log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
     finally:
         for cluster in clusters.values():

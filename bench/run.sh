@@ -48,7 +48,8 @@ Options:
 
 Other steps, each its own script with its own --help (./ringkv bench --STEP --help):
   --replicated-path, --h2, --cold-start, --metrics-cost, --anti-entropy-impact, --handoff,
-  --h2-abuse (one hostile HTTP/2 connection: the node's heap and other clients' p99)
+  --h2-abuse (one hostile HTTP/2 connection: the node's heap and other clients' p99),
+  --large-hints (large values missed by a replica that was down: how long hints take)
 
 Environment: BENCH_SERVER_CPUS (default 0) and BENCH_LOAD_CPUS (default 1) choose the
 taskset pinning; BENCH_JVM_OPTS adds JVM options to every node, BENCH_NODE_ARGS flags to

@@ -228,6 +228,36 @@ handoff_refuses_bad_input() { # exit 2 and a message for each, before anything r
   done
   python3 "$BENCH_DIR/handoff.py" --help | grep -q -- '--partition-minutes'
 }
+large_hints_refuses_bad_input_and_summarises() { # exit 2 for bad options; the summary's verdicts from made-up rounds
+  local bad
+  for bad in "--rounds 0" "--timeout nan" "--value-bytes x" "--no-such-option"; do
+    # shellcheck disable=SC2086 # an option and its value
+    python3 "$BENCH_DIR/large_hints.py" $bad 2>"$WORK/large-hints.err"
+    [[ $? == 2 ]] && grep -q 'error' "$WORK/large-hints.err" || { echo "not refused: $bad"; return 1; }
+  done
+  python3 "$BENCH_DIR/large_hints.py" --help | grep -q -- '--large-bytes' || return 1
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$BENCH_DIR" python3 - <<'EOF'
+import argparse
+import large_hints as m
+args = argparse.Namespace(values=3, value_bytes=10, large_bytes=100, large_at=1)
+vals = m.round_values(2, args)
+assert [k for k, _ in vals] == ["lh-r2-000", "lh-r2-001", "lh-r2-002", "lh-r2-003"], vals
+assert [len(v) for _, v in vals] == [10, 100, 10, 10], [len(v) for _, v in vals]
+assert m.round_values(2, args) == vals  # the same bytes every time for a round
+meta = {"values": 300, "value_bytes": 102400, "large_bytes": 15 << 20, "anti_entropy": "PT24H interval",
+        "target_s": 60, "timeout_s": 180}
+def rnd(r, held):
+    c = {"queued": 301.0, "stored": 301.0, "replayed": 0.0, "dropped": 0.0, "anti_entropy_rounds": 0.0}
+    return {"round": r, "values": 301, "held_all_s": held, "held_at_end": 301 if held else 150, "ready_s": 17.0,
+            "values_intact": True if held else None, "hints_at_restart": [c, c], "counters_at_end": [c, c, c]}
+assert "met, the interval below it" in m.summarise({"meta": meta, "rounds": [rnd(1, 20.0), rnd(2, 22.0), rnd(3, 21.0)]})
+assert "missed, the interval above it" in m.summarise({"meta": meta, "rounds": [rnd(1, 90.0), rnd(2, 92.0)]})
+assert "inconclusive" in m.summarise({"meta": meta, "rounds": [rnd(1, 20.0), rnd(2, 90.0)]})
+text = m.summarise({"meta": meta, "rounds": [rnd(1, 20.0), rnd(2, None)]})
+assert "1 of 2 rounds did not see node 3 hold every key within 180 s" in text, text
+assert "no interval" in m.summarise({"meta": meta, "rounds": [rnd(1, 20.0)]})
+EOF
+}
 help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }
 bad_option_is_refused() { ! "$BENCH_DIR/run.sh" --no-such-option 2>/dev/null; }
 
@@ -239,6 +269,7 @@ check "--help describes the options" help_works
 check "an unknown option is refused" bad_option_is_refused
 check "the handoff step refuses bad input" handoff_refuses_bad_input
 check "the h2-abuse step's frames and summary" h2_abuse_frames_and_summary
+check "the large-hints step refuses bad input and summarises" large_hints_refuses_bad_input_and_summarises
 check "vegeta targets are well formed" targets_are_well_formed
 check "fragments parse wrk and vegeta output" fragments_parse_tool_output
 check "assemble joins fragments into results" assemble_builds_results

@@ -12,6 +12,10 @@ figures (a path under bench/results, or null while there is none):
   cold_start_sessions, cold_start_restart  optional: more bench/cold_start.py runs, rows of their
                    own (nodes in a session each; a rolling restart's step, --restart)
   http_client      bench/client-bench.sh (read with client_report.py): ours against the JDK's and Jetty's clients
+  h2_abuse         optional: bench/h2_abuse.py: one hostile HTTP/2 connection per attack, the node's heap over
+                   the idle phase's and other clients' GET p99 over the idle p99
+  large_hints      optional: bench/large_hints.py: seconds until a restarted replica holds large values it
+                   missed, by hints alone
 
 Every number in the block is computed here from those files, with the same interval function the
 benchmark scripts use for their own summaries (replicated_path.interval) and, for the client,
@@ -44,8 +48,9 @@ from replicated_path import interval  # noqa: E402  (mean and 95 % Student-t hal
 BEGIN = "<!-- BEGIN GENERATED: at-a-glance (bench/report/glance.py; do not edit by hand) -->"
 END = "<!-- END GENERATED: at-a-glance -->"
 KINDS = ("replicated_path", "replicated_path_constant_rate", "h2_one_node", "cold_start", "cold_start_sessions",
-         "cold_start_restart", "http_client")
-OPTIONAL_KINDS = ("replicated_path_constant_rate", "cold_start_sessions", "cold_start_restart", "http_client")
+         "cold_start_restart", "http_client", "h2_abuse", "large_hints")
+OPTIONAL_KINDS = ("replicated_path_constant_rate", "cold_start_sessions", "cold_start_restart", "http_client",
+                  "h2_abuse", "large_hints")
 
 # Sections of docs/benchmarks.md that describe each measurement (GitHub's heading anchors).
 SECTIONS = {
@@ -53,6 +58,8 @@ SECTIONS = {
     "h2_one_node": ("HTTP/2 on one node", "#http2-on-one-node"),
     "cold_start": ("cold start", "#cold-start"),
     "http_client": ("HTTP client (JMH)", "#http-client-jmh"),
+    "h2_abuse": ("one hostile HTTP/2 connection", "#one-hostile-http2-connection"),
+    "large_hints": ("large values by hints alone", "#large-values-by-hints-alone"),
 }
 
 # The targets, as the issues and the sections below state them.
@@ -63,6 +70,9 @@ P99_LIMIT_MS = 5.0
 H2C_VS_H1 = 1.0          # issue 16: GETs over h2c at least as many as over HTTP/1.1
 STATUS_VS_NGINX = 0.7    # issue 16: /v0/status over h2c at least 0.7x nginx's HTTP/2
 COLD_P99_LIMIT_MS = 10.0  # issue 19: a fresh cluster's p99 under 10 ms, and no 503
+ABUSE_HEAP_MIB = 64      # issue 32: one hostile HTTP/2 connection costs the node under 64 MB of heap
+ABUSE_P99_RATIO = 2.0    # issue 32: and leaves other clients' p99 within 2x the idle p99
+LARGE_HINTS_S = 60       # issue 32: large values missed while down are on the replica within 60 s of its restart
 
 MET, MET_ON_MEAN, NOT_MET = "met", "met on the mean", "not met"
 
@@ -333,6 +343,54 @@ def client_row(block, path):
                     f"behind on {c['behind']} ({method})", against, verdict(target, result), path)
 
 
+ATTACKS = {"flood": "flood (`WINDOW_UPDATE(0)`s, never reading)",
+           "slow-body": "slow body (100 streams, 60 KB of 1 MiB each, then nothing)",
+           "made-you-reset": "made-you-reset (a `GET`, then `WINDOW_UPDATE(0)` on it, stream after stream)"}
+
+
+def h2_abuse_rows(block, path):
+    """Per attack: the heap maximum over the same round's idle phase's, and the GET p99 over the
+    idle p99, per round, as bench/h2_abuse.py's summary takes them."""
+    doc = read_json(path)
+    block.note_run(doc["meta"])
+    phases = doc["phases"]
+    idle = {p["round"]: p for p in phases if p["phase"] == "idle"}
+    for attack, what in ATTACKS.items():
+        pairs = [(idle[p["round"]], p) for p in phases if p["phase"] == attack and p["round"] in idle]
+        if not pairs:
+            raise SystemExit(f"{path}: no {attack} phases with an idle phase in their round")
+        heap = Figure.over(a["heap_max_mib"] - i["heap_max_mib"] for i, a in pairs)
+        ratio = Figure.over(a["p99_ms"] / i["p99_ms"] for i, a in pairs)
+        idle_p99 = Figure.over(i["p99_ms"] for i, _ in pairs)
+        closed = sum(a["attack"]["closed_by_node"] for _, a in pairs)
+        block.row(f"one hostile HTTP/2 connection, {what}: node heap over idle · GET p99 / idle p99",
+                  f"{fmt(heap, 0, ' MiB')} · {fmt(ratio, 2, '×')}",
+                  f"idle GET p99 {fmt(idle_p99, 2, ' ms')}; the node closed {closed:,} of its connections "
+                  f"in {len(pairs)} rounds",
+                  # Two targets in one row, a verdict each.
+                  verdict(f"heap < {ABUSE_HEAP_MIB} MiB (32)", below(heap, ABUSE_HEAP_MIB)) + " · "
+                  + verdict(f"p99 < {ABUSE_P99_RATIO:g}× idle (32)", below(ratio, ABUSE_P99_RATIO)), path)
+
+
+def large_hints_rows(block, path):
+    doc = read_json(path)
+    meta, rounds = doc["meta"], doc["rounds"]
+    block.note_run(meta)
+    what = (f"3 nodes, one down while {meta['values']} values of {meta['value_bytes'] // 1024} KiB and one of "
+            f"{meta['large_bytes'] / (1 << 20):g} MiB were written at 2/3: s from its restart until it holds all "
+            f"{meta['values'] + 1}, by hints alone")
+    done = [r["held_all_s"] for r in rounds if r["held_all_s"] is not None and r.get("values_intact")]
+    ready = Figure.over(r["ready_s"] for r in rounds if r["ready_s"] is not None)
+    target = f"< {LARGE_HINTS_S} s (32)"
+    if len(done) < len(rounds):
+        block.row(what, f"not within {meta['timeout_s']} s (or not intact) in {len(rounds) - len(done)} of "
+                        f"{len(rounds)} rounds", f"ready after {fmt(ready, 1, ' s')}", verdict(target, NOT_MET), path)
+        return
+    held = Figure.over(done)
+    block.row(what, fmt(held, 1, " s"), f"ready (its warm-up over) after {fmt(ready, 1, ' s')}",
+              verdict(target, below(held, LARGE_HINTS_S)), path)
+
+
 def render(current_path, doc_path):
     files = load_current(current_path)
     block = Block(os.path.dirname(os.path.abspath(doc_path)))
@@ -341,8 +399,13 @@ def render(current_path, doc_path):
     for kind in ("cold_start", "cold_start_sessions", "cold_start_restart"):
         if files[kind]:
             cold_rows(block, files[kind])
+    if files["h2_abuse"]:
+        h2_abuse_rows(block, files["h2_abuse"])
+    if files["large_hints"]:
+        large_hints_rows(block, files["large_hints"])
     client_row(block, files["http_client"])
-    sections = ", ".join(f"[{t}]({a})" for t, a in SECTIONS.values())
+    sections = ", ".join(f"[{t}]({a})" for kind, (t, a) in SECTIONS.items()
+                         if kind not in ("h2_abuse", "large_hints") or files[kind])
     cores = block.cores or len(block.cpus)
     cpus = sorted(block.cpus)
     lines = [

@@ -202,6 +202,41 @@ class Rendering(unittest.TestCase):
         self.assertIn("< 10 ms (19): **met** | [cold-start-r]", self.row(text, restarted + ": first 10 s at 1,000 PUT/s: p99"))
         self.assertIn("`./ringkv bench --cold-start --rounds 6`; `./ringkv bench --cold-start --restart 20`", text)
 
+    def test_h2_abuse_and_large_hints_rows(self):
+        """h2_abuse: per attack, heap over idle and p99 over idle per round, both targets in one
+        verdict; large_hints: seconds until held, a round that never got there fails the target."""
+        phases = []
+        for rnd in (1, 2):
+            phases.append({"round": rnd, "phase": "idle", "p99_ms": 2.0, "heap_max_mib": 100.0})
+            for attack, (p99, heap) in {"flood": (2.0, 110.0), "slow-body": (2.0 + rnd, 100.0),
+                                        "made-you-reset": (2.2, 180.0 + rnd)}.items():
+                phases.append({"round": rnd, "phase": attack, "p99_ms": p99, "heap_max_mib": heap,
+                               "attack": {"closed_by_node": 3}})
+        write_json(os.path.join(self.results, "h2-abuse-x.json"),
+                   {"meta": {"command": "./ringkv bench --h2-abuse --rounds 2", "server_cpus": "0", "load_cpus": "1"},
+                    "phases": phases})
+        rounds = [{"round": r, "held_all_s": 20.0 + r, "ready_s": 15.0, "values_intact": True} for r in (1, 2)]
+        meta = {"command": "./ringkv bench --large-hints --rounds 2", "server_cpus": "0,1", "values": 300,
+                "value_bytes": 102400, "large_bytes": 15 << 20, "timeout_s": 180}
+        write_json(os.path.join(self.results, "large-hints-x.json"), {"meta": meta, "rounds": rounds})
+        self.name_current(None, h2_abuse="h2-abuse-x.json", large_hints="large-hints-x.json")
+        text = g.render(self.current, self.doc)
+        self.assertIn("| 10 ± 0 MiB · 1.00 ± 0.00× | idle GET p99 2.00 ± 0.00 ms; the node closed 6 of its connections "
+                      "in 2 rounds | heap < 64 MiB (32): **met** · p99 < 2× idle (32): **met** |", self.row(text, "one hostile HTTP/2 connection, flood"))
+        self.assertIn("heap < 64 MiB (32): not met · p99 < 2× idle (32): **met** |", self.row(text, "one hostile HTTP/2 connection, made-you-reset"))
+        self.assertIn("heap < 64 MiB (32): **met** · p99 < 2× idle (32): met on the mean |", self.row(text, "one hostile HTTP/2 connection, slow body"))
+        held = "3 nodes, one down while 300 values of 100 KiB and one of 15 MiB were written at 2/3"
+        self.assertIn("| 21.5 ± 6.4 s | ready (its warm-up over) after 15.0 ± 0.0 s | < 60 s (32): **met** |",
+                      self.row(text, held))
+        self.assertIn("[one hostile HTTP/2 connection](#one-hostile-http2-connection)", text)
+        self.assertIn("`./ringkv bench --h2-abuse --rounds 2`; `./ringkv bench --large-hints --rounds 2`", text)
+        rounds[1].update(held_all_s=None, values_intact=None)
+        write_json(os.path.join(self.results, "large-hints-x.json"), {"meta": meta, "rounds": rounds})
+        self.assertIn("| not within 180 s (or not intact) in 1 of 2 rounds |",
+                      self.row(g.render(self.current, self.doc), held))
+        self.name_current(None)
+        self.assertNotIn("one hostile", g.render(self.current, self.doc))
+
     def test_weakest(self):
         self.assertEqual(g.weakest(g.MET, g.MET_ON_MEAN), g.MET_ON_MEAN)
         self.assertEqual(g.weakest(g.MET, g.NOT_MET, g.MET_ON_MEAN), g.NOT_MET)

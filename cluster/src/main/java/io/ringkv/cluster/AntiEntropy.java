@@ -39,8 +39,10 @@ import org.slf4j.LoggerFactory;
  *       order, merging the two streams as it goes, and, for
  *       every record it holds that the peer lacks or holds older, sends the record
  *       ({@code PUT /internal/v0/records}, applied by last-write-wins), except a tombstone
- *       older than the grace period that the peer lacks: the peer has most likely collected it
- *       already ({@link #withheld}). A value is sent whatever its age.</li>
+ *       older than the grace period that the peer lacks, or a record expired for longer than it:
+ *       the peer has most likely collected it already ({@link #withheld}). A value that never
+ *       expires is sent whatever its age; an expired record is sent as what it is, with its
+ *       expiry, so that it replaces an older value on the peer.</li>
  * </ol>
  * Records the peer holds newer are not fetched: the peer's own round sends them. So every node
  * only ever pushes, and each pair converges within one round of each side.
@@ -315,7 +317,9 @@ public final class AntiEntropy implements AutoCloseable {
 
     /**
      * Whether a record is kept from a peer that lacks its key: only a tombstone older than the
-     * grace period. The peer most likely collected it already; sending it back would only have
+     * grace period, or a record expired for longer than the grace period (which is collected as a
+     * tombstone is, and shadows older values as a tombstone does; what follows holds for it as
+     * well). The peer most likely collected it already; sending it back would only have
      * the peer store it and collect it again. Withholding a tombstone from a peer that lacks the
      * key is always safe, whatever the clocks say: there is no value there for it to shadow, and
      * should a stale value reach that peer later, the peer then holds an older version, and
@@ -332,7 +336,7 @@ public final class AntiEntropy implements AutoCloseable {
      * a node must be wiped before it rejoins (docs/cluster.md, Tombstone collection).
      */
     private boolean withheld(Record record) {
-        return record.tombstone() && collectedElsewhere.test(record);
+        return (record.tombstone() || record.expires()) && collectedElsewhere.test(record);
     }
 
     /** Versions compare by timestamp, then a tombstone beats a value (as {@link Record#compareTo}); values are not sent. */

@@ -6,7 +6,8 @@ import java.util.BitSet;
 
 /**
  * This node's records in some digest buckets, values left out: what the versions endpoint sends
- * to a peer comparing with us. A value record goes out with an empty value; a tombstone as it is.
+ * to a peer comparing with us. A value record goes out with an empty value and no expiry (the
+ * timestamp names the write, and with it its expiry: see {@link DigestBuckets}); a tombstone as it is.
  * Key order is kept (the underlying stream is a range scan). Threading: as {@link RecordStream}.
  */
 final class BucketVersionStream implements RecordStream {

@@ -104,7 +104,7 @@ public final class Cluster implements AutoCloseable {
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::mayBeCollectedElsewhere);
         this.internalHandler = topology.size() > 1
                 ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew) : null;
-        this.range = new ClusterRange(topology, engine, client);
+        this.range = new ClusterRange(topology, engine, client, coordinator::expiryClockMillis);
     }
 
     /**

@@ -2,10 +2,12 @@ package io.ringkv.cluster;
 
 import io.ringkv.store.RangeCursor;
 import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.LongSupplier;
 
 /**
  * Opens a cluster-wide range for the public {@code GET /v0/entities}: this node's cursor plus
@@ -23,11 +25,14 @@ public final class ClusterRange {
     private final ClusterNodes topology;
     private final StorageEngine local;
     private final ReplicaClient client;
+    private final LongSupplier nowMillis;
 
-    public ClusterRange(ClusterNodes topology, StorageEngine local, ReplicaClient client) {
+    /** @param nowMillis the time the merges judge expiry by ({@link Coordinator#expiryClockMillis}) */
+    public ClusterRange(ClusterNodes topology, StorageEngine local, ReplicaClient client, LongSupplier nowMillis) {
         this.topology = topology;
         this.local = local;
         this.client = client;
+        this.nowMillis = nowMillis;
     }
 
     /**
@@ -50,8 +55,16 @@ public final class ClusterRange {
                         throw error instanceof CompletionException ce
                                 ? ce : new CompletionException(error);
                     }
-                    return new ClusterRangeMerge(opening.stream().map(CompletableFuture::join).toList());
+                    return new ClusterRangeMerge(opening.stream().map(CompletableFuture::join).toList(), nowMillis);
                 });
+    }
+
+    /**
+     * This node's own records alone, as the public range shows them (tombstones and expired records
+     * left out): a one-node cluster's range, or {@code local=true}. Repairs nothing, asks nobody.
+     */
+    public ClusterRangeMerge openLocalOnly(byte[] start, byte[] end) throws StoreException {
+        return new ClusterRangeMerge(List.of(new LocalRecordStream(local.range(start, end))), nowMillis);
     }
 
     private CompletableFuture<RecordStream> openLocal(byte[] start, byte[] end) {

@@ -8,13 +8,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The public range response of a cluster: a k-way merge of every node's share (this node's
  * cursor and the other nodes' internal range streams) into one stream in unsigned key order,
- * with the freshest version of each key ({@link Record#compareTo}) and tombstones dropped.
+ * with the freshest version of each key ({@link Record#compareTo}) and tombstones dropped, and
+ * so are expired records: an expired record is its key's freshest version, so the key is left out
+ * rather than shown with an older value. Each record is judged by the clock when the merge reaches
+ * it, not once at the start, so a long range sends nothing that expired before it was sent.
  * One chunk per live record, {@code key '\n' value}, as the single-node API sends.
  *
  * <p>Worked example: node A streams {@code a@5, c@7(tombstone)}, node B streams
@@ -36,6 +40,7 @@ public final class ClusterRangeMerge implements ChunkSource, LiveRangeCursor {
     private static final byte SEPARATOR = '\n';
 
     private final List<RecordStream> streams;
+    private final LongSupplier nowMillis;
     private final PriorityQueue<Head> heads;
     /**
      * The heads of the current key, taken off the heap. Their streams advance only when the
@@ -46,9 +51,15 @@ public final class ClusterRangeMerge implements ChunkSource, LiveRangeCursor {
     private Head current;
     private boolean primed;
 
-    /** Takes ownership of {@code streams}: {@link #close()} closes them all. */
-    public ClusterRangeMerge(List<RecordStream> streams) {
+    /**
+     * Takes ownership of {@code streams}: {@link #close()} closes them all.
+     *
+     * @param nowMillis the time expiry is judged by ({@link Coordinator#expiryClockMillis}), read
+     *                  for each record that has an expiry
+     */
+    public ClusterRangeMerge(List<RecordStream> streams, LongSupplier nowMillis) {
         this.streams = List.copyOf(streams);
+        this.nowMillis = nowMillis;
         this.heads = new PriorityQueue<>(Math.max(1, streams.size()), (a, b) -> Arrays.compareUnsigned(a.key, b.key));
         this.taken = new ArrayList<>(Math.max(1, streams.size()));
     }
@@ -65,7 +76,7 @@ public final class ClusterRangeMerge implements ChunkSource, LiveRangeCursor {
         advanceTaken();
         while (!heads.isEmpty()) {
             Head winner = takeSmallestKey();
-            if (!winner.record.tombstone()) {
+            if (readable(winner.record)) {
                 current = winner;
                 return true;
             }
@@ -73,6 +84,10 @@ public final class ClusterRangeMerge implements ChunkSource, LiveRangeCursor {
         }
         current = null;
         return false;
+    }
+
+    private boolean readable(Record record) {
+        return !record.tombstone() && !(record.expires() && record.expiredAt(nowMillis.getAsLong()));
     }
 
     @Override

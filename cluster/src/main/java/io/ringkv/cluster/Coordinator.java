@@ -21,8 +21,12 @@ import java.util.concurrent.RejectedExecutionException;
  *       {@code ack} succeeded, or as soon as more than {@code from - ack} failed, or at the
  *       deadline, whichever is first. Slow replicas are not waited for.
  *   <li>A GET answers with the freshest record among the first {@code ack} successful answers;
- *       a tombstone reads as not found. Timestamps seen are observed into the clock. Replicas
- *       found stale are repaired in the background once every replica has answered.
+ *       a tombstone reads as not found, and so does a record whose expiry this node's clock
+ *       ({@link HybridLogicalClock#physicalMillis}) has reached. Timestamps seen are observed into
+ *       the clock. Replicas found stale are repaired in the background once every replica has
+ *       answered, with the freshest record as it is, expired or not: it is the newest version.
+ *   <li>A write with a time to live stores its expiry in the record, computed here from the
+ *       write's timestamp ({@link Ttl#expiresAtMillis}), so one write has one expiry everywhere.
  *   <li>Failures of replicas (timeouts, refused connections, 5xx, storage errors) are counted,
  *       never thrown: the returned futures complete normally, with {@link NotEnoughReplicas}
  *       when fewer than {@code ack} succeeded.
@@ -113,6 +117,17 @@ public final class Coordinator {
         return whenClockTrusted(() -> writeIfStampTrusted(key, Record.value(clock.now(), value), params));
     }
 
+    /**
+     * As {@link #put(byte[], byte[], ReplicationParams)}, for a value that reads as absent from
+     * {@code ttl} after the write's timestamp on.
+     */
+    public CompletableFuture<WriteOutcome> put(byte[] key, byte[] value, Ttl ttl, ReplicationParams params) {
+        return whenClockTrusted(() -> {
+            long timestamp = clock.now();
+            return writeIfStampTrusted(key, Record.expiring(timestamp, value, ttl.expiresAtMillis(timestamp)), params);
+        });
+    }
+
     /** Fails with {@link ClockRefusedException} while this node cannot trust its clock ({@link ClockSkew#writeRefusal}, {@link ClockSkew#stampRefusal}). */
     public CompletableFuture<WriteOutcome> delete(byte[] key, ReplicationParams params) {
         return whenClockTrusted(() -> writeIfStampTrusted(key, Record.tombstone(clock.now()), params));
@@ -147,8 +162,29 @@ public final class Coordinator {
         return clockSkew == null ? Optional.empty() : clockSkew.stampRefusal(record.timestamp());
     }
 
+    /**
+     * The freshest record the first {@code ack} answers hold; not found when it is a tombstone or has
+     * expired by {@link #expiryClockMillis()}, read once the read is decided.
+     */
     public CompletableFuture<ReadOutcome> get(byte[] key, ReplicationParams params) {
-        return startRead(key, params).result().thenApply(ReadOutcome.class::cast);
+        return startRead(key, params).result().thenApply(outcome -> unlessExpired((ReadOutcome) outcome));
+    }
+
+    private ReadOutcome unlessExpired(ReadOutcome outcome) {
+        if (outcome instanceof ReadOutcome.Found found && found.record().expires()
+                && found.record().expiredAt(expiryClockMillis())) {
+            return new ReadOutcome.NotFound();
+        }
+        return outcome;
+    }
+
+    /**
+     * The time this node judges expiry by, epoch millis: its hybrid clock's physical time, which is
+     * its wall clock or, when later, the time of the last timestamp it issued or took in
+     * ({@link HybridLogicalClock#physicalMillis}). Read, never advanced.
+     */
+    public long expiryClockMillis() {
+        return clock.physicalMillis();
     }
 
     /** The cluster this coordinator routes over. */
@@ -183,7 +219,7 @@ public final class Coordinator {
                 return CompletableFuture.completedFuture((WriteOutcome) outcome);
             }
             clock.observe(fresher);
-            Record again = record.tombstone() ? Record.tombstone(clock.now()) : Record.value(clock.now(), record.value());
+            Record again = restamped(record, clock.now());
             if (stampRefusal(again).isPresent()) {
                 // Replicas may hold the first attempt: the client must get the shortfall (504, unknown),
                 // not a refusal (503 says nothing was stored).
@@ -197,6 +233,21 @@ public final class Coordinator {
                 return CompletableFuture.completedFuture((WriteOutcome) outcome);
             }
         });
+    }
+
+    /**
+     * The same write stamped {@code timestamp}: a value, a tombstone, or a value that keeps its time
+     * to live, counted again from the new stamp.
+     */
+    private static Record restamped(Record record, long timestamp) {
+        if (record.tombstone()) {
+            return Record.tombstone(timestamp);
+        }
+        if (!record.expires()) {
+            return Record.value(timestamp, record.value());
+        }
+        long ttlMillis = record.expiresAtMillis() - HybridLogicalClock.millisOf(record.timestamp());
+        return Record.expiring(timestamp, record.value(), HybridLogicalClock.millisOf(timestamp) + ttlMillis);
     }
 
     private long boundMillis() {

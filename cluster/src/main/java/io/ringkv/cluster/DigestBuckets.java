@@ -17,6 +17,11 @@ import java.util.BitSet;
  * <p>XOR makes the digest independent of scan order and lets a bucket be computed in one pass.
  * Values are left out on purpose: a version is identified by its timestamp and tombstone flag
  * (two different values with one timestamp is what the clock prevents, not what repair decides).
+ * So are expiries, for the same reason: the coordinator computes a record's expiry from the
+ * timestamp it stamps the write with, in the same step ({@link Ttl#expiresAtMillis}); a write
+ * stamped again gets a new timestamp with its new expiry; and no two writes share a timestamp
+ * (the node index is in its low bits). One timestamp therefore names one expiry, and two replicas
+ * with the same timestamp for a key hold the same expiry.
  *
  * <p>Stateless; thread-safe.
  */

@@ -22,8 +22,8 @@ import java.util.concurrent.CompletionStage;
  * The server side of the node-to-node protocol: mount it for every path under
  * {@link InternalProtocol#PREFIX}. Endpoints (docs/cluster.md has the full description):
  * <pre>
- *   GET /internal/v0/record?key=B64   200 value + X-Ringkv-Timestamp + X-Ringkv-Tombstone | 404
- *   PUT /internal/v0/record?key=B64   body = value, same two headers; applied by timestamp -> 204
+ *   GET /internal/v0/record?key=B64   200 value + X-Ringkv-Timestamp + X-Ringkv-Tombstone [+ X-Ringkv-Expires] | 404
+ *   PUT /internal/v0/record?key=B64   body = value, same headers; applied by timestamp -> 204
  *                                     (when not applied: X-Ringkv-Applied false, X-Ringkv-Timestamp of the record kept)
  *   GET /internal/v0/range?start=B64[&amp;end=B64]  200, streamed RecordFrames, tombstones included
  *   GET /internal/v0/time             200, this node's wall clock (epoch millis, decimal)
@@ -190,9 +190,10 @@ public final class InternalApiHandler implements HttpHandler {
             return Response.of(404);
         }
         Record record = stored.get();
-        return Response.of(200, record.value())
+        Response answer = Response.of(200, record.value())
                 .withHeader(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()))
                 .withHeader(InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
+        return record.expires() ? answer.withHeader(InternalProtocol.EXPIRES_HEADER, Long.toString(record.expiresAtMillis())) : answer;
     }
 
     private Response putRecord(Request request) throws StoreException {
@@ -202,9 +203,14 @@ public final class InternalApiHandler implements HttpHandler {
         if (tombstone && request.body().length != 0) {
             throw new IllegalArgumentException("a tombstone carries no body");
         }
+        Optional<String> expires = request.headers().first(InternalProtocol.EXPIRES_HEADER);
+        long expiresAt = expires.isPresent() ? InternalProtocol.parseExpiry(expires.get()) : Record.NEVER;
+        if (tombstone && expires.isPresent()) {
+            throw new IllegalArgumentException("a tombstone never expires");
+        }
         refuseIfAhead(request, timestamp);
         clock.observe(timestamp);
-        boolean applied = engine.apply(key, new Record(timestamp, tombstone, request.body()));
+        boolean applied = engine.apply(key, new Record(timestamp, tombstone, request.body(), expiresAt));
         Response response = Response.of(204).withHeader(InternalProtocol.APPLIED_HEADER, Boolean.toString(applied));
         if (!applied) {
             // What kept it out, so that the coordinator of a new write can stamp it above that.

@@ -48,6 +48,12 @@ public final class InternalProtocol {
     /** {@code true} when the record is a tombstone (the body is then empty), else {@code false}. */
     public static final String TOMBSTONE_HEADER = "X-Ringkv-Tombstone";
     /**
+     * The record's expiry, positive decimal epoch millis; absent for a record that never expires
+     * (a tombstone never does). Like every {@code X-Ringkv-*} field it is covered by the request's
+     * and the answer's proofs.
+     */
+    public static final String EXPIRES_HEADER = "X-Ringkv-Expires";
+    /**
      * On a PUT response: whether the record replaced the stored one. When {@code false}, the
      * answer's {@link #TIMESTAMP_HEADER} is the timestamp of the record the node kept.
      */
@@ -80,6 +86,20 @@ public final class InternalProtocol {
             throw new IllegalArgumentException("malformed " + TIMESTAMP_HEADER + ": " + text);
         }
         return timestamp;
+    }
+
+    /** @throws IllegalArgumentException unless {@code text} is a positive decimal long without a sign */
+    public static long parseExpiry(String text) {
+        long expiresAt;
+        try {
+            expiresAt = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("malformed " + EXPIRES_HEADER + ": " + text, e);
+        }
+        if (expiresAt <= 0 || text.charAt(0) == '+') {
+            throw new IllegalArgumentException("malformed " + EXPIRES_HEADER + ": " + text);
+        }
+        return expiresAt;
     }
 
     /** @throws IllegalArgumentException unless {@code text} is {@code true} or {@code false} */

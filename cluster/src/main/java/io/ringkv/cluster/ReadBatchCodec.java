@@ -14,7 +14,7 @@ import java.util.Optional;
  *   request = (keyLength:int32 (&gt; 0) key)* END_OF_STREAM, 1 to {@link #KEYS_MAX} keys, nothing after
  *   answer  = one entry per key, in the request's order:
  *             {@link #ABSENT}                  the replica holds no record for it
- *             {@link #FOUND} timestamp:int64 flags:int8 valueLength:int32 value   (as in {@link RecordFrames})
+ *             {@link #FOUND} record                (a {@link RecordFrames} record: timestamp, flags, expiry if any, value)
  *             {@link #DEFERRED}                not read: the answer already carries
  *                                       {@link #ANSWER_VALUE_BYTES} of values; ask for this key alone
  * </pre>
@@ -101,7 +101,7 @@ final class ReadBatchCodec {
     static byte[] encodeAnswers(List<Answer> answers) {
         int bytes = 0;
         for (Answer answer : answers) {
-            bytes += 1 + (answer.record() == null ? 0 : Long.BYTES + 1 + Integer.BYTES + answer.record().value().length);
+            bytes += 1 + (answer.record() == null ? 0 : RecordFrames.recordBytes(answer.record()));
         }
         ByteBuffer body = ByteBuffer.allocate(bytes);
         for (Answer answer : answers) {
@@ -110,10 +110,7 @@ final class ReadBatchCodec {
             } else if (answer.record() == null) {
                 body.put(ABSENT);
             } else {
-                Record record = answer.record();
-                body.put(FOUND).putLong(record.timestamp())
-                        .put((byte) (record.tombstone() ? RecordFrames.FLAG_TOMBSTONE : 0))
-                        .putInt(record.value().length).put(record.value());
+                RecordFrames.writeRecord(body.put(FOUND), answer.record());
             }
         }
         return body.array();
@@ -130,20 +127,11 @@ final class ReadBatchCodec {
                     case ABSENT -> answers.add(Answer.NOT_FOUND);
                     case DEFERRED -> answers.add(Answer.ASK_ALONE);
                     case FOUND -> {
-                        long timestamp = in.getLong();
-                        int flags = in.get() & 0xff;
-                        int valueLength = in.getInt();
-                        if (timestamp < 0 || (flags & ~RecordFrames.FLAG_TOMBSTONE) != 0) {
-                            throw new IllegalArgumentException("answer " + i + ": timestamp " + timestamp + ", flags " + flags);
+                        try {
+                            answers.add(new Answer(RecordFrames.readRecord(in), false));
+                        } catch (IllegalArgumentException malformed) {
+                            throw new IllegalArgumentException("answer " + i + ": " + malformed.getMessage(), malformed);
                         }
-                        boolean tombstone = (flags & RecordFrames.FLAG_TOMBSTONE) != 0;
-                        if (valueLength < 0 || valueLength > in.remaining() || (tombstone && valueLength != 0)) {
-                            throw new IllegalArgumentException("answer " + i + ": value length " + valueLength
-                                    + (tombstone ? " of a tombstone" : "") + " with " + in.remaining() + " bytes left");
-                        }
-                        byte[] value = new byte[valueLength];
-                        in.get(value);
-                        answers.add(new Answer(tombstone ? Record.tombstone(timestamp) : Record.value(timestamp, value), false));
                     }
                     default -> throw new IllegalArgumentException("answer " + i + ": unknown kind " + kind);
                 }

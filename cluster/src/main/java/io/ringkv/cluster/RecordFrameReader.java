@@ -77,15 +77,24 @@ public final class RecordFrameReader implements RecordStream {
     private Record readRecord() throws IOException {
         long timestamp = in.readLong();
         int flags = in.readUnsignedByte();
-        if (timestamp < 0 || (flags & ~RecordFrames.FLAG_TOMBSTONE) != 0) {
-            throw new IOException("corrupt frame from " + source + ": timestamp " + timestamp + ", flags " + flags);
+        String problem = RecordFrames.headProblem(timestamp, flags);
+        if (problem != null) {
+            throw new IOException("corrupt frame from " + source + ": " + problem);
+        }
+        long expiresAt = Record.NEVER;
+        if ((flags & RecordFrames.FLAG_EXPIRES) != 0) {
+            expiresAt = in.readLong();
+            problem = RecordFrames.expiryProblem(expiresAt);
+            if (problem != null) {
+                throw new IOException("corrupt frame from " + source + ": " + problem);
+            }
         }
         byte[] value = readBytes(in.readInt(), RecordFrames.VALUE_BYTES_MAX, "value");
         boolean tombstone = (flags & RecordFrames.FLAG_TOMBSTONE) != 0;
         if (tombstone && value.length != 0) {
             throw new IOException("corrupt frame from " + source + ": a tombstone with a value");
         }
-        return tombstone ? Record.tombstone(timestamp) : Record.value(timestamp, value);
+        return new Record(timestamp, tombstone, value, expiresAt);
     }
 
     private byte[] readBytes(int length, int max, String what) throws IOException {

@@ -100,8 +100,12 @@ public final class ReplicaClient {
      * fresher record the node keeps instead, or empty when it now holds {@code record}.
      */
     public CompletableFuture<OptionalLong> write(ClusterNode node, byte[] key, Record record) {
-        Map<String, String> fields = Map.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()),
-                InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
+        Map<String, String> fields = record.expires()
+                ? Map.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()),
+                        InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()),
+                        InternalProtocol.EXPIRES_HEADER, Long.toString(record.expiresAtMillis()))
+                : Map.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()),
+                        InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
         Signed signed = request(node, "PUT", InternalProtocol.RECORD_PATH, keyQuery(key), fields, record.value());
         HttpRequest request = signed.builder()
                 // A record's value never changes (Record's contract), so no copy per replica and
@@ -329,7 +333,9 @@ public final class ReplicaClient {
         try {
             long timestamp = InternalProtocol.parseTimestamp(header(response, InternalProtocol.TIMESTAMP_HEADER));
             boolean tombstone = InternalProtocol.parseTombstone(header(response, InternalProtocol.TOMBSTONE_HEADER));
-            return Optional.of(new Record(timestamp, tombstone, response.body()));
+            Optional<String> expires = response.headers().firstValue(InternalProtocol.EXPIRES_HEADER);
+            long expiresAt = expires.isPresent() ? InternalProtocol.parseExpiry(expires.get()) : Record.NEVER;
+            return Optional.of(new Record(timestamp, tombstone, response.body(), expiresAt));
         } catch (IllegalArgumentException e) {
             throw new CompletionException(new ReplicaException(node, "malformed record: " + e.getMessage(), e));
         }

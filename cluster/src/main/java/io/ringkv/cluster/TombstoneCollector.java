@@ -17,7 +17,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tombstone collection: deletes tombstones older than the grace period from the local store.
+ * Tombstone collection: deletes tombstones older than the grace period from the local store, and
+ * expired records whose expiry is older than the grace period.
+ *
+ * <p>An expired record is collected like a tombstone, because it does a tombstone's job: it is the
+ * newest version of its key and keeps older values from coming back. Its grace period runs from
+ * its expiry, not from its write (until the expiry it is a live value, and a value is never
+ * collected), so it too outlives every way a stale copy can return.
  *
  * <p>A tombstone is what keeps a replica that missed a delete from bringing the old value back
  * (through repair, hints or anti-entropy), so it must outlive every way a stale copy can return:
@@ -34,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * and counts the sweeps it skipped.
  *
  * <p>A sweep scans the store once (tombstones are records like any other) and purges each
- * expired tombstone only if it is still the stored record ({@link StorageEngine#purge}), so a
+ * tombstone or expired record past its grace only if it is still the stored record ({@link StorageEngine#purge}), so a
  * write that lands meanwhile is never lost. The scan is not throttled beyond one sweep per tenth
  * of the grace period (at most one an hour).
  *
@@ -87,26 +93,34 @@ public final class TombstoneCollector implements AutoCloseable {
     }
 
     /**
-     * Whether this is a tombstone that peers may have collected already: older than the grace
-     * period by this node's wall clock, the best guess at theirs. Anti-entropy withholds such a
-     * tombstone from a peer that lacks its key ({@link AntiEntropy}); a value is never withheld.
+     * Whether this is a tombstone, or an expired record, that peers may have collected already:
+     * dead (deleted, or expired) for longer than the grace period by this node's wall clock, the
+     * best guess at theirs. Anti-entropy withholds such a record from a peer that lacks its key
+     * ({@link AntiEntropy}); a value that never expires is never withheld.
      * A wrong clock here costs nothing but a resend: withholding a tombstone from a peer that lacks
      * the key is safe (AntiEntropy#withheld), and a tombstone sent to a peer that had collected it
      * is collected there again.
      */
     public boolean mayBeCollectedElsewhere(Record record) {
-        return record.tombstone() && olderThan(record, wallMillis.getAsLong() - grace.toMillis());
+        return deadBefore(record, wallMillis.getAsLong() - grace.toMillis());
     }
 
-    private static boolean olderThan(Record record, long horizonMillis) {
-        return HybridLogicalClock.millisOf(record.timestamp()) < horizonMillis;
+    /**
+     * Whether the record was dead before {@code horizonMillis}: a tombstone written before it, or an
+     * expiring record whose expiry came before it. A value without an expiry is never dead.
+     */
+    private static boolean deadBefore(Record record, long horizonMillis) {
+        if (record.tombstone()) {
+            return HybridLogicalClock.millisOf(record.timestamp()) < horizonMillis;
+        }
+        return record.expires() && record.expiresAtMillis() < horizonMillis;
     }
 
     public Duration grace() {
         return grace;
     }
 
-    /** Tombstones purged since start. */
+    /** Tombstones and expired records purged since start. */
     public long collected() {
         return collected.get();
     }
@@ -125,14 +139,14 @@ public final class TombstoneCollector implements AutoCloseable {
         try {
             int purged = sweep();
             if (purged > 0) {
-                LOG.info("collected {} tombstones older than {}", purged, grace);
+                LOG.info("collected {} tombstones and expired records dead for longer than {}", purged, grace);
             }
         } catch (StoreException | RuntimeException e) {
             LOG.warn("tombstone collection failed; next sweep in {}", grace.dividedBy(SWEEPS_PER_GRACE), e);
         }
     }
 
-    /** One sweep, or none while this node cannot tell the time: @return tombstones purged */
+    /** One sweep, or none while this node cannot tell the time: @return tombstones and expired records purged */
     int sweep() throws StoreException {
         OptionalLong now = agreedMillis.get();
         if (now.isEmpty()) {
@@ -155,7 +169,7 @@ public final class TombstoneCollector implements AutoCloseable {
             while (cursor.next()) {
                 Record record = cursor.record();
                 // Purged during the scan (the cursor reads a snapshot), so memory stays flat.
-                if (record.tombstone() && olderThan(record, horizon) && engine.purge(cursor.key(), record)) {
+                if (deadBefore(record, horizon) && engine.purge(cursor.key(), record)) {
                     purged++;
                 }
             }

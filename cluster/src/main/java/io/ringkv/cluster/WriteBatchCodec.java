@@ -74,24 +74,14 @@ final class WriteBatchCodec {
                 }
                 byte[] key = new byte[keyLength];
                 in.get(key);
-                long timestamp = in.getLong();
-                int flags = in.get() & 0xff;
-                int valueLength = in.getInt();
-                if (timestamp < 0 || (flags & ~RecordFrames.FLAG_TOMBSTONE) != 0) {
-                    throw new IllegalArgumentException("write " + keys.size() + ": timestamp " + timestamp + ", flags " + flags);
+                Record record;
+                try {
+                    record = RecordFrames.readRecord(in);
+                } catch (IllegalArgumentException malformed) {
+                    throw new IllegalArgumentException("write " + keys.size() + ": " + malformed.getMessage(), malformed);
                 }
-                if (valueLength < 0 || valueLength > in.remaining()) {
-                    throw new IllegalArgumentException("write " + keys.size() + ": value length " + valueLength
-                            + " with " + in.remaining() + " bytes left");
-                }
-                boolean tombstone = (flags & RecordFrames.FLAG_TOMBSTONE) != 0;
-                if (tombstone && valueLength != 0) {
-                    throw new IllegalArgumentException("write " + keys.size() + ": a tombstone with a value");
-                }
-                byte[] value = new byte[valueLength];
-                in.get(value);
                 keys.add(key);
-                records.add(tombstone ? Record.tombstone(timestamp) : Record.value(timestamp, value));
+                records.add(record);
             }
         } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("write batch cut short after " + keys.size() + " writes (no end marker)", e);

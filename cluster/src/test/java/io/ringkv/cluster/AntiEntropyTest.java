@@ -272,6 +272,37 @@ class AntiEntropyTest {
         assertThat("buckets levelled by the recent keys: the scan found the other key", status.bucketsWithoutScan(), is(1L));
     }
 
+    /**
+     * An expired record is sent as what it is, the newest version, with its expiry: to a peer that
+     * holds an older value of the key (which must not outlive it there) and to one that lacks it.
+     */
+    @Test
+    void anExpiringRecordIsSentWithItsExpiryAndReplacesAnOlderValue() throws Exception {
+        byte[] over = keyRanking(b, a, "expired-over-");
+        byte[] lacked = keyRanking(b, a, "expiring-lacked-");
+        Record expired = Record.expiring(30, utf8("expired"), 1);
+        Record expiring = Record.expiring(31, utf8("expiring"), 1_700_000_002_000L);
+        engineA.apply(over, expired);
+        engineB.apply(over, Record.value(20, utf8("older value")));
+        engineA.apply(lacked, expiring);
+
+        round();
+
+        assertThat(engineB.get(over), is(Optional.of(expired)));
+        assertThat(engineB.get(lacked), is(Optional.of(expiring)));
+    }
+
+    /** Like an old tombstone: the peer that lacks the key most likely collected it already. */
+    @Test
+    void anExpiredRecordPastItsGraceIsNotSentToAPeerThatLacksTheKey() throws Exception {
+        byte[] key = keyRanking(b, a, "expired-ancient-");
+        engineA.apply(key, Record.expiring(3, utf8("expired long ago"), 1));
+
+        round();
+
+        assertThat(engineB.get(key), is(Optional.empty()));
+    }
+
     @Test
     void recordsThePeerHoldsNewerAreLeftToThePeersOwnRound() throws Exception {
         byte[] key = keyRanking(b, a, "newer-on-b-");

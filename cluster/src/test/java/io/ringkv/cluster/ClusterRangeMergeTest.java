@@ -23,6 +23,43 @@ import org.junit.jupiter.api.Test;
 class ClusterRangeMergeTest {
 
     private static final HexFormat HEX = HexFormat.of();
+    /** The time every merge here judges expiry by, unless a test moves it. */
+    private static final long NOW = 1_700_000_000_000L;
+
+    private static ClusterRangeMerge merge(List<? extends RecordStream> streams) {
+        return new ClusterRangeMerge(List.copyOf(streams), () -> NOW);
+    }
+
+    /**
+     * An expired record is the key's newest version, like a tombstone: the key is left out, and
+     * no older value of it shows through from another stream.
+     */
+    @Test
+    void anExpiredNewestVersionHidesTheKeyAndNoOlderValueShowsThrough() throws Exception {
+        ListRecordStream a = stream(
+                entry("a", Record.expiring(9, utf8("a@9 expired"), NOW)),
+                entry("b", Record.expiring(9, utf8("b@9 live"), NOW + 1)),
+                entry("c", Record.value(3, utf8("c@3"))));
+        ListRecordStream b = stream(
+                entry("a", Record.value(5, utf8("a@5"))),
+                entry("c", Record.expiring(7, utf8("c@7 expired"), NOW - 1_000)));
+        assertThat(drain(merge(List.of(a, b))), contains("b\nb@9 live"));
+    }
+
+    /** A long range judges each record when it reaches it, not once at its start. */
+    @Test
+    void eachRecordIsJudgedAtTheTimeTheMergeReachesIt() throws Exception {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(NOW);
+        ListRecordStream a = stream(
+                entry("a", Record.expiring(1, utf8("a"), NOW + 10)),
+                entry("b", Record.expiring(1, utf8("b"), NOW + 10)));
+        try (ClusterRangeMerge merge = new ClusterRangeMerge(List.of(a), now::get)) {
+            assertThat(merge.advance(), is(true));
+            assertThat(new String(merge.key(), StandardCharsets.UTF_8), is("a"));
+            now.set(NOW + 10);
+            assertThat(merge.advance(), is(false));
+        }
+    }
 
     @Test
     void mergesOverlappingKeysKeepingTheFreshestVersionAndDroppingTombstones() throws Exception {
@@ -38,7 +75,7 @@ class ClusterRangeMergeTest {
         ListRecordStream c = stream(
                 entry("d", Record.tombstone(4)),
                 entry("f", Record.value(8, utf8("f@8"))));
-        assertThat(drain(new ClusterRangeMerge(List.of(a, b, c))), contains("a\na@9", "b\nb@1", "f\nf@8"));
+        assertThat(drain(merge(List.of(a, b, c))), contains("a\na@9", "b\nb@1", "f\nf@8"));
     }
 
     @Test
@@ -48,7 +85,7 @@ class ClusterRangeMergeTest {
         byte[] middle = {0x7F};
         ListRecordStream a = stream(Map.entry(low, Record.value(1, new byte[] {'\n'})), Map.entry(high, Record.value(1, new byte[0])));
         ListRecordStream b = stream(Map.entry(middle, Record.value(1, new byte[] {(byte) 0x80})));
-        List<byte[]> chunks = drainBytes(new ClusterRangeMerge(List.of(a, b)));
+        List<byte[]> chunks = drainBytes(merge(List.of(a, b)));
         assertThat(chunks.stream().map(HEX::formatHex).toList(), contains("000a0a0a", "7f0a80", "ff000a"));
     }
 
@@ -56,23 +93,23 @@ class ClusterRangeMergeTest {
     void equalTimestampsBreakTiesTheWayEveryReplicaDoes() throws Exception {
         ListRecordStream a = stream(entry("k", Record.value(5, utf8("apple"))));
         ListRecordStream b = stream(entry("k", Record.value(5, utf8("banana"))));
-        assertThat(drain(new ClusterRangeMerge(List.of(a, b))), contains("k\nbanana"));
+        assertThat(drain(merge(List.of(a, b))), contains("k\nbanana"));
         ListRecordStream c = stream(entry("k", Record.value(5, utf8("zzz"))));
         ListRecordStream d = stream(entry("k", Record.tombstone(5)));
-        assertThat(drain(new ClusterRangeMerge(List.of(c, d))).isEmpty(), is(true));
+        assertThat(drain(merge(List.of(c, d))).isEmpty(), is(true));
     }
 
     @Test
     void emptyStreamsAndNoStreamsGiveAnEmptyBody() throws Exception {
-        assertThat(drain(new ClusterRangeMerge(List.of())).isEmpty(), is(true));
-        assertThat(drain(new ClusterRangeMerge(List.of(stream(), stream()))).isEmpty(), is(true));
+        assertThat(drain(merge(List.of())).isEmpty(), is(true));
+        assertThat(drain(merge(List.of(stream(), stream()))).isEmpty(), is(true));
     }
 
     @Test
     void closeClosesEveryStreamEvenBeforeTheEnd() throws Exception {
         ListRecordStream a = stream(entry("a", Record.value(1, utf8("1"))), entry("b", Record.value(1, utf8("2"))));
         ListRecordStream b = stream(entry("c", Record.value(1, utf8("3"))));
-        ClusterRangeMerge merge = new ClusterRangeMerge(List.of(a, b));
+        ClusterRangeMerge merge = merge(List.of(a, b));
         merge.next();
         merge.close();
         assertThat(a.closed() && b.closed(), is(true));
@@ -87,7 +124,7 @@ class ClusterRangeMergeTest {
         ReusingRecordStream b = new ReusingRecordStream(List.of(
                 entry("a1", Record.value(2, utf8("y1"))), entry("b1", Record.value(1, utf8("y2"))), entry("d1", Record.value(1, utf8("y4")))));
         List<String> seen = new ArrayList<>();
-        try (ClusterRangeMerge merge = new ClusterRangeMerge(List.of(a, b))) {
+        try (ClusterRangeMerge merge = merge(List.of(a, b))) {
             while (merge.advance()) {
                 seen.add(new String(merge.key(), StandardCharsets.UTF_8) + "=" + new String(merge.value(), StandardCharsets.UTF_8));
             }
@@ -147,14 +184,17 @@ class ClusterRangeMergeTest {
             byte[] key = new byte[1 + random.nextInt(3)];
             random.nextBytes(key);
             key = withoutNewlines(key); // so the test can split key from value at the first '\n'
-            Record record = random.nextInt(4) == 0 ? Record.tombstone(random.nextInt(50))
-                    : Record.value(random.nextInt(50), utf8("v" + i));
+            Record record = switch (random.nextInt(5)) {
+                case 0 -> Record.tombstone(random.nextInt(50));
+                case 1 -> Record.expiring(random.nextInt(50), utf8("v" + i), NOW - 50 + random.nextInt(100));
+                default -> Record.value(random.nextInt(50), utf8("v" + i));
+            };
             engines.get(random.nextInt(3)).apply(key, record);
             truth.merge(key, record, (x, y) -> y.isNewerThan(x) ? y : x);
         }
         List<String> expected = new ArrayList<>();
         truth.forEach((key, record) -> {
-            if (!record.tombstone()) {
+            if (record.liveAt(NOW)) {
                 expected.add(HEX.formatHex(key) + "=" + new String(record.value(), StandardCharsets.UTF_8));
             }
         });
@@ -164,7 +204,7 @@ class ClusterRangeMergeTest {
                 overTheWire(engines.get(1)),
                 overTheWire(engines.get(2)));
         List<String> merged = new ArrayList<>();
-        for (byte[] chunk : drainBytes(new ClusterRangeMerge(streams))) {
+        for (byte[] chunk : drainBytes(merge(streams))) {
             int newline = 0;
             while (chunk[newline] != '\n') {
                 newline++;

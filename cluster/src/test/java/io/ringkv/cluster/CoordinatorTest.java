@@ -40,7 +40,8 @@ class CoordinatorTest {
     private final ClusterNodes topology = ClusterNodes.of(urls, urls.get(0));
     private final RendezvousPlacement placement = new RendezvousPlacement(topology);
     private final Map<ClusterNode, StorageEngine> engines = new HashMap<>();
-    private final HybridLogicalClock clock = new HybridLogicalClock(() -> WALL_MILLIS);
+    private final java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(WALL_MILLIS);
+    private final HybridLogicalClock clock = new HybridLogicalClock(wall::get);
     private final ExecutorService executor = Executors.newSingleThreadExecutor();
 
     CoordinatorTest() {
@@ -62,6 +63,63 @@ class CoordinatorTest {
         for (ClusterNode node : topology.all()) {
             assertThat(stored(node, key), equalTo(Optional.of(Record.value(timestamp, utf8("v1")))));
         }
+    }
+
+    /** Every replica computes nothing: the coordinator stamps the expiry with the timestamp, and each stores both. */
+    @Test
+    void aPutWithATtlStoresTheSameExpiryEverywhereCountedFromTheWritesTimestamp() throws Exception {
+        byte[] key = utf8("ttl");
+        WriteOutcome outcome = await(coordinator(Map.of()).put(key, utf8("v"), new Ttl(2), new ReplicationParams(3, 3)));
+        long timestamp = ((WriteOutcome.Acknowledged) outcome).timestamp();
+        Record expected = Record.expiring(timestamp, utf8("v"), HybridLogicalClock.millisOf(timestamp) + 2_000);
+        for (ClusterNode node : topology.all()) {
+            assertThat(stored(node, key), equalTo(Optional.of(expected)));
+        }
+    }
+
+    @Test
+    void aReadFindsAnExpiringRecordUntilTheClockReachesItsExpiry() throws Exception {
+        byte[] key = utf8("ttl-read");
+        Coordinator coordinator = coordinator(Map.of());
+        await(coordinator.put(key, utf8("v"), new Ttl(2), new ReplicationParams(3, 3)));
+        wall.set(WALL_MILLIS + 1_999);
+        assertThat(await(coordinator.get(key, new ReplicationParams(2, 3))), instanceOf(ReadOutcome.Found.class));
+        wall.set(WALL_MILLIS + 2_000);
+        assertThat(await(coordinator.get(key, new ReplicationParams(2, 3))), instanceOf(ReadOutcome.NotFound.class));
+    }
+
+    /**
+     * An expired record is the newest version of its key: a read answers 404 and still repairs a
+     * replica that holds an older value with it, so that value cannot come back later.
+     */
+    @Test
+    void anExpiredNewestRecordReadsAsNotFoundAndStillRepairsAStaleReplica() throws Exception {
+        byte[] key = utf8("ttl-repair");
+        List<ClusterNode> order = placement.order(key);
+        Record older = Record.value(100, utf8("old"));
+        Record expired = Record.expiring(200, utf8("new"), WALL_MILLIS - 1);
+        engines.get(order.get(0)).apply(key, expired);
+        engines.get(order.get(1)).apply(key, older);
+        Coordinator coordinator = coordinator(Map.of());
+        assertThat(await(coordinator.get(key, new ReplicationParams(2, 2))), instanceOf(ReadOutcome.NotFound.class));
+        ReplicatedOperation read = coordinator.startRead(key, new ReplicationParams(2, 2));
+        read.done().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(stored(order.get(1), key), equalTo(Optional.of(expired)));
+    }
+
+    /** A write stamped again (replicas held something fresher) keeps its time to live from the new stamp. */
+    @Test
+    void aWriteStampedAgainKeepsItsTimeToLive() throws Exception {
+        byte[] key = utf8("ttl-behind");
+        List<ClusterNode> order = placement.order(key);
+        Record earlier = Record.value(HybridLogicalClock.timestampOf(WALL_MILLIS + 400, 0, 2), utf8("earlier"));
+        engines.get(order.get(0)).apply(key, earlier);
+        engines.get(order.get(1)).apply(key, earlier);
+        WriteOutcome outcome = await(coordinator(Map.of()).put(key, utf8("later"), new Ttl(5), new ReplicationParams(2, 3)));
+        long stamped = ((WriteOutcome.Acknowledged) outcome).timestamp();
+        assertThat(stamped, greaterThan(earlier.timestamp()));
+        assertThat(stored(order.get(0), key), equalTo(Optional.of(
+                Record.expiring(stamped, utf8("later"), HybridLogicalClock.millisOf(stamped) + 5_000))));
     }
 
     @Test

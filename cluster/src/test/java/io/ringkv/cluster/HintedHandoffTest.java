@@ -106,6 +106,26 @@ class HintedHandoffTest {
         assertThat(handoff.replayedCount(), is(2L));
     }
 
+    /**
+     * A hint carries its record's expiry, and is delivered after the record expired too: it is
+     * still the newest version of its key, and must replace the older value the target holds.
+     */
+    @Test
+    void anExpiringWriteIsReplayedWithItsExpiryEvenOnceExpired() throws Exception {
+        HintedHandoff handoff = handoff(HintSettings.defaults());
+        Record expired = Record.expiring(10, utf8("v2"), 1);
+        Record expiring = Record.expiring(11, utf8("v"), 1_700_000_002_000L);
+        peerEngine.apply(utf8("a"), Record.value(5, utf8("v1, older")));
+        handoff.missed(peer, utf8("a"), expired);
+        handoff.missed(peer, utf8("b"), expiring);
+
+        peerComesUp();
+        handoff.replayRound();
+
+        assertThat(peerEngine.get(utf8("a")), is(Optional.of(expired)));
+        assertThat(peerEngine.get(utf8("b")), is(Optional.of(expiring)));
+    }
+
     @Test
     void replayNeverPutsAnOlderVersionOverANewerOne() throws Exception {
         HintedHandoff handoff = handoff(HintSettings.defaults());

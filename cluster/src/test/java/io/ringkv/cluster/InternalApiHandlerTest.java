@@ -50,6 +50,47 @@ class InternalApiHandlerTest {
     }
 
     @Test
+    void storesAndReturnsARecordsExpiryInItsOwnHeader() throws Exception {
+        Headers expiring = Headers.of(InternalProtocol.TIMESTAMP_HEADER, "77", InternalProtocol.TOMBSTONE_HEADER, "false",
+                InternalProtocol.EXPIRES_HEADER, "1700000002000");
+        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), expiring, utf8("v")).status(), is(204));
+        assertThat(engine.get(KEY), is(Optional.of(Record.expiring(77, utf8("v"), 1_700_000_002_000L))));
+
+        Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        assertThat(get.headers().first(InternalProtocol.EXPIRES_HEADER), is(Optional.of("1700000002000")));
+    }
+
+    @Test
+    void aRecordWithoutExpiryIsAnsweredWithoutTheExpiryHeader() throws Exception {
+        engine.apply(KEY, Record.value(5, utf8("v")));
+        Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        assertThat(get.headers().first(InternalProtocol.EXPIRES_HEADER), is(Optional.empty()));
+    }
+
+    @Test
+    void aMalformedExpiryOrOneOnATombstoneIs400() throws Exception {
+        for (String expiry : new String[] {"0", "-5", "soon", "+5"}) {
+            Headers malformed = Headers.of(InternalProtocol.TIMESTAMP_HEADER, "7", InternalProtocol.TOMBSTONE_HEADER, "false",
+                    InternalProtocol.EXPIRES_HEADER, expiry);
+            assertThat(expiry, handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), malformed, utf8("v")).status(), is(400));
+        }
+        Headers tombstone = Headers.of(InternalProtocol.TIMESTAMP_HEADER, "7", InternalProtocol.TOMBSTONE_HEADER, "true",
+                InternalProtocol.EXPIRES_HEADER, "9");
+        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), tombstone, new byte[0]).status(), is(400));
+        assertThat(engine.get(KEY), is(Optional.empty()));
+    }
+
+    @Test
+    void aBatchOfRecordsAndOneOfWritesKeepTheirExpiries() throws Exception {
+        Record pushed = Record.expiring(5, utf8("x"), 1_700_000_002_000L);
+        assertThat(handle(handler, "PUT", InternalProtocol.RECORDS_PATH, "", Headers.of(), frames(true, utf8("a"), pushed)).status(), is(204));
+        assertThat(engine.get(utf8("a")), is(Optional.of(pushed)));
+        Record written = Record.expiring(6, utf8("y"), 1_700_000_003_000L);
+        assertThat(handle(handler, "PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), frames(true, utf8("b"), written)).status(), is(200));
+        assertThat(engine.get(utf8("b")), is(Optional.of(written)));
+    }
+
+    @Test
     void returnsTombstonesAsRecordsAnd404OnlyForAbsentKeys() throws Exception {
         handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(5, true), new byte[0]);
         Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);

@@ -41,7 +41,12 @@ class RecordFramesTest {
             random.nextBytes(key);
             byte[] value = new byte[random.nextInt(300)];
             random.nextBytes(value);
-            sorted.put(key, random.nextInt(5) == 0 ? Record.tombstone(random.nextLong(1L << 62)) : Record.value(random.nextLong(1L << 62), value));
+            long timestamp = random.nextLong(1L << 62);
+            sorted.put(key, switch (random.nextInt(5)) {
+                case 0 -> Record.tombstone(timestamp);
+                case 1 -> Record.expiring(timestamp, value, 1 + random.nextLong(1L << 47));
+                default -> Record.value(timestamp, value);
+            });
         }
         return new ArrayList<>(sorted.entrySet());
     }
@@ -59,6 +64,25 @@ class RecordFramesTest {
             assertThat(decoded.get(i).getKey(), equalTo(entries.get(i).getKey()));
             assertThat(decoded.get(i).getValue(), equalTo(entries.get(i).getValue()));
         }
+    }
+
+    /** A record without an expiry travels exactly as before expiry existed, so such frames are what older nodes send and read. */
+    @Test
+    void aFrameWithoutExpiryKeepsItsLayout() {
+        ByteBuffer out = ByteBuffer.allocate(RecordFrames.frameBytes(new byte[] {'a'}, Record.value(1, new byte[] {'x'})));
+        RecordFrames.write(out, new byte[] {'a'}, Record.value(1, new byte[] {'x'}));
+        assertThat(java.util.HexFormat.of().formatHex(out.array()), is("00000001" + "61" + "0000000000000001" + "00" + "00000001" + "78"));
+    }
+
+    @Test
+    void anExpiringFrameCarriesItsExpiryAfterTheFlags() throws IOException {
+        Record expiring = Record.expiring(1, new byte[] {'x'}, 0x0102030405060708L);
+        ByteBuffer out = ByteBuffer.allocate(RecordFrames.frameBytes(new byte[] {'a'}, expiring) + Integer.BYTES);
+        RecordFrames.write(out, new byte[] {'a'}, expiring);
+        RecordFrames.writeEnd(out);
+        assertThat(java.util.HexFormat.of().formatHex(out.array()),
+                is("00000001" + "61" + "0000000000000001" + "02" + "0102030405060708" + "00000001" + "78" + "ffffffff"));
+        assertThat(decodeAll(new ByteArrayInputStream(out.array())).getFirst().getValue(), is(expiring));
     }
 
     @Test
@@ -82,7 +106,10 @@ class RecordFramesTest {
     void rejectsCorruptLengthsFlagsAndOrderWithoutAllocating() {
         assertCorrupt(ByteBuffer.allocate(4).putInt(RecordFrames.KEY_BYTES_MAX + 1).array(), "key length");
         assertCorrupt(ByteBuffer.allocate(4).putInt(-2).array(), "key length");
-        assertCorrupt(ByteBuffer.allocate(18).putInt(1).put((byte) 'a').putLong(1).put((byte) 2).putInt(0).array(), "flags");
+        assertCorrupt(ByteBuffer.allocate(18).putInt(1).put((byte) 'a').putLong(1).put((byte) 4).putInt(0).array(), "flags");
+        assertCorrupt(ByteBuffer.allocate(26).putInt(1).put((byte) 'a').putLong(1).put((byte) 3).putLong(9).putInt(0).array(), "tombstone");
+        assertCorrupt(ByteBuffer.allocate(26).putInt(1).put((byte) 'a').putLong(1).put((byte) 2).putLong(0).putInt(0).array(), "expiry");
+        assertCorrupt(ByteBuffer.allocate(26).putInt(1).put((byte) 'a').putLong(1).put((byte) 2).putLong(-9).putInt(0).array(), "expiry");
         assertCorrupt(ByteBuffer.allocate(18).putInt(1).put((byte) 'a').putLong(-5).put((byte) 0).putInt(0).array(), "timestamp");
         assertCorrupt(ByteBuffer.allocate(18).putInt(1).put((byte) 'a').putLong(1).put((byte) 0).putInt(Integer.MAX_VALUE).array(), "value length");
         assertCorrupt(ByteBuffer.allocate(19).putInt(1).put((byte) 'a').putLong(1).put((byte) 1).putInt(1).put((byte) 'x').array(), "tombstone with a value");

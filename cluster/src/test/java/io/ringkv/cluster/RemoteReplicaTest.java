@@ -71,6 +71,17 @@ class RemoteReplicaTest {
         assertThat(await(client.read(node, utf8("absent"))), is(Optional.empty()));
     }
 
+    /** The one-record path carries the expiry both ways (hint replay and repair of a large value use it). */
+    @Test
+    void writesAndReadsAnExpiringRecordWithItsExpiry() throws Exception {
+        StorageEngine engine = new InMemoryStorageEngine();
+        ClusterNode node = serve(engine);
+        Record expiring = Record.expiring(42, utf8("v"), 1_700_000_002_000L);
+        await(client.write(node, utf8("k"), expiring));
+        assertThat(engine.get(utf8("k")), is(Optional.of(expiring)));
+        assertThat(await(client.read(node, utf8("k"))), is(Optional.of(expiring)));
+    }
+
     @Test
     void aWriteOlderThanTheStoredRecordLeavesItAndSaysHowFreshItIs() throws Exception {
         StorageEngine engine = new InMemoryStorageEngine();
@@ -154,12 +165,15 @@ class RemoteReplicaTest {
         remote.apply(utf8("b"), Record.tombstone(6));
         remote.apply(utf8("c"), Record.value(1, utf8("c")));
         local.apply(utf8("z"), Record.value(1, utf8("beyond the end")));
+        local.apply(utf8("e"), Record.value(1, utf8("older than the expired record")));
+        remote.apply(utf8("e"), Record.expiring(2, utf8("expired"), 1_700_000_000_000L - 1));
         for (int i = 0; i < 5_000; i++) { // more than one chunk of the internal stream
             remote.apply(utf8(String.format("d%05d", i)), Record.value(1, new byte[20]));
         }
         ClusterNode remoteNode = serve(remote);
         String self = "http://127.0.0.1:1";
-        ClusterRange range = new ClusterRange(ClusterNodes.of(List.of(self, remoteNode.id()), self), local, client);
+        ClusterRange range = new ClusterRange(ClusterNodes.of(List.of(self, remoteNode.id()), self), local, client,
+                CLOCK::physicalMillis);
 
         List<String> keys = new ArrayList<>();
         try (ClusterRangeMerge merge = await(range.open(utf8("a"), utf8("z")))) {
@@ -181,7 +195,7 @@ class RemoteReplicaTest {
         ClusterNode alive = serve(new InMemoryStorageEngine());
         String self = "http://127.0.0.1:1";
         ClusterRange range = new ClusterRange(ClusterNodes.of(List.of(self, alive.id(), stopped.id()), self),
-                new InMemoryStorageEngine(), client);
+                new InMemoryStorageEngine(), client, CLOCK::physicalMillis);
         Throwable cause = failure(range.open(utf8("a"), null));
         assertThat(cause, instanceOf(ReplicaException.class));
         assertThat(cause.getMessage(), containsString(stopped.id()));

@@ -91,6 +91,41 @@ class TombstoneCollectorTest {
         assertThat(collector.mayBeCollectedElsewhere(Record.value(at(1 * DAY), utf8("v"))), is(false));
     }
 
+    /**
+     * An expired record is collected like a tombstone, but only once the grace period has passed
+     * since its expiry (not since its write): until then it must stay to shadow older values that
+     * a replica, a hint or anti-entropy could still bring.
+     */
+    @Test
+    void collectsAnExpiredRecordOnlyOnceTheGracePeriodPassedSinceItsExpiry() throws Exception {
+        engine.apply(utf8("expired long ago"), Record.expiring(at(50 * DAY), utf8("v"), 89 * DAY));
+        engine.apply(utf8("expired lately"), Record.expiring(at(50 * DAY), utf8("v"), 91 * DAY));
+        engine.apply(utf8("not expired"), Record.expiring(at(50 * DAY), utf8("v"), 101 * DAY));
+
+        assertThat(collector.sweep(), is(1));
+
+        assertThat(engine.get(utf8("expired long ago")), is(Optional.empty()));
+        assertThat(engine.get(utf8("expired lately")).isPresent(), is(true));
+        assertThat(engine.get(utf8("not expired")).isPresent(), is(true));
+        wallMillis.set(101 * DAY + 1);
+        assertThat("the grace counts from the expiry, not the write", collector.sweep(), is(1));
+        assertThat(engine.get(utf8("expired lately")), is(Optional.empty()));
+    }
+
+    @Test
+    void anExpiredRecordIsNotCollectedWhileTheClockIsRefused() throws Exception {
+        engine.apply(utf8("k"), Record.expiring(at(10 * DAY), utf8("v"), 20 * DAY));
+        agreedMillis.set(OptionalLong.empty());
+        assertThat(collector.sweep(), is(0));
+        assertThat(engine.get(utf8("k")).isPresent(), is(true));
+    }
+
+    @Test
+    void anExpiredRecordPastItsGraceMayBeCollectedElsewhereAndOneWithinItMayNot() {
+        assertThat(collector.mayBeCollectedElsewhere(Record.expiring(at(50 * DAY), utf8("v"), 89 * DAY)), is(true));
+        assertThat(collector.mayBeCollectedElsewhere(Record.expiring(at(50 * DAY), utf8("v"), 90 * DAY + 1)), is(false));
+    }
+
     private static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }

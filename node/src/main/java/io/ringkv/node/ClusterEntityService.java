@@ -1,17 +1,15 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.Cluster;
-import io.ringkv.cluster.ClusterRangeMerge;
 import io.ringkv.cluster.LiveRangeCursor;
-import io.ringkv.cluster.LocalRecordStream;
 import io.ringkv.cluster.NotEnoughReplicas;
 import io.ringkv.cluster.ReadOutcome;
 import io.ringkv.cluster.ReplicationParams;
+import io.ringkv.cluster.Ttl;
 import io.ringkv.cluster.WriteOutcome;
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -48,8 +46,16 @@ final class ClusterEntityService implements EntityService {
     }
 
     @Override
-    public CompletableFuture<Void> put(byte[] key, byte[] value, ReplicationParams replicas) {
-        return cluster.coordinator().put(key, value, replicas).thenApply(ClusterEntityService::acknowledged);
+    public CompletableFuture<Void> put(byte[] key, byte[] value, Optional<Ttl> ttl, ReplicationParams replicas) {
+        CompletableFuture<WriteOutcome> write = ttl.isPresent()
+                ? cluster.coordinator().put(key, value, ttl.get(), replicas)
+                : cluster.coordinator().put(key, value, replicas);
+        return write.thenApply(ClusterEntityService::acknowledged);
+    }
+
+    @Override
+    public long expiryClockMillis() {
+        return cluster.coordinator().expiryClockMillis();
     }
 
     @Override
@@ -72,8 +78,8 @@ final class ClusterEntityService implements EntityService {
     public CompletableFuture<LiveRangeCursor> range(byte[] start, byte[] end, boolean localOnly) {
         if (localOnly || cluster.topology().size() == 1) {
             try {
-                // The merge of this node's stream alone: tombstones dropped, as in a cluster.
-                LiveRangeCursor local = new ClusterRangeMerge(List.of(new LocalRecordStream(localEngine.range(start, end))));
+                // The merge of this node's stream alone: tombstones and expired records dropped, as in a cluster.
+                LiveRangeCursor local = cluster.range().openLocalOnly(start, end);
                 return CompletableFuture.completedFuture(local);
             } catch (StoreException e) {
                 return CompletableFuture.failedFuture(e);

@@ -2,6 +2,7 @@ package io.ringkv.node;
 
 import io.ringkv.cluster.LiveRangeCursor;
 import io.ringkv.cluster.ReplicationParams;
+import io.ringkv.cluster.Ttl;
 import io.ringkv.store.Record;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -18,12 +19,14 @@ import java.util.concurrent.CompletableFuture;
 public interface EntityService {
 
     /**
-     * The freshest record the replicas asked returned, or empty when the key is absent or deleted.
-     * Never a tombstone; its timestamp names the version (the answer's {@code ETag}).
+     * The freshest record the replicas asked returned, or empty when the key is absent, deleted or
+     * expired (by {@link #expiryClockMillis()} when the read was decided). Never a tombstone; its
+     * timestamp names the version (the answer's {@code ETag}).
      */
     CompletableFuture<Optional<Record>> get(byte[] key, ReplicationParams replicas);
 
-    CompletableFuture<Void> put(byte[] key, byte[] value, ReplicationParams replicas);
+    /** @param ttl how long the value stays readable after the write; empty: for ever */
+    CompletableFuture<Void> put(byte[] key, byte[] value, Optional<Ttl> ttl, ReplicationParams replicas);
 
     CompletableFuture<Void> delete(byte[] key, ReplicationParams replicas);
 
@@ -36,6 +39,9 @@ public interface EntityService {
      *         {@link NotEnoughReplicasException} when one of them cannot. The caller closes the cursor.
      */
     CompletableFuture<LiveRangeCursor> range(byte[] start, byte[] end, boolean localOnly);
+
+    /** The time this node judges expiry by, epoch millis ({@link io.ringkv.cluster.Coordinator#expiryClockMillis}). */
+    long expiryClockMillis();
 
     /** The number of nodes, for the default replica count and validation of {@code replicas}. */
     int clusterSize();

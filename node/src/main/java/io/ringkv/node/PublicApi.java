@@ -4,6 +4,7 @@ import io.ringkv.cluster.ClockRefusedException;
 import io.ringkv.cluster.LiveRangeCursor;
 import io.ringkv.cluster.ReplicaException;
 import io.ringkv.cluster.ReplicationParams;
+import io.ringkv.cluster.Ttl;
 import io.ringkv.http.server.ChunkSource;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
@@ -13,6 +14,7 @@ import io.ringkv.store.StoreException;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -33,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * few replicas answered, 500 for storage failures.
  *
  * <p>A read of a key names its version ({@code ETag}, {@code Last-Modified}, see
- * {@link RecordVersion}). Writes do not evaluate preconditions yet: a PUT or DELETE with
+ * {@link RecordVersion}), and for a value written with {@code ttl=SECONDS} the time it has left
+ * ({@link ExpiresIn}); an expired value reads as absent. {@code ttl} is a PUT's parameter only
+ * ({@link Ttl#parse}: 400 for anything else, and on any other method). Writes do not evaluate preconditions yet: a PUT or DELETE with
  * {@code If-Match}, {@code If-None-Match} or {@code If-Unmodified-Since} is refused with 501 and
  * not performed, because a check before a write is not a compare-and-set among the replicas.
  *
@@ -48,6 +52,7 @@ public final class PublicApi implements HttpHandler {
     private static final String INTERNAL_PREFIX = "/internal/";
     static final String ENTITY_PATH = "/v0/entity";
     static final String ENTITIES_PATH = "/v0/entities";
+    static final String TTL_PARAM = "ttl";
     /** The longest key, in bytes (see {@link KeyParameters}). */
     public static final int KEY_BYTES_MAX = KeyParameters.KEY_BYTES_MAX;
 
@@ -99,9 +104,11 @@ public final class PublicApi implements HttpHandler {
         byte[] key;
         ReplicationParams replicas;
         IfNoneMatch condition;
+        Optional<Ttl> ttl;
         try {
             key = KeyParameters.required(request, "id");
             replicas = ReplicationParams.parse(request.queryParam("replicas").orElse(null), entities.clusterSize());
+            ttl = ttl(request);
             boolean read = method.equals("GET") || method.equals("HEAD");
             condition = read ? IfNoneMatch.parse(request.headers().all(IfNoneMatch.FIELD)) : IfNoneMatch.NONE;
         } catch (IllegalArgumentException badParameter) {
@@ -117,25 +124,52 @@ public final class PublicApi implements HttpHandler {
             }
         }
         CompletableFuture<Response> outcome = switch (method) {
-            case "PUT" -> entities.put(key, request.body(), replicas).thenApply(ignored -> Response.of(201));
+            case "PUT" -> entities.put(key, request.body(), ttl, replicas).thenApply(ignored -> Response.of(201));
             case "DELETE" -> entities.delete(key, replicas).thenApply(ignored -> Response.of(202));
             default -> entities.get(key, replicas).thenApply(found -> found(found, condition));
         };
         return outcome.exceptionally(PublicApi::failure);
     }
 
+    /**
+     * A PUT's time to live, empty without one.
+     *
+     * @throws IllegalArgumentException for a malformed one, or one on another method (the 400's message)
+     */
+    private static Optional<Ttl> ttl(Request request) {
+        Optional<String> given = request.queryParam(TTL_PARAM);
+        if (given.isPresent() && !request.method().equals("PUT")) {
+            throw new IllegalArgumentException("ttl is a parameter of PUT only, not of " + request.method());
+        }
+        return given.map(Ttl::parse);
+    }
+
     private Response found(Optional<Record> found, IfNoneMatch condition) {
         if (found.isEmpty()) {
             return Response.text(404, "no such key");
         }
-        RecordVersion version = new RecordVersion(found.get().timestamp());
-        String tag = version.entityTag();
-        if (condition.matches(tag)) {
-            // RFC 9110 §15.4.5: a 304 repeats the validator and leaves out the representation's metadata.
-            return Response.of(304).withHeader("ETag", tag);
+        Record record = found.get();
+        OptionalLong secondsLeft = OptionalLong.empty();
+        if (record.expires()) {
+            long now = entities.expiryClockMillis();
+            if (record.expiredAt(now)) {
+                return Response.text(404, "no such key"); // it expired after the read was decided
+            }
+            secondsLeft = ExpiresIn.seconds(record, now);
         }
-        return Response.of(200, found.get().value()).withHeader("Content-Type", "application/octet-stream")
-                .withHeader("ETag", tag).withHeader("Last-Modified", version.lastModified(wallClockMillis.getAsLong()));
+        RecordVersion version = new RecordVersion(record.timestamp());
+        String tag = version.entityTag();
+        Response answer;
+        if (condition.matches(tag)) {
+            // RFC 9110 §15.4.5: a 304 repeats the validator and leaves out the representation's metadata,
+            // but not what a cache needs to know of its freshness, which the time left is.
+            answer = Response.of(304).withHeader("ETag", tag);
+        } else {
+            answer = Response.of(200, record.value()).withHeader("Content-Type", "application/octet-stream")
+                    .withHeader("ETag", tag).withHeader("Last-Modified", version.lastModified(wallClockMillis.getAsLong()));
+        }
+        secondsLeft.ifPresent(seconds -> answer.withHeader(ExpiresIn.FIELD, Long.toString(seconds)));
+        return answer;
     }
 
     private CompletionStage<Response> entities(Request request) {

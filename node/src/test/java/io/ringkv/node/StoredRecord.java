@@ -7,20 +7,35 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * What one node process stores for a key: read through the internal record endpoint (signed with
- * the cluster secret), which shows tombstones and repairs nothing, unlike a public read.
+ * the cluster secret), which shows tombstones and expired records and repairs nothing, unlike a
+ * public read.
  */
 final class StoredRecord {
     static final String TOMBSTONE = "tombstone";
     static final String VALUE = "value";
+
+    /**
+     * One node's copy of a key.
+     *
+     * @param expiresAtMillis the record's expiry, empty for one that never expires
+     */
+    record Copy(boolean tombstone, long timestamp, OptionalLong expiresAtMillis) {
+    }
 
     private StoredRecord() {
     }
 
     /** Empty when the node holds no record of the key, else {@link #TOMBSTONE} or {@link #VALUE}. */
     static Optional<String> of(ProcessCluster cluster, int node, String key) {
+        return copy(cluster, node, key).map(copy -> copy.tombstone() ? TOMBSTONE : VALUE);
+    }
+
+    /** The node's record of the key with its timestamp and expiry; empty when it holds none. */
+    static Optional<Copy> copy(ProcessCluster cluster, int node, String key) {
         try {
             String encoded = Base64.getUrlEncoder().withoutPadding().encodeToString(key.getBytes(StandardCharsets.UTF_8));
             String target = InternalProtocol.RECORD_PATH + "?key=" + encoded;
@@ -34,7 +49,10 @@ final class StoredRecord {
             if (reply.status() != 200) {
                 throw new AssertionError("node-" + node + " answered " + reply.status() + " to " + target);
             }
-            return Optional.of("true".equals(reply.headers().get("x-ringkv-tombstone")) ? TOMBSTONE : VALUE);
+            String expires = reply.headers().get(InternalProtocol.EXPIRES_HEADER.toLowerCase(java.util.Locale.ROOT));
+            return Optional.of(new Copy("true".equals(reply.headers().get("x-ringkv-tombstone")),
+                    Long.parseLong(reply.headers().get("x-ringkv-timestamp")),
+                    expires == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(expires))));
         } catch (Exception e) {
             throw new AssertionError("cannot read node-" + node + "'s record of " + key, e);
         }

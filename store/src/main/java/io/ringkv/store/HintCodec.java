@@ -37,15 +37,23 @@ final class HintCodec {
                 .putLong(hint.createdMillis()).putInt(hint.key().length).put(hint.key()).put(record).array();
     }
 
-    /** Bytes of a stored value besides the hint's key and value (see the layout above). */
-    private static final int VALUE_OVERHEAD_BYTES = Long.BYTES + Integer.BYTES + RecordCodec.HEADER_BYTES;
+    /** Bytes of a stored value before the hint's key (see the layout above). */
+    private static final int KEY_OFFSET = Long.BYTES + Integer.BYTES;
 
     /**
-     * The {@link Hint#sizeBytes} of the hint a stored value holds, estimated from its length alone:
-     * exact for any value this version wrote, so it serves for a value that no longer decodes.
+     * The {@link Hint#sizeBytes} of the hint a stored value holds, estimated from its length and
+     * its record's format byte: exact for any value this version wrote, so it serves for a value
+     * that no longer decodes.
      */
     static long sizeOfStored(byte[] storedValue) {
-        return Math.max(0, storedValue.length - VALUE_OVERHEAD_BYTES);
+        int recordHeader = RecordCodec.HEADER_BYTES;
+        if (storedValue.length > KEY_OFFSET) {
+            int keyLength = ByteBuffer.wrap(storedValue, Long.BYTES, Integer.BYTES).getInt();
+            if (keyLength >= 0 && keyLength < storedValue.length - KEY_OFFSET) {
+                recordHeader = RecordCodec.headerBytes(storedValue[KEY_OFFSET + keyLength]);
+            }
+        }
+        return Math.max(0, storedValue.length - KEY_OFFSET - recordHeader);
     }
 
     /** @throws CorruptRecordException if the stored bytes are not a hint this version wrote */

@@ -184,6 +184,18 @@ public final class HybridLogicalClock {
         return wallClockMillis.getAsLong();
     }
 
+    /**
+     * The time this clock stands at, epoch millis, without advancing it: its wall time, or the
+     * millis of the last timestamp it issued or observed when those are later (a peer's clock
+     * ahead by less than the bound, a wall clock that stepped back, a lease taken after a
+     * restart). What a node judges expiry by: never behind its wall clock, and never behind a
+     * write it stored, so a node that took in a write stamped after a key's expiry no longer
+     * shows that key.
+     */
+    public long physicalMillis() {
+        return Math.max(wallClockMillis.getAsLong(), millisOf(last.get()));
+    }
+
     /** The last timestamp issued or observed, without advancing the clock (0 before any). */
     public long lastTimestamp() {
         return last.get();

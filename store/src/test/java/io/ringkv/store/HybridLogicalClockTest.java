@@ -134,6 +134,31 @@ class HybridLogicalClockTest {
     }
 
     @Test
+    void physicalMillisIsTheWallClockWhenNothingNewerWasSeen() {
+        clock.now();
+        wall.set(T0 + 40);
+        assertThat(clock.physicalMillis(), is(T0 + 40));
+    }
+
+    /** A timestamp taken in from a faster peer, or issued before the wall clock stepped back, holds the time up. */
+    @Test
+    void physicalMillisNeverFallsBehindATimestampIssuedOrObserved() {
+        clock.observe(timestampOf(T0 + 300, 2));
+        assertThat(clock.physicalMillis(), is(T0 + 300));
+        wall.set(T0 + 500);
+        clock.now();
+        wall.set(T0 + 100);
+        assertThat(clock.physicalMillis(), is(T0 + 500));
+    }
+
+    @Test
+    void readingPhysicalMillisDoesNotAdvanceTheClock() {
+        long issued = clock.now();
+        clock.physicalMillis();
+        assertThat(clock.lastTimestamp(), is(issued));
+    }
+
+    @Test
     void partsAndFormattingAreReadable() {
         long timestamp = timestampOf(T0, 3);
         assertThat(HybridLogicalClock.instantOf(timestamp), is(Instant.ofEpochMilli(T0)));

@@ -544,6 +544,43 @@ abstract class StorageEngineContractTest {
         assertThat("an absent key", engine.purge(bytes("k"), Record.tombstone(5)), is(false));
     }
 
+    @Test
+    void anExpiringRecordIsStoredReturnedAndRangedWithItsExpiry() throws StoreException {
+        Record expiring = Record.expiring(10, bytes("v"), 1_700_000_002_000L);
+        assertThat(engine.apply(bytes("k"), expiring), is(true));
+        assertThat(engine.get(bytes("k")).orElseThrow().expiresAtMillis(), is(1_700_000_002_000L));
+        try (RangeCursor cursor = engine.range(bytes("k"), null)) {
+            assertThat(cursor.next(), is(true));
+            assertThat(cursor.record(), is(expiring));
+        }
+    }
+
+    /** An expired record is still the newest write: an older value arriving late does not replace it. */
+    @Test
+    void anOlderValueDoesNotReplaceAnExpiringRecord() throws StoreException {
+        Record expiring = Record.expiring(10, bytes("v2"), 1);
+        engine.apply(bytes("k"), expiring);
+        assertThat(engine.apply(bytes("k"), Record.value(9, bytes("v1"))), is(false));
+        assertThat(engine.get(bytes("k")), is(Optional.of(expiring)));
+        assertThat("a newer value without expiry replaces it", engine.apply(bytes("k"), Record.value(11, bytes("v3"))), is(true));
+        assertThat(engine.get(bytes("k")).orElseThrow().expires(), is(false));
+    }
+
+    @Test
+    void aHintKeepsItsRecordsExpiry() throws StoreException {
+        Record expiring = Record.expiring(5, bytes("v"), 1_700_000_002_000L);
+        engine.hints().add("http://a:1", bytes("k"), expiring, 100);
+        assertThat(engine.hints().oldest("http://a:1", 10).getFirst().record(), is(expiring));
+    }
+
+    @Test
+    void purgeOfAnExpiringRecordComparesTheExpiryToo() throws StoreException {
+        engine.apply(bytes("k"), Record.expiring(5, bytes("v"), 50));
+        assertThat(engine.purge(bytes("k"), Record.expiring(5, bytes("v"), 60)), is(false));
+        assertThat(engine.purge(bytes("k"), Record.expiring(5, bytes("v"), 50)), is(true));
+        assertThat(engine.get(bytes("k")), is(Optional.empty()));
+    }
+
     static byte[] bytes(String s) {
         return s.getBytes(UTF_8);
     }

@@ -99,8 +99,8 @@ final class ClusterCollector implements MultiCollector {
                 .counter("ringkv_anti_entropy_buckets_without_scan",
                         "Differing buckets that sending the keys lately changed in them brought level, with no scan of the store",
                         antiEntropy.bucketsWithoutScan())
-                .counter("ringkv_tombstones_collected", "Tombstones older than the grace period deleted from this node's store",
-                        tombstones.collected())
+                .counter("ringkv_tombstones_collected", "Tombstones older than the grace period, and records expired for "
+                        + "longer than it, deleted from this node's store", tombstones.collected())
                 .counter("ringkv_tombstone_sweeps", "Sweeps of the store for tombstones to collect: done, or skipped while "
                         + "this node refuses writes for its clock (behind, ahead or not confirmed by its peers)", "outcome", sweeps)
                 .build();
