@@ -128,6 +128,21 @@ class MetadataGroupTest {
         }
     }
 
+    @Test
+    void membersBeyondTheVotersFollowTheLogAsListeners() throws Exception {
+        startNodes(4);
+        awaitTrue(() -> groups.stream().allMatch(group -> group.metadata().epoch() == 1), "every node at epoch 1");
+        // Voters are the first three members by id, on every node alike; the fourth listens.
+        String last = groups.getFirst().metadata().members().getLast().id();
+        MetadataGroup listener = groups.stream().filter(group -> group.selfId().equals(last)).findFirst().orElseThrow();
+        assertThat(listener.role().orElseThrow(), is("listener"));
+        assertThat(groups.stream().filter(group -> group.role().orElse("").equals("listener")).count(), is(1L));
+
+        MetadataCodec.Outcome outcome = listener.submit(new MetadataCommand.SetReplicationFactor(4)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(outcome.applied(), is(true));
+        awaitTrue(() -> groups.stream().allMatch(group -> group.metadata().replicationFactor() == 4), "every node took RF 4");
+    }
+
     private static HttpRequest signed(InternalAuth auth, String url, String target, byte[] body) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(url + target)).POST(HttpRequest.BodyPublishers.ofByteArray(body));
         Map<String, String> fields = auth.sign(ClusterNode.parse(url).id(), "POST", target, Map.of(), body);
@@ -140,8 +155,12 @@ class MetadataGroupTest {
     }
 
     private void startNodes() throws Exception {
+        startNodes(NODES);
+    }
+
+    private void startNodes(int nodes) throws Exception {
         List<AtomicReference<HttpHandler>> handlers = new ArrayList<>();
-        for (int i = 0; i < NODES; i++) {
+        for (int i = 0; i < nodes; i++) {
             AtomicReference<HttpHandler> handler = new AtomicReference<>();
             ServerHarness server = ServerHarness.start(request -> {
                 HttpHandler mounted = handler.get();
@@ -159,7 +178,7 @@ class MetadataGroupTest {
             handlers.add(handler);
             urls.add(server.url());
         }
-        for (int i = 0; i < NODES; i++) {
+        for (int i = 0; i < nodes; i++) {
             ClusterSettings settings = ClusterSettings.of(urls, urls.get(i)).withSecret(TestAuth.SECRET);
             Cluster cluster = Cluster.start(settings, new InMemoryStorageEngine(), HybridLogicalClock.systemClock(), handlerExecutor);
             clusters.add(cluster);

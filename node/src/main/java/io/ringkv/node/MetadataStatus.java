@@ -66,7 +66,7 @@ final class MetadataStatus {
         return running == null ? Optional.empty() : running.failure().map(failure -> "metadata: " + failure);
     }
 
-    /** {@code {"epoch":..,"leader":..,"self":..,"replicationFactor":..,"members":[{"id","url","state"}]}}. */
+    /** {@code {"epoch":..,"leader":..,"self":..,"role":..,"replicationFactor":..,"members":[{"id","url","state"}]}}. */
     String json() {
         MetadataGroup group = this.group;
         ClusterMetadata metadata = group == null ? ClusterMetadata.EMPTY : group.metadata();
@@ -74,6 +74,7 @@ final class MetadataStatus {
                 .append("{\"epoch\":").append(metadata.epoch())
                 .append(",\"leader\":").append(JsonText.string(group == null ? null : group.leader().orElse(null)))
                 .append(",\"self\":").append(JsonText.string(group == null ? null : group.selfId()))
+                .append(",\"role\":").append(JsonText.string(group == null ? null : group.role().orElse(null)))
                 .append(",\"replicationFactor\":").append(metadata.replicationFactor())
                 .append(",\"members\":[");
         for (int i = 0; i < metadata.members().size(); i++) {

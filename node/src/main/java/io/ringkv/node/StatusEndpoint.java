@@ -21,7 +21,7 @@ import java.util.concurrent.CompletionStage;
  * {"node":"http://127.0.0.1:8080","state":"serving","version":"0.1.0","uptimeSeconds":42,
  *  "topology":"5f0c...","warnings":[],
  *  "peers":[{"node":"http://127.0.0.1:8081","state":"up","since":"2026-...Z","forSeconds":40,"lastFailure":null}],
- *  "metadata":{"epoch":1,"leader":"n1f0c...","self":"n1f0c...","replicationFactor":3,
+ *  "metadata":{"epoch":1,"leader":"n1f0c...","self":"n1f0c...","role":"leader","replicationFactor":3,
  *              "members":[{"id":"n1f0c...","url":"http://127.0.0.1:8080","state":"normal"}, ...]}}
  * }</pre>
  * {@code topology} is the node list's fingerprint (null until the cluster is joined), {@code warnings}

@@ -149,6 +149,14 @@ public final class MetadataGroup implements AutoCloseable {
         return info().map(DivisionInfo::isLeader).orElse(false);
     }
 
+    /**
+     * This node's part in the group now: {@code leader}, {@code follower}, {@code candidate} or
+     * {@code listener} (follows the log without a vote); empty while its server is not running.
+     */
+    public Optional<String> role() {
+        return info().map(info -> info.getCurrentRole().name().toLowerCase(java.util.Locale.ROOT));
+    }
+
     /** This node's member id (its Raft peer id). */
     public String selfId() {
         return self.toString();
