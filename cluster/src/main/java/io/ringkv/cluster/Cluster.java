@@ -1,5 +1,10 @@
 package io.ringkv.cluster;
 
+import io.ringkv.cluster.meta.MetadataAdminEndpoint;
+import io.ringkv.cluster.meta.MetadataGroup;
+import io.ringkv.cluster.meta.MetadataSettings;
+import io.ringkv.cluster.meta.RaftEndpoint;
+import io.ringkv.cluster.meta.RaftPeerCalls;
 import io.ringkv.http.client.ClientStats;
 import io.ringkv.http.client.RingHttpClient;
 import io.ringkv.store.HybridLogicalClock;
@@ -30,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * cluster.range().open(start, end)   // -> ClusterRangeMerge, a ChunkSource for /v0/entities
  * }</pre>
  *
- * <p>Threading: immutable after {@link #start}; every component is thread-safe.
+ * <p>Threading: every component is thread-safe; the only state set after {@link #start} is the
+ * metadata group ({@link #startMetadata}), which a lock orders against {@link #close}.
  */
 public final class Cluster implements AutoCloseable {
 
@@ -54,6 +60,11 @@ public final class Cluster implements AutoCloseable {
     private final KeyReplicas keyReplicas;
     private final ReplicaClient client;
     private final java.util.Map<ClusterNode, Replica> replicas;
+    private final InternalAuth auth;
+    /** Guards starting the metadata group against closing the cluster meanwhile. */
+    private final Object metadataLock = new Object();
+    private volatile MetadataGroup metadata;
+    private boolean closed;
 
     /** How often a peer no request went to is probed. */
     static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
@@ -71,7 +82,7 @@ public final class Cluster implements AutoCloseable {
         // One node talks to nobody and serves no internal endpoints: a random secret nobody knows.
         ClusterSecret secret = settings.secret() != null ? settings.secret() : ClusterSecret.of(ClusterSecret.generateText());
         this.topologyWatch = new TopologyWatch(topology.fingerprint());
-        InternalAuth auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), clock::wallMillis);
+        this.auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), clock::wallMillis);
         this.clockSkew = new ClockSkew(clock, settings.maxClockOffset().toMillis(),
                 topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
         this.client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch,
@@ -127,6 +138,42 @@ public final class Cluster implements AutoCloseable {
 
     public ClusterNodes topology() {
         return topology;
+    }
+
+    /**
+     * Starts this node's part of the cluster metadata's Raft group, its calls carried on the internal
+     * plane with the same proof of the cluster secret as every internal request. Returns without
+     * waiting for a leader; nothing on the data path uses the group yet. Call once, after
+     * {@link #start}, from any thread; {@link #close} stops it, and waits for a start under way.
+     *
+     * @throws java.io.IOException   when its directory cannot be made or its stored state not read
+     * @throws IllegalStateException when it was started already, or the cluster is closed
+     */
+    public MetadataGroup startMetadata(MetadataSettings settings)
+            throws java.io.IOException {
+        synchronized (metadataLock) {
+            if (closed) {
+                throw new IllegalStateException("the cluster is closed");
+            }
+            if (metadata != null) {
+                throw new IllegalStateException("the metadata group runs already");
+            }
+            RaftEndpoint endpoint = new RaftEndpoint();
+            RaftPeerCalls calls = new RaftPeerCalls(http, auth,
+                    settings.callTimeout(), clientExecutor);
+            MetadataGroup group = MetadataGroup.start(settings, topology.all(),
+                    topology.self(), calls, endpoint);
+            if (internalHandler != null) {
+                internalHandler.mountMetadata(endpoint, new MetadataAdminEndpoint(group));
+            }
+            this.metadata = group;
+            return group;
+        }
+    }
+
+    /** This node's part of the metadata group; empty until {@link #startMetadata}. */
+    public Optional<MetadataGroup> metadata() {
+        return Optional.ofNullable(metadata);
     }
 
     public Coordinator coordinator() {
@@ -235,6 +282,12 @@ public final class Cluster implements AutoCloseable {
     /** Stops hint replay and anti-entropy, closes the inter-node client (in-flight requests fail) and stops its threads. */
     @Override
     public void close() {
+        synchronized (metadataLock) {
+            closed = true;
+            if (metadata != null) {
+                metadata.close(); // before the HTTP client its calls use
+            }
+        }
         peerProbe.close();
         clockCheck.close();
         hintedHandoff.close();

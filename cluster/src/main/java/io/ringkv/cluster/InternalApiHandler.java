@@ -31,6 +31,8 @@ import java.util.concurrent.CompletionStage;
  *   PUT /internal/v0/writes           body = RecordFrames (any order, end marker); each applied by timestamp -> 200,
  *                                     one answer per write ({@link WriteBatchCodec})
  *   POST /internal/v0/reads           body = keys ({@link ReadBatchCodec}) -> 200, one answer per key
+ *   POST /internal/v0/raft/OP         a Raft call of the metadata group ({@link #mountMetadata}) -> 200, the reply
+ *   POST /internal/v0/meta/replication-factor  body = N; a metadata change through this node -> 200 | 409 | 503
  * </pre>
  * These endpoints take timestamps from the request, so every request must prove the cluster
  * secret ({@link InternalAuth}: 403 otherwise), carry this node's topology fingerprint (409
@@ -54,6 +56,8 @@ public final class InternalApiHandler implements HttpHandler {
     private final ClockSkew clockSkew;
     private final RateLimitedLog aheadLog = new RateLimitedLog(60_000);
     private final RateLimitedLog refusals = new RateLimitedLog(60_000);
+    private volatile HttpHandler raft;
+    private volatile HttpHandler metaAdmin;
 
     /**
      * @param clock         observes the timestamps of replicated writes, so this node never stamps
@@ -73,19 +77,44 @@ public final class InternalApiHandler implements HttpHandler {
         this.clockSkew = java.util.Objects.requireNonNull(clockSkew, "clockSkew");
     }
 
+    /**
+     * Sends Raft calls ({@code /internal/v0/raft/...}) that passed the checks above to
+     * {@code endpoint}, the node's part of the metadata group, and the metadata's admin requests
+     * ({@code /internal/v0/meta/...}) to {@code admin}; until then both are answered 503. Their
+     * answers carry proofs like every other internal answer.
+     */
+    public void mountMetadata(HttpHandler endpoint, HttpHandler admin) {
+        this.metaAdmin = admin;
+        this.raft = endpoint;
+    }
+
     @Override
-    public CompletionStage<Response> handle(Request request) throws StoreException {
-        Response answer = switch (auth.check(request)) {
-            case FORBIDDEN -> forbidden(request);
-            case MISDIRECTED -> misdirected(request);
-            case TOPOLOGY_MISMATCH -> auth.answers().sign(InternalAuth.proofOf(request), topologyMismatch(request));
+    public CompletionStage<Response> handle(Request request) throws Exception {
+        return switch (auth.check(request)) {
+            case FORBIDDEN -> CompletableFuture.completedFuture(forbidden(request));
+            case MISDIRECTED -> CompletableFuture.completedFuture(misdirected(request));
+            case TOPOLOGY_MISMATCH -> CompletableFuture.completedFuture(
+                    auth.answers().sign(InternalAuth.proofOf(request), topologyMismatch(request)));
             case OK -> {
                 clockSkew.heard(request.headers().first(InternalAuth.NODE_HEADER).orElse("unknown"),
                         Long.parseLong(request.headers().first(InternalAuth.TIME_HEADER).orElseThrow()));
-                yield auth.answers().sign(InternalAuth.proofOf(request), respond(request));
+                String proof = InternalAuth.proofOf(request);
+                yield isMetadata(request.path())
+                        ? metadata(request).thenApply(answer -> auth.answers().sign(proof, answer))
+                        : CompletableFuture.completedFuture(auth.answers().sign(proof, respond(request)));
             }
         };
-        return CompletableFuture.completedFuture(answer);
+    }
+
+    private static boolean isMetadata(String path) {
+        return path.startsWith(InternalProtocol.RAFT_PREFIX) || path.startsWith(InternalProtocol.META_PREFIX);
+    }
+
+    /** A Raft call or a metadata admin request, answered when the metadata group answers it. */
+    private CompletionStage<Response> metadata(Request request) throws Exception {
+        HttpHandler endpoint = request.path().startsWith(InternalProtocol.RAFT_PREFIX) ? raft : metaAdmin;
+        return endpoint != null ? endpoint.handle(request)
+                : CompletableFuture.completedFuture(Response.text(503, "this node runs no metadata group yet"));
     }
 
     private Response forbidden(Request request) {

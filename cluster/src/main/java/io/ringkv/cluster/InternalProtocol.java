@@ -30,6 +30,12 @@ public final class InternalProtocol {
     public static final String REPAIR_PATH = "/internal/v0/repair";
     /** GET this node's wall clock, epoch millis as decimal text ({@link ClockCheck}). */
     public static final String TIME_PATH = "/internal/v0/time";
+    /** POST a Raft call of the metadata group: {@code /internal/v0/raft/<op>}, a Ratis protobuf each way. */
+    public static final String RAFT_PREFIX = "/internal/v0/raft/";
+    /** Admin requests to the metadata group through this node ({@code ringkv meta}). */
+    public static final String META_PREFIX = "/internal/v0/meta/";
+    /** POST a new replication factor (decimal text). */
+    public static final String META_REPLICATION_FACTOR_PATH = "/internal/v0/meta/replication-factor";
     /** On a {@link #RECORDS_PATH} answer: how many records of the batch were newer than the stored ones. */
     public static final String APPLIED_COUNT_HEADER = "X-Ringkv-Applied-Count";
 

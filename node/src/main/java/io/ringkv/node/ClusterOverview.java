@@ -61,7 +61,13 @@ final class ClusterOverview {
      */
     record NodeRow(String node, boolean self, String health, String detail, String seenBySelf, Long seenForSeconds,
                    Long uptimeSeconds, String version, List<String> warnings, Double perSecond, Double p50Millis,
-                   Double p99Millis, Long diskBytes) {
+                   Double p99Millis, Long diskBytes, Long metadataEpoch) {
+    }
+
+    /** The epoch of the cluster metadata in a node's status; null when it names none (not answered, an older node). */
+    static Long metadataEpoch(String statusBody) {
+        int at = statusBody.indexOf("\"metadata\":{");
+        return at < 0 ? null : JsonText.numberField(statusBody.substring(at), "epoch").map(Double::longValue).orElse(null);
     }
 
     /** One snapshot's rates and latencies, indexed like the cluster's node list; NaN where unknown. */
@@ -163,7 +169,8 @@ final class ClusterOverview {
                 rates.map(RequestRates::perSecond).orElse(null),
                 rates.map(r -> millis(r.quantileSeconds(0.5))).orElse(null),
                 rates.map(r -> millis(r.quantileSeconds(0.99))).orElse(null),
-                disk);
+                disk,
+                metadataEpoch(body));
     }
 
     private static Double millis(OptionalDouble seconds) {

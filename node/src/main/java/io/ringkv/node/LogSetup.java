@@ -75,6 +75,17 @@ final class LogSetup {
         ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         root.setLevel(Level.INFO);
         root.addAppender(appender);
+        quietRatis(context);
+    }
+
+    /**
+     * As logback.xml has it, which {@link LoggerContext#reset} dropped: Ratis at WARN, its client's
+     * retries unlogged, its leader's failed appends to a follower that is down at ERROR only.
+     */
+    private static void quietRatis(LoggerContext context) {
+        context.getLogger("org.apache.ratis").setLevel(Level.WARN);
+        context.getLogger("org.apache.ratis.client.impl.OrderedAsync").setLevel(Level.OFF);
+        context.getLogger("org.apache.ratis.server.leader.LogAppender").setLevel(Level.ERROR);
     }
 
     /**

@@ -106,6 +106,8 @@ public final class Node implements AutoCloseable {
                             : events.replicaCallFailures());
             metrics.watch(cluster);
             cluster.peerHealth().addListener(events.peerChanges());
+            // Not waited for (nor any election): the node serves data whether or not the group runs or has a leader.
+            status.metadata(MetadataStatus.startInBackground(cluster, config));
             status.cluster(cluster);
             PeerSignature peers = config.secret() == null ? null : new PeerSignature(new InternalAuth(config.secret(),
                     cluster.topology().self().id(), cluster.topology().fingerprint(), wallClock));

@@ -60,10 +60,12 @@ public final class NodeProcess {
 
     /**
      * What the launcher gives every node JVM (its {@code NODE_JVM_OPTS}): exit at once when out of
-     * memory, and no unprofiled tier-2 compilations while C2's queue is long (they are compiled
-     * again, profiled, under the node's first real traffic; see the launcher's comment).
+     * memory, no unprofiled tier-2 compilations while C2's queue is long (they are compiled again,
+     * profiled, under the node's first real traffic; see the launcher's comment), and no warning for
+     * the shaded Guava in Apache Ratis reading field offsets with {@code sun.misc.Unsafe}.
      */
-    static final List<String> JVM_OPTIONS = List.of("-XX:+ExitOnOutOfMemoryError", "-XX:Tier3DelayOn=100000");
+    static final List<String> JVM_OPTIONS = List.of("-XX:+ExitOnOutOfMemoryError", "-XX:Tier3DelayOn=100000",
+            "--sun-misc-unsafe-memory-access=allow");
 
     private static List<String> javaCommand(List<String> serveArgs) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

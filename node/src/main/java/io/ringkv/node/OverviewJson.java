@@ -10,7 +10,7 @@ import java.util.Locale;
  * {"self":"http://127.0.0.1:8080","at":1764000000000,
  *  "nodes":[{"node":"http://127.0.0.1:8080","self":true,"health":"up","detail":null,"seenBySelf":"self",
  *            "seenForSeconds":null,"uptimeSeconds":42,"version":"0.1.0","warnings":[],
- *            "perSecond":512.3,"p50Millis":0.41,"p99Millis":2.2,"diskBytes":1048576}, ...],
+ *            "perSecond":512.3,"p50Millis":0.41,"p99Millis":2.2,"diskBytes":1048576,"metadataEpoch":1}, ...],
  *  "events":[{"node":"http://127.0.0.1:8080","at":1764000000000,"kind":"peer-down",
  *             "subject":"http://127.0.0.1:8082","detail":"probe: ...","count":1}, ...],
  *  "history":[{"at":1764000000000,"perSecond":[512.3,498.0,null],"p50Millis":[...],"p99Millis":[...]}, ...]}
@@ -50,6 +50,7 @@ final class OverviewJson {
                     .append(",\"p50Millis\":").append(number(row.p50Millis()))
                     .append(",\"p99Millis\":").append(number(row.p99Millis()))
                     .append(",\"diskBytes\":").append(row.diskBytes())
+                    .append(",\"metadataEpoch\":").append(row.metadataEpoch())
                     .append('}');
         }
         out.append("],\"events\":[");

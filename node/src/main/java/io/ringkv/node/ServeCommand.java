@@ -173,6 +173,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "ISO-8601 (default: PT10S).")
     Duration headerTimeout = ServerConfig.HEADER_READ_TIMEOUT_DEFAULT;
 
+    @Option(names = "--meta-voters", paramLabel = "3|5",
+            description = "Members that vote in the cluster metadata's Raft group (the first ones by node id; all of them "
+                    + "in a smaller cluster); the others follow its log. Losing fewer than half of them stops nothing "
+                    + "(default: " + io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS + ").")
+    int metaVoters = io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS;
+
     @Option(names = "--range-streams-max", paramLabel = "N",
             description = "Cluster ranges (/v0/entities across nodes) open at once; beyond it 503 (default: "
                     + NodeConfig.RANGE_STREAMS_MAX_DEFAULT + ").")
@@ -253,7 +259,7 @@ final class ServeCommand implements Callable<Integer> {
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
-                readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts);
+                readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters);
         if (tokens != null && TokenReloadSignal.install(tokens)) {
             log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
         }
@@ -375,6 +381,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (warmUp.isNegative() || warmUp.compareTo(WARM_UP_MAX) > 0) {
             throw new ParameterException(spec.commandLine(), "--warm-up must be between PT0S and " + WARM_UP_MAX + ", got " + warmUp);
+        }
+        if (metaVoters != 3 && metaVoters != 5) {
+            throw new ParameterException(spec.commandLine(), "--meta-voters must be 3 or 5, got " + metaVoters);
         }
         if (drainDelay.isNegative()) {
             throw new ParameterException(spec.commandLine(), "--drain-delay must not be negative, got " + drainDelay);

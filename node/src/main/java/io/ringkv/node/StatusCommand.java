@@ -25,8 +25,8 @@ import picocli.CommandLine.Spec;
  * any node is not up, so scripts can use it.
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = "Print the cluster as one node sees it: state, uptime, requests/s, p99 and disk of every node. "
-                + "Exit code 1 when any node is down (or starting, or stopping).")
+        description = "Print the cluster as one node sees it: state, uptime, requests/s, p99 and disk of every node, "
+                + "then the cluster metadata (epoch, leader, each member's state). Exit code 1 when any node is down (or starting, or stopping).")
 final class StatusCommand implements Callable<Integer> {
 
     /** Exit code when a node is not up or the asked node cannot be reached. */
@@ -83,6 +83,8 @@ final class StatusCommand implements Callable<Integer> {
                 table.row(now, first.get(i), i == 0 ? "self" : seenBySeed.get(urls.get(i)));
             }
             table.print(out, seed.id());
+            MetadataTable.parse(second.getFirst().answered() ? second.getFirst().statusBody() : seed.statusBody())
+                    .ifPresent(metadata -> metadata.print(out));
             out.flush();
             return allUp ? 0 : EXIT_NOT_ALL_UP;
         }

@@ -20,11 +20,16 @@ import java.util.concurrent.CompletionStage;
  * <pre>{@code
  * {"node":"http://127.0.0.1:8080","state":"serving","version":"0.1.0","uptimeSeconds":42,
  *  "topology":"5f0c...","warnings":[],
- *  "peers":[{"node":"http://127.0.0.1:8081","state":"up","since":"2026-...Z","forSeconds":40,"lastFailure":null}]}
+ *  "peers":[{"node":"http://127.0.0.1:8081","state":"up","since":"2026-...Z","forSeconds":40,"lastFailure":null}],
+ *  "metadata":{"epoch":1,"leader":"n1f0c...","self":"n1f0c...","role":"leader","replicationFactor":3,
+ *              "members":[{"id":"n1f0c...","url":"http://127.0.0.1:8080","state":"normal"}, ...]}}
  * }</pre>
  * {@code topology} is the node list's fingerprint (null until the cluster is joined), {@code warnings}
  * name what an operator must fix (a peer with another node list, a clock behind its peers), and
  * each peer is {@code up}, {@code down} or {@code unknown} as this node saw it, with since when.
+ * {@code metadata} is the cluster metadata as this node last applied it ({@link MetadataStatus}):
+ * epoch 0 and no members until the group's first leader formed it; {@code leader} is null while
+ * this node knows of no leader, which changes nothing for data requests.
  *
  * <p>Threading: {@link #handle} on handler threads; the node URL and cluster are set once by the
  * starting thread.
@@ -36,6 +41,7 @@ final class StatusEndpoint implements HttpHandler {
     private final NodeLifecycle lifecycle;
     private volatile String nodeUrl;
     private volatile Cluster cluster;
+    private volatile MetadataStatus metadata;
 
     StatusEndpoint(NodeLifecycle lifecycle) {
         this.lifecycle = lifecycle;
@@ -47,6 +53,10 @@ final class StatusEndpoint implements HttpHandler {
 
     void cluster(Cluster joined) {
         this.cluster = joined;
+    }
+
+    void metadata(MetadataStatus started) {
+        this.metadata = started;
     }
 
     @Override
@@ -75,7 +85,8 @@ final class StatusEndpoint implements HttpHandler {
                 .append(",\"uptimeSeconds\":").append(lifecycle.uptimeMillis() / 1000)
                 .append(",\"topology\":").append(JsonText.string(joined == null ? null : joined.topology().fingerprint()))
                 .append(",\"warnings\":[");
-        List<String> warnings = joined == null ? List.of() : warnings(joined);
+        MetadataStatus meta = metadata;
+        List<String> warnings = joined == null ? List.of() : warnings(joined, meta);
         for (int i = 0; i < warnings.size(); i++) {
             out.append(i == 0 ? "" : ",").append(JsonText.string(warnings.get(i)));
         }
@@ -94,11 +105,15 @@ final class StatusEndpoint implements HttpHandler {
                         .append('}');
             }
         }
-        return out.append("]}").toString();
+        out.append("],\"metadata\":").append(meta == null ? "null" : meta.json());
+        return out.append('}').toString();
     }
 
-    private static List<String> warnings(Cluster cluster) {
+    private static List<String> warnings(Cluster cluster, MetadataStatus metadata) {
         List<String> warnings = new ArrayList<>();
+        if (metadata != null) {
+            metadata.warning().ifPresent(warnings::add);
+        }
         cluster.topologyWatch().lastMismatch().ifPresent(warnings::add);
         cluster.clockSkew().writeRefusal().ifPresent(reason -> warnings.add("clock: " + reason
                 + "; writes through this node are refused"));

@@ -167,6 +167,14 @@ class DashboardTest {
     }
 
     @Test
+    void eachNodeRowCarriesTheMetadataEpochItsStatusNames() throws Exception {
+        String json = text(get("/ui/api/cluster"));
+        assertThat(json, matchesPattern(".*\"diskBytes\":\\w+,\"metadataEpoch\":[01]}.*"));
+        assertThat(ClusterOverview.metadataEpoch("{\"peers\":[],\"metadata\":{\"epoch\":7,\"leader\":null}}"), is(7L));
+        assertThat(ClusterOverview.metadataEpoch("{\"peers\":[]}"), is((Long) null));
+    }
+
+    @Test
     void theEventsEndpointListsThisNodesEvents() throws Exception {
         RawHttp.Reply reply = get("/ui/api/events");
         assertThat(reply.status(), is(200));

@@ -78,6 +78,14 @@ class TlsClusterIT {
             assertThat(status.toString(), allOf(containsString(cluster.url(1)), containsString(cluster.url(2))));
             assertThat(Main.run("repair", "--node", cluster.url(2), "--wait", "--cluster-secret-file",
                     cluster.secretFile().toString(), "--tls-trust", ca), is(0));
+            // The metadata group's Raft calls go over the same TLS links: every node reaches epoch 1.
+            long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+            for (int node = 0; node < 3; node++) {
+                while (!cluster.send(node, "GET", "/v0/status", null).body().contains("\"metadata\":{\"epoch\":1,")) {
+                    assertThat("node " + node + " formed the metadata over TLS", System.nanoTime() < deadline, is(true));
+                    Thread.sleep(100);
+                }
+            }
         }
     }
 

@@ -60,7 +60,12 @@ final class ClusterCollector implements MultiCollector {
             rejectedAnswers.put(peer.id(), 0L);
         }
         rejectedAnswers.putAll(cluster.rejectedAnswers());
+        io.ringkv.cluster.meta.MetadataGroup metadata = cluster.metadata().orElse(null);
         return new Families()
+                .gauge("ringkv_metadata_epoch", "Epoch of the cluster metadata this node last applied (0 before the "
+                        + "metadata group formed it)", metadata == null ? 0 : metadata.metadata().epoch())
+                .gauge("ringkv_metadata_leader", "1 while this node leads the cluster metadata's Raft group",
+                        metadata != null && metadata.isLeader() ? 1 : 0)
                 .gauge("ringkv_peer_up", "1 while the peer answers this node's calls and probes, 0 when down or not yet seen",
                         "peer", up)
                 .gauge("ringkv_hints_queued", "Hinted writes waiting for their target replica", "target", queued)

@@ -96,7 +96,7 @@ function renderNodes(view) {
       name, health, el('td', { 'data-seen': node.seenBySelf ?? '' }, seen), el('td', {}, duration(node.uptimeSeconds)),
       el('td', { class: 'number rate' }, rate(node.perSecond)), el('td', { class: 'number p50' }, millis(node.p50Millis)),
       el('td', { class: 'number p99' }, millis(node.p99Millis)), el('td', { class: 'number' }, bytes(node.diskBytes)),
-      warnings);
+      el('td', { class: 'number epoch' }, node.metadataEpoch ?? '-'), warnings);
   });
   document.querySelector('#nodes tbody').replaceChildren(...rows);
 }

@@ -1,0 +1,134 @@
+package io.ringkv.cluster.meta;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.apache.ratis.client.RaftClientRpc;
+import org.apache.ratis.client.impl.ClientProtoUtils;
+import org.apache.ratis.proto.RaftProtos.GroupInfoReplyProto;
+import org.apache.ratis.proto.RaftProtos.RaftClientReplyProto;
+import org.apache.ratis.protocol.GroupInfoRequest;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
+
+/**
+ * The client side of Raft's RPC for Ratis, over the internal plane: a {@link RaftClientRequest}
+ * (a command, a read, a change of the group) becomes a signed {@code POST} to the server's
+ * {@link RaftEndpoint}. A reply that says "not the leader" or "leader not ready" fails the call with
+ * that exception, which is how the Ratis client learns to try another server.
+ *
+ * <p>Supported: ordinary client requests (writes, reads, watches), set-configuration,
+ * transfer-leadership and group-info; other admin requests (group management, snapshots, leader
+ * election management) fail with {@link UnsupportedOperationException}: ringkv does not send them.
+ *
+ * <p>Threading: thread-safe; futures complete on the HTTP client's threads.
+ */
+final class InternalPlaneClientRpc implements RaftClientRpc {
+
+    private final RaftPeerCalls calls;
+    private final RaftPeerAddresses peers = new RaftPeerAddresses();
+    private final RaftPeerId self;
+    private final RaftEndpoint local;
+
+    /**
+     * @param self  this node's peer id: requests for it go to {@code local} in process (null: none do)
+     * @param local this node's endpoint
+     */
+    InternalPlaneClientRpc(RaftPeerCalls calls, RaftPeerId self, RaftEndpoint local) {
+        this.calls = calls;
+        this.self = self;
+        this.local = local;
+    }
+
+    @Override
+    public CompletableFuture<RaftClientReply> sendRequestAsync(RaftClientRequest request) {
+        if (request.getServerId().equals(self)) {
+            return local.submitLocally(request).thenApply(InternalPlaneClientRpc::failIfNotLeader);
+        }
+        RaftOp op;
+        byte[] body;
+        switch (request) {
+            case SetConfigurationRequest set -> {
+                op = RaftOp.SET_CONFIGURATION;
+                body = ClientProtoUtils.toSetConfigurationRequestProto(set).toByteArray();
+            }
+            case TransferLeadershipRequest transfer -> {
+                op = RaftOp.TRANSFER_LEADERSHIP;
+                body = ClientProtoUtils.toTransferLeadershipRequestProto(transfer).toByteArray();
+            }
+            case GroupInfoRequest info -> {
+                op = RaftOp.GROUP_INFO;
+                body = ClientProtoUtils.toGroupInfoRequestProto(info).toByteArray();
+            }
+            default -> {
+                if (request.getClass() != RaftClientRequest.class) {
+                    return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                            request.getClass().getSimpleName() + " is not carried over ringkv's internal plane"));
+                }
+                op = RaftOp.CLIENT_REQUEST;
+                body = ClientProtoUtils.toRaftClientRequestProto(request).toByteArray();
+            }
+        }
+        String url;
+        try {
+            url = peers.url(request.getServerId());
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return calls.call(url, op, body).thenApply(bytes -> {
+            RaftClientReply reply = op == RaftOp.GROUP_INFO
+                    ? ClientProtoUtils.toGroupInfoReply(InternalPlaneServerRpc.parseUnchecked(bytes, GroupInfoReplyProto::parseFrom))
+                    : ClientProtoUtils.toRaftClientReply(InternalPlaneServerRpc.<RaftClientReplyProto>parseUnchecked(bytes,
+                            RaftClientReplyProto::parseFrom));
+            return failIfNotLeader(reply);
+        });
+    }
+
+    /** The Ratis client tries another server on these only when they fail the call. */
+    private static RaftClientReply failIfNotLeader(RaftClientReply reply) {
+        if (reply.getNotLeaderException() != null) {
+            throw new CompletionException(reply.getNotLeaderException());
+        }
+        if (reply.getLeaderNotReadyException() != null) {
+            throw new CompletionException(reply.getLeaderNotReadyException());
+        }
+        return reply;
+    }
+
+    @Override
+    public RaftClientReply sendRequest(RaftClientRequest request) throws IOException {
+        CompletableFuture<RaftClientReply> reply = sendRequestAsync(request);
+        try {
+            return reply.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            reply.cancel(true);
+            throw new InterruptedIOException("interrupted while waiting for a Raft server");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IOException(e.getCause());
+        }
+    }
+
+    @Override
+    public void addRaftPeers(Collection<RaftPeer> added) {
+        peers.add(added);
+    }
+
+    @Override
+    public void close() {
+        // The HTTP client belongs to the node's cluster, which closes it.
+    }
+}

@@ -1,0 +1,74 @@
+package io.ringkv.node;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The cluster metadata as {@code ringkv status} prints it under the node table: the epoch, the
+ * leader of the metadata group, the replication factor and each member's state, read from the
+ * {@code metadata} object of a node's {@code /v0/status}.
+ */
+final class MetadataTable {
+
+    private static final String STRING = "\"((?:[^\"\\\\]|\\\\.)*)\"";
+    private static final Pattern MEMBER = Pattern.compile("\\{\"id\":" + STRING + ",\"url\":" + STRING + ",\"state\":" + STRING + "}");
+
+    /** A member as the status names it. */
+    record Member(String id, String url, String state) {
+    }
+
+    private final long epoch;
+    private final String leader;
+    private final long replicationFactor;
+    private final List<Member> members;
+
+    private MetadataTable(long epoch, String leader, long replicationFactor, List<Member> members) {
+        this.epoch = epoch;
+        this.leader = leader;
+        this.replicationFactor = replicationFactor;
+        this.members = members;
+    }
+
+    /** Empty when the status has no metadata object (a node of an older version). */
+    static Optional<MetadataTable> parse(String statusBody) {
+        int start = statusBody.indexOf("\"metadata\":{");
+        if (start < 0) {
+            return Optional.empty();
+        }
+        String metadata = statusBody.substring(start);
+        long epoch = JsonText.numberField(metadata, "epoch").map(Double::longValue).orElse(0L);
+        long factor = JsonText.numberField(metadata, "replicationFactor").map(Double::longValue).orElse(0L);
+        String leader = JsonText.stringField(metadata.substring(0, Math.max(0, metadata.indexOf("\"members\""))), "leader")
+                .orElse(null);
+        List<Member> members = new ArrayList<>();
+        Matcher m = MEMBER.matcher(metadata);
+        while (m.find()) {
+            members.add(new Member(JsonText.unescape(m.group(1)), JsonText.unescape(m.group(2)), JsonText.unescape(m.group(3))));
+        }
+        return Optional.of(new MetadataTable(epoch, leader, factor, members));
+    }
+
+    void print(PrintWriter out) {
+        String leaderText = leader == null ? "none known (metadata changes wait; data requests do not)"
+                : leader + members.stream().filter(member -> member.id().equals(leader)).map(member -> " (" + member.url() + ")")
+                        .findFirst().orElse("");
+        out.println();
+        out.println("metadata epoch " + epoch + ", leader " + leaderText + ", replication factor " + replicationFactor
+                + " (stored; placement does not use it yet)");
+        if (members.isEmpty()) {
+            out.println("  no members yet: the metadata group has not formed the cluster (it needs a majority of its voters)");
+            return;
+        }
+        int idWidth = Math.max("MEMBER".length(), members.stream().mapToInt(member -> member.id().length()).max().orElse(0));
+        int urlWidth = Math.max("URL".length(), members.stream().mapToInt(member -> member.url().length()).max().orElse(0));
+        String format = "  %-" + idWidth + "s  %-" + urlWidth + "s  %s%n";
+        out.printf(format, "MEMBER", "URL", "STATE");
+        for (Member member : members) {
+            out.printf(format, member.id(), member.url(), member.state());
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.ringkv.node;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+
+class MetadataTableTest {
+
+    private static final String STATUS = "{\"node\":\"http://127.0.0.1:8080\",\"state\":\"serving\",\"warnings\":[],"
+            + "\"peers\":[{\"node\":\"http://127.0.0.1:8081\",\"state\":\"up\",\"since\":\"x\",\"forSeconds\":3,\"lastFailure\":null}],"
+            + "\"metadata\":{\"epoch\":4,\"leader\":\"nb\",\"self\":\"na\",\"replicationFactor\":2,\"members\":["
+            + "{\"id\":\"na\",\"url\":\"http://127.0.0.1:8080\",\"state\":\"normal\"},"
+            + "{\"id\":\"nb\",\"url\":\"http://127.0.0.1:8081\",\"state\":\"leaving\"}]}}";
+
+    @Test
+    void printsTheEpochTheLeaderAndEveryMembersState() {
+        String printed = print(STATUS);
+        assertThat(printed, containsString("metadata epoch 4, leader nb (http://127.0.0.1:8081), replication factor 2"));
+        assertThat(printed, containsString("  na      http://127.0.0.1:8080  normal"));
+        assertThat(printed, containsString("  nb      http://127.0.0.1:8081  leaving"));
+    }
+
+    @Test
+    void saysWhenThereIsNoLeaderOrNoMembersYet() {
+        String printed = print("{\"metadata\":{\"epoch\":0,\"leader\":null,\"self\":\"na\",\"replicationFactor\":0,\"members\":[]}}");
+        assertThat(printed, containsString("leader none known (metadata changes wait; data requests do not)"));
+        assertThat(printed, containsString("no members yet"));
+    }
+
+    @Test
+    void aStatusWithoutMetadataPrintsNothing() {
+        assertThat(MetadataTable.parse("{\"node\":\"http://127.0.0.1:8080\",\"peers\":[]}").isPresent(), is(false));
+    }
+
+    private static String print(String status) {
+        StringWriter out = new StringWriter();
+        MetadataTable.parse(status).orElseThrow().print(new PrintWriter(out, true));
+        return out.toString();
+    }
+}
