@@ -7,7 +7,6 @@ import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
-import io.ringkv.http.client.RingHttpClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -53,9 +52,7 @@ class ExpiryTest {
     @BeforeEach
     void startNode() throws Exception {
         node = Node.start(NodeConfig.singleNode(0, data));
-        client = protocol.equals("H2C")
-                ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
-                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        client = TestClients.forProtocol(protocol);
     }
 
     @AfterEach

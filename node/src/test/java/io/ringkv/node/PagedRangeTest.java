@@ -6,7 +6,6 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.nullValue;
 
-import io.ringkv.http.client.RingHttpClient;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -53,9 +52,7 @@ class PagedRangeTest {
     @BeforeEach
     void startNode() throws Exception {
         node = Node.start(NodeConfig.singleNode(0, data));
-        client = protocol.equals("H2C")
-                ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
-                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        client = TestClients.forProtocol(protocol);
     }
 
     @AfterEach
