@@ -146,11 +146,13 @@ def summarise(doc):
     header = "%-14s %20s %20s" % ("config", "all ready s (95% CI)", "slowest node s (max)")
     for w in range(windows):
         header += " %24s" % ("idle CPU %% %d-%d s (CI)" % (w * meta["idle_window_s"], (w + 1) * meta["idle_window_s"]))
-    header += " %22s" % "JIT % of a core (CI)"
+    header += " %22s %7s" % ("JIT % of a core (CI)", "failed")
     lines = [header]
     for c in configs:
-        rs = [r for r in runs if r["config"] == c]
+        failed = [r for r in runs if r["config"] == c and "failed" in r]
+        rs = [r for r in runs if r["config"] == c and "failed" not in r]
         if not rs:
+            lines.append("%-14s no round got every node ready (%d failed)" % (c, len(failed)))
             continue
         ready = interval([r["all_ready_s"] for r in rs])
         line = "%-14s %9.1f ± %-8.1f %20.1f" % (c, ready[0], ready[1], max(r["all_ready_s"] for r in rs))
@@ -158,7 +160,7 @@ def summarise(doc):
             cpu = interval([r["idle"][w]["cpu_pct_of_a_core"] for r in rs])
             line += " %13.1f ± %-8.1f" % cpu
         jit = interval([r["idle"][0]["jit_pct_of_a_core"] for r in rs])
-        line += " %11.1f ± %-8.1f" % jit
+        line += " %11.1f ± %-8.1f %7d" % (jit + (len(failed),))
         lines.append(line)
     lines.append("")
     lines.append("all ready: from the launch of ./ringkv up to the last of its %d nodes answering 200 on /v0/status; "
@@ -166,8 +168,12 @@ def summarise(doc):
                  "as %% of one core; JIT: their compiler threads in the first window. Targets (issue 34): all ready "
                  "within 5 s, idle under 20 %% of a core." % (NODES, NODES))
     for c in configs:
-        per = ["/".join("%.1f" % s for s in r["ready_s"]) for r in runs if r["config"] == c]
+        per = ["/".join("%.1f" % s for s in r["ready_s"]) if "failed" not in r else "failed"
+               for r in runs if r["config"] == c]
         lines.append("%-14s per round, each node's first 200 (s): %s" % (c, "  ".join(per)))
+        for r in runs:
+            if r["config"] == c and "failed" in r:
+                lines.append("%-14s round %d failed: %s" % (c, r["round"], r["failed"]))
     return "\n".join(lines)
 
 
@@ -190,7 +196,12 @@ def main(argv):
         for rnd in range(1, args.rounds + 1):
             for c in configs:
                 data = os.path.join(tmp, "%s-%d" % (c.replace("@", "-"), rnd))
-                r = one_round(roots[c], data, args)
+                try:
+                    r = one_round(roots[c], data, args)
+                except RuntimeError as e:  # a round that failed counts as failed, the others still count
+                    runs.append({"round": rnd, "config": c, "failed": str(e)})
+                    log("round %d %s failed: %s" % (rnd, c, e))
+                    continue
                 runs.append({"round": rnd, "config": c, **r})
                 log("round %d %s: nodes answered 200 after %s s; idle CPU %s %% of a core (JIT %s)" % (
                     rnd, c, "/".join("%.1f" % s for s in r["ready_s"]),

@@ -273,6 +273,10 @@ text = u.summarise({"meta": meta, "runs": runs})
 assert "3.0/3.5/4.0  3.2/3.4/4.2" in text, text
 assert "idle CPU % 10-20 s" in text, text
 assert text.splitlines()[1].split()[:2] == ["up", "4.1"], text
+runs.append({"round": 3, "config": "up@baseline", "failed": "not every node answered 200"})
+text = u.summarise({"meta": meta, "runs": runs})
+assert "up@baseline    round 3 failed: not every node answered 200" in text, text
+assert "failed  failed" not in text and "33.0/failed" not in text, text
 EOF
 }
 help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }

@@ -9,12 +9,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -25,10 +24,12 @@ import javax.net.ssl.SSLContext;
  * bounded by a timeout: a peer not yet listening refuses at once, a peer still starting answers
  * {@code 503}.
  *
- * <p>A peer counts as serving when it answers {@code 200} and its {@code uptimeSeconds} is at least
+ * <p>A peer counts as serving when it answers {@code 200} and its {@code servingSeconds} is at least
  * {@value #SETTLED_SECONDS}: nodes of a new cluster started together by {@code ringkv up} or a script
  * reach "serving" a few seconds apart on a busy machine, and the last one must not take the
- * first one's fresh {@code 200} for a serving cluster. A peer's answer is untrusted bytes: only
+ * first one's fresh {@code 200} for a serving cluster. Not the uptime: it counts the start too,
+ * which took one node of {@code ringkv up} 11 s on a loaded two-core machine. A peer of a build
+ * without the field counts as not serving. A peer's answer is untrusted bytes: only
  * its first {@value #STATUS_BYTES_MAX} bytes are kept, and anything but a well-formed uptime
  * counts as "not serving", which only costs the warm-up.
  *
@@ -36,14 +37,12 @@ import javax.net.ssl.SSLContext;
  * client's shutdown); the client's own threads complete the answers.
  */
 final class ServingPeers {
-    /** Uptime (from the peer's {@code /v0/status}) from which a serving peer is taken to be part of a running cluster. */
+    /** Time serving (the peer's {@code /v0/status} {@code servingSeconds}) from which a serving peer is taken to be part of a running cluster. */
     static final long SETTLED_SECONDS = 10;
     /** How long the probes may take together: the start of a node of a new cluster is this much later at worst. */
     static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
-    /** The status body is a few hundred bytes, and its uptime comes in its first hundred. */
+    /** The status body is a few hundred bytes to a few KiB (its peer and member lists); more is not a status. */
     static final int STATUS_BYTES_MAX = 64 * 1024;
-
-    private static final Pattern UPTIME = Pattern.compile("\"uptimeSeconds\":([0-9]{1,12})[,}]");
 
     /**
      * What the probes found.
@@ -121,11 +120,11 @@ final class ServingPeers {
         if (response.statusCode() != 200) {
             return Seen.not("status " + response.statusCode());
         }
-        Matcher uptime = UPTIME.matcher(response.body());
-        if (!uptime.find()) {
-            return Seen.not("status 200 without an uptime");
+        Optional<Double> serving = JsonText.numberField(response.body(), "servingSeconds");
+        if (serving.isEmpty() || !(serving.get() >= 0) || serving.get() > Long.MAX_VALUE / 2) {
+            return Seen.not("status 200 without a time serving");
         }
-        long seconds = Long.parseLong(uptime.group(1));
+        long seconds = serving.get().longValue();
         return new Seen("serving for " + seconds + " s", seconds);
     }
 }

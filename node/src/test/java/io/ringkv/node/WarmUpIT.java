@@ -78,7 +78,7 @@ class WarmUpIT {
         Path secret = ClusterSecretFile.create(root.resolve("cluster.secret"));
         start("peer", ports.get(0), urls, secret, new ByteArrayOutputStream());
         assertThat(started.getFirst().awaitReady(urls.get(0), READY), is(true));
-        awaitUptime(urls.get(0), ServingPeers.SETTLED_SECONDS);
+        awaitServing(urls.get(0), ServingPeers.SETTLED_SECONDS);
 
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         NodeProcess restarted = start("restarted", ports.get(1), urls, secret, output, "--warm-up", "PT10S");
@@ -119,9 +119,9 @@ class WarmUpIT {
         return node;
     }
 
-    /** Polls the node's status until its uptime reaches {@code seconds}: from then on its peers take it for a running cluster. */
-    private static void awaitUptime(String url, long seconds) throws Exception {
-        Pattern uptime = Pattern.compile("\"uptimeSeconds\":([0-9]+)");
+    /** Polls the node's status until it has served for {@code seconds}: from then on its peers take it for a running cluster. */
+    private static void awaitServing(String url, long seconds) throws Exception {
+        Pattern uptime = Pattern.compile("\"servingSeconds\":([0-9]+)");
         try (HttpClient client = HttpClient.newHttpClient()) {
             HttpRequest status = HttpRequest.newBuilder(URI.create(url + "/v0/status")).build();
             for (int i = 0; i < 600; i++) {
@@ -132,7 +132,7 @@ class WarmUpIT {
                 Thread.sleep(100);
             }
         }
-        throw new AssertionError(url + " did not report an uptime of " + seconds + " s within a minute");
+        throw new AssertionError(url + " did not report serving for " + seconds + " s within a minute");
     }
 
     private static int indexOf(List<String> lines, String text) {
