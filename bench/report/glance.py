@@ -273,6 +273,9 @@ def cold_rows(block, path):
     if not runs:
         raise SystemExit(f"{path}: no runs of the default configuration")
     cold = [r for r in doc["runs"] if r["config"] == "cold"]
+    # The code before a change, interleaved in the same run (--baseline, configuration default@baseline).
+    before = [r for r in doc["runs"] if r["config"] == "default@baseline"]
+    before_rev = (meta.get("baseline") or {}).get("git_rev", "?")
     steady = [r["steady"] for r in runs if r.get("steady")]
     secs, rate = meta["duration_s"], meta["rate"]
     session = "in one session, as `./ringkv up` starts them" if meta.get("shared_session") else "a session each"
@@ -286,10 +289,13 @@ def cold_rows(block, path):
     # Files from before the warm-up rule: every node warmed up. Since: only a node restarted beside serving peers.
     how = "AOT cache + warm-up" if meta.get("restart_after_s") or not meta.get("warm_up_rule") \
         else "AOT cache, no warm-up: no serving peer"
-    block.row(f"{what} ({how}): s until ready",
-              fmt(ready, 1, " s"),
-              f"a cold JVM (neither): {fmt(Figure.over(r['ready_s'] for r in cold), 1, ' s')}" if cold else "—",
-              "—", path)
+    ready_against = []
+    if cold:
+        ready_against.append(f"a cold JVM (neither): {fmt(Figure.over(r['ready_s'] for r in cold), 1, ' s')}")
+    if before:
+        ready_against.append(f"the code before ({before_rev}, same run): "
+                             f"{fmt(Figure.over(r['ready_s'] for r in before), 1, ' s')}")
+    block.row(f"{what} ({how}): s until ready", fmt(ready, 1, " s"), "; ".join(ready_against) or "—", "—", path)
     later = f"the same nodes {meta['steady_after_s'] + secs} s after the load began"
     first = f"{what}: first {secs} s at {rate:,} PUT/s"
     f503 = shed(r["overall"] for r in runs)
@@ -303,6 +309,10 @@ def cold_rows(block, path):
         against.append(f"{later}: {fmt(Figure.over(s['p99_ms'] for s in steady), 1, ' ms')}")
     if cold:
         against.append(f"a cold JVM: {fmt(Figure.over(r['overall']['p99_ms'] for r in cold), 1, ' ms')}")
+    if before:
+        against.append(f"the code before ({before_rev}, same run): "
+                       f"{fmt(Figure.over(r['overall']['p99_ms'] for r in before), 1, ' ms')} · "
+                       f"{fmt(Figure.over(r['per_second'][0]['p99_ms'] for r in before), 1, ' ms')}")
     # The target holds "from the first second": the whole span and its first second both.
     block.row(f"{first}: p99 · p99 of the first second", f"{fmt(p99, 1, ' ms')} · {fmt(p99_first, 1, ' ms')}",
               "; ".join(against) or "—",
