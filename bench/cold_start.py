@@ -11,8 +11,10 @@ ready. Configurations, interleaved so that the
 machine's drift hits all alike:
 
   default     as shipped: the JVM maps the ahead-of-time cache the build trained
-              (node/target/ringkv.aot: classes loaded and linked, method profiles), and each
-              node warms up (`serve --warm-up`, a scratch cluster in its JVM) before it serves
+              (node/target/ringkv.aot: classes loaded and linked, method profiles), and a node
+              warms up (`serve --warm-up`, a scratch cluster in its JVM) before it serves only
+              when a peer already serves: in a new cluster none does, so no node warms up; the
+              node restarted by --restart does
   no-aot      the warm-up without the cache (RINGKV_AOT=off)
   no-warm-up  the cache without the warm-up (--warm-up PT0S)
   cold        neither: a JVM that starts from nothing
@@ -20,6 +22,9 @@ machine's drift hits all alike:
 For every run it records, per second of load and overall: requests, `503`s and other non-2xx
 answers, and latency percentiles (every request, answered or not, counts at its latency), plus
 the time from process start to all nodes ready.
+
+With --up it measures `./ringkv up` as a user runs it instead (seconds from the launch to each
+node's first 200, then the idle cluster's CPU): bench/up_start.py, whose options follow --up.
 
 Writes bench/results/cold-start-<time>-<rev>.json (every request's second, status and latency
 are summarised per second; the raw vegeta output is not kept) and a .txt beside it. Run it as
@@ -40,6 +45,10 @@ from vegeta import attack, ensure_vegeta, percentile, write_targets
 # name: (environment, serve flags)
 CONFIGS = {"default": ({}, []), "no-aot": ({"RINGKV_AOT": "off"}, []),
            "no-warm-up": ({}, ["--warm-up", "PT0S"]), "cold": ({"RINGKV_AOT": "off"}, ["--warm-up", "PT0S"])}
+
+
+# What `serve --warm-up` does by default in this checkout (results files of older ones lack it: every node warmed up).
+WARM_UP_RULE = "only when a peer has served for 10 s or more"
 
 
 def log(msg):
@@ -92,6 +101,9 @@ def autogroup():
 
 
 def main():
+    if "--up" in sys.argv[1:]:
+        import up_start
+        return up_start.main([a for a in sys.argv[1:] if a != "--up"])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     ap.add_argument("--rate", type=int, default=1000, help="PUTs per second (default 1000)")
@@ -189,7 +201,7 @@ def main():
             "duration_s": args.duration, "nodes": 3, "value_bytes": 100, "server_cpus": args.server_cpus,
             "load_cpus": args.load_cpus, "node_args": args.node_args, "steady_after_s": args.steady_after,
             "shared_session": args.shared_session, "restart_after_s": args.restart, "jit_queue": args.jit_queue,
-            "baseline": baseline, "sched_autogroup": autogroup(), "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
+            "baseline": baseline, "sched_autogroup": autogroup(), "warm_up_rule": WARM_UP_RULE, "configs": CONFIGS, "loadavg_at_end": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--cold-start"] + sys.argv[1:])}
     lines = ["%-18s %18s %20s %20s %20s %12s" % ("config", "ready s (95% CI)", "503 % (95% CI)", "p99 ms (95% CI)",
                                                   "1st s p99 ms (CI)", "other non-2xx")]

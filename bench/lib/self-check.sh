@@ -258,12 +258,34 @@ assert "1 of 2 rounds did not see node 3 hold every key within 180 s" in text, t
 assert "no interval" in m.summarise({"meta": meta, "rounds": [rnd(1, 20.0)]})
 EOF
 }
+up_start_summarises() { # the --cold-start --up step's summary from made-up rounds
+  python3 "$BENCH_DIR/cold_start.py" --up --help | grep -q -- '--idle-window' || return 1
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$BENCH_DIR" python3 - <<'EOF'
+import up_start as u
+def rnd(r, c, ready, cpu):
+    return {"round": r, "config": c, "ready_s": ready, "all_ready_s": max(ready), "node_pids": [1, 2, 3],
+            "idle": [{"cpu_pct_of_a_core": cpu, "jit_pct_of_a_core": cpu / 2},
+                     {"cpu_pct_of_a_core": cpu / 2, "jit_pct_of_a_core": 0.0}]}
+meta = {"config_names": ["up", "up@baseline"], "idle_windows": 2, "idle_window_s": 10}
+runs = [rnd(1, "up", [3.0, 3.5, 4.0], 10.0), rnd(1, "up@baseline", [30.0, 31.0, 32.0], 170.0),
+        rnd(2, "up", [3.2, 3.4, 4.2], 12.0), rnd(2, "up@baseline", [29.0, 30.0, 33.0], 160.0)]
+text = u.summarise({"meta": meta, "runs": runs})
+assert "3.0/3.5/4.0  3.2/3.4/4.2" in text, text
+assert "idle CPU % 10-20 s" in text, text
+assert text.splitlines()[1].split()[:2] == ["up", "4.1"], text
+runs.append({"round": 3, "config": "up@baseline", "failed": "not every node answered 200"})
+text = u.summarise({"meta": meta, "runs": runs})
+assert "up@baseline    round 3 failed: not every node answered 200" in text, text
+assert "failed  failed" not in text and "33.0/failed" not in text, text
+EOF
+}
 help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }
 bad_option_is_refused() { ! "$BENCH_DIR/run.sh" --no-such-option 2>/dev/null; }
 
 check "shell scripts parse" shell_parses
 check "python scripts compile" python_compiles
 check "the metrics-cost step summarises its runs" metrics_cost_summarises
+check "the cold-start --up step summarises its rounds" up_start_summarises
 check "wrk Lua scripts load" lua_parses
 check "--help describes the options" help_works
 check "an unknown option is refused" bad_option_is_refused

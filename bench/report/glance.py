@@ -11,6 +11,8 @@ figures (a path under bench/results, or null while there is none):
   cold_start       bench/cold_start.py: a new 3-node cluster's first seconds under load
   cold_start_sessions, cold_start_restart  optional: more bench/cold_start.py runs, rows of their
                    own (nodes in a session each; a rolling restart's step, --restart)
+  up_start         optional: bench/up_start.py (bench --cold-start --up): `./ringkv up` as users run it,
+                   seconds from the launch until every node answers 200 and the idle cluster's CPU after
   http_client      bench/client-bench.sh (read with client_report.py): ours against the JDK's and Jetty's clients
   h2_abuse         optional: bench/h2_abuse.py: one hostile HTTP/2 connection per attack, the node's heap over
                    the idle phase's and other clients' GET p99 over the idle p99
@@ -48,9 +50,9 @@ from replicated_path import interval  # noqa: E402  (mean and 95 % Student-t hal
 BEGIN = "<!-- BEGIN GENERATED: at-a-glance (bench/report/glance.py; do not edit by hand) -->"
 END = "<!-- END GENERATED: at-a-glance -->"
 KINDS = ("replicated_path", "replicated_path_constant_rate", "h2_one_node", "cold_start", "cold_start_sessions",
-         "cold_start_restart", "http_client", "h2_abuse", "large_hints")
-OPTIONAL_KINDS = ("replicated_path_constant_rate", "cold_start_sessions", "cold_start_restart", "http_client",
-                  "h2_abuse", "large_hints")
+         "cold_start_restart", "up_start", "http_client", "h2_abuse", "large_hints")
+OPTIONAL_KINDS = ("replicated_path_constant_rate", "cold_start_sessions", "cold_start_restart", "up_start",
+                  "http_client", "h2_abuse", "large_hints")
 
 # Sections of docs/benchmarks.md that describe each measurement (GitHub's heading anchors).
 SECTIONS = {
@@ -72,6 +74,8 @@ STATUS_VS_NGINX = 0.7    # issue 16: /v0/status over h2c at least 0.7x nginx's H
 COLD_P99_LIMIT_MS = 10.0  # issue 19: a fresh cluster's p99 under 10 ms, and no 503
 ABUSE_HEAP_MIB = 64      # issue 32: one hostile HTTP/2 connection costs the node under 64 MB of heap
 ABUSE_P99_RATIO = 2.0    # issue 32: and leaves other clients' p99 within 2x the idle p99
+UP_READY_S = 5.0         # issue 34: every node of `./ringkv up` answers 200 within 5 s of the launch
+UP_IDLE_PCT = 20.0       # issue 34: and the new cluster then idles under 20 % of a core
 LARGE_HINTS_S = 60       # issue 32: large values missed while down are on the replica within 60 s of its restart
 
 MET, MET_ON_MEAN, NOT_MET = "met", "met on the mean", "not met"
@@ -269,6 +273,9 @@ def cold_rows(block, path):
     if not runs:
         raise SystemExit(f"{path}: no runs of the default configuration")
     cold = [r for r in doc["runs"] if r["config"] == "cold"]
+    # The code before a change, interleaved in the same run (--baseline, configuration default@baseline).
+    before = [r for r in doc["runs"] if r["config"] == "default@baseline"]
+    before_rev = (meta.get("baseline") or {}).get("git_rev", "?")
     steady = [r["steady"] for r in runs if r.get("steady")]
     secs, rate = meta["duration_s"], meta["rate"]
     session = "in one session, as `./ringkv up` starts them" if meta.get("shared_session") else "a session each"
@@ -279,10 +286,16 @@ def cold_rows(block, path):
     shed = lambda rs: Figure.over(100.0 * r["status_503"] / r["requests"] for r in rs)
 
     ready = Figure.over(r["ready_s"] for r in runs)
-    block.row(f"{what} (AOT cache + warm-up): s until ready",
-              fmt(ready, 1, " s"),
-              f"a cold JVM (neither): {fmt(Figure.over(r['ready_s'] for r in cold), 1, ' s')}" if cold else "—",
-              "—", path)
+    # Files from before the warm-up rule: every node warmed up. Since: only a node restarted beside serving peers.
+    how = "AOT cache + warm-up" if meta.get("restart_after_s") or not meta.get("warm_up_rule") \
+        else "AOT cache, no warm-up: no serving peer"
+    ready_against = []
+    if cold:
+        ready_against.append(f"a cold JVM (neither): {fmt(Figure.over(r['ready_s'] for r in cold), 1, ' s')}")
+    if before:
+        ready_against.append(f"the code before ({before_rev}, same run): "
+                             f"{fmt(Figure.over(r['ready_s'] for r in before), 1, ' s')}")
+    block.row(f"{what} ({how}): s until ready", fmt(ready, 1, " s"), "; ".join(ready_against) or "—", "—", path)
     later = f"the same nodes {meta['steady_after_s'] + secs} s after the load began"
     first = f"{what}: first {secs} s at {rate:,} PUT/s"
     f503 = shed(r["overall"] for r in runs)
@@ -296,11 +309,43 @@ def cold_rows(block, path):
         against.append(f"{later}: {fmt(Figure.over(s['p99_ms'] for s in steady), 1, ' ms')}")
     if cold:
         against.append(f"a cold JVM: {fmt(Figure.over(r['overall']['p99_ms'] for r in cold), 1, ' ms')}")
+    if before:
+        against.append(f"the code before ({before_rev}, same run): "
+                       f"{fmt(Figure.over(r['overall']['p99_ms'] for r in before), 1, ' ms')} · "
+                       f"{fmt(Figure.over(r['per_second'][0]['p99_ms'] for r in before), 1, ' ms')}")
     # The target holds "from the first second": the whole span and its first second both.
     block.row(f"{first}: p99 · p99 of the first second", f"{fmt(p99, 1, ' ms')} · {fmt(p99_first, 1, ' ms')}",
               "; ".join(against) or "—",
               verdict(f"< {COLD_P99_LIMIT_MS:g} ms (19)", weakest(below(p99, COLD_P99_LIMIT_MS),
                                                                    below(p99_first, COLD_P99_LIMIT_MS))), path)
+
+
+def up_rows(block, path):
+    doc = read_json(path)
+    meta = doc["meta"]
+    block.note_run(meta)
+    runs = [r for r in doc["runs"] if r["config"] == "up" and "failed" not in r]
+    if not runs:
+        raise SystemExit(f"{path}: no complete runs of the up configuration")
+    failed = sum(1 for r in doc["runs"] if r["config"] == "up" and "failed" in r)
+    before = [r for r in doc["runs"] if r["config"] == "up@baseline" and "failed" not in r]
+    before_failed = sum(1 for r in doc["runs"] if r["config"] == "up@baseline" and "failed" in r)
+    gave_up = f"; {before_failed} more rounds failed" if before_failed else ""
+    rev = (meta.get("baseline") or {}).get("git_rev", "?")
+    what = f"`./ringkv up`, {meta['nodes']} new nodes, not pinned"
+    ready = Figure.over(r["all_ready_s"] for r in runs)
+    block.row(f"{what}: s from the launch until every node answers 200", fmt(ready, 1, " s"),
+              f"the code before ({rev}, same run): {fmt(Figure.over(r['all_ready_s'] for r in before), 1, ' s')}{gave_up}"
+              if before else "—",
+              verdict(f"≤ {UP_READY_S:g} s (34)", NOT_MET if failed else below(ready, UP_READY_S)), path)
+    # "From then on": each round counts at its busiest idle window.
+    busiest = lambda rs: Figure.over(max(w["cpu_pct_of_a_core"] for w in r["idle"]) for r in rs)
+    idle = busiest(runs)
+    span = meta["idle_window_s"] * meta["idle_windows"]
+    block.row(f"{what}: idle CPU of the nodes over the {span} s after ready (the busiest {meta['idle_window_s']} s), "
+              f"% of a core", fmt(idle, 1, " %"),
+              f"the code before ({rev}, same run): {fmt(busiest(before), 1, ' %')}" if before else "—",
+              verdict(f"< {UP_IDLE_PCT:g} % (34)", below(idle, UP_IDLE_PCT)), path)
 
 
 def client_row(block, path):
@@ -399,6 +444,8 @@ def render(current_path, doc_path):
     for kind in ("cold_start", "cold_start_sessions", "cold_start_restart"):
         if files[kind]:
             cold_rows(block, files[kind])
+    if files["up_start"]:
+        up_rows(block, files["up_start"])
     if files["h2_abuse"]:
         h2_abuse_rows(block, files["h2_abuse"])
     if files["large_hints"]:

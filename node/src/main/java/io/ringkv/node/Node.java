@@ -71,9 +71,11 @@ public final class Node implements AutoCloseable {
     }
 
     /**
-     * As {@link #start(NodeConfig)}, running a {@link WarmUp} of {@code warmUp} once the port is
-     * bound and before the node joins its cluster: {@code /v0/status} says {@code starting}
-     * ({@code 503}) meanwhile, so nobody sends load to a cold JVM.
+     * As {@link #start(NodeConfig)}, with a {@link WarmUp} of at most {@code warmUp} once the port
+     * is bound and before the node joins its cluster, when a peer already serves (a node restarted
+     * into a running cluster; {@link WarmUp#beforeServing} decides): {@code /v0/status} says
+     * {@code starting} ({@code 503}) meanwhile, so nobody sends load to a cold JVM while its peers
+     * can answer. A node of a new cluster, or alone, serves at once.
      */
     public static Node start(NodeConfig config, Duration warmUp) throws NodeStartException {
         NodeLifecycle lifecycle = new NodeLifecycle();
@@ -93,7 +95,6 @@ public final class Node implements AutoCloseable {
             throw e;
         }
         metrics.watch(server);
-        WarmUp.run(warmUp);
         ExecutorService coordination = coordinationExecutor();
         ExecutorService dashboardWork = dashboardExecutor();
         ShiftedWallClock wallClock = ShiftedWallClock.of(config.clockShift());
@@ -101,6 +102,8 @@ public final class Node implements AutoCloseable {
             String self = config.scheme() + "://" + config.host() + ":" + server.port();
             status.nodeUrl(self);
             ClusterSettings settings = clusterSettings(config, self);
+            WarmUp.beforeServing(io.ringkv.cluster.ClusterNodes.of(settings.nodeUrls(), settings.selfUrl()),
+                    config.interNodeTransport().trust(), warmUp);
             Cluster cluster = Cluster.start(settings, engine, clockFor(wallClock, settings, engine), coordination,
                     metrics.enabled() ? ReplicaCallListener.both(metrics.replicaCallListener(), events.replicaCallFailures())
                             : events.replicaCallFailures());

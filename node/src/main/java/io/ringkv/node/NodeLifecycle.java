@@ -20,17 +20,25 @@ final class NodeLifecycle {
     private final long startedNanos = System.nanoTime();
     private final long startedMillis = System.currentTimeMillis();
     private volatile Phase phase = Phase.STARTING;
+    /** System.nanoTime when the node began serving; meaningful once the phase has left STARTING. */
+    private volatile long servingSinceNanos;
 
     Phase phase() {
         return phase;
     }
 
     void serving() {
+        servingSinceNanos = System.nanoTime();
         phase = Phase.SERVING;
     }
 
     void stopping() {
         phase = Phase.STOPPING;
+    }
+
+    /** How long the node has served (0 while it starts): unlike the uptime, without the start itself. */
+    long servingMillis() {
+        return phase == Phase.STARTING ? 0 : (System.nanoTime() - servingSinceNanos) / 1_000_000;
     }
 
     long uptimeMillis() {

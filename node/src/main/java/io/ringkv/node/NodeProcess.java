@@ -59,6 +59,13 @@ public final class NodeProcess {
     public static final String AOT_CACHE_PROPERTY = "ringkv.aot.cache";
 
     /**
+     * System property: a directory holding RocksDB's JNI library, taken out of its jar by the
+     * launcher once per build, which node processes load from there too (RocksDB otherwise copies
+     * it out of the jar into a temporary file at every start); unset or empty: none.
+     */
+    public static final String NATIVE_DIR_PROPERTY = "ringkv.native.dir";
+
+    /**
      * What the launcher gives every node JVM (its {@code NODE_JVM_OPTS}): exit at once when out of
      * memory, no unprofiled tier-2 compilations while C2's queue is long (they are compiled again,
      * profiled, under the node's first real traffic; see the launcher's comment), and no warning for
@@ -77,6 +84,11 @@ public final class NodeProcess {
             cmd.add("-XX:AOTCache=" + aotCache);
             cmd.add("-Xlog:aot=error");
             cmd.add("-D" + AOT_CACHE_PROPERTY + "=" + aotCache);
+        }
+        String nativeDir = System.getProperty(NATIVE_DIR_PROPERTY);
+        if (nativeDir != null && !nativeDir.isEmpty()) {
+            cmd.add("-Djava.library.path=" + nativeDir);
+            cmd.add("-D" + NATIVE_DIR_PROPERTY + "=" + nativeDir);
         }
         cmd.addAll(List.of("-cp", classpath(), Main.class.getName(), "serve"));
         cmd.addAll(serveArgs);

@@ -228,10 +228,12 @@ final class ServeCommand implements Callable<Integer> {
     LogSetup.Format logFormat;
 
     @Option(names = "--warm-up", defaultValue = "PT30S", paramLabel = "DURATION",
-            description = "Before serving, run a scratch 3-node cluster in this JVM under full load until it answered "
-                    + "20,000 requests, then under 500 requests a second until the JIT has compiled what they run, for at most "
-                    + "this long, so the first requests find compiled code; /v0/status says starting meanwhile. PT0S starts cold "
-                    + "(default: ${DEFAULT-VALUE}).")
+            description = "When another node of the cluster already serves (this node restarted into a running cluster), "
+                    + "first run a scratch 3-node cluster in this JVM under full load until it answered 20,000 requests, then "
+                    + "under 500 requests a second until the JIT has compiled what they run, then without load until the JIT is "
+                    + "quiet, for at most this long, so the first requests find compiled code; /v0/status says starting "
+                    + "meanwhile. A node alone or of a new cluster (no peer has served for 10 s) serves at once. PT0S never "
+                    + "warms up (default: ${DEFAULT-VALUE}).")
     Duration warmUp;
 
     @Option(names = "--auth-file", paramLabel = "FILE",

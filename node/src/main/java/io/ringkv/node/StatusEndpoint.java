@@ -18,13 +18,15 @@ import java.util.concurrent.CompletionStage;
  * JSON object either way:
  *
  * <pre>{@code
- * {"node":"http://127.0.0.1:8080","state":"serving","version":"0.1.0","uptimeSeconds":42,
+ * {"node":"http://127.0.0.1:8080","state":"serving","version":"0.1.0","uptimeSeconds":42,"servingSeconds":40,
  *  "topology":"5f0c...","warnings":[],
  *  "peers":[{"node":"http://127.0.0.1:8081","state":"up","since":"2026-...Z","forSeconds":40,"lastFailure":null}],
  *  "metadata":{"epoch":1,"leader":"n1f0c...","self":"n1f0c...","role":"leader","replicationFactor":3,
  *              "members":[{"id":"n1f0c...","url":"http://127.0.0.1:8080","state":"normal"}, ...]}}
  * }</pre>
- * {@code topology} is the node list's fingerprint (null until the cluster is joined), {@code warnings}
+ * {@code servingSeconds} counts from the moment the node began serving (0 while it starts; a
+ * starting node's peers ask it to tell a running cluster from one starting with them, see
+ * {@link ServingPeers}); {@code topology} is the node list's fingerprint (null until the cluster is joined), {@code warnings}
  * name what an operator must fix (a peer with another node list, a clock behind its peers), and
  * each peer is {@code up}, {@code down} or {@code unknown} as this node saw it, with since when.
  * {@code metadata} is the cluster metadata as this node last applied it ({@link MetadataStatus}):
@@ -83,6 +85,7 @@ final class StatusEndpoint implements HttpHandler {
                 .append(",\"state\":").append(JsonText.string(phase.label()))
                 .append(",\"version\":").append(JsonText.string(Node.VERSION))
                 .append(",\"uptimeSeconds\":").append(lifecycle.uptimeMillis() / 1000)
+                .append(",\"servingSeconds\":").append(lifecycle.servingMillis() / 1000)
                 .append(",\"topology\":").append(JsonText.string(joined == null ? null : joined.topology().fingerprint()))
                 .append(",\"warnings\":[");
         MetadataStatus meta = metadata;
