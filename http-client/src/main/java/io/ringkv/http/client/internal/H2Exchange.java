@@ -8,7 +8,6 @@ import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One request/response over HTTP/2, across the streams it may need: a stream refused by the peer
@@ -29,8 +28,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * exchanges it started that are still running.
  *
  * <p>Lifecycle: each attempt is one {@link H2AttemptState}, changed by compare-and-set in
- * {@link Attempt#step} only; the step that enters {@code DONE} (once per attempt, whichever thread
- * wins) resets the stream if the table says so and gives its slot back.
+ * {@link Attempt#step} only; the step that ends the stream (once per attempt, whichever thread
+ * wins) resets it if the table says so and gives its slot back, and the step that completes the
+ * response body (once the response ended and every push promise is decided) is taken once too.
  *
  * <p>Threading: stream events ({@code on*}) come from the connection's event loop; the
  * {@link Exchange} methods from any thread. The current attempt is published through a volatile
@@ -54,8 +54,6 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
     private final java.util.Set<H2PushedExchange> promised = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Promises whose handler has not returned yet: the body completes after they are decided. */
     private final java.util.concurrent.atomic.AtomicInteger undecided = new java.util.concurrent.atomic.AtomicInteger();
-    private final AtomicBoolean bodyCompleted = new AtomicBoolean();
-    private volatile boolean responseEnded;
     private volatile Attempt attempt;
     private volatile CompletableFuture<H2Connection> acquiring;
     private volatile Throwable aborted;
@@ -88,7 +86,7 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
          * Applies {@code event}: the stream is reset if the table says so, and its slot is given
          * back if this step ended it; a step that lost the race to another does neither.
          */
-        void step(H2AttemptState.Event event) {
+        H2AttemptState step(H2AttemptState.Event event) {
             H2AttemptState from;
             do {
                 from = state;
@@ -99,6 +97,7 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
             if (from.releases(event)) {
                 connection.streamDone(streamId);
             }
+            return from;
         }
 
         H2AttemptState state() {
@@ -248,8 +247,10 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
         completeBodyWhenSettled();
     }
 
+    /** Completes the body once the response ended and no promise is undecided; whichever call sees both last does it. */
     private void completeBodyWhenSettled() {
-        if (responseEnded && undecided.get() == 0 && bodyCompleted.compareAndSet(false, true)) {
+        Attempt current = attempt;
+        if (undecided.get() == 0 && current.step(H2AttemptState.Event.SETTLED).completesBody(H2AttemptState.Event.SETTLED)) {
             response.completeBody();
         }
     }
@@ -298,8 +299,6 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
 
     @Override
     public void responseEnded() {
-        responseEnded = true;
-        completeBodyWhenSettled();
         Attempt current = attempt;
         // RFC 9113 §8.1: a complete response ends the exchange; if the request is still being
         // sent, the rest of its body is not wanted (the step resets the stream with CANCEL).
@@ -307,6 +306,7 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
             stopSender(current);
         }
         current.step(H2AttemptState.Event.RESPONSE_ENDED);
+        completeBodyWhenSettled();
     }
 
     // ---- request body ----
