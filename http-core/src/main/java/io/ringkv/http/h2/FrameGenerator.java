@@ -17,6 +17,10 @@ import java.util.Objects;
 public final class FrameGenerator {
     private int maxFrameSize = FrameParser.DEFAULT_MAX_FRAME_SIZE;
 
+    /** A generator for the protocol's default maximum frame size (16,384 octets) until told otherwise. */
+    public FrameGenerator() {
+    }
+
     /** The peer's SETTINGS_MAX_FRAME_SIZE. */
     public void maxFrameSize(int bytes) {
         if (bytes < SettingsFrameParser.MIN_MAX_FRAME_SIZE || bytes > SettingsFrameParser.MAX_MAX_FRAME_SIZE) {

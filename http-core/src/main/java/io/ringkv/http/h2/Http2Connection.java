@@ -124,6 +124,7 @@ public final class Http2Connection {
         return role;
     }
 
+    /** The connection's lifecycle; changed only through {@link ConnectionState#next}. */
     public ConnectionState state() {
         return state;
     }
@@ -437,9 +438,7 @@ public final class Http2Connection {
         generator.maxFrameSize(peer.maxFrameSize());
         shiftSendWindows(peer.initialWindowSize() - (long) previous.initialWindowSize(), events);
         output.add(generator.generate(SettingsFrame.ACK_FRAME));
-        if (state == ConnectionState.AWAITING_SETTINGS) {
-            state = ConnectionState.OPEN;
-        }
+        state = state.next(ConnectionState.Event.SETTINGS_RECEIVED);
         events.add(new Http2Event.SettingsReceived(peer));
     }
 
@@ -505,7 +504,7 @@ public final class Http2Connection {
     }
 
     private void onGoAway(GoAwayFrame f, List<Http2Event> events) throws Http2Error {
-        state = state == ConnectionState.CLOSED ? state : ConnectionState.DRAINING;
+        state = state.next(ConnectionState.Event.GOAWAY_RECEIVED);
         String debug = StandardCharsets.UTF_8.decode(f.debugData().duplicate()).toString();
         events.add(new Http2Event.GoAwayReceived(f.lastStreamId(), f.error(), debug));
         // RFC 9113 §6.8: our streams above lastStreamId were not processed; safe to retry elsewhere.
@@ -582,7 +581,7 @@ public final class Http2Connection {
 
     private void fail(ConnectionError e, List<Http2Event> events) {
         output.add(generator.generate(new GoAwayFrame(streams.lastPeerId(), e.code(), e.reason())));
-        state = ConnectionState.CLOSED;
+        state = state.next(ConnectionState.Event.CONNECTION_ERROR);
         events.add(new Http2Event.ConnectionFailed(e.code(), e.reason()));
     }
 
@@ -744,7 +743,16 @@ public final class Http2Connection {
     /** Graceful (NO_ERROR: streams in flight finish) or not; no new peer streams are accepted. */
     public void goAway(ErrorCode code, String debug) {
         output.add(generator.generate(new GoAwayFrame(streams.lastPeerId(), code, debug)));
-        state = code == ErrorCode.NO_ERROR ? ConnectionState.DRAINING : ConnectionState.CLOSED;
+        state = state.next(code == ErrorCode.NO_ERROR ? ConnectionState.Event.GOAWAY_SENT
+                : ConnectionState.Event.CONNECTION_ERROR);
+    }
+
+    /**
+     * The owner's transport closed: from now on input is ignored and no stream opens. Its owner
+     * reads {@link #state()} instead of keeping a copy of its own.
+     */
+    public void transportClosed() {
+        state = state.next(ConnectionState.Event.TRANSPORT_CLOSED);
     }
 
     /** The stream's state; CLOSED for a stream that is gone, IDLE for one never opened. */

@@ -39,6 +39,8 @@ import org.slf4j.LoggerFactory;
  * never opens more streams than the peer's SETTINGS_MAX_CONCURRENT_STREAMS.
  * Pushed responses (RFC 9113 §8.4) run as exchanges of their own in {@code pushes}, keyed by the
  * promised stream; they take no slot, but the connection stays open for them while draining.
+ * Lifecycle: one {@link H2ConnectionState}, changed by {@link #move} only (compare-and-set, any
+ * thread); a connection that stopped accepting streams closes once none is left.
  */
 final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     private static final Logger log = LoggerFactory.getLogger(H2Connection.class);
@@ -56,7 +58,8 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     private final CompletableFuture<H2Connection> ready = new CompletableFuture<>();
     private volatile Connection connection;
     private volatile long streamsMax = 1;
-    private volatile boolean accepting = true;
+    /** Changed by {@link #move} only. */
+    private volatile H2ConnectionState state = H2ConnectionState.CONNECTING;
     private final IdleExpiry idleExpiry;
     /** Responses whose head arrived in the read being dispatched; loop-confined. */
     private final List<H2Response> headsToPublish = new java.util.ArrayList<>(4);
@@ -89,13 +92,36 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         return exchanges.size() + pushes.size();
     }
 
+    private static final java.lang.invoke.VarHandle STATE;
+
+    static {
+        try {
+            STATE = java.lang.invoke.MethodHandles.lookup().findVarHandle(H2Connection.class, "state", H2ConnectionState.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The one way the lifecycle changes (see {@link H2ConnectionState}); any thread. */
+    private void move(H2ConnectionState.Event event) {
+        H2ConnectionState from;
+        do {
+            from = state;
+        } while (!STATE.compareAndSet(this, from, from.next(event)));
+    }
+
+    /** The current lifecycle state (for tests and diagnostics). */
+    H2ConnectionState state() {
+        return state;
+    }
+
     CompletableFuture<H2Connection> ready() {
         return ready;
     }
 
     boolean isOpen() {
         Connection open = connection;
-        return accepting && open != null && open.isOpen();
+        return state == H2ConnectionState.ACCEPTING && open != null && open.isOpen();
     }
 
     /** The TLS session of an h2 connection; empty for h2c. */
@@ -106,7 +132,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
 
     /** Takes a stream slot if the peer's limit allows another stream and no GOAWAY was seen. */
     boolean tryReserve() {
-        for (int current = reserved.get(); accepting && current < streamsMax; current = reserved.get()) {
+        for (int current = reserved.get(); state.acceptsStreams() && current < streamsMax; current = reserved.get()) {
             if (reserved.compareAndSet(current, current + 1)) {
                 idleExpiry.busy();
                 return true;
@@ -128,6 +154,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     @Override
     public void onOpen(Connection opened) {
         this.connection = opened;
+        move(H2ConnectionState.Event.OPENED);
         openConnections.opened(this);
         List<ByteBuffer> preface;
         lock.lock();
@@ -149,6 +176,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
      */
     void openUpgraded(Connection opened, H2Exchange exchange, boolean headRequest) {
         this.connection = opened;
+        move(H2ConnectionState.Event.OPENED);
         openConnections.adopted(this); // the socket was counted when it opened for HTTP/1.1
         if (!tryReserve()) {
             throw new IllegalStateException("a new connection has a stream slot for stream 1");
@@ -202,7 +230,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
             case PING -> sendPing(open);
             case CLOSE -> {
                 log.debug("{} PING unanswered: closing", this);
-                accepting = false;
+                move(H2ConnectionState.Event.PING_UNANSWERED);
                 codec.remove(this);
                 open.abort(new IOException("HTTP/2 connection to " + route.authority() + " did not answer PING"));
                 return;
@@ -321,7 +349,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     /** RFC 9113 §6.8: streams above lastStreamId were not processed and may be retried elsewhere. */
     private void onGoAway(int lastStreamId, ErrorCode code, String debug) {
         log.debug("{} GOAWAY last={} code={} debug={}", this, lastStreamId, code, LogText.of(debug));
-        accepting = false;
+        move(H2ConnectionState.Event.GOAWAY_RECEIVED);
         codec.remove(this);
         exchanges.forEach((id, exchange) -> {
             if (id > lastStreamId) {
@@ -332,7 +360,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     }
 
     private void onProtocolFailure(ErrorCode code, String reason) {
-        accepting = false;
+        move(H2ConnectionState.Event.PROTOCOL_FAILED);
         connection.closeAfterFlush(); // the GOAWAY is already queued
         failAll(new IOException("HTTP/2 connection error " + code + ": " + reason));
     }
@@ -343,7 +371,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         // exchange by now, so failAll below reaches it; a later one is turned away and goes elsewhere.
         lock.lock();
         try {
-            accepting = false;
+            move(H2ConnectionState.Event.SOCKET_CLOSED);
         } finally {
             lock.unlock();
         }
@@ -386,21 +414,21 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         boolean queued;
         lock.lock();
         try {
-            if (!accepting || !protocol.canOpenStream()) {
+            if (!state.acceptsStreams() || !protocol.canOpenStream()) {
                 return -1;
             }
             id = protocol.openStream(fields, endStream);
             queued = connection.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
             if (queued) {
                 // Registered before the lock is released: no event of the stream can be read before.
-                exchange.streamOpened(id);
+                exchange.streamOpened(id, endStream);
                 exchanges.put(id, exchange);
             } else {
                 // The socket began closing (the peer's FIN, a failed write) before onClosed ran:
                 // the HEADERS were dropped and the server never saw the stream, as for a stream
                 // above a GOAWAY's last-stream-id. Open nothing more here; the protocol state of
                 // this stream stays behind with the dead connection.
-                accepting = false;
+                move(H2ConnectionState.Event.HEADERS_DROPPED);
             }
         } finally {
             lock.unlock();
@@ -497,14 +525,14 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     }
 
     private void closeIfDrained() {
-        if (!accepting && exchanges.isEmpty() && pushes.isEmpty()) {
+        if (!state.acceptsStreams() && exchanges.isEmpty() && pushes.isEmpty()) {
             connection.closeAfterFlush();
         }
     }
 
     /** Closes the connection politely (GOAWAY NO_ERROR, RFC 9113 §6.8) when the client shuts down or it idled out. */
     void shutdown() {
-        accepting = false;
+        move(H2ConnectionState.Event.SHUTDOWN);
         Connection open = connection;
         if (open == null) {
             return;
@@ -521,7 +549,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
 
     private void scheduleIdleExpiry() {
         Connection open = connection;
-        if (open != null && open.isOpen() && accepting) {
+        if (open != null && open.isOpen() && state.acceptsStreams()) {
             idleExpiry.idle(open.loop());
         }
     }

@@ -3,10 +3,11 @@ package io.ringkv.http.client.internal;
 import io.ringkv.http.h2.ErrorCode;
 import io.ringkv.http.hpack.HeaderField;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One request/response over HTTP/2, across the streams it may need: a stream refused by the peer
@@ -25,6 +26,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * promise that arrived before it ended, so that an application that waits for the main response
  * finds its handler called, as with the JDK client. Aborting this exchange aborts the pushed
  * exchanges it started that are still running.
+ *
+ * <p>Lifecycle: each attempt is one {@link H2AttemptState}, changed by compare-and-set in
+ * {@link Attempt#step} only; the step that ends the stream (once per attempt, whichever thread
+ * wins) resets it if the table says so and gives its slot back, and the step that completes the
+ * response body (once the response ended and every push promise is decided) is taken once too.
  *
  * <p>Threading: stream events ({@code on*}) come from the connection's event loop; the
  * {@link Exchange} methods from any thread. The current attempt is published through a volatile
@@ -48,8 +54,6 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
     private final java.util.Set<H2PushedExchange> promised = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Promises whose handler has not returned yet: the body completes after they are decided. */
     private final java.util.concurrent.atomic.AtomicInteger undecided = new java.util.concurrent.atomic.AtomicInteger();
-    private final AtomicBoolean bodyCompleted = new AtomicBoolean();
-    private volatile boolean responseEnded;
     private volatile Attempt attempt;
     private volatile CompletableFuture<H2Connection> acquiring;
     private volatile Throwable aborted;
@@ -57,14 +61,47 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
 
     /** One stream of this exchange. */
     private static final class Attempt {
+        private static final VarHandle STATE;
+
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(Attempt.class, "state", H2AttemptState.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         final H2Connection connection;
+        /** Set with the step out of {@code OPENING}, inside the connection's critical section. */
         volatile int streamId = -1;
-        volatile boolean requestDone;
         volatile H2RequestBody sender;
-        final AtomicBoolean finished = new AtomicBoolean();
+        /** Changed by {@link #step} only. */
+        private volatile H2AttemptState state = H2AttemptState.OPENING;
 
         Attempt(H2Connection connection) {
             this.connection = connection;
+        }
+
+        /**
+         * Applies {@code event}: the stream is reset if the table says so, and its slot is given
+         * back if this step ended it; a step that lost the race to another does neither.
+         */
+        H2AttemptState step(H2AttemptState.Event event) {
+            H2AttemptState from;
+            do {
+                from = state;
+            } while (!STATE.compareAndSet(this, from, from.next(event)));
+            if (from.resets(event)) {
+                connection.reset(streamId, ErrorCode.CANCEL);
+            }
+            if (from.releases(event)) {
+                connection.streamDone(streamId);
+            }
+            return from;
+        }
+
+        H2AttemptState state() {
+            return state;
         }
     }
 
@@ -108,9 +145,8 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
             retry("connection stopped accepting streams");
             return;
         }
-        next.requestDone = !hasBody;
         if (aborted != null) {
-            endAttempt(next, ErrorCode.CANCEL);
+            endAttempt(next);
         } else if (hasBody) {
             H2RequestBody sender = new H2RequestBody(connection, next.streamId, request.contentLength(), this, executor);
             next.sender = sender;
@@ -129,13 +165,18 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
         }
         Attempt adopted = new Attempt(connection);
         adopted.streamId = streamId;
-        adopted.requestDone = true;
+        adopted.step(H2AttemptState.Event.OPENED_WHOLE);
         attempt = adopted;
     }
 
-    /** Inside the connection's critical section, before the stream can see any event. */
-    void streamOpened(int streamId) {
-        attempt.streamId = streamId;
+    /**
+     * Inside the connection's critical section, before the stream can see any event: its HEADERS
+     * are queued, with END_STREAM when {@code requestWhole}.
+     */
+    void streamOpened(int streamId, boolean requestWhole) {
+        Attempt current = attempt;
+        current.streamId = streamId;
+        current.step(requestWhole ? H2AttemptState.Event.OPENED_WHOLE : H2AttemptState.Event.OPENED);
     }
 
     private void retry(String reason) {
@@ -206,8 +247,10 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
         completeBodyWhenSettled();
     }
 
+    /** Completes the body once the response ended and no promise is undecided; whichever call sees both last does it. */
     private void completeBodyWhenSettled() {
-        if (responseEnded && undecided.get() == 0 && bodyCompleted.compareAndSet(false, true)) {
+        Attempt current = attempt;
+        if (undecided.get() == 0 && current.step(H2AttemptState.Event.SETTLED).completesBody(H2AttemptState.Event.SETTLED)) {
             response.completeBody();
         }
     }
@@ -215,9 +258,9 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
     @Override
     public void onReset(ErrorCode code, boolean byPeer, String reason) {
         Attempt current = attempt;
-        if (current != null && current.finished.compareAndSet(false, true)) {
+        if (current != null) {
             stopSender(current);
-            current.connection.streamDone(current.streamId);
+            current.step(H2AttemptState.Event.GONE);
         }
         if (byPeer && code == ErrorCode.REFUSED_STREAM && !head.isDone()) {
             retry("stream refused " + ATTEMPTS_MAX + " times");
@@ -229,9 +272,9 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
     /** GOAWAY: the server did not process this stream; open it elsewhere. */
     void onRefused(String reason) {
         Attempt current = attempt;
-        if (current != null && current.finished.compareAndSet(false, true)) {
+        if (current != null) {
             stopSender(current);
-            current.connection.streamDone(current.streamId);
+            current.step(H2AttemptState.Event.GONE);
         }
         retry(reason);
     }
@@ -239,9 +282,9 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
     @Override
     public void onConnectionFailed(IOException error) {
         Attempt current = attempt;
-        if (current != null && current.finished.compareAndSet(false, true)) {
+        if (current != null) {
             stopSender(current);
-            current.connection.streamDone(current.streamId);
+            current.step(H2AttemptState.Event.GONE);
         }
         fail(error);
     }
@@ -256,15 +299,14 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
 
     @Override
     public void responseEnded() {
-        responseEnded = true;
-        completeBodyWhenSettled();
         Attempt current = attempt;
-        if (current.requestDone) {
-            finish(current);
-        } else {
-            // RFC 9113 §8.1: a complete response ends the exchange; the rest of the body is not wanted.
-            endAttempt(current, ErrorCode.CANCEL);
+        // RFC 9113 §8.1: a complete response ends the exchange; if the request is still being
+        // sent, the rest of its body is not wanted (the step resets the stream with CANCEL).
+        if (current.state() == H2AttemptState.SENDING) {
+            stopSender(current);
         }
+        current.step(H2AttemptState.Event.RESPONSE_ENDED);
+        completeBodyWhenSettled();
     }
 
     // ---- request body ----
@@ -272,9 +314,9 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
     @Override
     public void requestSent() {
         Attempt current = attempt;
-        current.requestDone = true;
-        if (responseEnded || response.bodyEnded()) {
-            finish(current);
+        current.step(H2AttemptState.Event.REQUEST_SENT);
+        if (response.bodyEnded()) {
+            current.step(H2AttemptState.Event.GONE);
         }
     }
 
@@ -299,8 +341,8 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
             slot.cancel(false);
         }
         Attempt current = attempt;
-        if (current != null && current.streamId > 0) {
-            endAttempt(current, ErrorCode.CANCEL);
+        if (current != null) {
+            endAttempt(current); // before the stream is open, openOn sees the abort and ends it
         }
         response.creditAll();
         fail(cause);
@@ -320,18 +362,9 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
     }
 
     /** Resets the stream (if still open) and frees its slot. */
-    private void endAttempt(Attempt current, ErrorCode code) {
+    private static void endAttempt(Attempt current) {
         stopSender(current);
-        if (current.finished.compareAndSet(false, true)) {
-            current.connection.reset(current.streamId, code);
-            current.connection.streamDone(current.streamId);
-        }
-    }
-
-    private static void finish(Attempt current) {
-        if (current.finished.compareAndSet(false, true)) {
-            current.connection.streamDone(current.streamId);
-        }
+        current.step(H2AttemptState.Event.CANCEL);
     }
 
     private static void stopSender(Attempt current) {

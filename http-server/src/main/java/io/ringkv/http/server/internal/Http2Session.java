@@ -1,6 +1,7 @@
 package io.ringkv.http.server.internal;
 
 import io.ringkv.http.Headers;
+import io.ringkv.http.h2.ConnectionState;
 import io.ringkv.http.h2.ErrorCode;
 import io.ringkv.http.h2.Http2Config;
 import io.ringkv.http.h2.Http2Connection;
@@ -70,6 +71,10 @@ import org.slf4j.LoggerFactory;
  * enqueued (lock-free, no socket write) in the same section, so stream ids and HPACK blocks leave
  * in order; the socket is flushed after leaving it, never while holding the lock. Streamed bodies
  * are pulled on the handler executor. Fields marked loop-confined are touched by the loop only.
+ * The connection's lifecycle (awaiting the preface's SETTINGS, open, draining after a GOAWAY
+ * either way, closed) is {@link Http2Connection#state()}, read under the lock like the rest of
+ * {@link #h2}; the session keeps no copy, and tells it when the socket is given up
+ * ({@link Http2Connection#transportClosed()}).
  */
 final class Http2Session implements ConnectionHandler, ServerSession {
     private static final Logger log = LoggerFactory.getLogger(Http2Session.class);
@@ -91,9 +96,6 @@ final class Http2Session implements ConnectionHandler, ServerSession {
 
     private static final long UNSET = Long.MIN_VALUE;
 
-    /** preface -> open -> goaway-sent (draining) -> closed. */
-    enum Phase { PREFACE, OPEN, GOAWAY_SENT, CLOSED }
-
     private final ServerContext context;
     private final Object lock = new Object();
     private final Http2Connection h2;
@@ -108,7 +110,6 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private Connection connection;
     // Guarded by lock.
     private final Map<Integer, ServerStream> streams = new HashMap<>();
-    private Phase phase = Phase.PREFACE;
     /** DATA octets queued so far; a stall check compares it with its previous look. */
     private long dataBytesSent;
     /** When {@link #streams} last became empty (or the connection opened): the idle timeout runs from here. */
@@ -235,25 +236,12 @@ final class Http2Session implements ConnectionHandler, ServerSession {
 
     private void onEvent(Http2Event event) {
         switch (event) {
-            case Http2Event.SettingsReceived s -> {
-                synchronized (lock) {
-                    if (phase == Phase.PREFACE) {
-                        phase = Phase.OPEN;
-                    }
-                }
-                resumeAll();
-            }
+            case Http2Event.SettingsReceived s -> resumeAll(); // the connection's state moved on in receive()
             case Http2Event.HeadersReceived h -> onHeaders(h);
             case Http2Event.DataReceived d -> onData(d);
             case Http2Event.StreamReset r -> onReset(r.streamId());
             case Http2Event.WindowOpened w -> resumeAll();
-            case Http2Event.GoAwayReceived g -> {
-                synchronized (lock) {
-                    if (phase != Phase.CLOSED) {
-                        phase = Phase.GOAWAY_SENT;
-                    }
-                }
-            }
+            case Http2Event.GoAwayReceived g -> { } // the connection is DRAINING now: new streams are refused
             case Http2Event.ConnectionFailed f -> {
                 log.debug("{} connection error {} {}", connection, f.code(), f.reason());
                 failAll();
@@ -268,7 +256,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         ServerStream stream;
         boolean opened = false;
         synchronized (lock) {
-            if (phase == Phase.CLOSED) {
+            if (h2.state() == ConnectionState.CLOSED) {
                 return;
             }
             stream = streams.get(h.streamId());
@@ -414,7 +402,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         }
         boolean closeNow;
         synchronized (lock) {
-            if (!streams.containsKey(stream.id) || phase == Phase.CLOSED) {
+            if (!streams.containsKey(stream.id) || h2.state() == ConnectionState.CLOSED) {
                 finish(stream, source);
                 return;
             }
@@ -439,7 +427,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             enqueueLocked();
             // Only a connection going away closes when its last stream ends; asking the loop on
             // every answer would cost a task and a selector wake-up per response.
-            closeNow = phase == Phase.GOAWAY_SENT && streams.isEmpty();
+            closeNow = h2.state() == ConnectionState.DRAINING && streams.isEmpty();
         }
         flush();
         if (source != null) {
@@ -546,7 +534,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             sendPendingLocked(stream);
             more = streams.containsKey(stream.id) && stream.pending == null;
             enqueueLocked();
-            closeNow = phase == Phase.GOAWAY_SENT && streams.isEmpty();
+            closeNow = h2.state() == ConnectionState.DRAINING && streams.isEmpty();
         }
         flush();
         if (more) {
@@ -560,7 +548,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private void abortStream(ServerStream stream, String why) {
         synchronized (lock) {
             stream.pulling = false;
-            if (removeLocked(stream.id) != null && phase != Phase.CLOSED) {
+            if (removeLocked(stream.id) != null && h2.state() != ConnectionState.CLOSED) {
                 h2.resetStream(stream.id, ErrorCode.INTERNAL_ERROR);
             }
             enqueueLocked();
@@ -650,7 +638,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         List<ServerStream> idle = new ArrayList<>();
         List<ServerStream> busy = new ArrayList<>();
         synchronized (lock) {
-            phase = Phase.CLOSED;
+            h2.transportClosed();
             for (ServerStream stream : streams.values()) {
                 (stream.handlerRunning || stream.pulling ? busy : idle).add(stream);
             }
@@ -712,7 +700,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private void closeIfDone() {
         boolean close;
         synchronized (lock) {
-            close = phase == Phase.GOAWAY_SENT && streams.isEmpty();
+            close = h2.state() == ConnectionState.DRAINING && streams.isEmpty();
         }
         if (close && connection.isOpen()) {
             connection.closeAfterFlush();
@@ -793,10 +781,10 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         Expired expired = Expired.NONE;
         List<ServerStream> tooSlow = new ArrayList<>();
         synchronized (lock) {
-            if (phase == Phase.CLOSED) {
+            if (h2.state() == ConnectionState.CLOSED) {
                 return;
             }
-            if (phase == Phase.PREFACE) {
+            if (h2.state() == ConnectionState.AWAITING_SETTINGS) {
                 if (now - prefaceDeadlineNanos >= 0) {
                     expired = Expired.PREFACE;
                 }
@@ -809,7 +797,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 }
                 next = earlier(next, due);
             }
-            if (phase == Phase.OPEN && streams.isEmpty()) {
+            if (h2.state() == ConnectionState.OPEN && streams.isEmpty()) {
                 long due = quietSinceNanos + idleNanos;
                 if (now - due >= 0 && expired == Expired.NONE) {
                     expired = Expired.IDLE;
@@ -922,7 +910,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         respond(stream, Response.text(408, "request body too slow: at least " + context.config().bodyRateMin()
                 + " bytes/s required"));
         synchronized (lock) {
-            if (phase != Phase.CLOSED && !streams.containsKey(stream.id)
+            if (h2.state() != ConnectionState.CLOSED && !streams.containsKey(stream.id)
                     && h2.streamState(stream.id) == StreamState.HALF_CLOSED_LOCAL) {
                 h2.resetStream(stream.id, ErrorCode.NO_ERROR);
                 enqueueLocked();
@@ -935,7 +923,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private void closeWithGoAway(ErrorCode code, String reason) {
         log.debug("{} closing: {}", connection, reason);
         synchronized (lock) {
-            if (phase != Phase.CLOSED) {
+            if (h2.state() != ConnectionState.CLOSED) {
                 h2.goAway(code, reason);
                 enqueueLocked();
             }
@@ -954,9 +942,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     /** Loop thread: GOAWAY(NO_ERROR, {@code reason}); accepted streams finish, then the connection closes. */
     private void drain(String reason) {
         synchronized (lock) {
-            if (phase != Phase.CLOSED && phase != Phase.GOAWAY_SENT) {
+            if (h2.state() != ConnectionState.CLOSED && h2.state() != ConnectionState.DRAINING) {
                 h2.goAway(ErrorCode.NO_ERROR, reason);
-                phase = Phase.GOAWAY_SENT;
                 enqueueLocked();
             }
         }
