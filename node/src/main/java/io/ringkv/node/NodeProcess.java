@@ -164,8 +164,7 @@ public final class NodeProcess {
         if (process == null) {
             return;
         }
-        stopping = true;
-        process.toHandle().destroy();
+        requestStop();
         try {
             if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.toHandle().destroyForcibly();
@@ -175,6 +174,18 @@ public final class NodeProcess {
             process.toHandle().destroyForcibly();
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * SIGTERM without waiting: the node begins its graceful shutdown, so that several nodes can
+     * shut down at once; {@link #stop} then waits for this one.
+     */
+    public void requestStop() {
+        if (process == null) {
+            return;
+        }
+        stopping = true;
+        process.toHandle().destroy();
     }
 
     /** SIGKILL: the process gets no chance to flush or close anything. */
