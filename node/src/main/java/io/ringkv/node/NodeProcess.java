@@ -176,8 +176,7 @@ public final class NodeProcess {
         if (process == null) {
             return;
         }
-        stopping = true;
-        process.toHandle().destroy();
+        requestStop();
         try {
             if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.toHandle().destroyForcibly();
@@ -187,6 +186,18 @@ public final class NodeProcess {
             process.toHandle().destroyForcibly();
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * SIGTERM without waiting: the node begins its graceful shutdown, so that several nodes can
+     * shut down at once; {@link #stop} then waits for this one.
+     */
+    public void requestStop() {
+        if (process == null) {
+            return;
+        }
+        stopping = true;
+        process.toHandle().destroy();
     }
 
     /** SIGKILL: the process gets no chance to flush or close anything. */

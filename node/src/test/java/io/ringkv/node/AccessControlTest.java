@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
 import io.ringkv.http.client.RingHttpClient;
+import io.ringkv.node.SharedNodeKeys.OwnNode;
 import io.ringkv.node.access.AccessScope;
 import io.ringkv.node.access.BearerToken;
 import io.ringkv.node.access.Grant;
@@ -26,9 +27,12 @@ import java.nio.file.Path;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -54,24 +58,60 @@ class AccessControlTest {
     @Parameter
     String protocol;
 
+    /**
+     * The node, token file and tokens of every test, of both protocols, not marked OwnNode (those
+     * change the file, or write and list the tenant's keys); each test's keys are its own (SharedNodeKeys).
+     */
+    private static TokenNode shared;
+    private TokenNode own;
+
     private Path file;
     private TokenRegistry registry;
     private Node node;
     private HttpClient client;
+    private SharedNodeKeys keys;
     private String reader;
     private String writer;
     private String admin;
     private String tenant;
 
+    /** A node started with a token file of four tokens: a reader, a writer, an admin, a writer of {@code tenant-a/} only. */
+    private record TokenNode(Path file, TokenRegistry registry, Node node, String reader, String writer, String admin,
+                             String tenant) {
+        static TokenNode start(Path data, Path dir) throws Exception {
+            Path file = dir.resolve("tokens");
+            String reader = addToken(file, "reader", "read", null);
+            String writer = addToken(file, "app", "read,write", null);
+            String admin = addToken(file, "ops", "admin", null);
+            String tenant = addToken(file, "tenant-a", "read,write", "tenant-a/");
+            TokenRegistry registry = TokenRegistry.load(file);
+            return new TokenNode(file, registry, Node.start(NodeConfig.singleNode(0, data).withTokens(registry)), reader, writer,
+                    admin, tenant);
+        }
+    }
+
+    @BeforeAll
+    static void startSharedNode(@TempDir Path sharedData, @TempDir Path sharedDir) throws Exception {
+        shared = TokenNode.start(sharedData, sharedDir);
+    }
+
+    @AfterAll
+    static void stopSharedNode() {
+        shared.node().close();
+    }
+
     @BeforeEach
-    void startNode() throws Exception {
-        file = dir.resolve("tokens");
-        reader = addToken("reader", "read", null);
-        writer = addToken("app", "read,write", null);
-        admin = addToken("ops", "admin", null);
-        tenant = addToken("tenant-a", "read,write", "tenant-a/");
-        registry = TokenRegistry.load(file);
-        node = Node.start(NodeConfig.singleNode(0, data).withTokens(registry));
+    void startNode(TestInfo test) throws Exception {
+        own = SharedNodeKeys.ownNode(test) ? TokenNode.start(data, dir) : null;
+        TokenNode setup = own != null ? own : shared;
+        file = setup.file();
+        registry = setup.registry();
+        node = setup.node();
+        reader = setup.reader();
+        writer = setup.writer();
+        admin = setup.admin();
+        tenant = setup.tenant();
+        keys = SharedNodeKeys.of(test);
         client = protocol.equals("H2C")
                 ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
                 : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -80,10 +120,16 @@ class AccessControlTest {
     @AfterEach
     void stopNode() {
         client.close();
-        node.close();
+        if (own != null) {
+            own.node().close();
+        }
     }
 
     private String addToken(String name, String scopes, String prefix) throws Exception {
+        return addToken(file, name, scopes, prefix);
+    }
+
+    private static String addToken(Path file, String name, String scopes, String prefix) throws Exception {
         String token = BearerToken.generate();
         TokenFile.add(file, new Grant(name, AccessScope.parseList(scopes), prefix == null ? null : KeyPrefix.parse(prefix)),
                 BearerToken.sha256(token));
@@ -91,7 +137,7 @@ class AccessControlTest {
     }
 
     private HttpResponse<String> send(String method, String target, String body, String... headers) throws Exception {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + target))
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
                 .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
         for (int i = 0; i < headers.length; i += 2) {
             builder.header(headers[i], headers[i + 1]);
@@ -167,6 +213,7 @@ class AccessControlTest {
         assertThat(as(writer, "DELETE", "/v0/entity?id=k", null).statusCode(), is(202));
     }
 
+    @OwnNode
     @Test
     void aPrefixTokenReachesOnlyKeysWithItsPrefix() throws Exception {
         assertThat(as(tenant, "PUT", "/v0/entity?id=tenant-a/1", "mine").statusCode(), is(201));
@@ -191,6 +238,7 @@ class AccessControlTest {
     }
 
     /** The next page's link moves only the start, within the prefix, so a prefix token can follow it. */
+    @OwnNode
     @Test
     void aPrefixTokenFollowsTheNextLinksOfItsPagedRange() throws Exception {
         for (String id : List.of("tenant-a/1", "tenant-a/2", "tenant-a/3")) {
@@ -231,6 +279,7 @@ class AccessControlTest {
         assertThat(as(BearerToken.generate(), "GET", "/v0/status", null).statusCode(), is(200));
     }
 
+    @OwnNode
     @Test
     void aReloadAddsAndRemovesTokens() throws Exception {
         String added = addToken("added", "read,write", null);
@@ -244,6 +293,7 @@ class AccessControlTest {
         assertThat(as(writer, "GET", "/v0/entity?id=k", null).statusCode(), is(200));
     }
 
+    @OwnNode
     @Test
     void aFileThatDoesNotReadOnReloadKeepsTheTokens() throws Exception {
         Files.writeString(file, "app read,write sha256:00\n", StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);

@@ -19,9 +19,12 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -41,29 +44,37 @@ class ConditionalGetTest {
     /** RFC 9110 §5.6.7 IMF-fixdate, e.g. {@code Sun, 06 Nov 1994 08:49:37 GMT}. */
     private static final String IMF_FIXDATE = "(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT";
 
-    @TempDir
-    Path data;
-
     @Parameter
     String protocol;
 
-    private Node node;
+    /** One node for every test of both protocols; each test's keys are its own (SharedNodeKeys). */
+    private static Node node;
     private HttpClient client;
+    private SharedNodeKeys keys;
 
-    @BeforeEach
-    void startNode() throws Exception {
+    @BeforeAll
+    static void startNode(@TempDir Path data) throws Exception {
         node = Node.start(NodeConfig.singleNode(0, data));
-        client = TestClients.forProtocol(protocol);
     }
 
-    @AfterEach
-    void stopNode() {
-        client.close();
+    @AfterAll
+    static void stopNode() {
         node.close();
     }
 
+    @BeforeEach
+    void openClient(TestInfo test) {
+        client = TestClients.forProtocol(protocol);
+        keys = SharedNodeKeys.of(test);
+    }
+
+    @AfterEach
+    void closeClient() {
+        client.close();
+    }
+
     private HttpResponse<byte[]> send(String method, String target, String body, String... headers) throws Exception {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + target))
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
                 .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
         for (int i = 0; i < headers.length; i += 2) {
             builder.header(headers[i], headers[i + 1]);

@@ -15,9 +15,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import io.ringkv.node.SharedNodeKeys.OwnNode;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,16 +34,33 @@ class DashboardTest {
     @TempDir
     Path data;
 
+    /**
+     * The node of every test not marked OwnNode: those read only the dashboard's files and per-key
+     * answers, and no two of them name the same key, so none sees what another did.
+     */
+    private static Node shared;
     private Node node;
 
+    @BeforeAll
+    static void startSharedNode(@TempDir Path sharedData) throws Exception {
+        shared = Node.start(NodeConfig.singleNode(0, sharedData));
+    }
+
+    @AfterAll
+    static void stopSharedNode() {
+        shared.close();
+    }
+
     @BeforeEach
-    void startNode() throws Exception {
-        node = Node.start(NodeConfig.singleNode(0, data));
+    void startNode(TestInfo test) throws Exception {
+        node = SharedNodeKeys.ownNode(test) ? Node.start(NodeConfig.singleNode(0, data)) : shared;
     }
 
     @AfterEach
     void stopNode() {
-        node.close();
+        if (node != shared) {
+            node.close();
+        }
     }
 
     @Test
@@ -130,6 +151,7 @@ class DashboardTest {
         assertThat(holds(get("/ui/api/key?id=k%C3%A9")), is("tombstone"));
     }
 
+    @OwnNode
     @Test
     void theClusterViewChecksSinceAndLeavesOutOlderHistory() throws Exception {
         for (String since : List.of("", "abc", "-1", "1e3", "%zz", "1234567890123456789")) {
@@ -153,6 +175,7 @@ class DashboardTest {
         assertThat(again, containsString("\"history\":[]"));
     }
 
+    @OwnNode
     @Test
     void aSecondSnapshotHasTheRequestRateSinceTheFirst() throws Exception {
         get("/ui/api/cluster");
@@ -174,6 +197,7 @@ class DashboardTest {
         assertThat(ClusterOverview.metadataEpoch("{\"peers\":[]}"), is((Long) null));
     }
 
+    @OwnNode
     @Test
     void theEventsEndpointListsThisNodesEvents() throws Exception {
         RawHttp.Reply reply = get("/ui/api/events");

@@ -17,9 +17,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import io.ringkv.node.SharedNodeKeys.OwnNode;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
@@ -46,19 +50,35 @@ class ExpiryTest {
     @Parameter
     String protocol;
 
+    /** The node of every test, of both protocols, not marked OwnNode; each test's keys are its own (SharedNodeKeys). */
+    private static Node shared;
     private Node node;
     private HttpClient client;
+    private SharedNodeKeys keys;
+
+    @BeforeAll
+    static void startSharedNode(@TempDir Path sharedData) throws Exception {
+        shared = Node.start(NodeConfig.singleNode(0, sharedData));
+    }
+
+    @AfterAll
+    static void stopSharedNode() {
+        shared.close();
+    }
 
     @BeforeEach
-    void startNode() throws Exception {
-        node = Node.start(NodeConfig.singleNode(0, data));
+    void startNode(TestInfo test) throws Exception {
+        node = SharedNodeKeys.ownNode(test) ? Node.start(NodeConfig.singleNode(0, data)) : shared;
+        keys = SharedNodeKeys.of(test);
         client = TestClients.forProtocol(protocol);
     }
 
     @AfterEach
     void stopNode() {
         client.close();
-        node.close();
+        if (node != shared) {
+            node.close();
+        }
     }
 
     @Test
@@ -93,6 +113,7 @@ class ExpiryTest {
         assertThat(get.headers().firstValue(EXPIRES_IN), is(Optional.empty()));
     }
 
+    @OwnNode
     @Test
     void anExpiredKeyReadsAsAbsentAndRangesSkipIt() throws Exception {
         send("PUT", "/v0/entity?id=k0", "zero");
@@ -166,7 +187,7 @@ class ExpiryTest {
     }
 
     private HttpResponse<String> send(String method, String target, String body, String... headers) throws Exception {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + target))
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
                 .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
         for (int i = 0; i < headers.length; i += 2) {
             builder.header(headers[i], headers[i + 1]);

@@ -10,8 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,18 +26,19 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(180)
 class InternalPlaneSecurityIT {
-    @TempDir
-    Path root;
+    /**
+     * One cluster for the class: no test stops a node or changes a setting, and each names keys no
+     * other does. The only state a test leaves, the topology mismatch it provokes, is the one it checks.
+     */
+    private static ProcessCluster cluster;
 
-    private ProcessCluster cluster;
-
-    @BeforeEach
-    void start() throws Exception {
+    @BeforeAll
+    static void start(@TempDir Path root) throws Exception {
         cluster = new ProcessCluster(root, 3);
     }
 
-    @AfterEach
-    void stop() {
+    @AfterAll
+    static void stop() {
         cluster.close();
     }
 

@@ -19,9 +19,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import io.ringkv.http.client.RingHttpClient;
+import io.ringkv.node.SharedNodeKeys.OwnNode;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -44,12 +48,26 @@ class NodeApiTest {
     @Parameter
     String protocol;
 
+    /** The node of every test, of both protocols, not marked OwnNode; each test's keys are its own (SharedNodeKeys). */
+    private static Node shared;
     private Node node;
     private HttpClient client;
+    private SharedNodeKeys keys;
+
+    @BeforeAll
+    static void startSharedNode(@TempDir Path sharedData) throws Exception {
+        shared = Node.start(NodeConfig.singleNode(0, sharedData).withMaxBodyBytes(MAX_BODY));
+    }
+
+    @AfterAll
+    static void stopSharedNode() {
+        shared.close();
+    }
 
     @BeforeEach
-    void startNode() throws Exception {
-        node = Node.start(NodeConfig.singleNode(0, data).withMaxBodyBytes(MAX_BODY));
+    void startNode(TestInfo test) throws Exception {
+        node = SharedNodeKeys.ownNode(test) ? Node.start(NodeConfig.singleNode(0, data).withMaxBodyBytes(MAX_BODY)) : shared;
+        keys = SharedNodeKeys.of(test);
         client = protocol.equals("H2C")
                 ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
                 : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -58,11 +76,13 @@ class NodeApiTest {
     @AfterEach
     void stopNode() {
         client.close();
-        node.close();
+        if (node != shared) {
+            node.close();
+        }
     }
 
     private HttpResponse<byte[]> send(String method, String target, byte[] body) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(node.url() + target))
+        HttpRequest request = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
                 .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofByteArray(body)).build();
         HttpResponse<byte[]> response = client.send(request, BodyHandlers.ofByteArray());
         assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
@@ -104,6 +124,7 @@ class NodeApiTest {
         assertThat(RawHttp.get(node.port(), "/v0/entities?start=a&end=%").status(), is(400));
     }
 
+    @OwnNode
     @Test
     void keysBeyondTheLimitAre400AndTheLimitItselfIsAccepted() throws Exception {
         String longest = "k".repeat(PublicApi.KEY_BYTES_MAX);
@@ -245,6 +266,7 @@ class NodeApiTest {
         assertThat(status("GET", "/v0/entity?id=small"), is(200));
     }
 
+    @OwnNode
     @Test
     void rangeIsStreamedOneChunkPerRecordSortedWithEndExclusiveAndTombstonesSkipped() throws Exception {
         for (String key : List.of("b", "a", "d", "c", "e")) {
@@ -257,6 +279,7 @@ class NodeApiTest {
         assertThat(texts(reply.chunks()), equalTo(List.of("a\nva", "b\nvb", "d\nvd")));
     }
 
+    @OwnNode
     @Test
     void rangeWithoutEndRunsToTheLastKey() throws Exception {
         for (String key : List.of("a", "m", "z")) {
@@ -265,6 +288,7 @@ class NodeApiTest {
         assertThat(texts(RawHttp.get(node.port(), "/v0/entities?start=b").chunks()), equalTo(List.of("m\nm", "z\nz")));
     }
 
+    @OwnNode
     @Test
     void emptyRangeIsAnEmptyChunkedBody() throws Exception {
         RawHttp.Reply reply = RawHttp.get(node.port(), "/v0/entities?start=x&end=y");
@@ -278,6 +302,7 @@ class NodeApiTest {
         assertThat(status("GET", target), is(400));
     }
 
+    @OwnNode
     @Test
     void rangeLargerThanAnyReadBufferArrivesComplete() throws Exception {
         int records = 3000;

@@ -21,9 +21,13 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import io.ringkv.node.SharedNodeKeys.OwnNode;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -46,23 +50,39 @@ class PagedRangeTest {
     @Parameter
     String protocol;
 
+    /** The node of every test, of both protocols, not marked OwnNode; each test's keys are its own (SharedNodeKeys). */
+    private static Node shared;
     private Node node;
     private HttpClient client;
+    private SharedNodeKeys keys;
+
+    @BeforeAll
+    static void startSharedNode(@TempDir Path sharedData) throws Exception {
+        shared = Node.start(NodeConfig.singleNode(0, sharedData));
+    }
+
+    @AfterAll
+    static void stopSharedNode() {
+        shared.close();
+    }
 
     @BeforeEach
-    void startNode() throws Exception {
-        node = Node.start(NodeConfig.singleNode(0, data));
+    void startNode(TestInfo test) throws Exception {
+        node = SharedNodeKeys.ownNode(test) ? Node.start(NodeConfig.singleNode(0, data)) : shared;
+        keys = SharedNodeKeys.of(test);
         client = TestClients.forProtocol(protocol);
     }
 
     @AfterEach
     void stopNode() {
         client.close();
-        node.close();
+        if (node != shared) {
+            node.close();
+        }
     }
 
     private HttpResponse<byte[]> send(String method, String target, byte[] body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(node.url() + target))
+        HttpRequest request = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
                 .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofByteArray(body)).build();
         HttpResponse<byte[]> response = client.send(request, BodyHandlers.ofByteArray());
         assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
@@ -93,6 +113,7 @@ class PagedRangeTest {
         return matcher.group(1);
     }
 
+    @OwnNode
     @Test
     void twentyFiveKeysInPagesOfTenArriveAsTenTenAndFiveFollowingTheLinks() throws Exception {
         List<String> keys = putNumbered(25);
@@ -115,6 +136,7 @@ class PagedRangeTest {
         assertThat("every key once, in order", seen, equalTo(keys));
     }
 
+    @OwnNode
     @Test
     void keysOnlyPagesOverEitherProtocolHoldOneKeyAndANewlinePerRecord() throws Exception {
         List<String> keys = putNumbered(25);
@@ -133,6 +155,7 @@ class PagedRangeTest {
         assertThat(all.toString(), is(String.join("\n", keys) + "\n"));
     }
 
+    @OwnNode
     @Test
     void keysOnlyWithoutALimitStreamsOneChunkPerKey() throws Exception {
         put("a", "1");
@@ -144,6 +167,7 @@ class PagedRangeTest {
         assertThat(reply.headers().get("link"), is(nullValue()));
     }
 
+    @OwnNode
     @Test
     void keysOnlyFalseAndNoLimitIsTheUnpagedRange() throws Exception {
         put("a", "1");
@@ -152,6 +176,7 @@ class PagedRangeTest {
         assertThat(texts(reply.chunks()), equalTo(List.of("a\n1", "b\n2")));
     }
 
+    @OwnNode
     @Test
     void aPageThatHoldsTheRestHasNoLinkAndAnEmptyPageIsEmpty() throws Exception {
         putNumbered(3);
@@ -164,6 +189,7 @@ class PagedRangeTest {
         assertThat(empty.headers().get("link"), is(nullValue()));
     }
 
+    @OwnNode
     @Test
     void aKeyDeletedBetweenPagesDoesNotAppearAndOneAddedAheadDoes() throws Exception {
         for (String key : List.of("a", "b", "c", "d", "e")) {
@@ -177,6 +203,7 @@ class PagedRangeTest {
         assertThat(texts(second.chunks()), equalTo(List.of("bb\nbb", "d\nd")));
     }
 
+    @OwnNode
     @Test
     void theNextLinkKeepsTheOtherParameters() throws Exception {
         putNumbered(5);
@@ -187,6 +214,7 @@ class PagedRangeTest {
     }
 
     /** Keys of any bytes survive the trip through the link: each page names the key after the last one exactly. */
+    @OwnNode
     @Test
     void keysWithSpecialCharactersRoundTripThroughTheNextLink() throws Exception {
         List<String> encodedIds = List.of("a%20b", "a%26b", "a%25b", "a%2Bb", "a%3Db", "a%3Eb", "a%22b", "a%23b",
@@ -215,6 +243,7 @@ class PagedRangeTest {
      * ({@code kk...l} after {@code kk...k}), not at the key plus a zero byte, which would be over
      * the limit and refused.
      */
+    @OwnNode
     @Test
     void thePageAfterTheLongestKeyStartsWithinTheKeyLimit() throws Exception {
         String longest = "k".repeat(PublicApi.KEY_BYTES_MAX);
@@ -230,6 +259,7 @@ class PagedRangeTest {
         assertThat(second.headers().get("link"), is(nullValue()));
     }
 
+    @OwnNode
     @Test
     void theLargestLimitIsAccepted() throws Exception {
         putNumbered(2);
@@ -248,6 +278,7 @@ class PagedRangeTest {
         assertThat(new String(response.body(), StandardCharsets.UTF_8), containsString(name));
     }
 
+    @OwnNode
     @Test
     void headOfAPageHasTheLinkAndNoBody() throws Exception {
         putNumbered(3);

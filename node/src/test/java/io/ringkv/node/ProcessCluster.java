@@ -181,6 +181,12 @@ final class ProcessCluster implements AutoCloseable {
     @Override
     public void close() {
         client.close();
+        // Every node shuts down at once: each waits on its own threads (its metadata group's Ratis stop among them).
+        for (NodeProcess node : nodes) {
+            if (node != null) {
+                node.requestStop();
+            }
+        }
         for (NodeProcess node : nodes) {
             if (node != null) {
                 node.stop(Duration.ofSeconds(10));
