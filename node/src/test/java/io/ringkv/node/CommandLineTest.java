@@ -125,6 +125,16 @@ class CommandLineTest {
                 "--cluster-secret-file", dir.resolve("missing.secret").toString()), is(Main.EXIT_USAGE));
     }
 
+    /** A replication factor beyond the node list, or below 1, is refused before anything starts. */
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-1", "4", "three"})
+    void aReplicationFactorOutsideOneToTheNodeCountIsAUsageError(String rf) throws Exception {
+        String list = "http://127.0.0.1:1,http://127.0.0.1:2,http://127.0.0.1:3";
+        Path secret = ClusterSecretFile.create(dir.resolve(ClusterSecretFile.NAME));
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--cluster", list,
+                "--cluster-secret-file", secret.toString(), "--replication-factor", rf), is(Main.EXIT_USAGE));
+    }
+
     @Test
     void repairWithoutASecretIsAUsageError() {
         assertThat(Main.run("repair", "--node", "http://127.0.0.1:1"), is(Main.EXIT_USAGE));
