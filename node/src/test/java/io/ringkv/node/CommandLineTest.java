@@ -99,6 +99,12 @@ class CommandLineTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"0", "6"})
+    void upWithAReplicationFactorOutsideOneToTheNodeCountIsAUsageError(String rf) {
+        assertThat(Main.run("up", "--nodes", "5", "--replication-factor", rf, "--data", dir.toString()), is(Main.EXIT_USAGE));
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"--nodes 2", "--nodes 10", "--minutes 0", "--keys 0", "--faults SHRUG", "--rate -1"})
     void chaosWithImpossibleSettingsIsAUsageError(String args) {
         assertThat(Main.run(("chaos --data " + dir + " " + args).split(" ")), is(Main.EXIT_USAGE));
