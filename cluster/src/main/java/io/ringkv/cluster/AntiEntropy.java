@@ -1,5 +1,6 @@
 package io.ringkv.cluster;
 
+import io.ringkv.http.LogText;
 import io.ringkv.store.RangeCursor;
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
@@ -16,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,10 +50,15 @@ import org.slf4j.LoggerFactory;
  * only ever pushes, and each pair converges within one round of each side.
  *
  * <h2>Which nodes hold a key</h2>
- * Every node, after a round: the default {@code replicas} puts every key on every node
- * ({@code from = n}), and a record does not carry the {@code from} it was written with, so a key
- * written with a smaller {@code from} is copied to the other nodes too by the next round. That
- * keeps it readable at any {@code ack/from}, at the cost of the extra copies.
+ * Its owners: the first {@code rf} nodes of its rendezvous order ({@link ReplicationFactor}). A
+ * node compares with each peer only the keys both own, under this node's factor, which it sends
+ * with its digest and versions requests ({@link InternalProtocol#RF_PARAM}; the peer's digest of
+ * them is kept per write, {@link LiveDigest}); so it pushes a key only to peers that own it, and a
+ * key written with a smaller {@code from} reaches all its owners by the next round. A copy beyond
+ * the owners (a write with an explicit {@code from} larger than {@code rf}) is neither compared nor
+ * pushed: it stays where the write put it, is read only by requests that name that many replicas
+ * (whose read repair then brings it up to date), and no range shows it ({@link ClusterRange}).
+ * With {@code rf} equal to the cluster size every node owns every key and compares all it holds.
  *
  * <h2>Bounds</h2>
  * Scans happen only for differing buckets (this node's scan of its keys in a batch, the peer's
@@ -110,6 +117,8 @@ public final class AntiEntropy implements AutoCloseable {
     private int scannedSincePace;
     /** This node's digest, kept per write; null in a one-node cluster, which compares with nobody. */
     private final LiveDigest digest;
+    private final RendezvousPlacement placement;
+    private final IntSupplier replicationFactor;
 
     /**
      * @param collectedElsewhere true for a tombstone so old that peers may have collected it
@@ -118,10 +127,21 @@ public final class AntiEntropy implements AutoCloseable {
      */
     public AntiEntropy(StorageEngine engine, ClusterNodes topology, ReplicaClient client, AntiEntropySettings settings,
                        Predicate<Record> collectedElsewhere) throws StoreException {
+        this(engine, topology, client, settings, collectedElsewhere, topology::size);
+    }
+
+    /**
+     * @param replicationFactor how many nodes own each key now ({@link ReplicationFactor#current}),
+     *                          read at the start of each round
+     */
+    public AntiEntropy(StorageEngine engine, ClusterNodes topology, ReplicaClient client, AntiEntropySettings settings,
+                       Predicate<Record> collectedElsewhere, IntSupplier replicationFactor) throws StoreException {
         this.engine = engine;
+        this.placement = new RendezvousPlacement(topology);
+        this.replicationFactor = replicationFactor;
         // One scan now, while nothing writes (before the node serves); every round and every peer's
         // digest request then reads the live digest instead of the store.
-        this.digest = topology.others().isEmpty() ? null : LiveDigest.attach(engine);
+        this.digest = topology.others().isEmpty() ? null : LiveDigest.attach(engine, placement, topology.self());
         this.collectedElsewhere = collectedElsewhere;
         this.topology = topology;
         this.client = client;
@@ -170,10 +190,10 @@ public final class AntiEntropy implements AutoCloseable {
         long differing = 0;
         long failed = 0;
         try {
-            long[] mine = digest.snapshot();
+            int rf = replicationFactor.getAsInt();
             for (ClusterNode peer : topology.others()) {
                 try {
-                    differing += compareWith(peer, mine);
+                    differing += compareWith(peer, rf);
                 } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
                     failed++;
                     LOG.debug("anti-entropy with {} failed; next round in {}: {}", peer, settings.interval(), e.toString());
@@ -198,17 +218,23 @@ public final class AntiEntropy implements AutoCloseable {
     }
 
     /** @return how many buckets differed */
-    private int compareWith(ClusterNode peer, long[] mine)
+    private int compareWith(ClusterNode peer, int rf)
             throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
-        long[] theirs = client.digest(peer).get(answerMillis(), TimeUnit.MILLISECONDS);
+        long[] mine = digest.snapshot(peer, rf);
+        long[] theirs = client.digest(peer, rf).get(answerMillis(), TimeUnit.MILLISECONDS);
         BitSet differing = DigestBuckets.differing(mine, theirs);
         if (!differing.isEmpty()) {
-            BitSet left = pushRecentKeys(peer, differing);
+            BitSet left = pushRecentKeys(peer, rf, differing);
             if (!left.isEmpty()) {
-                repairBuckets(peer, left);
+                repairBuckets(peer, rf, left);
             }
         }
         return differing.cardinality();
+    }
+
+    /** Whether this node and {@code peer} both own {@code key} under {@code rf}: the keys they compare. */
+    private boolean shared(byte[] key, ClusterNode peer, int rf) {
+        return rf >= placement.clusterSize() || placement.bothOwn(key, topology.self(), peer, rf);
     }
 
     /**
@@ -220,12 +246,15 @@ public final class AntiEntropy implements AutoCloseable {
      *         {@code differing} whose digests still disagree (a bucket that differs for other
      *         reasons, such as records the peer holds newer or keys changed longer ago, stays)
      */
-    private BitSet pushRecentKeys(ClusterNode peer, BitSet differing)
+    private BitSet pushRecentKeys(ClusterNode peer, int rf, BitSet differing)
             throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
         PushBatch push = new PushBatch(peer);
         List<byte[]> keys = digest.recentKeys(differing);
         keys.sort(Arrays::compareUnsigned); // a record batch is in ascending key order (RecordFrameReader)
         for (byte[] key : keys) {
+            if (!shared(key, peer, rf)) {
+                continue;
+            }
             throttle();
             Record mine = engine.get(key).orElse(null);
             // The peer may lack the key: an old tombstone is withheld (see withheld).
@@ -236,8 +265,8 @@ public final class AntiEntropy implements AutoCloseable {
         if (push.finish() == 0) {
             return differing;
         }
-        long[] theirs = client.digest(peer).get(answerMillis(), TimeUnit.MILLISECONDS);
-        BitSet left = DigestBuckets.differing(digest.snapshot(), theirs);
+        long[] theirs = client.digest(peer, rf).get(answerMillis(), TimeUnit.MILLISECONDS);
+        BitSet left = DigestBuckets.differing(digest.snapshot(peer, rf), theirs);
         left.and(differing);
         recentPassesSufficed.addAndGet(differing.cardinality() - left.cardinality());
         return left;
@@ -250,16 +279,16 @@ public final class AntiEntropy implements AutoCloseable {
      * buckets went 64 at a time, each batch a full scan on both sides, with the peer's versions
      * of the batch held in a map).
      */
-    private void repairBuckets(ClusterNode peer, BitSet buckets)
+    private void repairBuckets(ClusterNode peer, int rf, BitSet buckets)
             throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
         PushBatch push = new PushBatch(peer);
-        try (RecordStream theirs = client.versions(peer, buckets).get(answerMillis(), TimeUnit.MILLISECONDS);
+        try (RecordStream theirs = client.versions(peer, buckets, rf).get(answerMillis(), TimeUnit.MILLISECONDS);
              RangeCursor cursor = engine.range(new byte[0], null)) {
             boolean theirsLeft = theirs.next();
             while (cursor.next()) {
                 throttle();
                 byte[] key = cursor.key();
-                if (!buckets.get(DigestBuckets.bucketOf(key))) {
+                if (!buckets.get(DigestBuckets.bucketOf(key)) || !shared(key, peer, rf)) {
                     continue;
                 }
                 // Keys the peer holds and this node lacks are passed: the peer's own round sends them.
@@ -362,6 +391,35 @@ public final class AntiEntropy implements AutoCloseable {
     /** This node's digest now, from the live digest: no scan. Null in a one-node cluster. */
     long[] digestNow() {
         return digest == null ? null : digest.snapshot();
+    }
+
+    /**
+     * This node's digest of the keys it and {@code peerId} both own under {@code rf}, for that peer's
+     * round: no scan. Null in a one-node cluster.
+     *
+     * @throws IllegalArgumentException for an id not of this cluster, or {@code rf} outside 1..n
+     */
+    long[] digestFor(String peerId, int rf) {
+        ReplicationFactor.check(rf, placement.clusterSize());
+        if (digest == null || rf == placement.clusterSize()) {
+            return digestNow(); // every node owns every key: the peer does not matter
+        }
+        return digest.snapshot(peer(peerId), rf);
+    }
+
+    /** The keys this node and {@code peerId} both own under {@code rf}: what a versions answer to that peer holds. */
+    Predicate<byte[]> sharedWith(String peerId, int rf) {
+        ReplicationFactor.check(rf, placement.clusterSize());
+        if (rf == placement.clusterSize()) {
+            return key -> true;
+        }
+        ClusterNode peer = peer(peerId);
+        return key -> shared(key, peer, rf);
+    }
+
+    private ClusterNode peer(String peerId) {
+        return topology.others().stream().filter(node -> node.id().equals(peerId)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("not a peer of this node: " + LogText.of(peerId)));
     }
 
     /** The pace of every anti-entropy scan on this node, the peers' digest and versions requests included. */

@@ -15,18 +15,25 @@ final class BucketVersionStream implements RecordStream {
 
     private final RecordStream records;
     private final BitSet buckets;
+    private final java.util.function.Predicate<byte[]> keys;
     private byte[] key;
     private Record version;
 
     BucketVersionStream(RecordStream records, BitSet buckets) {
+        this(records, buckets, key -> true);
+    }
+
+    /** @param keys only keys it accepts are sent (those the requesting peer and this node both own) */
+    BucketVersionStream(RecordStream records, BitSet buckets, java.util.function.Predicate<byte[]> keys) {
         this.records = records;
         this.buckets = buckets;
+        this.keys = keys;
     }
 
     @Override
     public boolean next() throws IOException {
         while (records.next()) {
-            if (buckets.get(DigestBuckets.bucketOf(records.key()))) {
+            if (buckets.get(DigestBuckets.bucketOf(records.key())) && keys.test(records.key())) {
                 key = records.key();
                 Record record = records.record();
                 version = record.tombstone() ? record : Record.value(record.timestamp(), NO_VALUE);

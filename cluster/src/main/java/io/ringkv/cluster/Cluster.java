@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * Cluster cluster = Cluster.start(ClusterSettings.of(urls, selfUrl), engine, clock, handlerExecutor);
  * router.mount(InternalProtocol.PREFIX, cluster.internalHandler());
- * cluster.coordinator().put(key, value, ReplicationParams.parse(param, cluster.topology().size()));
+ * cluster.coordinator().put(key, value, ReplicationParams.parse(param, cluster.topology().size(),
+ *         cluster.replicationFactor().current()));
  * cluster.range().open(start, end)   // -> ClusterRangeMerge, a ChunkSource for /v0/entities
  * }</pre>
  *
@@ -61,6 +62,7 @@ public final class Cluster implements AutoCloseable {
     private final ReplicaClient client;
     private final java.util.Map<ClusterNode, Replica> replicas;
     private final InternalAuth auth;
+    private final ReplicationFactor replicationFactor;
     /** Guards starting the metadata group against closing the cluster meanwhile. */
     private final Object metadataLock = new Object();
     private volatile MetadataGroup metadata;
@@ -72,6 +74,7 @@ public final class Cluster implements AutoCloseable {
     private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor,
                     ReplicaCallListener callListener) throws StoreException {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
+        this.replicationFactor = new ReplicationFactor(settings.replicationFactor(), topology.size());
         this.clientExecutor = InterNodeHttpClients.newExecutor(settings.clientThreads());
         this.http = InterNodeHttpClients.create(settings.transport(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT,
                 settings.replicaTimeout());
@@ -101,10 +104,11 @@ public final class Cluster implements AutoCloseable {
         this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), replicas);
         this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis,
                 clockSkew::agreedEarliestMillis);
-        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::mayBeCollectedElsewhere);
+        this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::mayBeCollectedElsewhere,
+                replicationFactor::current);
         this.internalHandler = topology.size() > 1
                 ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew) : null;
-        this.range = new ClusterRange(topology, engine, client, coordinator::expiryClockMillis);
+        this.range = new ClusterRange(topology, engine, client, coordinator::expiryClockMillis, replicationFactor::current);
     }
 
     /**
@@ -143,7 +147,8 @@ public final class Cluster implements AutoCloseable {
     /**
      * Starts this node's part of the cluster metadata's Raft group, its calls carried on the internal
      * plane with the same proof of the cluster secret as every internal request. Returns without
-     * waiting for a leader; nothing on the data path uses the group yet. Call once, after
+     * waiting for a leader. The group's replication factor, once this node applied it, is the one
+     * placement follows ({@link #replicationFactor()}); a new group is initialised with the configured one. Call once, after
      * {@link #start}, from any thread; {@link #close} stops it, and waits for a start under way.
      *
      * @throws java.io.IOException   when its directory cannot be made or its stored state not read
@@ -162,7 +167,7 @@ public final class Cluster implements AutoCloseable {
             RaftPeerCalls calls = new RaftPeerCalls(http, auth,
                     settings.callTimeout(), clientExecutor);
             MetadataGroup group = MetadataGroup.start(settings, topology.all(),
-                    topology.self(), calls, endpoint);
+                    topology.self(), calls, endpoint, replicationFactor.current(), replicationFactor::follow);
             if (internalHandler != null) {
                 internalHandler.mountMetadata(endpoint, new MetadataAdminEndpoint(group));
             }
@@ -178,6 +183,14 @@ public final class Cluster implements AutoCloseable {
 
     public Coordinator coordinator() {
         return coordinator;
+    }
+
+    /**
+     * How many nodes own each key: the configured value until this node's metadata replica applied
+     * one, then the metadata's. The default {@code replicas} is a majority of it.
+     */
+    public ReplicationFactor replicationFactor() {
+        return replicationFactor;
     }
 
     /** This node's clock against its peers', for the node's status. */

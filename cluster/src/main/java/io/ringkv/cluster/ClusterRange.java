@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -14,7 +15,9 @@ import java.util.function.LongSupplier;
  * every other node's internal range stream, merged by {@link ClusterRangeMerge}.
  *
  * <p>Every node is asked (not only a key's replicas: a range spans all keys, and each node holds
- * a different subset). If any node cannot be reached, the range is refused rather than served
+ * a different subset). Each node's share counts only for the keys it owns under the replication
+ * factor ({@link OwnedRecordStream}, filtered here as the streams arrive): a key is read from its
+ * owners, and a copy beyond them is ignored. If any node cannot be reached, the range is refused rather than served
  * incomplete: the future fails with a {@link ReplicaException} (the node answers {@code 504}).
  *
  * <p>Threading: immutable, thread-safe. {@link #open} reads nothing but the response heads; the
@@ -26,13 +29,23 @@ public final class ClusterRange {
     private final StorageEngine local;
     private final ReplicaClient client;
     private final LongSupplier nowMillis;
+    private final RendezvousPlacement placement;
+    private final IntSupplier replicationFactor;
 
     /** @param nowMillis the time the merges judge expiry by ({@link Coordinator#expiryClockMillis}) */
     public ClusterRange(ClusterNodes topology, StorageEngine local, ReplicaClient client, LongSupplier nowMillis) {
+        this(topology, local, client, nowMillis, topology::size);
+    }
+
+    /** @param replicationFactor how many nodes own each key now ({@link ReplicationFactor#current}), read per range */
+    public ClusterRange(ClusterNodes topology, StorageEngine local, ReplicaClient client, LongSupplier nowMillis,
+                        IntSupplier replicationFactor) {
         this.topology = topology;
         this.local = local;
         this.client = client;
         this.nowMillis = nowMillis;
+        this.placement = new RendezvousPlacement(topology);
+        this.replicationFactor = replicationFactor;
     }
 
     /**
@@ -42,12 +55,13 @@ public final class ClusterRange {
      *         caller owns the merge and must close it (the server closes a streamed body)
      */
     public CompletableFuture<ClusterRangeMerge> open(byte[] start, byte[] end) {
+        int rf = replicationFactor.getAsInt();
         List<CompletableFuture<RecordStream>> opening = new ArrayList<>(topology.size());
         for (ClusterNode node : topology.others()) {
-            opening.add(client.openRange(node, start, end).exceptionallyCompose(
-                    e -> CompletableFuture.failedFuture(new ReplicaException(node, "range unavailable", e))));
+            opening.add(client.openRange(node, start, end).<RecordStream>thenApply(stream -> owned(stream, node, rf))
+                    .exceptionallyCompose(e -> CompletableFuture.failedFuture(new ReplicaException(node, "range unavailable", e))));
         }
-        opening.add(openLocal(start, end));
+        opening.add(openLocal(start, end).thenApply(stream -> owned(stream, topology.self(), rf)));
         return CompletableFuture.allOf(opening.toArray(CompletableFuture[]::new))
                 .handle((ignored, error) -> {
                     if (error != null) {
@@ -65,6 +79,11 @@ public final class ClusterRange {
      */
     public ClusterRangeMerge openLocalOnly(byte[] start, byte[] end) throws StoreException {
         return new ClusterRangeMerge(List.of(new LocalRecordStream(local.range(start, end))), nowMillis);
+    }
+
+    /** {@code stream} as far as {@code node} owns its keys; all of it when every node owns every key. */
+    private RecordStream owned(RecordStream stream, ClusterNode node, int rf) {
+        return rf >= placement.clusterSize() ? stream : new OwnedRecordStream(stream, placement, node, rf);
     }
 
     private CompletableFuture<RecordStream> openLocal(byte[] start, byte[] end) {

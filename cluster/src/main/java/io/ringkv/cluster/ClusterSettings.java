@@ -23,12 +23,15 @@ import java.util.List;
  * @param readSpareDelay       a read asks its other replicas this long after the first {@code ack}
  *                             ones, or at once when one fails ({@link CoordinatorSettings#readSpareDelay()});
  *                             zero asks every replica at once
+ * @param replicationFactor    how many nodes own each key until the cluster metadata says otherwise
+ *                             ({@link ReplicationFactor}); the value written into the metadata when
+ *                             it is initialised; 1 to the number of nodes
  */
 public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
                               Duration coordinatorDeadline, int clientThreads, ClusterSecret secret,
                               InterNodeTransport transport, HintSettings hints,
                               AntiEntropySettings antiEntropy, Duration tombstoneGrace, Duration maxClockOffset,
-                              Duration readSpareDelay) {
+                              Duration readSpareDelay, int replicationFactor) {
 
     public static final int DEFAULT_CLIENT_THREADS = 2;
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
@@ -53,26 +56,42 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
         if (clientThreads < 1) {
             throw new IllegalArgumentException("clientThreads must be positive, got " + clientThreads);
         }
+        ReplicationFactor.check(replicationFactor, nodeUrls.size());
+    }
+
+    /** With the default replication factor for the node list ({@link ReplicationFactor#defaultFor}). */
+    public ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
+                           Duration coordinatorDeadline, int clientThreads, ClusterSecret secret,
+                           InterNodeTransport transport, HintSettings hints,
+                           AntiEntropySettings antiEntropy, Duration tombstoneGrace, Duration maxClockOffset,
+                           Duration readSpareDelay) {
+        this(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret, transport, hints, antiEntropy,
+                tombstoneGrace, maxClockOffset, readSpareDelay, ReplicationFactor.defaultFor(nodeUrls.size()));
+    }
+
+    public ClusterSettings withReplicationFactor(int rf) {
+        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
+                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay, rf);
     }
 
     public ClusterSettings withHints(HintSettings hintSettings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                transport, hintSettings, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay);
+                transport, hintSettings, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay, replicationFactor);
     }
 
     public ClusterSettings withAntiEntropy(AntiEntropySettings settings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                transport, hints, settings, tombstoneGrace, maxClockOffset, readSpareDelay);
+                transport, hints, settings, tombstoneGrace, maxClockOffset, readSpareDelay, replicationFactor);
     }
 
     public ClusterSettings withSecret(ClusterSecret clusterSecret) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterSecret,
-                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay);
+                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay, replicationFactor);
     }
 
     public ClusterSettings withTombstoneGrace(Duration grace) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                transport, hints, antiEntropy, grace, maxClockOffset, readSpareDelay);
+                transport, hints, antiEntropy, grace, maxClockOffset, readSpareDelay, replicationFactor);
     }
 
     /** Default timeouts and threads, no secret (enough for one node; add one with {@link #withSecret}). */

@@ -52,6 +52,19 @@ final class DigestBuckets {
         }
     }
 
+    /** As {@link #digest(StorageEngine)}, of the keys {@code keys} accepts only: blocking, full speed. */
+    static long[] digestOf(StorageEngine engine, java.util.function.Predicate<byte[]> keys) throws StoreException {
+        long[] buckets = new long[BUCKETS];
+        try (RangeCursor cursor = engine.range(new byte[0], null)) {
+            while (cursor.next()) {
+                if (keys.test(cursor.key())) {
+                    buckets[bucketOf(cursor.key())] ^= versionHash(cursor.key(), cursor.record());
+                }
+            }
+        }
+        return buckets;
+    }
+
     /** As {@link #digest(StorageEngine)}, at the pace {@code pacer} allows (null: full speed). */
     static long[] digest(StorageEngine engine, ScanPacer pacer) throws StoreException, InterruptedException {
         long[] buckets = new long[BUCKETS];

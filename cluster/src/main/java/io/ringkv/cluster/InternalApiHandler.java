@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -167,7 +168,7 @@ public final class InternalApiHandler implements HttpHandler {
                 case InternalProtocol.RECORDS_PATH -> request.method().equals("PUT")
                         ? putRecords(request) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
                 case InternalProtocol.DIGEST_PATH -> request.method().equals("GET")
-                        ? Response.of(200, DigestBuckets.encode(digest()))
+                        ? Response.of(200, DigestBuckets.encode(digest(request)))
                                 .withHeader("Content-Type", "application/octet-stream")
                         : Response.text(405, "use GET").withHeader("Allow", "GET");
                 case InternalProtocol.VERSIONS_PATH -> request.method().equals("GET")
@@ -329,21 +330,49 @@ public final class InternalApiHandler implements HttpHandler {
         return true;
     }
 
-    /** This node's digest for a peer's round: the live one (no scan), or a full scan without anti-entropy (tests). */
-    private long[] digest() throws StoreException {
-        long[] live = antiEntropy == null ? null : antiEntropy.digestNow();
+    /**
+     * This node's digest for a peer's round: the live one (no scan), of the keys both own under the
+     * peer's {@link InternalProtocol#RF_PARAM} when it sends one; a full scan of every key without
+     * anti-entropy (tests).
+     */
+    private long[] digest(Request request) throws StoreException {
+        OptionalInt rf = replicationFactor(request);
+        long[] live = antiEntropy == null ? null
+                : rf.isPresent() ? antiEntropy.digestFor(requester(request), rf.getAsInt()) : antiEntropy.digestNow();
         return live != null ? live : DigestBuckets.digest(engine);
     }
 
     private Response versions(Request request) throws StoreException {
         java.util.BitSet buckets = DigestBuckets.decodeBuckets(param(request, InternalProtocol.BUCKETS_PARAM));
+        OptionalInt rf = replicationFactor(request);
+        java.util.function.Predicate<byte[]> keys = rf.isPresent() && antiEntropy != null
+                ? antiEntropy.sharedWith(requester(request), rf.getAsInt()) : key -> true;
         RangeCursor cursor = engine.range(new byte[0], null);
         RecordStream scan = new LocalRecordStream(cursor);
         if (antiEntropy != null) {
             scan = new PacedRecordStream(scan, antiEntropy.pacer());
         }
-        return Response.streamed(200, new RecordFrameSource(new BucketVersionStream(scan, buckets)))
+        return Response.streamed(200, new RecordFrameSource(new BucketVersionStream(scan, buckets, keys)))
                 .withHeader("Content-Type", "application/octet-stream");
+    }
+
+    /** The requester's replication factor, when it sent one: 1 to 9 ASCII digits (the range is checked by the user). */
+    private static OptionalInt replicationFactor(Request request) {
+        Optional<String> text = request.queryParam(InternalProtocol.RF_PARAM);
+        if (text.isEmpty()) {
+            return OptionalInt.empty();
+        }
+        String digits = text.get();
+        if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalArgumentException(InternalProtocol.RF_PARAM + " must be a decimal number, got "
+                    + LogText.of(digits));
+        }
+        return OptionalInt.of(Integer.parseInt(digits));
+    }
+
+    /** The authenticated sender of {@code request} (its proof covers the node field). */
+    private static String requester(Request request) {
+        return header(request, InternalAuth.NODE_HEADER);
     }
 
     private Response repair(Request request) {

@@ -26,6 +26,12 @@ public final class InternalProtocol {
     /** GET the versions (no values) of this node's keys in the digest buckets named by {@link #BUCKETS_PARAM}. */
     public static final String VERSIONS_PATH = "/internal/v0/versions";
     public static final String BUCKETS_PARAM = "buckets";
+    /**
+     * On {@link #DIGEST_PATH} and {@link #VERSIONS_PATH}: the requesting node's replication factor;
+     * the answer then covers only the keys the requester and this node both own under it. Without
+     * it, every key this node holds (what a node before replication factors asked for).
+     */
+    public static final String RF_PARAM = "rf";
     /** POST starts an anti-entropy round on this node; GET reports its progress (JSON). */
     public static final String REPAIR_PATH = "/internal/v0/repair";
     /** GET this node's wall clock, epoch millis as decimal text ({@link ClockCheck}). */

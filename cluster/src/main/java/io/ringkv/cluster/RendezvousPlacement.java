@@ -73,16 +73,89 @@ public final class RendezvousPlacement {
     }
 
     private long seedOf(ClusterNode node) {
+        return seeds[indexOf(node)];
+    }
+
+    public int clusterSize() {
+        return nodes.length;
+    }
+
+    /**
+     * The key's owners under replication factor {@code rf}: the first {@code rf} nodes of its order,
+     * the nodes that hold it and compare it in anti-entropy ({@link #replicas} under another name,
+     * for readers of the ownership code).
+     */
+    public List<ClusterNode> owners(byte[] key, int rf) {
+        return replicas(key, rf);
+    }
+
+    /** The nodes of this placement, in the order {@link #ranks} reports them (a fixed order, not a key's). */
+    public List<ClusterNode> nodes() {
+        return List.of(nodes);
+    }
+
+    /**
+     * Each node's rank in {@code key}'s replica order, 1 for the primary, indexed as {@link #nodes()}:
+     * one hash per node and no sort, for callers that ask about several nodes of one key.
+     */
+    public int[] ranks(byte[] key) {
+        long[] scores = new long[nodes.length];
+        for (int i = 0; i < nodes.length; i++) {
+            scores[i] = PlacementHash.hash(key, seeds[i]);
+        }
+        int[] ranks = new int[nodes.length];
+        for (int i = 0; i < nodes.length; i++) {
+            int rank = 1;
+            for (int j = 0; j < nodes.length; j++) {
+                if (j != i && outranks(scores[j], nodes[j], scores[i], nodes[i])) {
+                    rank++;
+                }
+            }
+            ranks[i] = rank;
+        }
+        return ranks;
+    }
+
+    /** {@code node}'s rank in {@code key}'s replica order, 1 for the primary. */
+    public int rankOf(byte[] key, ClusterNode node) {
+        int index = indexOf(node);
+        long score = PlacementHash.hash(key, seeds[index]);
+        int rank = 1;
+        for (int j = 0; j < nodes.length; j++) {
+            if (j != index && outranks(PlacementHash.hash(key, seeds[j]), nodes[j], score, node)) {
+                rank++;
+            }
+        }
+        return rank;
+    }
+
+    /** Whether {@code node} is among {@code key}'s first {@code rf} nodes. */
+    public boolean owns(byte[] key, ClusterNode node, int rf) {
+        return rankOf(key, node) <= rf;
+    }
+
+    /**
+     * Whether both {@code a} and {@code b} own {@code key} under {@code rf}: the keys two nodes
+     * compare in anti-entropy.
+     */
+    public boolean bothOwn(byte[] key, ClusterNode a, ClusterNode b, int rf) {
+        int[] ranks = ranks(key);
+        return ranks[indexOf(a)] <= rf && ranks[indexOf(b)] <= rf;
+    }
+
+    /** The position of {@code node} in {@link #nodes()}. */
+    public int indexOf(ClusterNode node) {
         for (int i = 0; i < nodes.length; i++) {
             if (nodes[i].equals(node)) {
-                return seeds[i];
+                return i;
             }
         }
         throw new IllegalArgumentException("not a node of this cluster: " + node);
     }
 
-    public int clusterSize() {
-        return nodes.length;
+    private static boolean outranks(long scoreA, ClusterNode a, long scoreB, ClusterNode b) {
+        int byScore = Long.compareUnsigned(scoreB, scoreA);
+        return byScore != 0 ? byScore < 0 : a.id().compareTo(b.id()) < 0;
     }
 
     private static int higherScoreFirst(Scored a, Scored b) {

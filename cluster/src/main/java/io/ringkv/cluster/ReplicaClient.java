@@ -231,9 +231,18 @@ public final class ReplicaClient {
                 });
     }
 
-    /** {@code node}'s anti-entropy digest ({@link DigestBuckets}). */
+    /** {@code node}'s anti-entropy digest ({@link DigestBuckets}) of every key it holds. */
     public CompletableFuture<long[]> digest(ClusterNode node) {
-        Signed signed = request(node, "GET", InternalProtocol.DIGEST_PATH, null, Map.of(), NO_BODY);
+        return digest(node, null);
+    }
+
+    /**
+     * {@code node}'s anti-entropy digest of the keys it and this node both own under replication
+     * factor {@code rf} (every key it holds when {@code rf} is null).
+     */
+    public CompletableFuture<long[]> digest(ClusterNode node, Integer rf) {
+        Signed signed = request(node, "GET", InternalProtocol.DIGEST_PATH,
+                rf == null ? null : InternalProtocol.RF_PARAM + "=" + rf, Map.of(), NO_BODY);
         return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(response -> {
                     verify(node, signed.proof(), response, 200);
@@ -251,8 +260,14 @@ public final class ReplicaClient {
      * key order; read it like {@link #openRange}.
      */
     public CompletableFuture<RecordStream> versions(ClusterNode node, java.util.BitSet buckets) {
+        return versions(node, buckets, null);
+    }
+
+    /** As above, only of the keys it and this node both own under {@code rf} (all of them when null). */
+    public CompletableFuture<RecordStream> versions(ClusterNode node, java.util.BitSet buckets, Integer rf) {
         Signed signed = request(node, "GET", InternalProtocol.VERSIONS_PATH,
-                InternalProtocol.BUCKETS_PARAM + "=" + DigestBuckets.encodeBuckets(buckets), Map.of(), NO_BODY);
+                InternalProtocol.BUCKETS_PARAM + "=" + DigestBuckets.encodeBuckets(buckets)
+                        + (rf == null ? "" : "&" + InternalProtocol.RF_PARAM + "=" + rf), Map.of(), NO_BODY);
         return http.sendAsync(signed.builder().GET().build(), DeadlineBodyStream.handler(requestTimeout))
                 .thenApply(response -> toStream(node, signed.proof(), response));
     }

@@ -5,7 +5,8 @@ package io.ringkv.cluster;
  * the public API's {@code replicas=ack/from} parameter.
  *
  * @param ack  replicas whose answer completes the request, {@code 1 <= ack <= from}
- * @param from replicas the request goes to, {@code from <= cluster size}
+ * @param from replicas the request goes to, {@code from <= cluster size}: the key's first
+ *             {@code from} nodes in rendezvous order, its owners first ({@link RendezvousPlacement})
  */
 public record ReplicationParams(int ack, int from) {
 
@@ -18,9 +19,12 @@ public record ReplicationParams(int ack, int from) {
         }
     }
 
-    /** The default for a cluster of {@code n} nodes: a majority acknowledges, all are asked. */
-    public static ReplicationParams defaultFor(int clusterSize) {
-        return new ReplicationParams(quorum(clusterSize), clusterSize);
+    /**
+     * The default under replication factor {@code rf}: the key's {@code rf} owners are asked, a
+     * majority of them acknowledges (1/1, 2/2, 2/3, 3/5).
+     */
+    public static ReplicationParams defaultFor(int rf) {
+        return new ReplicationParams(quorum(rf), rf);
     }
 
     /** A strict majority: 1/1, 2/2, 2/3, 3/4, 3/5, 4/6. */
@@ -36,8 +40,16 @@ public record ReplicationParams(int ack, int from) {
      * @throws InvalidReplicasException with a message fit for a {@code 400} body
      */
     public static ReplicationParams parse(String replicasParam, int clusterSize) {
+        return parse(replicasParam, clusterSize, clusterSize);
+    }
+
+    /**
+     * As {@link #parse(String, int)}, with the default taken from the replication factor
+     * ({@link #defaultFor}); an explicit {@code from} may still name up to every node of the cluster.
+     */
+    public static ReplicationParams parse(String replicasParam, int clusterSize, int replicationFactor) {
         if (replicasParam == null) {
-            return defaultFor(clusterSize);
+            return defaultFor(replicationFactor);
         }
         int slash = replicasParam.indexOf('/');
         if (replicasParam.length() > PARAM_CHARS_MAX || slash < 0) {

@@ -379,6 +379,21 @@ class InternalApiHandlerTest {
         return send(method, path, query, headers, body);
     }
 
+    /** A peer's replication factor on a digest or versions request is a decimal number; anything else is a 400. */
+    @Test
+    void aMalformedReplicationFactorOnADigestOrVersionsRequestIs400() throws Exception {
+        for (String rf : new String[] {"", "three", "-1", "+3", "1234567890", "3 "}) {
+            String param = InternalProtocol.RF_PARAM + "=" + java.net.URLEncoder.encode(rf, StandardCharsets.UTF_8);
+            Response digest = handle(handler, "GET", InternalProtocol.DIGEST_PATH, param, Headers.of(), new byte[0]);
+            assertThat("digest, rf=" + rf, digest.status(), is(400));
+            Response versions = handle(handler, "GET", InternalProtocol.VERSIONS_PATH,
+                    InternalProtocol.BUCKETS_PARAM + "=AQ&" + param, Headers.of(), new byte[0]);
+            assertThat("versions, rf=" + rf, versions.status(), is(400));
+        }
+        assertThat(handle(handler, "GET", InternalProtocol.DIGEST_PATH, InternalProtocol.RF_PARAM + "=3", Headers.of(),
+                new byte[0]).status(), is(200));
+    }
+
     @Test
     void streamsTheRangeWithTimestampsAndTombstones() throws Exception {
         engine.apply(utf8("a"), Record.value(1, utf8("1")));

@@ -38,6 +38,57 @@ class LiveDigestTest {
         }
     }
 
+    /**
+     * Per peer and per replication factor, the digest of the keys both nodes own equals a scan of
+     * those keys alone: after the starting scan, and after concurrent writes, overwrites and purges.
+     */
+    @Test
+    void perPeerDigestsMatchAScanOfTheKeysBothOwnAtEveryFactor() throws Exception {
+        List<String> urls = java.util.stream.IntStream.rangeClosed(1, 5).mapToObj(i -> "http://node-" + i + ":808" + i).toList();
+        ClusterNodes topology = ClusterNodes.of(urls, urls.get(2));
+        RendezvousPlacement placement = new RendezvousPlacement(topology);
+        try (StorageEngine engine = new InMemoryStorageEngine()) {
+            for (int i = 0; i < 500; i++) {
+                engine.apply(key(i), Record.value(1 + i, utf8("before the digest")));
+            }
+            LiveDigest digest = LiveDigest.attach(engine, placement, topology.self());
+            checkPerPeer(engine, digest, topology, placement, "built by the scan");
+            Random random = new Random(7);
+            for (int n = 0; n < 3_000; n++) {
+                byte[] key = key(random.nextInt(800));
+                long timestamp = 1_000 + random.nextInt(100_000);
+                switch (random.nextInt(4)) {
+                    case 0 -> engine.apply(key, Record.tombstone(timestamp));
+                    case 1 -> engine.get(key).ifPresent(stored -> purge(engine, key, stored));
+                    default -> engine.apply(key, Record.value(timestamp, utf8("v" + n)));
+                }
+            }
+            checkPerPeer(engine, digest, topology, placement, "kept per write");
+        }
+    }
+
+    private static void purge(StorageEngine engine, byte[] key, Record stored) {
+        try {
+            engine.purge(key, stored);
+        } catch (io.ringkv.store.StoreException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void checkPerPeer(StorageEngine engine, LiveDigest digest, ClusterNodes topology,
+                                     RendezvousPlacement placement, String when) throws Exception {
+        for (ClusterNode peer : topology.others()) {
+            for (int rf = 1; rf <= topology.size(); rf++) {
+                int factor = rf;
+                long[] scanned = DigestBuckets.digestOf(engine,
+                        key -> placement.bothOwn(key, topology.self(), peer, factor));
+                assertThat(when + ", " + peer + " at rf " + rf, digest.snapshot(peer, rf), is(scanned));
+            }
+        }
+        assertThat(when + ": rf = n is every key", digest.snapshot(topology.others().get(0), topology.size()),
+                is(DigestBuckets.digest(engine)));
+    }
+
     private static void checkAgainstScan(StorageEngine engine) throws Exception {
         for (int i = 0; i < 500; i++) {
             engine.apply(key(i), Record.value(1 + i, utf8("before the digest")));

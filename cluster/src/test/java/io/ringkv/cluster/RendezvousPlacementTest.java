@@ -135,6 +135,78 @@ class RendezvousPlacementTest {
         primaries.values().forEach(count -> assertWithinTolerance(count, SPREAD_KEYS / 5.0));
     }
 
+    /** RF < N: a key's owners are the first RF nodes of its order; ranks, owns and bothOwn agree with the order. */
+    @Test
+    void ownersAreTheFirstRfNodesOfTheOrderWhenRfIsBelowTheClusterSize() {
+        RendezvousPlacement placement = new RendezvousPlacement(cluster(5));
+        Random random = new Random(SEED);
+        for (int i = 0; i < 2_000; i++) {
+            byte[] key = randomKey(random);
+            List<ClusterNode> order = placement.order(key);
+            List<ClusterNode> owners = placement.owners(key, 3);
+            assertThat(owners, equalTo(order.subList(0, 3)));
+            int[] ranks = placement.ranks(key);
+            for (int n = 0; n < placement.nodes().size(); n++) {
+                ClusterNode node = placement.nodes().get(n);
+                assertThat("rank of " + node, ranks[n], is(order.indexOf(node) + 1));
+                assertThat(placement.rankOf(key, node), is(ranks[n]));
+                assertThat(placement.owns(key, node, 3), is(owners.contains(node)));
+            }
+            for (ClusterNode a : order) {
+                for (ClusterNode b : order) {
+                    if (!a.equals(b)) {
+                        assertThat(placement.bothOwn(key, a, b, 3), is(owners.contains(a) && owners.contains(b)));
+                    }
+                }
+            }
+        }
+    }
+
+    /** RF = N: every node owns every key (the behaviour of clusters of up to 3 nodes at the default factor). */
+    @Test
+    void everyNodeOwnsEveryKeyWhenRfIsTheClusterSize() {
+        RendezvousPlacement placement = new RendezvousPlacement(cluster(3));
+        Random random = new Random(SEED);
+        for (int i = 0; i < 1_000; i++) {
+            byte[] key = randomKey(random);
+            assertThat(new HashSet<>(placement.owners(key, 3)), equalTo(new HashSet<>(placement.nodes())));
+            for (ClusterNode node : placement.nodes()) {
+                assertThat(placement.owns(key, node, 3), is(true));
+            }
+        }
+    }
+
+    /**
+     * An explicit {@code from} larger than RF extends the owners with the next nodes of the order:
+     * the owners stay its first RF, and the extra nodes own nothing of the key.
+     */
+    @Test
+    void anExplicitFromBeyondRfExtendsTheOwnersWithTheNextNodesInOrder() {
+        RendezvousPlacement placement = new RendezvousPlacement(cluster(5));
+        Random random = new Random(SEED);
+        for (int i = 0; i < 1_000; i++) {
+            byte[] key = randomKey(random);
+            List<ClusterNode> wider = placement.replicas(key, 5);
+            assertThat(wider.subList(0, 3), equalTo(placement.owners(key, 3)));
+            assertThat(placement.owns(key, wider.get(3), 3), is(false));
+            assertThat(placement.owns(key, wider.get(4), 3), is(false));
+        }
+    }
+
+    /** 5 nodes at RF 3: each node owns 3/5 of the keys. */
+    @Test
+    void eachOfFiveNodesOwnsThreeFifthsOfTheKeysAtRfThree() {
+        RendezvousPlacement placement = new RendezvousPlacement(cluster(5));
+        Map<ClusterNode, Integer> owned = new HashMap<>();
+        for (int i = 0; i < SPREAD_KEYS; i++) {
+            for (ClusterNode owner : placement.owners(utf8("key" + i), 3)) {
+                owned.merge(owner, 1, Integer::sum);
+            }
+        }
+        assertThat(owned.keySet(), hasSize(5));
+        owned.values().forEach(count -> assertWithinTolerance(count, SPREAD_KEYS * 3 / 5.0));
+    }
+
     @Test
     void rejectsFromOutsideOneToClusterSize() {
         RendezvousPlacement placement = new RendezvousPlacement(cluster(3));

@@ -20,6 +20,21 @@ class ReplicationParamsTest {
         assertThat(ReplicationParams.parse(null, clusterSize).toString(), is(expected));
     }
 
+    /** The course API's defaults for clusters of up to 3 nodes hold (RF = n there); 5 nodes at RF 3 default to 2/3. */
+    @ParameterizedTest
+    @CsvSource({"1, 1, 1/1", "2, 2, 2/2", "3, 3, 2/3", "5, 3, 2/3", "5, 5, 3/5", "10, 3, 2/3", "5, 1, 1/1", "6, 4, 3/4"})
+    void defaultsToAMajorityOfTheReplicationFactor(int clusterSize, int rf, String expected) {
+        assertThat(ReplicationParams.parse(null, clusterSize, rf).toString(), is(expected));
+    }
+
+    @Test
+    void anExplicitFromMayNameEveryNodeBeyondTheReplicationFactor() {
+        assertThat(ReplicationParams.parse("1/5", 5, 3), equalTo(new ReplicationParams(1, 5)));
+        InvalidReplicasException e = assertThrows(InvalidReplicasException.class,
+                () -> ReplicationParams.parse("1/6", 5, 3));
+        assertThat(e.getMessage(), containsString("from must not exceed the 5 node(s)"));
+    }
+
     @ParameterizedTest
     @CsvSource({"1/1, 1, 1, 1", "1/3, 3, 1, 3", "2/3, 3, 2, 3", "3/3, 3, 3, 3", "2/2, 5, 2, 2", "007/010, 10, 7, 10"})
     void acceptsValidAckFrom(String param, int clusterSize, int ack, int from) {

@@ -101,4 +101,9 @@ final class ClusterEntityService implements EntityService {
     public int clusterSize() {
         return cluster.topology().size();
     }
+
+    @Override
+    public int replicationFactor() {
+        return cluster.replicationFactor().current();
+    }
 }

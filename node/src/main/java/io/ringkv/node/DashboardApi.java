@@ -113,7 +113,7 @@ final class DashboardApi implements HttpHandler {
         List<String> sortedIds = cluster.topology().all().stream().map(ClusterNode::id).sorted().toList();
         StringBuilder out = new StringBuilder(256 + copies.size() * 256)
                 .append("{\"key\":").append(JsonText.string(new String(key, StandardCharsets.UTF_8)))
-                .append(",\"defaultReplicas\":").append(JsonText.string(ReplicationParams.defaultFor(sortedIds.size()).toString()))
+                .append(",\"defaultReplicas\":").append(JsonText.string(ReplicationParams.defaultFor(cluster.replicationFactor().current()).toString()))
                 .append(",\"replicas\":[");
         for (int i = 0; i < copies.size(); i++) {
             KeyReplicas.Copy copy = copies.get(i);

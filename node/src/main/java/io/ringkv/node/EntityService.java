@@ -43,6 +43,9 @@ public interface EntityService {
     /** The time this node judges expiry by, epoch millis ({@link io.ringkv.cluster.Coordinator#expiryClockMillis}). */
     long expiryClockMillis();
 
-    /** The number of nodes, for the default replica count and validation of {@code replicas}. */
+    /** The number of nodes, for validation of {@code replicas}. */
     int clusterSize();
+
+    /** How many nodes own each key now: the default {@code replicas} is a majority of it. */
+    int replicationFactor();
 }

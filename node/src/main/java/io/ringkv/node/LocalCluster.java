@@ -29,15 +29,19 @@ final class LocalCluster {
     /** The token file every node checks requests against; null for none. */
     private final Path authFile;
     private final PrintStream out;
+    /** {@code serve --replication-factor} for every node; null for the default. */
+    private final Integer replicationFactor;
     private final List<NodeProcess> nodes = new ArrayList<>();
 
     /**
      * @param secretFile the cluster secret every node reads; null for one node
      * @param tls        the certificate every node serves https with; null for http
      * @param authFile   the token file every node checks requests against ({@code serve --auth-file}); null for none
+     * @param replicationFactor every node's {@code --replication-factor}; null for the default
      */
     LocalCluster(String host, Path data, List<Integer> ports, List<String> urls, Path secretFile,
-                 SelfSignedCertificate tls, Path authFile, PrintStream out) {
+                 SelfSignedCertificate tls, Path authFile, Integer replicationFactor, PrintStream out) {
+        this.replicationFactor = replicationFactor;
         this.host = host;
         this.authFile = authFile;
         this.secretFile = secretFile;
@@ -84,6 +88,9 @@ final class LocalCluster {
         }
         if (authFile != null) {
             args.addAll(List.of("--auth-file", authFile.toString()));
+        }
+        if (replicationFactor != null) {
+            args.addAll(List.of("--replication-factor", replicationFactor.toString()));
         }
         return args;
     }

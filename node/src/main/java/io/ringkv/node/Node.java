@@ -220,7 +220,8 @@ public final class Node implements AutoCloseable {
         return new ClusterSettings(urls, self, config.replicaTimeout(), CoordinatorSettings.deadlineFor(config.replicaTimeout()),
                 defaults.clientThreads(), config.secret(),
                 config.interNodeTransport().withPeerBodyBytesMax(config.maxBodyBytes()), config.hints(),
-                config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset(), config.readSpareDelay());
+                config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset(), config.readSpareDelay(),
+                config.replicationFactor() == 0 ? defaults.replicationFactor() : config.replicationFactor());
     }
 
     private static StorageEngine openStore(NodeConfig config) throws NodeStartException {

@@ -31,7 +31,9 @@ import java.util.List;
  * {@code uiAllowedHosts} are names besides the node's own under which its dashboard answers
  * ({@code serve --ui-allowed-hosts}, {@link DashboardHosts}); {@code metaVoters} is how many
  * members vote in the cluster metadata's Raft group, 3 or 5 ({@code serve --meta-voters}; fewer in
- * a smaller cluster).
+ * a smaller cluster); {@code replicationFactor} is how many nodes own each key until the cluster
+ * metadata says otherwise, and the value a new metadata group starts with ({@code serve
+ * --replication-factor}; 0 for the default, 3 or every node of a smaller cluster).
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
@@ -40,7 +42,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          ClusterSecret secret, Duration maxClockOffset, ClockShift clockShift,
                          int rangeStreamsMax, int connectionsMax, Duration drainDelay, ServerTls tls,
                          boolean metrics, Duration readSpareDelay, TokenRegistry tokens, Duration idleTimeout,
-                         Duration headerTimeout, List<String> uiAllowedHosts, int metaVoters) {
+                         Duration headerTimeout, List<String> uiAllowedHosts, int metaVoters, int replicationFactor) {
 
     /** Cluster ranges open at once, by default. */
     public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
@@ -53,46 +55,46 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, ClockShift.NONE, RANGE_STREAMS_MAX_DEFAULT,
                 ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true,
                 io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY, null, ServerConfig.IDLE_TIMEOUT_DEFAULT,
-                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of(), io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS);
+                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of(), io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS, 0);
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
     }
 
     public NodeConfig withDrainDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
     }
 
     /** Serves https (TLS, h2 or HTTP/1.1 by ALPN) instead of http; peers must then be https too. */
     public NodeConfig withTls(ServerTls serverTls) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
     }
 
     /** With {@code false}, the node records no metrics and {@code /metrics} answers 404 ({@code serve --metrics off}). */
     public NodeConfig withMetrics(boolean on) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
     }
 
     public NodeConfig withReadSpareDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay, tokens, idleTimeout,
-                headerTimeout, uiAllowedHosts, metaVoters);
+                headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
     }
 
     /** With the given client connection timeouts ({@code serve --idle-timeout}, {@code --header-timeout}). */
@@ -100,7 +102,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idle,
-                header, uiAllowedHosts, metaVoters);
+                header, uiAllowedHosts, metaVoters, replicationFactor);
     }
 
     /**
@@ -111,7 +113,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, registry,
-                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters);
+                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
     }
 
     /** Names besides its own under which the node's dashboard answers ({@link DashboardHosts}). */
@@ -119,7 +121,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
-                idleTimeout, headerTimeout, List.copyOf(names), metaVoters);
+                idleTimeout, headerTimeout, List.copyOf(names), metaVoters, replicationFactor);
     }
 
     /** With {@code voters} voting members of the metadata group, 3 or 5 ({@code serve --meta-voters}). */
@@ -127,7 +129,15 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
-                idleTimeout, headerTimeout, uiAllowedHosts, voters);
+                idleTimeout, headerTimeout, uiAllowedHosts, voters, replicationFactor);
+    }
+
+    /** With {@code rf} nodes owning each key ({@code serve --replication-factor}); 0 for the default. */
+    public NodeConfig withReplicationFactor(int rf) {
+        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
+                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
+                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, rf);
     }
 
     /** The scheme of this node's URL: https with TLS, http without. */
@@ -138,6 +148,6 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
     }
 }

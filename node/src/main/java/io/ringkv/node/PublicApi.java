@@ -107,7 +107,8 @@ public final class PublicApi implements HttpHandler {
         Optional<Ttl> ttl;
         try {
             key = KeyParameters.required(request, "id");
-            replicas = ReplicationParams.parse(request.queryParam("replicas").orElse(null), entities.clusterSize());
+            replicas = ReplicationParams.parse(request.queryParam("replicas").orElse(null), entities.clusterSize(),
+                    entities.replicationFactor());
             ttl = ttl(request);
             boolean read = method.equals("GET") || method.equals("HEAD");
             condition = read ? IfNoneMatch.parse(request.headers().all(IfNoneMatch.FIELD)) : IfNoneMatch.NONE;

@@ -179,6 +179,13 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: " + io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS + ").")
     int metaVoters = io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS;
 
+    @Option(names = "--replication-factor", paramLabel = "N",
+            description = "Copies of each key: a key lives on its first N nodes in rendezvous order, and the default "
+                    + "replicas is a majority of N (2/3 for 3). At most the number of --cluster nodes. It is the value "
+                    + "the cluster metadata starts with; once the metadata holds one, every node follows that ('ringkv "
+                    + "meta set-replication-factor' changes it) (default: 3, or every node of a smaller cluster).")
+    Integer replicationFactor;
+
     @Option(names = "--range-streams-max", paramLabel = "N",
             description = "Cluster ranges (/v0/entities across nodes) open at once; beyond it 503 (default: "
                     + NodeConfig.RANGE_STREAMS_MAX_DEFAULT + ").")
@@ -261,7 +268,8 @@ final class ServeCommand implements Callable<Integer> {
         NodeConfig config = new NodeConfig(host, port, data, cluster, maxBodyBytes, durability, replicaTimeout,
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
-                readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters);
+                readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters,
+                replicationFactor == null ? 0 : replicationFactor);
         if (tokens != null && TokenReloadSignal.install(tokens)) {
             log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
         }
@@ -386,6 +394,12 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (metaVoters != 3 && metaVoters != 5) {
             throw new ParameterException(spec.commandLine(), "--meta-voters must be 3 or 5, got " + metaVoters);
+        }
+        int members = Math.max(1, cluster.size());
+        if (replicationFactor != null && (replicationFactor < 1 || replicationFactor > members)) {
+            throw new ParameterException(spec.commandLine(), "--replication-factor must be between 1 and the " + members
+                    + " node(s) of --cluster, got " + replicationFactor + (replicationFactor > members
+                    ? ": a key cannot have more copies than there are nodes" : ""));
         }
         if (drainDelay.isNegative()) {
             throw new ParameterException(spec.commandLine(), "--drain-delay must not be negative, got " + drainDelay);

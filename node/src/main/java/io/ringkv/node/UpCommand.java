@@ -60,10 +60,19 @@ final class UpCommand implements Callable<Integer> {
             + "(valid a year, for the host, localhost and 127.0.0.1) and give it to every node.")
     boolean tls;
 
+    @Option(names = "--replication-factor", paramLabel = "N",
+            description = "Copies of each key, 1..--nodes, given to every node (serve --replication-factor; default: 3, "
+                    + "or every node of a smaller cluster).")
+    Integer replicationFactor;
+
     @Override
     public Integer call() throws Exception {
         if (nodes < 1 || nodes > NODES_MAX) {
             throw new ParameterException(spec.commandLine(), "--nodes must be between 1 and " + NODES_MAX + ", got " + nodes);
+        }
+        if (replicationFactor != null && (replicationFactor < 1 || replicationFactor > nodes)) {
+            throw new ParameterException(spec.commandLine(), "--replication-factor must be between 1 and --nodes ("
+                    + nodes + "), got " + replicationFactor);
         }
         if (basePort != null && (basePort < 1 || basePort + nodes - 1 > 65535)) {
             throw new ParameterException(spec.commandLine(), "--base-port " + basePort + " leaves no room for " + nodes + " nodes");
@@ -86,7 +95,8 @@ final class UpCommand implements Callable<Integer> {
         } catch (TokenFileException e) {
             throw new ParameterException(spec.commandLine(), "--auth: " + e.getMessage());
         }
-        LocalCluster cluster = new LocalCluster(host, data, ports, urls, secret, certificate, authFile, System.out);
+        LocalCluster cluster = new LocalCluster(host, data, ports, urls, secret, certificate, authFile,
+                replicationFactor, System.out);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             cluster.stop();

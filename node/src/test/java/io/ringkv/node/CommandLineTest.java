@@ -99,6 +99,12 @@ class CommandLineTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"0", "6"})
+    void upWithAReplicationFactorOutsideOneToTheNodeCountIsAUsageError(String rf) {
+        assertThat(Main.run("up", "--nodes", "5", "--replication-factor", rf, "--data", dir.toString()), is(Main.EXIT_USAGE));
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"--nodes 2", "--nodes 10", "--minutes 0", "--keys 0", "--faults SHRUG", "--rate -1"})
     void chaosWithImpossibleSettingsIsAUsageError(String args) {
         assertThat(Main.run(("chaos --data " + dir + " " + args).split(" ")), is(Main.EXIT_USAGE));
@@ -123,6 +129,16 @@ class CommandLineTest {
                 "--cluster-secret-file", shortSecret.toString()), is(Main.EXIT_USAGE));
         assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--cluster", list,
                 "--cluster-secret-file", dir.resolve("missing.secret").toString()), is(Main.EXIT_USAGE));
+    }
+
+    /** A replication factor beyond the node list, or below 1, is refused before anything starts. */
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-1", "4", "three"})
+    void aReplicationFactorOutsideOneToTheNodeCountIsAUsageError(String rf) throws Exception {
+        String list = "http://127.0.0.1:1,http://127.0.0.1:2,http://127.0.0.1:3";
+        Path secret = ClusterSecretFile.create(dir.resolve(ClusterSecretFile.NAME));
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--cluster", list,
+                "--cluster-secret-file", secret.toString(), "--replication-factor", rf), is(Main.EXIT_USAGE));
     }
 
     @Test

@@ -10,7 +10,9 @@ import java.util.Optional;
  * the epoch, which every applied change raises by one (so two nodes at the same epoch hold the
  * same metadata). Immutable; {@link #apply} returns the next value.
  *
- * <p>The replication factor is stored only: placement does not read it yet (issue 33, stage 2).
+ * <p>The replication factor is what every node's placement follows once it has applied it
+ * ({@link io.ringkv.cluster.ReplicationFactor}): a key lives on its first {@code replicationFactor}
+ * nodes in rendezvous order.
  *
  * @param epoch             0 before the cluster is initialised, then 1, 2, ...
  * @param replicationFactor copies of each key the cluster should keep; 0 before initialisation

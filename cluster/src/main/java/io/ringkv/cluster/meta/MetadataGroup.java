@@ -70,11 +70,13 @@ public final class MetadataGroup implements AutoCloseable {
     private final MetadataStateMachine stateMachine;
     private final RaftPeerId self;
     private final List<Member> initialMembers;
+    private final int initialReplicationFactor;
     /** One Initialize in flight at most from this node (leader-ready and start may both ask). */
     private final AtomicBoolean initializing = new AtomicBoolean();
 
     private MetadataGroup(RaftServer server, RaftClient client, MetadataStateMachine stateMachine, RaftPeerId self,
-                          List<Member> initialMembers) {
+                          List<Member> initialMembers, int initialReplicationFactor) {
+        this.initialReplicationFactor = initialReplicationFactor;
         this.server = server;
         this.client = client;
         this.stateMachine = stateMachine;
@@ -89,10 +91,18 @@ public final class MetadataGroup implements AutoCloseable {
      * @param self     this node
      * @param calls    carries Raft calls to peers
      * @param endpoint receives peers' Raft calls (mounted on the internal plane by the caller)
+     * @param initialReplicationFactor written into the metadata when this node's leadership initialises
+     *                 it (a group initialised already keeps its own)
+     * @param applied  told of the metadata after every entry this node applies (on the applier thread)
      * @throws IOException when the directory cannot be made or the stored group cannot be read
      */
     public static MetadataGroup start(MetadataSettings settings, List<ClusterNode> nodes, ClusterNode self,
-                                      RaftPeerCalls calls, RaftEndpoint endpoint) throws IOException {
+                                      RaftPeerCalls calls, RaftEndpoint endpoint, int initialReplicationFactor,
+                                      java.util.function.Consumer<ClusterMetadata> applied) throws IOException {
+        if (initialReplicationFactor < 1 || initialReplicationFactor > nodes.size()) {
+            throw new IllegalArgumentException("the replication factor must be in 1.." + nodes.size() + ", got "
+                    + initialReplicationFactor);
+        }
         List<Member> members = nodes.stream().map(node -> new Member(Member.idOf(node), node.id(), MemberState.NORMAL))
                 .sorted(Comparator.comparing(Member::id)).toList();
         RaftPeerId selfId = RaftPeerId.valueOf(Member.idOf(self));
@@ -106,7 +116,7 @@ public final class MetadataGroup implements AutoCloseable {
             if (running != null) {
                 running.initializeIfNew();
             }
-        });
+        }, applied);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setGroup(group)
@@ -121,7 +131,8 @@ public final class MetadataGroup implements AutoCloseable {
                 .setClientRpc(new InternalPlaneClientRpc(calls, selfId, endpoint))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CLIENT_ATTEMPTS, CLIENT_RETRY_SLEEP))
                 .build();
-        MetadataGroup metadataGroup = new MetadataGroup(server, client, stateMachine, selfId, members);
+        MetadataGroup metadataGroup = new MetadataGroup(server, client, stateMachine, selfId, members,
+                initialReplicationFactor);
         started.set(metadataGroup);
         try {
             server.start();
@@ -221,7 +232,7 @@ public final class MetadataGroup implements AutoCloseable {
         if (metadata().initialised() || !initializing.compareAndSet(false, true)) {
             return;
         }
-        int factor = Math.min(ClusterMetadata.DEFAULT_REPLICATION_FACTOR, initialMembers.size());
+        int factor = initialReplicationFactor;
         submit(new MetadataCommand.Initialize(initialMembers, factor)).whenComplete((outcome, failure) -> {
             initializing.set(false);
             if (failure != null) {

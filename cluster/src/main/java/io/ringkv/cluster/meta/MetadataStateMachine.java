@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
@@ -45,12 +46,22 @@ public final class MetadataStateMachine extends BaseStateMachine {
 
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final Runnable onLeaderReady;
+    private final Consumer<ClusterMetadata> onApplied;
     private volatile ClusterMetadata metadata = ClusterMetadata.EMPTY;
     private volatile String failure;
 
     /** @param onLeaderReady run (on a Ratis thread; must not block) when this replica becomes a ready leader */
     public MetadataStateMachine(Runnable onLeaderReady) {
+        this(onLeaderReady, applied -> { });
+    }
+
+    /**
+     * @param onApplied told of the metadata after every entry this replica applies and after a
+     *                  snapshot is loaded (on the applier thread; must not block)
+     */
+    public MetadataStateMachine(Runnable onLeaderReady, Consumer<ClusterMetadata> onApplied) {
         this.onLeaderReady = onLeaderReady;
+        this.onApplied = onApplied;
     }
 
     /** The metadata as of the last entry this replica applied. */
@@ -110,6 +121,7 @@ public final class MetadataStateMachine extends BaseStateMachine {
             metadata = next;
             outcome = new MetadataCodec.Outcome(true, next.epoch(), null);
             LOG.info("cluster metadata epoch {}: {}", next.epoch(), command);
+            onApplied.accept(next);
         } catch (MetadataRefusedException refused) {
             outcome = new MetadataCodec.Outcome(false, current.epoch(), refused.getMessage());
         }
@@ -158,5 +170,6 @@ public final class MetadataStateMachine extends BaseStateMachine {
         }
         metadata = MetadataSnapshotFile.read(file);
         setLastAppliedTermIndex(snapshot.getTermIndex());
+        onApplied.accept(metadata);
     }
 }

@@ -140,11 +140,34 @@ class MetadataStateMachineTest {
         assertThat(machine.failure(), nullValue());
     }
 
+    /**
+     * A node's replication factor follows the metadata it applies: the configured value until the
+     * group is initialised, then the group's, and a later change as soon as its entry is applied.
+     */
+    @Test
+    void aNodesReplicationFactorFollowsEachAppliedEntry() throws Exception {
+        io.ringkv.cluster.ReplicationFactor rf = new io.ringkv.cluster.ReplicationFactor(3, 3);
+        MetadataStateMachine machine = started(rf::follow);
+        assertThat(rf.current(), is(3));
+        assertThat(rf.fromMetadata(), is(false));
+        apply(machine, new MetadataCommand.Initialize(List.of(A, B, C), 2));
+        assertThat(rf.current(), is(2));
+        assertThat(rf.fromMetadata(), is(true));
+        apply(machine, new MetadataCommand.SetReplicationFactor(1));
+        assertThat(rf.current(), is(1));
+        apply(machine, new MetadataCommand.SetReplicationFactor(4)); // refused: above the members
+        assertThat(rf.current(), is(1));
+    }
+
     private MetadataStateMachine started() throws IOException {
+        return started(applied -> { });
+    }
+
+    private MetadataStateMachine started(java.util.function.Consumer<ClusterMetadata> applied) throws IOException {
         storage = RaftStorage.newBuilder().setDirectory(dir.toFile()).setOption(RaftStorage.StartupOption.RECOVER)
                 .setStorageFreeSpaceMin(SizeInBytes.valueOf(0)).build();
         storage.initialize();
-        MetadataStateMachine machine = new MetadataStateMachine(() -> { });
+        MetadataStateMachine machine = new MetadataStateMachine(() -> { }, applied);
         machine.initialize(SERVER, MetadataGroup.GROUP_ID, storage);
         return machine;
     }
