@@ -116,6 +116,42 @@ public final class InternalAuth {
         return signed;
     }
 
+    /**
+     * What a request's head alone shows, before its body is read: {@link Check#FORBIDDEN} for a
+     * missing, repeated or malformed proof field or a time outside the window,
+     * {@link Check#MISDIRECTED} for a request addressed to another node, {@link Check#OK} when
+     * only the proof itself (which covers the body) is left to check. The topology is not judged
+     * here: a mismatch is answered 409 with a proof of the answer, which only a verified request
+     * gets, and the fingerprint is no secret (the status shows it), so it would stop nobody.
+     * Cheap (no MAC, no hashing): it runs on an event loop.
+     */
+    public Check checkHead(Headers headers) {
+        String given = headers.first(AUTH_HEADER).orElse(null);
+        String time = headers.first(TIME_HEADER).orElse(null);
+        if (given == null || time == null || headers.first(NODE_HEADER).isEmpty() || headers.first(TOPOLOGY_HEADER).isEmpty()
+                || headers.first(TO_HEADER).isEmpty() || headers.first(NONCE_HEADER).isEmpty()) {
+            return Check.FORBIDDEN;
+        }
+        if (!ProofKey.wellFormed(given) || headers.all(AUTH_HEADER).size() != 1) {
+            return Check.FORBIDDEN;
+        }
+        for (String name : headers.names()) {
+            if (name.toLowerCase(Locale.ROOT).startsWith(PREFIX) && headers.all(name).size() != 1) {
+                return Check.FORBIDDEN; // a repeated field would make the signed text ambiguous
+            }
+        }
+        long sentMillis;
+        try {
+            sentMillis = Long.parseLong(time);
+        } catch (NumberFormatException e) {
+            return Check.FORBIDDEN;
+        }
+        if (Math.abs(wallMillis.getAsLong() - sentMillis) > WINDOW_MILLIS) {
+            return Check.FORBIDDEN;
+        }
+        return self.equals(headers.first(TO_HEADER).orElseThrow()) ? Check.OK : Check.MISDIRECTED;
+    }
+
     /** Checks a received request; see the class comment for the order. */
     public Check check(Request request) {
         Headers headers = request.headers();
