@@ -46,6 +46,7 @@ class PublicHeadAdmissionIT {
     private ProcessCluster cluster;
     private String writer;
     private String reader;
+    private String ops;
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private int legitimate;
 
@@ -54,6 +55,7 @@ class PublicHeadAdmissionIT {
         Path tokens = root.resolve("auth.tokens");
         writer = addToken(tokens, "app", "read,write");
         reader = addToken(tokens, "dashboards", "read");
+        ops = addToken(tokens, "ops", "admin");
         cluster = new ProcessCluster(root, 1, List.of("--auth-file", tokens.toString()));
     }
 
@@ -89,6 +91,13 @@ class PublicHeadAdmissionIT {
             socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             assertThat("answered with no byte of the body sent", RawHttp.read(socket.getInputStream()).status(), is(403));
         }
+        HttpRequest scrape = HttpRequest.newBuilder(URI.create(cluster.url(0) + "/metrics"))
+                .timeout(Duration.ofSeconds(20)).header("Authorization", "Bearer " + ops).build();
+        String metrics = client.send(scrape, HttpResponse.BodyHandlers.ofString()).body();
+        java.util.regex.Matcher refused = java.util.regex.Pattern.compile("(?m)^ringkv_server_requests_refused_at_head_total (\\S+)$")
+                .matcher(metrics);
+        assertThat("the refusal is counted: " + metrics.lines().filter(l -> l.contains("refused")).toList(),
+                refused.find() && Double.parseDouble(refused.group(1)) >= 1.0, is(true));
     }
 
     @Test
