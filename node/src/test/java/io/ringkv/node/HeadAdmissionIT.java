@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Requests a node refuses at their headers, before it reads a byte of their bodies, on a
  * three-node cluster of separate processes: a stranger's bodies on the internal plane (which
  * used to be buffered whole, against the node's body memory budget, before the proof was
- * checked, so a few dozen trickling uploads made every legitimate PUT a 503), and the Raft
+ * checked, so a few dozen trickling uploads, over HTTP/1.1 or HTTP/2, made every legitimate PUT a
+ * 503), and the Raft
  * endpoint ({@code POST /internal/v0/raft/OP}) by name: a stranger's vote, a signed malformed
  * call, a body over the route's limit, a stalled body and a peer that never reads its answers.
  * Node-2 runs with a short idle timeout, for the stalled body.
@@ -66,18 +67,21 @@ class HeadAdmissionIT {
         awaitMetadataLeader(0);
     }
 
-    /** The metadata group elects its leader in the background; the Raft tests compare it before and after. */
+    /**
+     * The metadata group elects its leader in the background, which then writes the first
+     * metadata (epoch 1); the Raft tests compare leader and epoch before and after.
+     */
     private void awaitMetadataLeader(int node) throws Exception {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < end) {
             String status = new String(RawHttp.get(cluster.port(node), "/v0/status").body(), StandardCharsets.UTF_8);
             Matcher m = METADATA.matcher(status);
-            if (m.find() && !m.group(2).equals("null")) {
-                return;
+            if (m.find() && !m.group(2).equals("null") && !m.group(1).equals("0")) {
+                return; // a leader, and the metadata it wrote first applied
             }
             Thread.sleep(200);
         }
-        throw new AssertionError("node-" + node + "'s metadata group elected no leader within 60 s");
+        throw new AssertionError("node-" + node + "'s metadata group had no leader at epoch 1 or later within 60 s");
     }
 
     @AfterAll
@@ -98,6 +102,18 @@ class HeadAdmissionIT {
     void strangersCannotHoldTheBodyBudgetThroughTheInternalPlane() throws Exception {
         try (BodyHoldAttack attack = new BodyHoldAttack(cluster.port(0), "PUT", WRITES, Map.of())) {
             holdAndServe(attack, 0, null);
+        }
+    }
+
+    /** The same over HTTP/2: a connection per held body, pushed within the windows the node grants. */
+    @Test
+    void strangersCannotHoldTheBodyBudgetThroughTheInternalPlaneOverHttp2() throws Exception {
+        try (H2BodyHoldAttack attack = new H2BodyHoldAttack(cluster.port(0), "PUT", WRITES)) {
+            int[][] waves = {{10, 16 << 20}, {16, 1 << 20}, {40, 64 << 10}, {8, 8 << 10}};
+            for (int[] wave : waves) {
+                attack.wave(wave[0], wave[1]);
+                assertLegitimatePutsSucceed(0, null, "after " + wave[0] + " held h2 bodies of " + wave[1] + " bytes");
+            }
         }
     }
 
