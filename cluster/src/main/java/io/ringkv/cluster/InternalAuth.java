@@ -44,6 +44,10 @@ import java.util.function.LongSupplier;
  * every internal write is idempotent (last-write-wins by the record's own timestamp), so a replay
  * re-applies the same version and changes nothing.
  *
+ * <p>{@link #checkHead} makes the checks that need no body (fields present and well-formed, time,
+ * receiver) at the request's head, so the server refuses a stranger before reading its body;
+ * {@link #check} makes them all once the body is in.
+ *
  * <p>Thread-safe; the Macs are per thread ({@link ProofKey}), and so is the SHA-256 digest.
  */
 public final class InternalAuth {
