@@ -1,6 +1,7 @@
 package io.ringkv.cluster;
 
 import io.ringkv.http.LogText;
+import io.ringkv.http.server.HeadAdmission;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -45,7 +46,7 @@ import java.util.concurrent.CompletionStage;
  * <p>Threading: stateless apart from the shared engine and clock; runs on the server's handler
  * executor and blocks there briefly on storage, as {@link HttpHandler} allows.
  */
-public final class InternalApiHandler implements HttpHandler {
+public final class InternalApiHandler implements HttpHandler, HeadAdmission {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(InternalApiHandler.class);
 
@@ -103,6 +104,28 @@ public final class InternalApiHandler implements HttpHandler {
                 yield isMetadata(request.path())
                         ? metadata(request).thenApply(answer -> auth.answers().sign(proof, answer))
                         : CompletableFuture.completedFuture(auth.answers().sign(proof, respond(request)));
+            }
+        };
+    }
+
+    /**
+     * The part of the checks a request's head decides, before its body is read: a missing,
+     * malformed or stale proof (403), a request for another node (403), a body longer than the
+     * route takes ({@link InternalBodyLimits}: 413). The proof itself covers the body, so
+     * {@link #handle} checks it once the body is in. Loop thread; no MAC, no I/O (refusals are
+     * logged at most once a minute per peer).
+     */
+    @Override
+    public Optional<Response> admit(HeadAdmission.Head head) {
+        return switch (auth.checkHead(head.headers())) {
+            case FORBIDDEN -> Optional.of(forbidden(head.withoutBody()));
+            case MISDIRECTED -> Optional.of(misdirected(head.withoutBody()));
+            case OK, TOPOLOGY_MISMATCH -> {
+                long limit = InternalBodyLimits.forPath(head.path());
+                yield head.contentLength() > limit
+                        ? Optional.of(Response.text(413, head.method() + " " + head.path() + " takes a body of at most "
+                                + limit + " bytes; this one announces " + head.contentLength()))
+                        : Optional.empty();
             }
         };
     }

@@ -44,6 +44,10 @@ import java.util.function.LongSupplier;
  * every internal write is idempotent (last-write-wins by the record's own timestamp), so a replay
  * re-applies the same version and changes nothing.
  *
+ * <p>{@link #checkHead} makes the checks that need no body (fields present and well-formed, time,
+ * receiver) at the request's head, so the server refuses a stranger before reading its body;
+ * {@link #check} makes them all once the body is in.
+ *
  * <p>Thread-safe; the Macs are per thread ({@link ProofKey}), and so is the SHA-256 digest.
  */
 public final class InternalAuth {
@@ -114,6 +118,42 @@ public final class InternalAuth {
         signed.put(TIME_HEADER, Long.toString(wallMillis.getAsLong()));
         signed.put(AUTH_HEADER, proof(method, target, lowerCased(signed), body));
         return signed;
+    }
+
+    /**
+     * What a request's head alone shows, before its body is read: {@link Check#FORBIDDEN} for a
+     * missing, repeated or malformed proof field or a time outside the window,
+     * {@link Check#MISDIRECTED} for a request addressed to another node, {@link Check#OK} when
+     * only the proof itself (which covers the body) is left to check. The topology is not judged
+     * here: a mismatch is answered 409 with a proof of the answer, which only a verified request
+     * gets, and the fingerprint is no secret (the status shows it), so it would stop nobody.
+     * Cheap (no MAC, no hashing): it runs on an event loop.
+     */
+    public Check checkHead(Headers headers) {
+        String given = headers.first(AUTH_HEADER).orElse(null);
+        String time = headers.first(TIME_HEADER).orElse(null);
+        if (given == null || time == null || headers.first(NODE_HEADER).isEmpty() || headers.first(TOPOLOGY_HEADER).isEmpty()
+                || headers.first(TO_HEADER).isEmpty() || headers.first(NONCE_HEADER).isEmpty()) {
+            return Check.FORBIDDEN;
+        }
+        if (!ProofKey.wellFormed(given) || headers.all(AUTH_HEADER).size() != 1) {
+            return Check.FORBIDDEN;
+        }
+        for (String name : headers.names()) {
+            if (name.toLowerCase(Locale.ROOT).startsWith(PREFIX) && headers.all(name).size() != 1) {
+                return Check.FORBIDDEN; // a repeated field would make the signed text ambiguous
+            }
+        }
+        long sentMillis;
+        try {
+            sentMillis = Long.parseLong(time);
+        } catch (NumberFormatException e) {
+            return Check.FORBIDDEN;
+        }
+        if (Math.abs(wallMillis.getAsLong() - sentMillis) > WINDOW_MILLIS) {
+            return Check.FORBIDDEN;
+        }
+        return self.equals(headers.first(TO_HEADER).orElseThrow()) ? Check.OK : Check.MISDIRECTED;
     }
 
     /** Checks a received request; see the class comment for the order. */

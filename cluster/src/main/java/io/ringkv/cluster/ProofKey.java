@@ -44,6 +44,20 @@ final class ProofKey {
         return ENCODER.encodeToString(mac);
     }
 
+    /** Whether {@code given} can be a proof at all: the base64url text of {@link #MAC_BYTES} bytes, no padding. */
+    static boolean wellFormed(String given) {
+        if (given.length() != (MAC_BYTES * 4 + 2) / 3) {
+            return false;
+        }
+        for (int i = 0; i < given.length(); i++) {
+            char c = given.charAt(i);
+            if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Compares a received proof with the expected one in time independent of where they differ. */
     static boolean matches(String expected, String given) {
         return given != null && MessageDigest.isEqual(expected.getBytes(java.nio.charset.StandardCharsets.US_ASCII),

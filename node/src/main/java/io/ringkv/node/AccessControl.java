@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.http.server.HeadAdmission;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -29,10 +30,11 @@ import org.slf4j.LoggerFactory;
  * secret ({@link PeerSignature}) is a peer's dashboard reading this node's admin pages: it gets
  * the {@code admin} scope for that {@code GET}.
  *
- * <p>Threading: {@link #handle} on handler threads; {@link #peers} once, from the starting thread,
+ * <p>Threading: {@link #handle} on handler threads, {@link #admit} on event loops (a token
+ * lookup hashes once and compares in memory: no blocking); {@link #peers} once, from the starting thread,
  * when the node knows its cluster (until then peer proofs are not accepted).
  */
-final class AccessControl implements HttpHandler {
+final class AccessControl implements HttpHandler, HeadAdmission {
     private static final Logger log = LoggerFactory.getLogger(AccessControl.class);
     private static final String REALM = "realm=\"ringkv\"";
     private static final String BEARER = "Bearer " + REALM;
@@ -54,19 +56,50 @@ final class AccessControl implements HttpHandler {
 
     @Override
     public CompletionStage<Response> handle(Request request) throws Exception {
+        Optional<Response> refusal = refusal(request, true);
+        return refusal.isPresent() ? done(refusal.get()) : next.handle(request);
+    }
+
+    /**
+     * The same checks at the request's head, before its body is read (event loop): a request
+     * without a valid token, or with one that lacks the route's scope or key prefix, is answered
+     * now, so a stranger's body is never buffered. A request without a token that carries a
+     * peer's proof and a body is let through: its proof covers the body, and {@link #handle}
+     * checks it. A request that passes goes on to the next handler's head checks.
+     */
+    @Override
+    public Optional<Response> admit(HeadAdmission.Head head) {
+        Optional<Response> refusal = refusal(head.withoutBody(), head.contentLength() == 0);
+        if (refusal.isPresent()) {
+            return refusal;
+        }
+        return next instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
+    }
+
+    /**
+     * @param bodyKnown whether {@code request} carries its whole body: a peer's proof is judged
+     *                  only then (it covers the body)
+     * @return the answer refusing the request, or empty to let it pass
+     */
+    private Optional<Response> refusal(Request request, boolean bodyKnown) {
         AccessPolicy.Requirement requirement = AccessPolicy.requirement(request);
         if (requirement == AccessPolicy.Requirement.OPEN) {
-            return next.handle(request);
+            return Optional.empty();
         }
         Grant grant;
         switch (AuthorizationField.read(request.headers())) {
             case Credentials.Malformed malformed -> {
-                return done(unauthorized(requirement, malformed.reason(), "invalid_request", "Malformed Authorization field"));
+                return Optional.of(unauthorized(requirement, malformed.reason(), "invalid_request", "Malformed Authorization field"));
             }
             case Credentials.None none -> {
                 PeerSignature signature = peers;
-                if (signature == null || !signature.verifies(request)) {
-                    return done(unauthorized(requirement, "authentication required: send 'Authorization: Bearer TOKEN' "
+                boolean peerProof = signature != null && request.headers().first(io.ringkv.cluster.InternalAuth.AUTH_HEADER).isPresent();
+                boolean reads = request.method().equals("GET") || request.method().equals("HEAD");
+                if (peerProof && !bodyKnown && reads) {
+                    return Optional.empty(); // judged once the body, which the proof covers, is in
+                }
+                if (!peerProof || !signature.verifies(request)) {
+                    return Optional.of(unauthorized(requirement, "authentication required: send 'Authorization: Bearer TOKEN' "
                             + "with a token of this node's token file", null, null));
                 }
                 grant = PEER;
@@ -74,16 +107,16 @@ final class AccessControl implements HttpHandler {
             case Credentials.Token token -> {
                 Optional<Grant> found = tokens.find(token.token());
                 if (found.isEmpty()) {
-                    return done(unauthorized(requirement, "the token is not valid: it is not in this node's token file "
+                    return Optional.of(unauthorized(requirement, "the token is not valid: it is not in this node's token file "
                             + "(or was removed from it)", "invalid_token", "Unknown token"));
                 }
                 grant = found.get();
             }
         }
         return switch (AccessPolicy.decide(grant, requirement, request)) {
-            case AccessPolicy.Decision.Allowed allowed -> next.handle(request);
-            case AccessPolicy.Decision.Refused refused -> done(forbidden(refused));
-            case AccessPolicy.Decision.Invalid invalid -> done(Response.text(400, invalid.message()));
+            case AccessPolicy.Decision.Allowed allowed -> Optional.empty();
+            case AccessPolicy.Decision.Refused refused -> Optional.of(forbidden(refused));
+            case AccessPolicy.Decision.Invalid invalid -> Optional.of(Response.text(400, invalid.message()));
         };
     }
 

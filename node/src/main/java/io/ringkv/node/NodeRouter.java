@@ -1,8 +1,10 @@
 package io.ringkv.node;
 
+import io.ringkv.http.server.HeadAdmission;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -13,9 +15,13 @@ import java.util.concurrent.CompletionStage;
  * gets {@code 503} until {@link #ready}, because the port is bound first (so a port-0 node learns
  * its own URL, and a taken port fails before anything else is opened), then goes to the API.
  *
- * <p>Threading: {@link #ready} from the starting thread; {@link #handle} from handler threads.
+ * <p>At a request's head ({@link #admit}, on an event loop) the API's own head checks run, once
+ * it is ready; the status, metrics and dashboard take no body worth refusing early.
+ *
+ * <p>Threading: {@link #ready} from the starting thread; {@link #handle} from handler threads;
+ * {@link #admit} from event loops.
  */
-final class NodeRouter implements HttpHandler {
+final class NodeRouter implements HttpHandler, HeadAdmission {
     private final HttpHandler status;
     private final HttpHandler metrics;
     private final HttpHandler dashboard;
@@ -29,6 +35,15 @@ final class NodeRouter implements HttpHandler {
 
     void ready(HttpHandler handler) {
         api = handler;
+    }
+
+    @Override
+    public Optional<Response> admit(HeadAdmission.Head head) {
+        String path = head.path();
+        if (path.equals(StatusEndpoint.PATH) || path.equals(MetricsEndpoint.PATH) || Dashboard.serves(path)) {
+            return Optional.empty();
+        }
+        return api instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
     }
 
     @Override

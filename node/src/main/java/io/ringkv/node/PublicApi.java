@@ -6,6 +6,7 @@ import io.ringkv.cluster.ReplicaException;
 import io.ringkv.cluster.ReplicationParams;
 import io.ringkv.cluster.Ttl;
 import io.ringkv.http.server.ChunkSource;
+import io.ringkv.http.server.HeadAdmission;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -47,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: stateless; called on the server's handler executor.
  */
-public final class PublicApi implements HttpHandler {
+public final class PublicApi implements HttpHandler, HeadAdmission {
     private static final Logger log = LoggerFactory.getLogger(PublicApi.class);
     private static final String INTERNAL_PREFIX = "/internal/";
     static final String ENTITY_PATH = "/v0/entity";
@@ -87,6 +88,19 @@ public final class PublicApi implements HttpHandler {
             case ENTITIES_PATH -> onlyGet(request, () -> entities(request));
             default -> other(request);
         };
+    }
+
+    /**
+     * At a request's head (event loop): an internal request is judged by the node-to-node
+     * handler's own head checks, when it makes any; the public routes' bodies are bounded by the
+     * server's {@code --max-body} alone.
+     */
+    @Override
+    public Optional<Response> admit(HeadAdmission.Head head) {
+        if (internal instanceof HeadAdmission internalHeads && head.path().startsWith(INTERNAL_PREFIX)) {
+            return internalHeads.admit(head);
+        }
+        return Optional.empty();
     }
 
     private CompletionStage<Response> other(Request request) throws Exception {

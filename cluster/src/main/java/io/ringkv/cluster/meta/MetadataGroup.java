@@ -56,6 +56,16 @@ import org.slf4j.LoggerFactory;
  * machine updater), which {@link #close} stops.
  */
 public final class MetadataGroup implements AutoCloseable {
+    /** The most a log append batch or a snapshot chunk carries ({@link #properties}: Ratis's appender buffer and chunk size). */
+    private static final SizeInBytes RAFT_BATCH_BYTES = SizeInBytes.valueOf("256KB");
+
+    /**
+     * The largest Raft call body this node takes ({@code POST /internal/v0/raft/OP}, answered 413
+     * at its head when it announces more): four times the largest append batch or snapshot chunk
+     * the group sends, room for the protobuf's framing and an entry that alone passes the batch
+     * limit; metadata entries are a few hundred bytes.
+     */
+    public static final int RAFT_MESSAGE_BYTES_MAX = 4 * RAFT_BATCH_BYTES.getSizeInt();
 
     private static final Logger LOG = LoggerFactory.getLogger(MetadataGroup.class);
     /** The one group of a ringkv cluster; a fixed id, so every node names the same group. */
@@ -282,9 +292,9 @@ public final class MetadataGroup implements AutoCloseable {
         // (megabytes preallocated per segment, an 8 MiB direct write buffer).
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf("1MB"));
         RaftServerConfigKeys.Log.setPreallocatedSize(properties, SizeInBytes.valueOf("64KB"));
-        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties, SizeInBytes.valueOf("256KB"));
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties, RAFT_BATCH_BYTES);
         RaftServerConfigKeys.Log.setWriteBufferSize(properties, SizeInBytes.valueOf("512KB"));
-        RaftServerConfigKeys.Log.Appender.setSnapshotChunkSizeMax(properties, SizeInBytes.valueOf("256KB"));
+        RaftServerConfigKeys.Log.Appender.setSnapshotChunkSizeMax(properties, RAFT_BATCH_BYTES);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, 1000L);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);

@@ -132,6 +132,14 @@ public final class HttpServer implements AutoCloseable {
         return context.requestsRefused();
     }
 
+    /**
+     * Requests the handler's {@link HeadAdmission} answered at their head, bodies unread (an
+     * {@link ExchangeListener} does not hear of them: the handler never ran).
+     */
+    public long requestsRefusedAtHead() {
+        return context.requestsRefusedAtHead();
+    }
+
     /** TLS handshakes that failed since start (timed out, broken off, refused by either side); 0 without TLS. */
     public long tlsHandshakesFailed() {
         return context.handshakesFailed();

@@ -40,6 +40,9 @@ final class ServerCollector implements MultiCollector {
                         server.connectionsAccepted())
                 .counter("ringkv_server_connections_refused", "Connections closed at once over --connections-max",
                         server.connectionsRefused())
+                .counter("ringkv_server_requests_refused_at_head", "Requests answered at their head, before their "
+                        + "body was read (401/403 without valid credentials, 413 over the route's limit); not in "
+                        + "ringkv_requests_total, as no handler ran", server.requestsRefusedAtHead())
                 .counter("ringkv_server_tls_handshakes_failed", "TLS handshakes that failed: timed out, broken off, or "
                         + "refused (plain HTTP on the TLS port, no common cipher); 0 without --tls-cert",
                         server.tlsHandshakesFailed())

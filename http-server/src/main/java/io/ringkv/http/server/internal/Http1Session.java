@@ -9,6 +9,7 @@ import io.ringkv.http.h1.RequestHead;
 import io.ringkv.http.h1.RequestParser;
 import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Request;
+import io.ringkv.http.server.Response;
 import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.EventLoop;
@@ -165,6 +166,12 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         if (upgradeToH2c(head)) {
             return;
         }
+        Response early = context.headGate().admit(head.method(), head.target(), head.headers(), head.contentLength(),
+                connection.remoteAddress(), Protocol.HTTP_1_1);
+        if (early != null) {
+            answerAtHead(head, early);
+            return;
+        }
         InFlightBudget budget = context.budget();
         boolean admitted = budget.tryAcquire();
         Exchange exchange = new Exchange(head, admitted ? budget : null);
@@ -184,6 +191,24 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         }
         if (head.expectContinue() && head.contentLength() != 0) {
             sequencer.requestContinue(exchange);
+        }
+    }
+
+    /**
+     * The handler answered the request at its head: no permit is taken and no body byte is
+     * buffered. A body that was announced is not read; the connection closes after the answer
+     * (RFC 9112 §9.6), and the connection's lingering close discards what the peer already sent,
+     * so the answer is not lost to a reset.
+     */
+    private void answerAtHead(RequestHead head, Response early) {
+        Exchange exchange = new Exchange(head, null);
+        sequencer.add(exchange);
+        current = exchange;
+        boolean bodyUnread = head.contentLength() != 0;
+        sequencer.respond(exchange, ResponseEncoder.encode(early, exchange, bodyUnread));
+        if (bodyUnread) {
+            current = null;
+            noMoreRequests = true;
         }
     }
 

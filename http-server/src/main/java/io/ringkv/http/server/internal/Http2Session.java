@@ -269,6 +269,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 opened = true;
             }
         }
+        if (opened && answeredAtHead(stream, h.endStream())) {
+            return;
+        }
         if (h.endStream()) {
             stream.awaitingBody = false;
             if (!stream.rejected) {
@@ -281,6 +284,28 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             stream.rateWindowStartNanos = readNanos;
             armBy(readNanos + (bytesPerRateWindowMin > 0 ? Math.min(idleNanos, rateWindowNanos) : idleNanos));
         }
+    }
+
+    /**
+     * Loop thread: the handler's look at a new stream's head ({@link HeadGate}). When it answers,
+     * no permit is taken and no body byte is kept: the answer goes out, then a body still to come
+     * is stopped with RST_STREAM(NO_ERROR) (RFC 9113 §8.1), and DATA already on its way is only
+     * counted for flow control.
+     *
+     * @return whether the stream was answered
+     */
+    private boolean answeredAtHead(ServerStream stream, boolean endStream) {
+        Response early = stream.admitAtHead(context.headGate(), endStream, connection);
+        if (early == null) {
+            return false;
+        }
+        stream.rejected = true;
+        stream.awaitingBody = false;
+        respond(stream, early);
+        if (!endStream) {
+            resetUnreadBody(stream);
+        }
+        return true;
     }
 
     private void onData(Http2Event.DataReceived d) {
@@ -909,6 +934,14 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         log.debug("{} stream {}: request body too slow ({} bytes so far)", connection, stream.id, stream.bodyBytes);
         respond(stream, Response.text(408, "request body too slow: at least " + context.config().bodyRateMin()
                 + " bytes/s required"));
+        resetUnreadBody(stream);
+    }
+
+    /**
+     * Loop thread: {@code stream} was answered before its body ended; once the answer is queued
+     * whole, RST_STREAM(NO_ERROR) asks the client to stop sending the rest (RFC 9113 §8.1).
+     */
+    private void resetUnreadBody(ServerStream stream) {
         synchronized (lock) {
             if (h2.state() != ConnectionState.CLOSED && !streams.containsKey(stream.id)
                     && h2.streamState(stream.id) == StreamState.HALF_CLOSED_LOCAL) {
@@ -995,6 +1028,53 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             this.id = id;
             this.fields = fields;
             this.head = fields.stream().anyMatch(f -> f.name().equals(":method") && f.value().equals("HEAD"));
+        }
+
+        /**
+         * Asks {@code gate} about this stream's head; null to go on reading it. A head without
+         * {@code :method} or {@code :path} is let through, for {@link #toRequest} to refuse.
+         */
+        Response admitAtHead(HeadGate gate, boolean endStream, Connection connection) {
+            String method = null;
+            String target = null;
+            long contentLength = endStream ? 0 : -1;
+            for (HeaderField f : fields) {
+                switch (f.name()) {
+                    case ":method" -> method = f.value();
+                    case ":path" -> target = f.value();
+                    case "content-length" -> {
+                        if (!endStream) {
+                            try {
+                                contentLength = Long.parseLong(f.value());
+                            } catch (NumberFormatException e) {
+                                contentLength = -1; // http-core checks the field against the DATA
+                            }
+                        }
+                    }
+                    default -> { }
+                }
+            }
+            if (method == null || target == null) {
+                return null;
+            }
+            return gate.admit(method, target, requestHeaders(), contentLength, connection.remoteAddress(), Protocol.HTTP_2);
+        }
+
+        /** The regular fields, plus {@code host} from {@code :authority} when there is none. */
+        private Headers requestHeaders() {
+            Headers headers = new Headers(fields.size());
+            String authority = null;
+            for (HeaderField f : fields) {
+                if (f.name().equals(":authority")) {
+                    authority = f.value();
+                } else if (!f.name().startsWith(":")) {
+                    headers.add(f.name(), f.value());
+                }
+            }
+            if (authority != null && headers.first("host").isEmpty()) {
+                headers.add("host", authority);
+            }
+            return headers;
         }
 
         /** http-core validated the pseudo-header fields (RFC 9113 §8.3.1). */

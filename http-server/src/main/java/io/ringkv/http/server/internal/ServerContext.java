@@ -32,6 +32,7 @@ public final class ServerContext implements AcceptHandler {
     private final ExecutorService executor;
     private final InFlightBudget budget;
     private final BodyMemoryBudget bodyMemory;
+    private final HeadGate headGate;
     private final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connections = new AtomicInteger();
     private final Object sessionsChanged = new Object();
@@ -57,6 +58,7 @@ public final class ServerContext implements AcceptHandler {
         this.executor = executor;
         this.budget = new InFlightBudget(config.inFlightMax());
         this.bodyMemory = new BodyMemoryBudget(config.bodyMemoryMax());
+        this.headGate = new HeadGate(handler);
         this.tls = config.tls() == null ? null : new ServerTlsEngines(config.tls());
     }
 
@@ -131,6 +133,11 @@ public final class ServerContext implements AcceptHandler {
         return bodyMemory;
     }
 
+    /** The handler's look at request heads, before their bodies are read. */
+    HeadGate headGate() {
+        return headGate;
+    }
+
     InFlightBudget budget() {
         return budget;
     }
@@ -183,6 +190,11 @@ public final class ServerContext implements AcceptHandler {
     /** Connections closed at once because {@link ServerConfig#connectionsMax()} were open. */
     public long connectionsRefused() {
         return refusedConnections.sum();
+    }
+
+    /** Requests the handler's {@link io.ringkv.http.server.HeadAdmission} answered at their head, bodies unread. */
+    public long requestsRefusedAtHead() {
+        return headGate.refused();
     }
 
     public long requestsRefused() {

@@ -1,0 +1,37 @@
+package io.ringkv.cluster;
+
+import io.ringkv.cluster.meta.MetadataGroup;
+
+/**
+ * The largest request body each internal route takes, judged at the request's head (a larger
+ * announced body is answered 413 before a byte of it is read). Routes that carry peers' record
+ * batches take what the node's {@code --max-body} allows, which the server already enforces (the
+ * peers' batches stay within it: {@link ReplicaClient#batchBodyBytesMax}); the others are small
+ * by construction.
+ *
+ * <p>Stateless.
+ */
+final class InternalBodyLimits {
+    /** What a route that reads no body, or an unknown one, tolerates: a stray small body, never a large one. */
+    static final int NO_BODY_BYTES_MAX = 64 * 1024;
+    /** {@code POST /internal/v0/meta/...}: a number or a short text. */
+    static final int META_BODY_BYTES_MAX = 4 * 1024;
+
+    private InternalBodyLimits() {
+    }
+
+    /** @return the most body bytes {@code path} takes; {@link Long#MAX_VALUE} where only the server's limit applies */
+    static long forPath(String path) {
+        if (path.startsWith(InternalProtocol.RAFT_PREFIX)) {
+            return MetadataGroup.RAFT_MESSAGE_BYTES_MAX;
+        }
+        if (path.startsWith(InternalProtocol.META_PREFIX)) {
+            return META_BODY_BYTES_MAX;
+        }
+        return switch (path) {
+            case InternalProtocol.RECORD_PATH, InternalProtocol.RECORDS_PATH, InternalProtocol.WRITES_PATH -> Long.MAX_VALUE;
+            case InternalProtocol.READS_PATH -> ReadBatchCodec.BYTES_MAX;
+            default -> NO_BODY_BYTES_MAX;
+        };
+    }
+}

@@ -1,0 +1,53 @@
+package io.ringkv.http.server;
+
+import io.ringkv.http.Headers;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+
+/**
+ * An optional second face of an {@link HttpHandler}: a look at each request's head (request line
+ * and header fields) before any byte of its body is read or buffered. A handler that also
+ * implements this can refuse, at its headers, a request whose headers alone decide it (no
+ * credentials, a stale proof, a body longer than the route takes), so that a stranger's body
+ * never costs the server memory from its body budget. Requests it lets through are read whole and
+ * given to {@link HttpHandler#handle} as before, which must still make every check (including
+ * those it made here: this is an early answer, not a replacement).
+ *
+ * <p>An early answer on HTTP/1.1 closes the connection when a body was announced (it is not
+ * read; RFC 9112 §9.6), and on HTTP/2 ends the stream's body with RST_STREAM(NO_ERROR) after the
+ * answer (RFC 9113 §8.1).
+ *
+ * <p>Threading: called on an event loop, once per request, as soon as its head is parsed. It must
+ * be cheap and must never block: no I/O, no locks held by other threads' slow work, no waiting on
+ * a future. An exception thrown from it is logged and the request answered {@code 500}.
+ */
+@FunctionalInterface
+public interface HeadAdmission {
+
+    /**
+     * @return empty to read the body and call the handler; otherwise the answer to send at once,
+     *         with a fixed or empty body (a streamed one is a bug, answered 500)
+     */
+    Optional<Response> admit(Head head);
+
+    /**
+     * A request as known at its head.
+     *
+     * @param method        the method token as sent
+     * @param path          the path part of the request target, percent-encoding kept
+     * @param query         the raw query string, {@code ""} when there is none
+     * @param headers       the request's header fields
+     * @param contentLength the declared body length: 0 when there is none, -1 when it is not
+     *                      known yet (chunked on HTTP/1.1, or no {@code content-length} on HTTP/2)
+     * @param remote        the peer address
+     * @param protocol      the HTTP version it arrives over
+     */
+    record Head(String method, String path, String query, Headers headers, long contentLength,
+                InetSocketAddress remote, Protocol protocol) {
+
+        /** This head as a {@link Request} without a body, for checks written against requests that read no body. */
+        public Request withoutBody() {
+            return new Request(method, path, query, headers, new byte[0], remote, protocol);
+        }
+    }
+}

@@ -1,0 +1,354 @@
+package io.ringkv.node;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.is;
+
+import io.ringkv.cluster.ClusterSecret;
+import io.ringkv.cluster.InternalAuth;
+import io.ringkv.http.h2.DataFrame;
+import io.ringkv.http.h2.ErrorCode;
+import io.ringkv.http.h2.Frame;
+import io.ringkv.http.h2.HeadersFrame;
+import io.ringkv.http.h2.RstStreamFrame;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Requests a node refuses at their headers, before it reads a byte of their bodies, on a
+ * three-node cluster of separate processes: a stranger's bodies on the internal plane (which
+ * used to be buffered whole, against the node's body memory budget, before the proof was
+ * checked, so a few dozen trickling uploads, over HTTP/1.1 or HTTP/2, made every legitimate PUT a
+ * 503), and the Raft
+ * endpoint ({@code POST /internal/v0/raft/OP}) by name: a stranger's vote, a signed malformed
+ * call, a body over the route's limit, a stalled body and a peer that never reads its answers.
+ * Node-2 runs with a short idle timeout, for the stalled body.
+ */
+@Timeout(300)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HeadAdmissionIT {
+    private static final String WRITES = "/internal/v0/writes";
+    private static final String RAFT = "/internal/v0/raft/";
+    /** A legitimate value: larger than the 8 KiB a body's buffer starts with. */
+    private static final String VALUE = "v".repeat(16 * 1024);
+    private static final Duration STALLED_NODE_IDLE = Duration.ofSeconds(4);
+    private static final Pattern METADATA = Pattern.compile("\"epoch\":(\\d+),\"leader\":(\"[^\"]*\"|null)");
+
+    @TempDir
+    static Path root;
+
+    private ProcessCluster cluster;
+    private int legitimate;
+
+    @BeforeAll
+    void start() throws Exception {
+        cluster = new ProcessCluster(root, 3, List.of(), Map.of(2, List.of("--idle-timeout", STALLED_NODE_IDLE.toString())));
+        awaitMetadataLeader(0);
+    }
+
+    /**
+     * The metadata group elects its leader in the background, which then writes the first
+     * metadata (epoch 1); the Raft tests compare leader and epoch before and after.
+     */
+    private void awaitMetadataLeader(int node) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < end) {
+            String status = new String(RawHttp.get(cluster.port(node), "/v0/status").body(), StandardCharsets.UTF_8);
+            Matcher m = METADATA.matcher(status);
+            if (m.find() && !m.group(2).equals("null") && !m.group(1).equals("0")) {
+                return; // a leader, and the metadata it wrote first applied
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("node-" + node + "'s metadata group had no leader at epoch 1 or later within 60 s");
+    }
+
+    @AfterAll
+    void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /**
+     * The attack: waves of connections to node-0's internal plane, without any proof, each
+     * announcing a body and pushing most of it, then trickling (16 MiB bodies first, then
+     * smaller ones to fill what is left of the budget). A legitimate client's PUTs through
+     * node-0 are answered 201 after every wave. Before the head checks they were 503 once the
+     * waves had filled the body memory budget.
+     */
+    @Test
+    void strangersCannotHoldTheBodyBudgetThroughTheInternalPlane() throws Exception {
+        try (BodyHoldAttack attack = new BodyHoldAttack(cluster.port(0), "PUT", WRITES, Map.of())) {
+            holdAndServe(attack, 0, null);
+        }
+    }
+
+    /** The same over HTTP/2: a connection per held body, pushed within the windows the node grants. */
+    @Test
+    void strangersCannotHoldTheBodyBudgetThroughTheInternalPlaneOverHttp2() throws Exception {
+        try (H2BodyHoldAttack attack = new H2BodyHoldAttack(cluster.port(0), "PUT", WRITES)) {
+            int[][] waves = {{10, 16 << 20}, {16, 1 << 20}, {40, 64 << 10}, {8, 8 << 10}};
+            for (int[] wave : waves) {
+                attack.wave(wave[0], wave[1]);
+                assertLegitimatePutsSucceed(0, null, "after " + wave[0] + " held h2 bodies of " + wave[1] + " bytes");
+            }
+        }
+    }
+
+    /** Over HTTP/2: a stranger's stream is answered 403 at its HEADERS, and its body is stopped (RST_STREAM NO_ERROR). */
+    @Test
+    void overHttp2AStrangersStreamIsAnsweredAtItsHeadersAndItsBodyStopped() throws Exception {
+        try (RawH2 stranger = RawH2.open(cluster.port(0), 0)) {
+            stranger.send(new HeadersFrame(1, stranger.request("PUT", WRITES, "content-length", Integer.toString(16 << 20)),
+                    false, true), new DataFrame(1, ByteBuffer.allocate(16 * 1024), false));
+            assertThat(streamOutcomes(stranger, 1, Duration.ofSeconds(10)),
+                    is(List.of("HEADERS :status=403", "RST_STREAM " + ErrorCode.NO_ERROR)));
+            stranger.send(new HeadersFrame(3, stranger.request("POST", RAFT + "append-entries", "content-length",
+                    Integer.toString(16 << 20)), false, true));
+            assertThat(streamOutcomes(stranger, 3, Duration.ofSeconds(10)),
+                    is(List.of("HEADERS :status=403", "RST_STREAM " + ErrorCode.NO_ERROR)));
+        }
+        assertLegitimatePutsSucceed(0, null, "after the HTTP/2 streams");
+    }
+
+    /** A stranger's well-formed vote with a huge term is refused (403) and changes nothing: same leader, same epoch. */
+    @Test
+    void aStrangersRaftCallIsRefusedAndChangesNothing() throws Exception {
+        String before = metadata(0);
+        byte[] vote = requestVote("attacker", cluster.url(0), UUID.randomUUID(), Long.MAX_VALUE / 2);
+        for (int node = 0; node < 3; node++) {
+            RawHttp.Reply refused = RawHttp.send(cluster.port(node), "POST", RAFT + "request-vote",
+                    Map.of("Content-Type", "application/x-protobuf"), vote);
+            assertThat("the vote to node-" + node, refused.status(), is(403));
+        }
+        assertThat("node-0's metadata leader and epoch", metadata(0), is(before));
+        assertLegitimatePutsSucceed(1, null, "after the votes");
+    }
+
+    /** A call signed with the cluster secret whose body is not the op's protobuf: 400. */
+    @Test
+    void aSignedMalformedRaftCallIs400() throws Exception {
+        byte[] garbage = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
+        String target = RAFT + "request-vote";
+        Map<String, String> signed = peer().sign(cluster.url(0), "POST", target, Map.of(), garbage);
+        assertThat(RawHttp.send(cluster.port(0), "POST", target, signed, garbage).status(), is(400));
+    }
+
+    /**
+     * A signed head announcing a Raft call over the route's 1 MiB: 413 at once, though not a byte
+     * of the body was sent (before, the node waited for the body).
+     */
+    @Test
+    void aRaftCallOverTheRoutesLimitIs413BeforeItsBodyIsRead() throws Exception {
+        int announced = 2 << 20;
+        String target = RAFT + "append-entries";
+        Map<String, String> signed = peer().sign(cluster.url(0), "POST", target, Map.of(), new byte[announced]);
+        try (Socket socket = new Socket("127.0.0.1", cluster.port(0))) {
+            socket.setSoTimeout(15_000);
+            socket.getOutputStream().write(head("POST", target, signed, announced));
+            RawHttp.Reply reply = RawHttp.read(socket.getInputStream());
+            assertThat(reply.status(), is(413));
+        }
+    }
+
+    /** A signed Raft call whose body stops half way: 408 from node-2 (idle timeout of a few seconds). */
+    @Test
+    void aStalledRaftBodyIs408() throws Exception {
+        byte[] body = new byte[1024];
+        String target = RAFT + "append-entries";
+        Map<String, String> signed = peer().sign(cluster.url(2), "POST", target, Map.of(), body);
+        try (Socket socket = new Socket("127.0.0.1", cluster.port(2))) {
+            socket.setSoTimeout((int) STALLED_NODE_IDLE.multipliedBy(5).toMillis());
+            OutputStream out = socket.getOutputStream();
+            out.write(head("POST", target, signed, body.length));
+            out.write(body, 0, body.length / 2);
+            out.flush();
+            assertThat(RawHttp.read(socket.getInputStream()).status(), is(408));
+        }
+    }
+
+    /**
+     * A peer that pipelines signed Raft calls and never reads an answer: the node stops reading
+     * its requests (or closes the connection) instead of queueing answers without end, and the
+     * metadata group keeps its leader.
+     */
+    @Test
+    void aPeerThatNeverReadsItsAnswersIsNotServedWithoutBound() throws Exception {
+        String before = metadata(0);
+        byte[] garbage = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
+        String target = RAFT + "request-vote";
+        Map<String, String> signed = peer().sign(cluster.url(0), "POST", target, Map.of(), garbage);
+        byte[] one = head("POST", target, signed, garbage.length);
+        byte[] request = new byte[one.length + garbage.length];
+        System.arraycopy(one, 0, request, 0, one.length);
+        System.arraycopy(garbage, 0, request, one.length, garbage.length);
+        int requests = 200_000;
+        AtomicLong sent = new AtomicLong();
+        try (Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(4096);
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", cluster.port(0)), 5_000);
+            OutputStream out = socket.getOutputStream();
+            CompletableFuture<Boolean> writer = CompletableFuture.supplyAsync(() -> {
+                try {
+                    for (int i = 0; i < requests; i++) {
+                        out.write(request);
+                        sent.incrementAndGet();
+                    }
+                    return true;
+                } catch (IOException closedByTheNode) {
+                    return false;
+                }
+            });
+            // Every answer is a 400 of about 150 bytes: the node would have queued tens of MiB for
+            // a peer that reads none, had it read every request.
+            boolean wroteAll;
+            try {
+                wroteAll = writer.get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException blocked) {
+                wroteAll = false; // the node stopped reading: the writer is stuck, as it should be
+            }
+            assertThat("all " + requests + " pipelined requests were read (" + sent.get() + " written)", wroteAll, is(false));
+        }
+        // The leader itself may move on a loaded machine; what must hold is that the group has one, at the same epoch.
+        awaitMetadataLeader(0);
+        assertThat("node-0's metadata epoch", epochOf(metadata(0)), is(epochOf(before)));
+        assertLegitimatePutsSucceed(0, null, "after the pipelining peer");
+    }
+
+    /** Waves of held bodies on {@code node}, with legitimate PUTs after each. */
+    private void holdAndServe(BodyHoldAttack attack, int node, String token) throws Exception {
+        int[][] waves = {{10, 16 << 20}, {16, 1 << 20}, {40, 64 << 10}, {8, 8 << 10}};
+        for (int[] wave : waves) {
+            attack.wave(wave[0], wave[1]);
+            assertLegitimatePutsSucceed(node, token, "after " + wave[0] + " held bodies of " + wave[1] + " bytes");
+        }
+    }
+
+    private void assertLegitimatePutsSucceed(int node, String token, String when) throws Exception {
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            statuses.add(cluster.put(node, "legit-" + legitimate++, VALUE, null).statusCode());
+        }
+        assertThat("legitimate PUTs " + when, statuses, everyItem(is(201)));
+    }
+
+    private InternalAuth peer() throws IOException {
+        ClusterSecret secret = ClusterSecret.fromFile(cluster.secretFile());
+        return new InternalAuth(secret, cluster.url(1), topology(0), System::currentTimeMillis);
+    }
+
+    private String topology(int node) throws IOException {
+        String status = new String(RawHttp.get(cluster.port(node), "/v0/status").body(), StandardCharsets.UTF_8);
+        return JsonText.stringField(status, "topology").orElseThrow(() -> new AssertionError("no topology in " + status));
+    }
+
+    /** The metadata's epoch and leader as node {@code node}'s status tells them. */
+    private String metadata(int node) throws IOException {
+        String status = new String(RawHttp.get(cluster.port(node), "/v0/status").body(), StandardCharsets.UTF_8);
+        Matcher m = METADATA.matcher(status);
+        assertThat("metadata in the status: " + status, m.find(), is(true));
+        assertThat("the metadata group has a leader: " + status, m.group(2).equals("null"), is(false));
+        return "epoch " + m.group(1) + ", leader " + m.group(2);
+    }
+
+    private static String epochOf(String metadata) {
+        return metadata.substring(0, metadata.indexOf(','));
+    }
+
+    private static byte[] head(String method, String target, Map<String, String> fields, int contentLength) {
+        StringBuilder head = new StringBuilder(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: "
+                + contentLength + "\r\n");
+        fields.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        return head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * A Ratis RequestVoteRequestProto, encoded by hand (protobuf wire format, field numbers of
+     * Ratis's Raft.proto): serverRequest (1) = {requestorId (1), replyId (2), raftGroupId (3) = {id (1)}},
+     * candidateTerm (2).
+     */
+    private static byte[] requestVote(String requestor, String replyTo, UUID group, long term) {
+        byte[] groupId = field(1, uuidBytes(group));
+        java.io.ByteArrayOutputStream server = new java.io.ByteArrayOutputStream();
+        server.writeBytes(field(1, requestor.getBytes(StandardCharsets.UTF_8)));
+        server.writeBytes(field(2, replyTo.getBytes(StandardCharsets.UTF_8)));
+        server.writeBytes(field(3, groupId));
+        java.io.ByteArrayOutputStream vote = new java.io.ByteArrayOutputStream();
+        vote.writeBytes(field(1, server.toByteArray()));
+        vote.write(2 << 3); // field 2, varint
+        vote.writeBytes(varint(term));
+        return vote.toByteArray();
+    }
+
+    /** A length-delimited protobuf field. */
+    private static byte[] field(int number, byte[] value) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.write(number << 3 | 2);
+        out.writeBytes(varint(value.length));
+        out.writeBytes(value);
+        return out.toByteArray();
+    }
+
+    private static byte[] varint(long value) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        while ((value & ~0x7FL) != 0) {
+            out.write((int) (value & 0x7F) | 0x80);
+            value >>>= 7;
+        }
+        out.write((int) value);
+        return out.toByteArray();
+    }
+
+    private static byte[] uuidBytes(UUID id) {
+        return ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits()).array();
+    }
+
+    /** The HEADERS (as its :status) and RST_STREAM frames on {@code streamId} until the deadline or the close. */
+    private static List<String> streamOutcomes(RawH2 h2, int streamId, Duration within) throws IOException {
+        List<String> seen = new ArrayList<>();
+        long end = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < end && seen.size() < 2) {
+            Frame frame;
+            try {
+                frame = h2.next(Duration.ofNanos(Math.max(1, end - System.nanoTime())));
+            } catch (SocketTimeoutException e) {
+                break;
+            }
+            if (frame == null) {
+                seen.add("closed");
+                break;
+            }
+            if (frame.streamId() != streamId) {
+                continue;
+            }
+            if (frame instanceof HeadersFrame) {
+                seen.add("HEADERS :status=" + h2.lastStatus());
+            } else if (frame instanceof RstStreamFrame r) {
+                seen.add("RST_STREAM " + ErrorCode.of(r.errorCode()));
+            }
+        }
+        return seen;
+    }
+}
