@@ -57,8 +57,7 @@ final class MetadataTable {
                 : leader + members.stream().filter(member -> member.id().equals(leader)).map(member -> " (" + member.url() + ")")
                         .findFirst().orElse("");
         out.println();
-        out.println("metadata epoch " + epoch + ", leader " + leaderText + ", replication factor " + replicationFactor
-                + " (stored; placement does not use it yet)");
+        out.println("metadata epoch " + epoch + ", leader " + leaderText + ", replication factor " + replicationFactor);
         if (members.isEmpty()) {
             out.println("  no members yet: the metadata group has not formed the cluster (it needs a majority of its voters)");
             return;

@@ -146,6 +146,15 @@ class CommandLineTest {
         assertThat(Main.run("repair", "--node", "http://127.0.0.1:1"), is(Main.EXIT_USAGE));
     }
 
+    @Test
+    void metaWithoutASecretOrWithANodeThatIsNoUrlIsAUsageError(@TempDir Path dir) throws Exception {
+        assertThat(Main.run("meta", "set-replication-factor", "3", "--node", "http://127.0.0.1:1"), is(Main.EXIT_USAGE));
+        Path secret = Files.writeString(dir.resolve("secret"), "a cluster secret long enough to be accepted here");
+        assertThat(Main.run("meta", "set-replication-factor", "3", "--node", "ftp://127.0.0.1:1",
+                "--cluster-secret-file", secret.toString()), is(Main.EXIT_USAGE));
+        assertThat(Main.run("repair", "--node", "not a url", "--cluster-secret-file", secret.toString()), is(Main.EXIT_USAGE));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"--rounds 0", "--rounds 2", "--wait --rounds -1"})
     void repairRoundsBelowOneOrSeveralWithoutWaitAreAUsageError(String flags) throws Exception {

@@ -23,7 +23,7 @@ public sealed interface MetadataCommand {
     record SetMemberState(String id, MemberState state) implements MetadataCommand {
     }
 
-    /** Sets the replication factor (kept only; placement does not use it yet). */
+    /** Sets the replication factor, which placement and the default `replicas` follow once applied. */
     record SetReplicationFactor(int replicationFactor) implements MetadataCommand {
     }
 }
