@@ -132,8 +132,7 @@ public final class InternalAuth {
     public Check checkHead(Headers headers) {
         String given = headers.first(AUTH_HEADER).orElse(null);
         String time = headers.first(TIME_HEADER).orElse(null);
-        if (given == null || time == null || headers.first(NODE_HEADER).isEmpty() || headers.first(TOPOLOGY_HEADER).isEmpty()
-                || headers.first(TO_HEADER).isEmpty() || headers.first(NONCE_HEADER).isEmpty()) {
+        if (given == null || time == null || !namesEveryField(headers)) {
             return Check.FORBIDDEN;
         }
         if (!ProofKey.wellFormed(given) || headers.all(AUTH_HEADER).size() != 1) {
@@ -144,13 +143,7 @@ public final class InternalAuth {
                 return Check.FORBIDDEN; // a repeated field would make the signed text ambiguous
             }
         }
-        long sentMillis;
-        try {
-            sentMillis = Long.parseLong(time);
-        } catch (NumberFormatException e) {
-            return Check.FORBIDDEN;
-        }
-        if (Math.abs(wallMillis.getAsLong() - sentMillis) > WINDOW_MILLIS) {
+        if (!fresh(time)) {
             return Check.FORBIDDEN;
         }
         return self.equals(headers.first(TO_HEADER).orElseThrow()) ? Check.OK : Check.MISDIRECTED;
@@ -161,8 +154,7 @@ public final class InternalAuth {
         Headers headers = request.headers();
         String given = headers.first(AUTH_HEADER).orElse(null);
         String time = headers.first(TIME_HEADER).orElse(null);
-        if (given == null || time == null || headers.first(NODE_HEADER).isEmpty() || headers.first(TOPOLOGY_HEADER).isEmpty()
-                || headers.first(TO_HEADER).isEmpty() || headers.first(NONCE_HEADER).isEmpty()) {
+        if (given == null || time == null || !namesEveryField(headers)) {
             return Check.FORBIDDEN;
         }
         Map<String, String> fields = new TreeMap<>();
@@ -180,19 +172,27 @@ public final class InternalAuth {
         if (!ProofKey.matches(proof(request.method(), target, fields, request.body()), given)) {
             return Check.FORBIDDEN;
         }
-        long sentMillis;
-        try {
-            sentMillis = Long.parseLong(time);
-        } catch (NumberFormatException e) {
-            return Check.FORBIDDEN;
-        }
-        if (Math.abs(wallMillis.getAsLong() - sentMillis) > WINDOW_MILLIS) {
+        if (!fresh(time)) {
             return Check.FORBIDDEN;
         }
         if (!topology.equals(fields.get(TOPOLOGY_HEADER.toLowerCase(Locale.ROOT)))) {
             return Check.TOPOLOGY_MISMATCH;
         }
         return self.equals(fields.get(TO_HEADER.toLowerCase(Locale.ROOT))) ? Check.OK : Check.MISDIRECTED;
+    }
+
+    private static boolean namesEveryField(Headers headers) {
+        return headers.first(NODE_HEADER).isPresent() && headers.first(TOPOLOGY_HEADER).isPresent()
+                && headers.first(TO_HEADER).isPresent() && headers.first(NONCE_HEADER).isPresent();
+    }
+
+    /** Whether a request's time field is a number within {@link #WINDOW_MILLIS} of this node's clock. */
+    private boolean fresh(String time) {
+        try {
+            return Math.abs(wallMillis.getAsLong() - Long.parseLong(time)) <= WINDOW_MILLIS;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     /** This node's id, the receiver it accepts. */
