@@ -103,7 +103,8 @@ public final class Cluster implements AutoCloseable {
         this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis,
                 clockSkew::agreedEarliestMillis);
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::mayBeCollectedElsewhere);
-        PaxosAcceptor acceptor = new PaxosAcceptor(engine);
+        PaxosAcceptor acceptor = new PaxosAcceptor(engine,
+                timestamp -> tombstones.mayBeCollectedElsewhere(io.ringkv.store.Record.tombstone(timestamp)));
         java.util.Map<ClusterNode, PaxosPeer> paxosPeers = new java.util.HashMap<>();
         for (ClusterNode node : topology.all()) {
             paxosPeers.put(node, topology.isSelf(node) ? PaxosPeer.local(node, acceptor) : PaxosPeer.remote(node, client));

@@ -8,6 +8,7 @@ import io.ringkv.store.StoreException;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongPredicate;
 
 /**
  * This replica's part in each key's compare-and-set: the acceptor of single-decree Paxos, one
@@ -19,7 +20,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *       proposer the replica's current record (its version, not its value) and the proposal it
  *       accepted last if that one is still in progress: stamped above the current record, so not
  *       yet committed here (a committed or superseded one is left out, as finishing it would change
- *       nothing here).
+ *       nothing here), and younger than the tombstone grace period. A proposal older than that is
+ *       left out too: the record that superseded it may have been a tombstone, or a value that
+ *       expired, since collected ({@link TombstoneCollector}), and finishing the old proposal then
+ *       would bring back a value that was deleted.
  *   <li>{@link #accept}: accepts a proposal whose ballot is at least the promise.
  * </ul>
  * Commits do not come here: a chosen proposal is written to the replicas as an ordinary replicated
@@ -34,9 +38,17 @@ final class PaxosAcceptor {
     private final StorageEngine engine;
     private final PaxosStateLog states;
     private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
+    private final LongPredicate pastGrace;
 
+    /** An acceptor that reports accepted proposals of any age (a store whose tombstones are never collected). */
     PaxosAcceptor(StorageEngine engine) {
+        this(engine, timestamp -> false);
+    }
+
+    /** @param pastGrace whether a timestamp is older than the tombstone grace period ({@link TombstoneCollector#mayBeCollectedElsewhere}) */
+    PaxosAcceptor(StorageEngine engine, LongPredicate pastGrace) {
         this.engine = engine;
+        this.pastGrace = pastGrace;
         this.states = engine.paxos();
         for (int i = 0; i < locks.length; i++) {
             locks[i] = new ReentrantLock();
@@ -55,7 +67,8 @@ final class PaxosAcceptor {
                 states.put(key, state);
             }
             long currentTimestamp = current.map(Record::timestamp).orElse(0L);
-            boolean inProgress = state.accepted() != null && state.accepted().timestamp() > currentTimestamp;
+            boolean inProgress = state.accepted() != null && state.accepted().timestamp() > currentTimestamp
+                    && !pastGrace.test(state.accepted().timestamp());
             return new PaxosMessages.Promise(granted, state.promised(), current.map(PaxosAcceptor::versionOf),
                     inProgress ? state.acceptedBallot() : 0, inProgress ? state.accepted() : null);
         } finally {

@@ -56,6 +56,28 @@ class PaxosAcceptorTest {
         }
     }
 
+    /**
+     * A proposal committed, then deleted, and the tombstone collected after the grace period: the key
+     * is absent again, and the old proposal must not be reported (finishing it would bring the
+     * deleted value back).
+     */
+    @Test
+    void aProposalOlderThanTheGracePeriodIsNotReportedOnceItsKeyIsGone() throws Exception {
+        try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
+            long graceHorizon = 1_000;
+            PaxosAcceptor acceptor = new PaxosAcceptor(engine, timestamp -> timestamp < graceHorizon);
+            acceptor.prepare(KEY, 100);
+            acceptor.accept(KEY, 100, Record.value(100, new byte[] {7}));
+            engine.apply(KEY, Record.value(100, new byte[] {7}));
+            engine.apply(KEY, Record.tombstone(200));
+            assertThat(engine.purge(KEY, Record.tombstone(200)), is(true));
+
+            PaxosMessages.Promise promise = acceptor.prepare(KEY, 2_000);
+            assertThat(promise.current(), is(Optional.empty()));
+            assertThat(promise.accepted(), is(nullValue()));
+        }
+    }
+
     @Test
     void promisesAndAcceptancesSurviveAReopen() throws Exception {
         Record proposed = Record.tombstone(100);
