@@ -83,11 +83,14 @@ public final class CompareAndSet {
         List<ClusterNode> nodes = replicasOf(key);
         int quorum = ReplicationParams.quorum(nodes.size());
         ReplicationParams commit = new ReplicationParams(Math.max(params.ack(), quorum), nodes.size());
+        Run run = new Run(key, condition, write, nodes, quorum, commit);
         Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.writeRefusal();
-        if (refusal.isPresent()) {
-            return CompletableFuture.failedFuture(new ClockRefusedException(refusal.get()));
+        if (refusal.isEmpty()) {
+            return run.attempt(1);
         }
-        return new Run(key, condition, write, nodes, quorum, commit).attempt(1);
+        // As for plain writes: a clock not yet confirmed (peers just started) gets one measurement round first.
+        return clockSkew.writeRefusalAfterMeasuring().thenComposeAsync(again -> again.isPresent()
+                ? CompletableFuture.failedFuture(new ClockRefusedException(again.get())) : run.attempt(1), executor);
     }
 
     /**
