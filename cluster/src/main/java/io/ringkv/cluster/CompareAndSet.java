@@ -154,13 +154,19 @@ public final class CompareAndSet {
                 }
                 return retryAfterBackoff(attempt);
             }
-            PaxosMessages.Promise inProgress = round.granted().stream().filter(promise -> promise.accepted() != null)
+            Optional<Record> current = round.granted().stream().flatMap(promise -> promise.current().stream())
+                    .max(Comparator.comparingLong(Record::timestamp));
+            long currentTimestamp = current.map(Record::timestamp).orElse(0L);
+            // In progress: accepted somewhere and newer than every version the quorum holds. One the quorum
+            // holds something newer than was superseded (a replica that lags reports it, as its own copy
+            // is older): finishing it would change nothing, and taking it for this run's success would
+            // answer 201 for a write that lost to the newer one.
+            PaxosMessages.Promise inProgress = round.granted().stream()
+                    .filter(promise -> promise.accepted() != null && promise.accepted().timestamp() > currentTimestamp)
                     .max(Comparator.comparingLong(PaxosMessages.Promise::acceptedBallot)).orElse(null);
             if (inProgress != null) {
                 return finishEarlier(attempt, ballot, inProgress.accepted());
             }
-            Optional<Record> current = round.granted().stream().flatMap(promise -> promise.current().stream())
-                    .max(Comparator.comparingLong(Record::timestamp));
             current.ifPresent(record -> observe(record.timestamp()));
             if (current.isPresent() && proposed.containsKey(current.get().timestamp())) {
                 // Another proposer finished this run's proposal: it was chosen. Commit it again for the acks.
