@@ -277,6 +277,24 @@ runs.append({"round": 3, "config": "up@baseline", "failed": "not every node answ
 text = u.summarise({"meta": meta, "runs": runs})
 assert "up@baseline    round 3 failed: not every node answered 200" in text, text
 assert "failed  failed" not in text and "33.0/failed" not in text, text
+cas_throughput_refuses_bad_input_and_summarises() { # exit 2 for bad options; the ratio from made-up runs
+  local bad
+  for bad in "--rounds 0" "--connections 0" "--keys-per-connection x" "--no-such-option"; do
+    # shellcheck disable=SC2086 # an option and its value
+    python3 "$BENCH_DIR/cas_throughput.py" $bad 2>"$WORK/cas.err"
+    [[ $? == 2 ]] && grep -q 'error' "$WORK/cas.err" || { echo "not refused: $bad"; return 1; }
+  done
+  python3 "$BENCH_DIR/cas_throughput.py" --help | grep -q -- '--keys-per-connection' || return 1
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$BENCH_DIR" python3 - <<'EOF'
+import cas_throughput as m
+def run(scenario, rnd, requests):
+    return {"scenario": scenario, "round": rnd, "requests": requests, "duration_us": 10_000_000,
+            "latency_us": {"p99": 5000}, "errors": {"status": 0}}
+doc = {"command": "x", "run_id": "r", "rounds": 2, "duration": 10, "warmup": 5, "connections": 8,
+       "runs": [run("plain", 0, 40000), run("if-match", 0, 20000), run("plain", 1, 40000), run("if-match", 1, 20000)]}
+text = m.summarise(doc)
+assert "if-match / plain: 0.50x +- 0.00" in text, text
+assert "plain          4000 req/s" in text, text
 EOF
 }
 help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }
@@ -292,6 +310,7 @@ check "an unknown option is refused" bad_option_is_refused
 check "the handoff step refuses bad input" handoff_refuses_bad_input
 check "the h2-abuse step's frames and summary" h2_abuse_frames_and_summary
 check "the large-hints step refuses bad input and summarises" large_hints_refuses_bad_input_and_summarises
+check "the cas-throughput step refuses bad input and summarises" cas_throughput_refuses_bad_input_and_summarises
 check "vegeta targets are well formed" targets_are_well_formed
 check "fragments parse wrk and vegeta output" fragments_parse_tool_output
 check "assemble joins fragments into results" assemble_builds_results

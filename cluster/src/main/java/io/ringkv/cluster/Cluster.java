@@ -59,6 +59,7 @@ public final class Cluster implements AutoCloseable {
     private final PeerProbe peerProbe;
     private final ClockCheck clockCheck;
     private final KeyReplicas keyReplicas;
+    private final CompareAndSet compareAndSet;
     private final ReplicaClient client;
     private final java.util.Map<ClusterNode, Replica> replicas;
     private final InternalAuth auth;
@@ -106,8 +107,16 @@ public final class Cluster implements AutoCloseable {
                 clockSkew::agreedEarliestMillis);
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::mayBeCollectedElsewhere,
                 replicationFactor::current);
+        PaxosAcceptor acceptor = new PaxosAcceptor(engine,
+                timestamp -> tombstones.mayBeCollectedElsewhere(io.ringkv.store.Record.tombstone(timestamp)));
+        java.util.Map<ClusterNode, PaxosPeer> paxosPeers = new java.util.HashMap<>();
+        for (ClusterNode node : topology.all()) {
+            paxosPeers.put(node, topology.isSelf(node) ? PaxosPeer.local(node, acceptor) : PaxosPeer.remote(node, client));
+        }
+        this.compareAndSet = new CompareAndSet(new RendezvousPlacement(topology), replicationFactor::current, paxosPeers, coordinator,
+                clock, clockSkew, handlerExecutor);
         this.internalHandler = topology.size() > 1
-                ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew) : null;
+                ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew, acceptor) : null;
         this.range = new ClusterRange(topology, engine, client, coordinator::expiryClockMillis, replicationFactor::current);
     }
 
@@ -179,6 +188,11 @@ public final class Cluster implements AutoCloseable {
     /** This node's part of the metadata group; empty until {@link #startMetadata}. */
     public Optional<MetadataGroup> metadata() {
         return Optional.ofNullable(metadata);
+    }
+
+    /** Conditional writes: a compare-and-set per key among its replicas. */
+    public CompareAndSet compareAndSet() {
+        return compareAndSet;
     }
 
     public Coordinator coordinator() {

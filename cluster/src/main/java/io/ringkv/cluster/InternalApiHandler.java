@@ -33,6 +33,8 @@ import java.util.concurrent.CompletionStage;
  *   PUT /internal/v0/writes           body = RecordFrames (any order, end marker); each applied by timestamp -> 200,
  *                                     one answer per write ({@link WriteBatchCodec})
  *   POST /internal/v0/reads           body = keys ({@link ReadBatchCodec}) -> 200, one answer per key
+ *   POST /internal/v0/paxos/prepare   body = a compare-and-set's prepare ({@link PaxosMessages}) -> 200, the promise
+ *   POST /internal/v0/paxos/accept    body = a compare-and-set's accept -> 200, the answer
  *   POST /internal/v0/raft/OP         a Raft call of the metadata group ({@link #mountMetadata}) -> 200, the reply
  *   POST /internal/v0/meta/replication-factor  body = N; a metadata change through this node -> 200 | 409 | 503
  * </pre>
@@ -56,6 +58,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     private final TopologyWatch topologyWatch;
     private final AntiEntropy antiEntropy;
     private final ClockSkew clockSkew;
+    private final PaxosAcceptor acceptor;
     private final RateLimitedLog aheadLog = new RateLimitedLog(60_000);
     private final RateLimitedLog refusals = new RateLimitedLog(60_000);
     private volatile HttpHandler raft;
@@ -71,12 +74,19 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
      */
     public InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, InternalAuth auth,
                               TopologyWatch topologyWatch, AntiEntropy antiEntropy, ClockSkew clockSkew) {
+        this(engine, clock, auth, topologyWatch, antiEntropy, clockSkew, new PaxosAcceptor(engine));
+    }
+
+    /** @param acceptor this node's compare-and-set acceptor, shared with its own proposals ({@link CompareAndSet}) */
+    InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, InternalAuth auth, TopologyWatch topologyWatch,
+                       AntiEntropy antiEntropy, ClockSkew clockSkew, PaxosAcceptor acceptor) {
         this.engine = engine;
         this.clock = clock;
         this.auth = java.util.Objects.requireNonNull(auth, "auth");
         this.topologyWatch = topologyWatch;
         this.antiEntropy = antiEntropy;
         this.clockSkew = java.util.Objects.requireNonNull(clockSkew, "clockSkew");
+        this.acceptor = acceptor;
     }
 
     /**
@@ -199,6 +209,10 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
                 case InternalProtocol.REPAIR_PATH -> repair(request);
                 case InternalProtocol.TIME_PATH -> request.method().equals("GET")
                         ? Response.text(200, Long.toString(clock.wallMillis())) : Response.text(405, "use GET").withHeader("Allow", "GET");
+                case InternalProtocol.PAXOS_PREPARE_PATH -> request.method().equals("POST")
+                        ? paxosPrepare(request) : Response.text(405, "use POST").withHeader("Allow", "POST");
+                case InternalProtocol.PAXOS_ACCEPT_PATH -> request.method().equals("POST")
+                        ? paxosAccept(request) : Response.text(405, "use POST").withHeader("Allow", "POST");
                 case InternalProtocol.RANGE_PATH -> request.method().equals("GET")
                         ? range(request) : Response.text(405, "use GET").withHeader("Allow", "GET");
                 default -> Response.text(404, "no internal endpoint " + request.path());
@@ -244,6 +258,29 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
             }
         }
         return response;
+    }
+
+    /**
+     * A compare-and-set's prepare ({@link PaxosAcceptor#prepare}). A malformed message, or a ballot
+     * further ahead of this node's clock than the bound, is refused (400) before anything is stored.
+     */
+    private Response paxosPrepare(Request request) throws StoreException {
+        PaxosMessages.Prepare prepare = PaxosMessages.decodePrepare(request.body());
+        refuseIfAhead(request, prepare.ballot());
+        clock.observe(prepare.ballot());
+        return paxosAnswer(PaxosMessages.encode(acceptor.prepare(prepare.key(), prepare.ballot())));
+    }
+
+    /** A compare-and-set's accept ({@link PaxosAcceptor#accept}), checked as a prepare is. */
+    private Response paxosAccept(Request request) throws StoreException {
+        PaxosMessages.Accept accept = PaxosMessages.decodeAccept(request.body());
+        refuseIfAhead(request, accept.ballot());
+        clock.observe(accept.ballot());
+        return paxosAnswer(PaxosMessages.encode(acceptor.accept(accept.key(), accept.ballot(), accept.record())));
+    }
+
+    private static Response paxosAnswer(byte[] body) {
+        return Response.of(200, body).withHeader("Content-Type", "application/octet-stream");
     }
 
     /**

@@ -36,6 +36,10 @@ public final class InternalProtocol {
     public static final String REPAIR_PATH = "/internal/v0/repair";
     /** GET this node's wall clock, epoch millis as decimal text ({@link ClockCheck}). */
     public static final String TIME_PATH = "/internal/v0/time";
+    /** A compare-and-set's prepare round for one key ({@link PaxosMessages}). */
+    public static final String PAXOS_PREPARE_PATH = "/internal/v0/paxos/prepare";
+    /** A compare-and-set's accept round for one key ({@link PaxosMessages}). */
+    public static final String PAXOS_ACCEPT_PATH = "/internal/v0/paxos/accept";
     /** POST a Raft call of the metadata group: {@code /internal/v0/raft/<op>}, a Ratis protobuf each way. */
     public static final String RAFT_PREFIX = "/internal/v0/raft/";
     /** Admin requests to the metadata group through this node ({@code ringkv meta}). */

@@ -188,6 +188,18 @@ public final class ReplicaClient {
                 "read batch", answers -> ReadBatchCodec.decodeAnswers(answers, count));
     }
 
+    /** A compare-and-set's prepare to {@code node}'s acceptor ({@link InternalProtocol#PAXOS_PREPARE_PATH}). */
+    CompletableFuture<PaxosMessages.Promise> paxosPrepare(ClusterNode node, PaxosMessages.Prepare prepare) {
+        return sendBatch(node, "POST", InternalProtocol.PAXOS_PREPARE_PATH, PaxosMessages.encode(prepare), "paxos prepare",
+                PaxosMessages::decodePromise);
+    }
+
+    /** A compare-and-set's accept to {@code node}'s acceptor ({@link InternalProtocol#PAXOS_ACCEPT_PATH}). */
+    CompletableFuture<PaxosMessages.Accepted> paxosAccept(ClusterNode node, PaxosMessages.Accept accept) {
+        return sendBatch(node, "POST", InternalProtocol.PAXOS_ACCEPT_PATH, PaxosMessages.encode(accept), "paxos accept",
+                PaxosMessages::decodeAccepted);
+    }
+
     /**
      * Sends a batch's body to {@code path} and decodes the {@code 200} answer with {@code decode},
      * whose {@link IllegalArgumentException} becomes a {@link ReplicaException} naming {@code what}.

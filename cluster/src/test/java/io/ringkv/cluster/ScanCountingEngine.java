@@ -57,6 +57,11 @@ final class ScanCountingEngine implements StorageEngine {
     }
 
     @Override
+    public io.ringkv.store.PaxosStateLog paxos() {
+        return delegate.paxos();
+    }
+
+    @Override
     public StorageStats stats() throws StoreException {
         return delegate.stats();
     }

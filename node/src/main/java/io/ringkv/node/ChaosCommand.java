@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.node.chaos.CasRun;
 import io.ringkv.node.chaos.ChaosRun;
 import io.ringkv.node.chaos.Fault;
 import io.ringkv.node.chaos.HistoryChecker.Verdict;
@@ -29,6 +30,20 @@ final class ChaosCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    /** What the clients do. */
+    enum WorkloadKind {
+        /** PUT, DELETE and GET of a few keys, judged by the history checker. */
+        REGISTER,
+        /** Rounds of concurrent conditional PUTs naming one version, counting double winners ({@link CasRun}). */
+        CAS
+    }
+
+    @Option(names = "--workload", defaultValue = "REGISTER",
+            description = "REGISTER (PUT/DELETE/GET, history checked) or CAS (concurrent If-Match/If-None-Match PUTs "
+                    + "through every node, double winners counted; WIPE is refused: a wiped replica forgets its Paxos "
+                    + "promises) (default: ${DEFAULT-VALUE}).")
+    WorkloadKind workload;
 
     @Option(names = "--minutes", defaultValue = "1", description = "How long faults are injected (default: ${DEFAULT-VALUE}).")
     double minutes;
@@ -77,15 +92,35 @@ final class ChaosCommand implements Callable<Integer> {
         if (minutes <= 0 || keys < 1 || clients < 1 || rate <= 0 || faults.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "--minutes, --keys, --clients and --rate must be positive, --faults not empty");
         }
+        if (workload == WorkloadKind.CAS && faults.contains(Fault.WIPE)) {
+            throw new ParameterException(spec.commandLine(), "--workload CAS cannot run with WIPE: a replica whose data is"
+                    + " wiped forgets the promises it made, which no Paxos survives; use e.g. --faults KILL,PAUSE");
+        }
         long runSeed = seed != null ? seed : System.nanoTime();
         Path root = data != null ? Files.createDirectories(data) : Files.createTempDirectory("ringkv-chaos-");
         Path historyFile = history != null ? history : root.resolve("history.jsonl");
         ChaosRun.Settings settings = new ChaosRun.Settings(root, LocalPorts.free(nodes),
                 Duration.ofMillis((long) (minutes * 60_000)), runSeed, faults, keys, clients, rate, convergeTimeout,
                 List.of("--anti-entropy-interval", antiEntropyInterval.toString()), historyFile);
+        if (workload == WorkloadKind.CAS) {
+            CasRun.Result cas = new CasRun(settings, System.out).run();
+            printCas(cas, runSeed);
+            return cas.passed() ? 0 : EXIT_VIOLATIONS;
+        }
         ChaosRun.Result result = new ChaosRun(settings, System.out).run();
         print(result, runSeed);
         return result.passed() ? 0 : EXIT_VIOLATIONS;
+    }
+
+    private static void printCas(CasRun.Result result, long seed) {
+        System.out.println();
+        System.out.println("ringkv chaos --workload CAS: seed " + seed + ", history " + result.history().toAbsolutePath());
+        System.out.println("  rounds: " + result.rounds() + ", with one winner: " + result.roundsWon());
+        System.out.println("  answers by status (-1: no answer): " + result.statuses());
+        System.out.println("  double winners: " + result.doubleWinners());
+        System.out.println("  winners whose value was not read back: " + result.lostWinners());
+        result.violations().stream().limit(20).forEach(line -> System.out.println("    " + line));
+        System.out.println("  verdict: " + (result.passed() ? "PASS" : "FAIL"));
     }
 
     private static void print(ChaosRun.Result result, long seed) {

@@ -10,6 +10,8 @@ import io.ringkv.cluster.WriteOutcome;
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
+import io.ringkv.cluster.CasCondition;
+import io.ringkv.cluster.CasOutcome;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -61,6 +63,19 @@ final class ClusterEntityService implements EntityService {
     @Override
     public CompletableFuture<Void> delete(byte[] key, ReplicationParams replicas) {
         return cluster.coordinator().delete(key, replicas).thenApply(ClusterEntityService::acknowledged);
+    }
+
+    @Override
+    public CompletableFuture<CasOutcome> putIf(byte[] key, byte[] value, Optional<Ttl> ttl, CasCondition condition,
+                                               ReplicationParams replicas) {
+        return cluster.compareAndSet().write(key, condition, timestamp -> ttl.isPresent()
+                ? Record.expiring(timestamp, value, ttl.get().expiresAtMillis(timestamp))
+                : Record.value(timestamp, value), replicas);
+    }
+
+    @Override
+    public CompletableFuture<CasOutcome> deleteIf(byte[] key, CasCondition condition, ReplicationParams replicas) {
+        return cluster.compareAndSet().write(key, condition, Record::tombstone, replicas);
     }
 
     private static Void acknowledged(WriteOutcome outcome) {

@@ -4,6 +4,8 @@ import io.ringkv.cluster.LiveRangeCursor;
 import io.ringkv.cluster.ReplicationParams;
 import io.ringkv.cluster.Ttl;
 import io.ringkv.store.Record;
+import io.ringkv.cluster.CasCondition;
+import io.ringkv.cluster.CasOutcome;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -29,6 +31,16 @@ public interface EntityService {
     CompletableFuture<Void> put(byte[] key, byte[] value, Optional<Ttl> ttl, ReplicationParams replicas);
 
     CompletableFuture<Void> delete(byte[] key, ReplicationParams replicas);
+
+    /**
+     * Stores the value if {@code condition} holds for the key's current record, as one linearizable
+     * compare-and-set among the key's replicas ({@link io.ringkv.cluster.CompareAndSet}).
+     */
+    CompletableFuture<CasOutcome> putIf(byte[] key, byte[] value, Optional<Ttl> ttl, CasCondition condition,
+                                        ReplicationParams replicas);
+
+    /** Deletes the key if {@code condition} holds for its current record, as {@link #putIf} stores. */
+    CompletableFuture<CasOutcome> deleteIf(byte[] key, CasCondition condition, ReplicationParams replicas);
 
     /**
      * Live records with {@code start <= key < end} ({@code end == null}: to the last key) in key

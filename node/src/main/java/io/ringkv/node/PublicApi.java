@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.CasOutcome;
 import io.ringkv.cluster.ClockRefusedException;
 import io.ringkv.cluster.LiveRangeCursor;
 import io.ringkv.cluster.ReplicaException;
@@ -38,9 +39,14 @@ import org.slf4j.LoggerFactory;
  * <p>A read of a key names its version ({@code ETag}, {@code Last-Modified}, see
  * {@link RecordVersion}), and for a value written with {@code ttl=SECONDS} the time it has left
  * ({@link ExpiresIn}); an expired value reads as absent. {@code ttl} is a PUT's parameter only
- * ({@link Ttl#parse}: 400 for anything else, and on any other method). Writes do not evaluate preconditions yet: a PUT or DELETE with
- * {@code If-Match}, {@code If-None-Match} or {@code If-Unmodified-Since} is refused with 501 and
- * not performed, because a check before a write is not a compare-and-set among the replicas.
+ * ({@link Ttl#parse}: 400 for anything else, and on any other method).
+ *
+ * <p>A PUT or DELETE with {@code If-Match}, {@code If-None-Match} or {@code If-Unmodified-Since}
+ * ({@link WriteCondition}) is a compare-and-set among the key's replicas
+ * ({@link EntityService#putIf}): 201 (with the new {@code ETag}) or 204 when the condition held
+ * and the write is stored, 412 (with the current {@code ETag}) when it did not, 503 when nothing
+ * was written (contention or too few replicas, retry), 504 when the outcome is unknown. A write
+ * without these fields takes the plain path, answered as before.
  *
  * <p>A range comes whole, streamed as it is read, or in pages ({@code limit}): a page is read in
  * full before its answer, one record past it, so that the answer's head can name the next page
@@ -56,12 +62,6 @@ public final class PublicApi implements HttpHandler, HeadAdmission {
     static final String TTL_PARAM = "ttl";
     /** The longest key, in bytes (see {@link KeyParameters}). */
     public static final int KEY_BYTES_MAX = KeyParameters.KEY_BYTES_MAX;
-
-    /**
-     * Preconditions a write may carry (RFC 9110 §13.1). Ignoring them would let a client believe a
-     * create-only or versioned write was checked, so a write that carries one is refused, unperformed.
-     */
-    private static final List<String> WRITE_PRECONDITIONS = List.of("If-Match", "If-None-Match", "If-Unmodified-Since");
 
     private final EntityService entities;
     private final HttpHandler internal;
@@ -118,6 +118,7 @@ public final class PublicApi implements HttpHandler, HeadAdmission {
         byte[] key;
         ReplicationParams replicas;
         IfNoneMatch condition;
+        Optional<WriteCondition> writeCondition;
         Optional<Ttl> ttl;
         try {
             key = KeyParameters.required(request, "id");
@@ -126,17 +127,15 @@ public final class PublicApi implements HttpHandler, HeadAdmission {
             ttl = ttl(request);
             boolean read = method.equals("GET") || method.equals("HEAD");
             condition = read ? IfNoneMatch.parse(request.headers().all(IfNoneMatch.FIELD)) : IfNoneMatch.NONE;
+            writeCondition = read ? Optional.empty() : WriteCondition.of(request, wallClockMillis);
         } catch (IllegalArgumentException badParameter) {
             return done(Response.text(400, badParameter.getMessage()));
         }
-        if (method.equals("PUT") || method.equals("DELETE")) {
-            Optional<String> precondition = WRITE_PRECONDITIONS.stream()
-                    .filter(field -> request.headers().first(field).isPresent()).findFirst();
-            if (precondition.isPresent()) {
-                return done(Response.text(501, precondition.get() + " on " + method
-                        + " is not supported yet: ringkv has no compare-and-set among a key's replicas, so it cannot"
-                        + " honour a precondition; nothing was written"));
-            }
+        if (writeCondition.isPresent()) {
+            CompletableFuture<CasOutcome> written = method.equals("PUT")
+                    ? entities.putIf(key, request.body(), ttl, writeCondition.get(), replicas)
+                    : entities.deleteIf(key, writeCondition.get(), replicas);
+            return written.thenApply(result -> conditionalAnswer(method, result)).exceptionally(PublicApi::failure);
         }
         CompletableFuture<Response> outcome = switch (method) {
             case "PUT" -> entities.put(key, request.body(), ttl, replicas).thenApply(ignored -> Response.of(201));
@@ -144,6 +143,32 @@ public final class PublicApi implements HttpHandler, HeadAdmission {
             default -> entities.get(key, replicas).thenApply(found -> found(found, condition));
         };
         return outcome.exceptionally(PublicApi::failure);
+    }
+
+    /**
+     * The answer to a conditional write: 201 with the new version's {@code ETag} for a PUT, 204 for
+     * a DELETE, 412 with the current version's {@code ETag} (when the key has a value) when the
+     * condition failed, 503 when nothing was written for want of replicas or after losing to
+     * concurrent conditional writes, 504 when the outcome is unknown.
+     */
+    private static Response conditionalAnswer(String method, CasOutcome outcome) {
+        return switch (outcome) {
+            case CasOutcome.Applied applied -> method.equals("PUT")
+                    ? Response.of(201).withHeader("ETag", new RecordVersion(applied.record().timestamp()).entityTag())
+                    : Response.of(204);
+            case CasOutcome.Refused refused -> {
+                Response answer = Response.text(412, refused.live().isPresent()
+                        ? "precondition failed: the key's current version is " + tagOf(refused.live().get()) + "; nothing was written"
+                        : "precondition failed: the key has no value; nothing was written");
+                yield refused.live().isPresent() ? answer.withHeader("ETag", tagOf(refused.live().get())) : answer;
+            }
+            case CasOutcome.NotWritten notWritten -> Response.text(503, notWritten.message());
+            case CasOutcome.Unknown unknown -> Response.text(504, unknown.message());
+        };
+    }
+
+    private static String tagOf(Record record) {
+        return new RecordVersion(record.timestamp()).entityTag();
     }
 
     /**

@@ -105,7 +105,8 @@ class CommandLineTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"--nodes 2", "--nodes 10", "--minutes 0", "--keys 0", "--faults SHRUG", "--rate -1"})
+    @ValueSource(strings = {"--nodes 2", "--nodes 10", "--minutes 0", "--keys 0", "--faults SHRUG", "--rate -1",
+            "--workload CAS --faults KILL,WIPE", "--workload SHRUG"})
     void chaosWithImpossibleSettingsIsAUsageError(String args) {
         assertThat(Main.run(("chaos --data " + dir + " " + args).split(" ")), is(Main.EXIT_USAGE));
     }

@@ -175,24 +175,4 @@ class ConditionalGetTest {
         assertThat(send("HEAD", "/v0/entity?id=k", null, "If-None-Match", tag).statusCode(), is(304));
         assertThat(send("HEAD", "/v0/entity?id=absent", null).statusCode(), is(404));
     }
-    /**
-     * A write with a precondition is refused (501) and not performed: a store that has no
-     * compare-and-set among a key's replicas cannot honour one, and a client sending
-     * {@code If-None-Match: *} must not believe its create-only write was checked.
-     */
-    @ParameterizedTest
-    @ValueSource(strings = {"PUT If-Match", "PUT If-None-Match", "DELETE If-Match", "DELETE If-None-Match", "PUT If-Unmodified-Since"})
-    void aConditionalWriteIsRefusedAndChangesNothing(String methodAndField) throws Exception {
-        String method = methodAndField.split(" ")[0];
-        String field = methodAndField.split(" ")[1];
-        String tag = putAndTag("cond", "before");
-        String value = field.equals("If-Unmodified-Since") ? "Sun, 06 Nov 1994 08:49:37 GMT"
-                : field.equals("If-None-Match") ? "*" : tag;
-        HttpResponse<byte[]> refused = send(method, "/v0/entity?id=cond", method.equals("PUT") ? "after" : null, field, value);
-        assertThat(refused.statusCode(), is(501));
-        assertThat(new String(refused.body(), StandardCharsets.UTF_8), containsString(field));
-        HttpResponse<byte[]> after = send("GET", "/v0/entity?id=cond", null);
-        assertThat(after.statusCode(), is(200));
-        assertThat(new String(after.body(), StandardCharsets.UTF_8), is("before"));
-    }
 }

@@ -20,6 +20,7 @@ public final class InMemoryStorageEngine implements StorageEngine {
 
     private final ConcurrentSkipListMap<byte[], Record> records = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
     private final InMemoryHintLog hints = new InMemoryHintLog();
+    private final InMemoryPaxosStateLog paxos = new InMemoryPaxosStateLog();
     private final java.util.concurrent.atomic.AtomicLong clockMark = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
     private volatile RecordChangeListener changeListener = RecordChangeListener.NONE;
@@ -42,6 +43,11 @@ public final class InMemoryStorageEngine implements StorageEngine {
     @Override
     public HintLog hints() {
         return hints;
+    }
+
+    @Override
+    public PaxosStateLog paxos() {
+        return paxos;
     }
 
     @Override

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * A {@link StorageEngine} on one RocksDB database: records in the default column family
  * (bytewise comparator, so keys order by unsigned bytes; values are {@link RecordCodec}-encoded),
  * hinted-handoff hints in the {@value #HINTS_FAMILY} column family ({@link #hints()}) and the clock's
- * high-water mark in {@value #META_FAMILY} ({@link #clockLease()}), which share the write-ahead log
+ * high-water mark in {@value #META_FAMILY} ({@link #clockLease()}) and each key's compare-and-set
+ * state in {@value #PAXOS_FAMILY} ({@link #paxos()}), which share the write-ahead log
  * and so the durability below.
  *
  * <h2>Durability</h2>
@@ -81,6 +82,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
     static final String HINTS_FAMILY = "hints";
     /** Column family of the node's own small state (the clock's high-water mark). */
     static final String META_FAMILY = "meta";
+    /** Column family of each key's compare-and-set state ({@link #paxos()}). */
+    static final String PAXOS_FAMILY = "paxos";
     private static final byte[] CLOCK_LEASE_KEY = "hlc-lease-millis".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final Path dir;
@@ -144,6 +147,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
                     new ColumnFamilyDescriptor(HINTS_FAMILY.getBytes(java.nio.charset.StandardCharsets.UTF_8),
                             track(natives, new ColumnFamilyOptions())),
                     new ColumnFamilyDescriptor(META_FAMILY.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                            track(natives, new ColumnFamilyOptions())),
+                    new ColumnFamilyDescriptor(PAXOS_FAMILY.getBytes(java.nio.charset.StandardCharsets.UTF_8),
                             track(natives, new ColumnFamilyOptions())));
             List<ColumnFamilyHandle> handles = new ArrayList<>();
             RocksDB db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
@@ -334,6 +339,11 @@ public final class RocksDbStorageEngine implements StorageEngine {
     @Override
     public HintLog hints() {
         return hints;
+    }
+
+    @Override
+    public PaxosStateLog paxos() {
+        return new RocksDbPaxosStateLog(this, db, families.get(3), writeOptions);
     }
 
     @Override

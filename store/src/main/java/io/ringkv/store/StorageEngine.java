@@ -76,6 +76,9 @@ public interface StorageEngine extends AutoCloseable {
     /** The hinted-handoff hints kept beside the data, with the same durability. */
     HintLog hints();
 
+    /** Each key's compare-and-set state, beside the data and apart from it, with the same durability. */
+    PaxosStateLog paxos();
+
     /**
      * The engine's own statistics (memory, files, stalls, cache, keys), for metrics. Cheap enough to
      * call per scrape; blocks briefly. Default: nothing known.

@@ -99,7 +99,8 @@ class RocksDbHintLogTest {
         List<ColumnFamilyDescriptor> descriptors = List.of(
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
                 new ColumnFamilyDescriptor(RocksDbStorageEngine.HINTS_FAMILY.getBytes(StandardCharsets.UTF_8)),
-                new ColumnFamilyDescriptor(RocksDbStorageEngine.META_FAMILY.getBytes(StandardCharsets.UTF_8)));
+                new ColumnFamilyDescriptor(RocksDbStorageEngine.META_FAMILY.getBytes(StandardCharsets.UTF_8)),
+                new ColumnFamilyDescriptor(RocksDbStorageEngine.PAXOS_FAMILY.getBytes(StandardCharsets.UTF_8)));
         List<ColumnFamilyHandle> handles = new ArrayList<>();
         try (DBOptions options = new DBOptions();
              RocksDB raw = RocksDB.open(options, db.toString(), descriptors, handles)) {

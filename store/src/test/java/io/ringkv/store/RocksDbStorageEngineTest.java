@@ -153,13 +153,14 @@ class RocksDbStorageEngineTest extends StorageEngineContractTest {
     }
 
     private static void writeRaw(Path dbDir, byte[] key, byte[] value) throws RocksDBException {
-        // The engine's database has two column families; RocksDB refuses to open it with fewer.
+        // RocksDB refuses to open the engine's database with fewer column families than it has.
         java.util.List<org.rocksdb.ColumnFamilyHandle> handles = new java.util.ArrayList<>();
         try (org.rocksdb.DBOptions options = new org.rocksdb.DBOptions();
              RocksDB db = RocksDB.open(options, dbDir.toString(), java.util.List.of(
                      new org.rocksdb.ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
                      new org.rocksdb.ColumnFamilyDescriptor(RocksDbStorageEngine.HINTS_FAMILY.getBytes()),
-                     new org.rocksdb.ColumnFamilyDescriptor(RocksDbStorageEngine.META_FAMILY.getBytes())), handles)) {
+                     new org.rocksdb.ColumnFamilyDescriptor(RocksDbStorageEngine.META_FAMILY.getBytes()),
+                     new org.rocksdb.ColumnFamilyDescriptor(RocksDbStorageEngine.PAXOS_FAMILY.getBytes())), handles)) {
             db.put(key, value);
             handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
         }

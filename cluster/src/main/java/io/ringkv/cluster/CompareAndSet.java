@@ -1,0 +1,268 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.Record;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.function.LongFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A linearizable compare-and-set per key among the key's replicas: the proposer of single-decree
+ * Paxos, one decision per conditional write, as Cassandra's lightweight transactions do. Each
+ * attempt:
+ * <ol>
+ *   <li><b>Prepare</b> a ballot, a timestamp of this node's {@link HybridLogicalClock} (unique per
+ *       node: its low bits name the node), at every replica of the key; a majority must promise.
+ *       A refusal names the higher ballot promised, which the clock observes, so the next attempt
+ *       is above it.
+ *   <li><b>Finish an earlier proposal</b> that a promise reports as accepted but not committed
+ *       there (the one with the highest accepted ballot): propose it again at this ballot, commit
+ *       it, and start over with a new ballot.
+ *   <li><b>Read</b> the current record: the freshest of the promises' (every promise carries the
+ *       replica's current version). Every conditional write before this one was committed to a
+ *       majority before it answered, or is finished by step 2, so the quorum sees it.
+ *   <li><b>Judge the condition</b>: {@link CasOutcome.Refused} when it does not hold.
+ *   <li><b>Propose</b> the write, stamped with the ballot, at a majority, then <b>commit</b> it as
+ *       an ordinary replicated write to every replica of the key, answering once {@code ack}
+ *       (at least a majority) stored it.
+ * </ol>
+ * A lost attempt (a promise or acceptance refused for a higher ballot) is retried after a small
+ * random backoff, at most {@link #ATTEMPTS_MAX} times in all.
+ *
+ * <p>Plain writes do not take part: one racing a conditional write orders against it by timestamp
+ * (the conditional write's is its ballot), as any two writes do.
+ *
+ * <p>Threading: thread-safe, no state between operations. Call on the handler executor (this
+ * node's acceptor runs on the calling thread); every step after a peer's answer continues on the
+ * executor given, never on the inter-node client's threads.
+ */
+public final class CompareAndSet {
+    private static final Logger LOG = LoggerFactory.getLogger(CompareAndSet.class);
+
+    /** Attempts (each a prepare, and maybe an accept) before a conditional write gives up. */
+    static final int ATTEMPTS_MAX = 12;
+    /** The longest random pause between two attempts, in ms; the pause doubles from 2 ms up to it. */
+    static final int BACKOFF_MILLIS_MAX = 64;
+
+    private final RendezvousPlacement placement;
+    private final IntSupplier replicationFactor;
+    private final Map<ClusterNode, PaxosPeer> peers;
+    private final Coordinator coordinator;
+    private final HybridLogicalClock clock;
+    private final ClockSkew clockSkew;
+    private final Executor executor;
+
+    /** @param replicationFactor the factor placement follows now: a key's Paxos replicas are its owners */
+    CompareAndSet(RendezvousPlacement placement, IntSupplier replicationFactor, Map<ClusterNode, PaxosPeer> peers,
+                  Coordinator coordinator, HybridLogicalClock clock, ClockSkew clockSkew, Executor executor) {
+        this.placement = placement;
+        this.replicationFactor = replicationFactor;
+        this.peers = Map.copyOf(peers);
+        this.coordinator = coordinator;
+        this.clock = clock;
+        this.clockSkew = clockSkew;
+        this.executor = executor;
+    }
+
+    /**
+     * Writes {@code write.apply(timestamp)} if {@code condition} holds for the key's current record.
+     *
+     * @param write  the record to store, given the timestamp it must carry (a value, a tombstone,
+     *               or a value whose expiry is counted from that timestamp)
+     * @param params {@code ack} is raised to a majority of the key's replicas; every replica is asked
+     */
+    public CompletableFuture<CasOutcome> write(byte[] key, CasCondition condition, LongFunction<Record> write,
+                                               ReplicationParams params) {
+        List<ClusterNode> nodes = replicasOf(key);
+        int quorum = ReplicationParams.quorum(nodes.size());
+        ReplicationParams commit = new ReplicationParams(Math.max(params.ack(), quorum), nodes.size());
+        Run run = new Run(key, condition, write, nodes, quorum, commit);
+        Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.writeRefusal();
+        if (refusal.isEmpty()) {
+            return run.attempt(1);
+        }
+        // As for plain writes: a clock not yet confirmed (peers just started) gets one measurement round first.
+        return clockSkew.writeRefusalAfterMeasuring().thenComposeAsync(again -> again.isPresent()
+                ? CompletableFuture.failedFuture(new ClockRefusedException(again.get())) : run.attempt(1), executor);
+    }
+
+    /**
+     * The key's replicas: its owners, the first replication-factor nodes of its rendezvous order.
+     * A change of the factor while a conditional write of the key runs changes the set its rounds
+     * ask (a membership change under Paxos, not made safe yet: see docs/cluster.md).
+     */
+    private List<ClusterNode> replicasOf(byte[] key) {
+        return placement.owners(key, replicationFactor.getAsInt());
+    }
+
+    /** One conditional write's attempts; its fields are touched by one step at a time (each after the previous). */
+    private final class Run {
+        private final byte[] key;
+        private final CasCondition condition;
+        private final LongFunction<Record> write;
+        private final List<ClusterNode> nodes;
+        private final int quorum;
+        private final ReplicationParams commit;
+        /** The records this run proposed, by timestamp: finding one of them chosen is this run's success. */
+        private final Map<Long, Record> proposed = new HashMap<>();
+        /** Whether a proposal of this run may have been accepted by some replica without this run learning it was chosen. */
+        private boolean ambiguous;
+
+        Run(byte[] key, CasCondition condition, LongFunction<Record> write, List<ClusterNode> nodes, int quorum,
+            ReplicationParams commit) {
+            this.key = key;
+            this.condition = condition;
+            this.write = write;
+            this.nodes = nodes;
+            this.quorum = quorum;
+            this.commit = commit;
+        }
+
+        CompletableFuture<CasOutcome> attempt(int attempt) {
+            if (attempt > ATTEMPTS_MAX) {
+                String message = "contention: " + ATTEMPTS_MAX + " attempts lost to concurrent conditional writes of the key";
+                return done(ambiguous ? new CasOutcome.Unknown(message + "; an earlier attempt may have been applied, read the key")
+                        : new CasOutcome.NotWritten(message + ", nothing was written; retry"));
+            }
+            long ballot = clock.now();
+            Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.stampRefusal(ballot);
+            if (refusal.isPresent()) {
+                return ambiguous ? done(new CasOutcome.Unknown(refusal.get()))
+                        : CompletableFuture.failedFuture(new ClockRefusedException(refusal.get()));
+            }
+            List<CompletableFuture<PaxosMessages.Promise>> calls = new ArrayList<>(nodes.size());
+            for (ClusterNode node : nodes) {
+                calls.add(peers.get(node).prepare(key, ballot));
+            }
+            return QuorumTally.of(calls, quorum, PaxosMessages.Promise::granted)
+                    .thenComposeAsync(round -> afterPrepare(attempt, ballot, round), executor);
+        }
+
+        private CompletableFuture<CasOutcome> afterPrepare(int attempt, long ballot, QuorumTally.Result<PaxosMessages.Promise> round) {
+            for (PaxosMessages.Promise promise : round.refused()) {
+                observe(promise.promised());
+            }
+            if (!round.reached()) {
+                if (round.refused().isEmpty()) {
+                    return unavailable("prepare", round);
+                }
+                return retryAfterBackoff(attempt);
+            }
+            Optional<Record> current = round.granted().stream().flatMap(promise -> promise.current().stream())
+                    .max(Comparator.comparingLong(Record::timestamp));
+            long currentTimestamp = current.map(Record::timestamp).orElse(0L);
+            // In progress: accepted somewhere and newer than every version the quorum holds. One the quorum
+            // holds something newer than was superseded (a replica that lags reports it, as its own copy
+            // is older): finishing it would change nothing, and taking it for this run's success would
+            // answer 201 for a write that lost to the newer one.
+            PaxosMessages.Promise inProgress = round.granted().stream()
+                    .filter(promise -> promise.accepted() != null && promise.accepted().timestamp() > currentTimestamp)
+                    .max(Comparator.comparingLong(PaxosMessages.Promise::acceptedBallot)).orElse(null);
+            if (inProgress != null) {
+                return finishEarlier(attempt, ballot, inProgress.accepted());
+            }
+            current.ifPresent(record -> observe(record.timestamp()));
+            if (current.isPresent() && proposed.containsKey(current.get().timestamp())) {
+                // Another proposer finished this run's proposal: it was chosen. Commit it again for the acks.
+                return commitOwn(proposed.get(current.get().timestamp()));
+            }
+            Optional<Record> live = current.filter(record -> record.liveAt(clock.physicalMillis()));
+            if (!condition.holds(live)) {
+                return done(ambiguous
+                        ? new CasOutcome.Unknown("an earlier attempt of this conditional write may have been applied before"
+                                + " the key changed again; read the key")
+                        : new CasOutcome.Refused(live));
+            }
+            if (current.isPresent() && current.get().timestamp() >= ballot) {
+                // A write stamped after this ballot (a plain write by a faster clock): stamp above it.
+                return attempt(attempt + 1);
+            }
+            Record record = write.apply(ballot);
+            proposed.put(ballot, record);
+            return propose(ballot, record).thenComposeAsync(accepted -> {
+                if (accepted.reached()) {
+                    return commitOwn(record);
+                }
+                ambiguous |= !accepted.granted().isEmpty() || accepted.failed() > 0
+                        || accepted.granted().size() + accepted.refused().size() + accepted.failed() < nodes.size();
+                for (PaxosMessages.Accepted refused : accepted.refused()) {
+                    observe(refused.promised());
+                }
+                return accepted.refused().isEmpty() ? unavailable("accept", accepted) : retryAfterBackoff(attempt);
+            }, executor);
+        }
+
+        /** Proposes an earlier, unfinished proposal's record again at this ballot, commits it, and starts over. */
+        private CompletableFuture<CasOutcome> finishEarlier(int attempt, long ballot, Record earlier) {
+            return propose(ballot, earlier).thenComposeAsync(accepted -> {
+                for (PaxosMessages.Accepted refused : accepted.refused()) {
+                    observe(refused.promised());
+                }
+                if (!accepted.reached()) {
+                    return accepted.refused().isEmpty() ? unavailable("accept", accepted) : retryAfterBackoff(attempt);
+                }
+                if (proposed.containsKey(earlier.timestamp())) {
+                    return commitOwn(earlier);
+                }
+                return coordinator.startWrite(key, earlier, new ReplicationParams(quorum, nodes.size())).result()
+                        .thenComposeAsync(outcome -> outcome instanceof NotEnoughReplicas
+                                ? retryAfterBackoff(attempt) : attempt(attempt + 1), executor);
+            }, executor);
+        }
+
+        private CompletableFuture<QuorumTally.Result<PaxosMessages.Accepted>> propose(long ballot, Record record) {
+            List<CompletableFuture<PaxosMessages.Accepted>> calls = new ArrayList<>(nodes.size());
+            for (ClusterNode node : nodes) {
+                calls.add(peers.get(node).accept(key, ballot, record));
+            }
+            return QuorumTally.of(calls, quorum, PaxosMessages.Accepted::granted);
+        }
+
+        /** Commits this run's chosen record: stored on {@code ack} replicas, it is applied. */
+        private CompletableFuture<CasOutcome> commitOwn(Record record) {
+            return coordinator.startWrite(key, record, commit).result().thenApply(outcome -> outcome instanceof NotEnoughReplicas short_
+                    ? new CasOutcome.Unknown("the conditional write was chosen but " + short_.message()
+                            + "; it is stored where it reached and completed by the key's next conditional write")
+                    : new CasOutcome.Applied(record));
+        }
+
+        private CompletableFuture<CasOutcome> retryAfterBackoff(int attempt) {
+            int ceiling = Math.min(BACKOFF_MILLIS_MAX, 1 << Math.min(attempt, 6));
+            long pause = 1 + ThreadLocalRandom.current().nextLong(ceiling);
+            Executor later = CompletableFuture.delayedExecutor(pause, TimeUnit.MILLISECONDS, executor);
+            return CompletableFuture.supplyAsync(() -> attempt(attempt + 1), later).thenCompose(next -> next);
+        }
+
+        private CompletableFuture<CasOutcome> unavailable(String phase, QuorumTally.Result<?> round) {
+            String message = "not enough replicas for a conditional write: " + round.granted().size() + " of " + nodes.size()
+                    + " answered the " + phase + ", " + quorum + " needed (" + round.failed() + " failed)";
+            return done(ambiguous || phase.equals("accept") ? new CasOutcome.Unknown(message + "; read the key")
+                    : new CasOutcome.NotWritten(message + ", nothing was written"));
+        }
+
+        /** Takes in a ballot or timestamp a peer reported, unless it is beyond the clock bound. */
+        private void observe(long timestamp) {
+            if (clockSkew == null || !clock.isAheadBy(timestamp, clockSkew.boundMillis())) {
+                clock.observe(timestamp);
+            } else {
+                LOG.warn("a replica reported {} for a conditional write, beyond the clock bound; not observed",
+                        HybridLogicalClock.format(timestamp));
+            }
+        }
+    }
+
+    private static CompletableFuture<CasOutcome> done(CasOutcome outcome) {
+        return CompletableFuture.completedFuture(outcome);
+    }
+}

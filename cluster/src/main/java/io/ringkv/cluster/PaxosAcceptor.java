@@ -1,0 +1,103 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.PaxosState;
+import io.ringkv.store.PaxosStateLog;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongPredicate;
+
+/**
+ * This replica's part in each key's compare-and-set: the acceptor of single-decree Paxos, one
+ * instance per key, its state ({@link PaxosState}) kept in the store's {@link PaxosStateLog} and
+ * written there before any answer, so a promise or acceptance survives the process.
+ *
+ * <ul>
+ *   <li>{@link #prepare}: promises a ballot above every one promised so far, and tells the
+ *       proposer the replica's current record (its version, not its value) and the proposal it
+ *       accepted last if that one is still in progress: stamped above the current record, so not
+ *       yet committed here (a committed or superseded one is left out, as finishing it would change
+ *       nothing here), and younger than the tombstone grace period. A proposal older than that is
+ *       left out too: the record that superseded it may have been a tombstone, or a value that
+ *       expired, since collected ({@link TombstoneCollector}), and finishing the old proposal then
+ *       would bring back a value that was deleted.
+ *   <li>{@link #accept}: accepts a proposal whose ballot is at least the promise.
+ * </ul>
+ * Commits do not come here: a chosen proposal is written to the replicas as an ordinary replicated
+ * write, whose timestamp is its ballot, so it orders after everything the proposer read.
+ *
+ * <p>Threading: thread-safe. A key's read and write of its state happen under one of a fixed set
+ * of locks chosen by the key's hash; calls block on disk I/O (call them on the handler executor).
+ */
+final class PaxosAcceptor {
+    private static final int LOCK_STRIPES = 256;
+
+    private final StorageEngine engine;
+    private final PaxosStateLog states;
+    private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
+    private final LongPredicate pastGrace;
+
+    /** An acceptor that reports accepted proposals of any age (a store whose tombstones are never collected). */
+    PaxosAcceptor(StorageEngine engine) {
+        this(engine, timestamp -> false);
+    }
+
+    /** @param pastGrace whether a timestamp is older than the tombstone grace period ({@link TombstoneCollector#mayBeCollectedElsewhere}) */
+    PaxosAcceptor(StorageEngine engine, LongPredicate pastGrace) {
+        this.engine = engine;
+        this.pastGrace = pastGrace;
+        this.states = engine.paxos();
+        for (int i = 0; i < locks.length; i++) {
+            locks[i] = new ReentrantLock();
+        }
+    }
+
+    PaxosMessages.Promise prepare(byte[] key, long ballot) throws StoreException {
+        ReentrantLock lock = lockOf(key);
+        lock.lock();
+        try {
+            PaxosState state = states.get(key);
+            Optional<Record> current = engine.get(key);
+            boolean granted = ballot > state.promised();
+            if (granted) {
+                state = new PaxosState(ballot, state.acceptedBallot(), state.accepted());
+                states.put(key, state);
+            }
+            long currentTimestamp = current.map(Record::timestamp).orElse(0L);
+            boolean inProgress = state.accepted() != null && state.accepted().timestamp() > currentTimestamp
+                    && !pastGrace.test(state.accepted().timestamp());
+            return new PaxosMessages.Promise(granted, state.promised(), current.map(PaxosAcceptor::versionOf),
+                    inProgress ? state.acceptedBallot() : 0, inProgress ? state.accepted() : null);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    PaxosMessages.Accepted accept(byte[] key, long ballot, Record record) throws StoreException {
+        ReentrantLock lock = lockOf(key);
+        lock.lock();
+        try {
+            PaxosState state = states.get(key);
+            if (ballot < state.promised()) {
+                return new PaxosMessages.Accepted(false, state.promised());
+            }
+            states.put(key, new PaxosState(ballot, ballot, record));
+            return new PaxosMessages.Accepted(true, ballot);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The record without its value: what a proposer needs to judge a condition. */
+    private static Record versionOf(Record record) {
+        return record.tombstone() ? record : new Record(record.timestamp(), false, new byte[0], record.expiresAtMillis());
+    }
+
+    private ReentrantLock lockOf(byte[] key) {
+        int hash = Arrays.hashCode(key);
+        return locks[(hash ^ hash >>> 16) & (LOCK_STRIPES - 1)];
+    }
+}

@@ -1,0 +1,167 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Compare-and-set proposers against real acceptors and replicas (in-memory engines, one per
+ * node), with faults from decorators: a node one proposer cannot reach, a replica whose writes
+ * wait at a gate the test opens. Two proposers race on one key with the same expected version.
+ */
+class CompareAndSetTest {
+    private static final long WAIT_SECONDS = 10;
+    private static final byte[] KEY = "contended".getBytes(StandardCharsets.UTF_8);
+    private static final long OLD_TIMESTAMP = 10;
+
+    private final List<String> urls = List.of("http://n1:1", "http://n2:2", "http://n3:3");
+    private final ClusterNodes topology = ClusterNodes.of(urls, urls.get(0));
+    private final RendezvousPlacement placement = new RendezvousPlacement(topology);
+    private final Map<ClusterNode, StorageEngine> engines = new HashMap<>();
+    private final Map<ClusterNode, PaxosAcceptor> acceptors = new HashMap<>();
+    private final ExecutorService executorA = Executors.newSingleThreadExecutor();
+    private final ExecutorService executorB = Executors.newSingleThreadExecutor();
+    /** The condition both writers send: the key still holds the old version. */
+    private final CasCondition oldVersion = live -> live.isPresent() && live.get().timestamp() == OLD_TIMESTAMP;
+
+    CompareAndSetTest() throws Exception {
+        for (ClusterNode node : topology.all()) {
+            StorageEngine engine = new InMemoryStorageEngine();
+            engine.apply(KEY, Record.value(OLD_TIMESTAMP, utf8("old")));
+            engines.put(node, engine);
+            acceptors.put(node, new PaxosAcceptor(engine));
+        }
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        executorA.shutdownNow();
+        executorB.shutdownNow();
+        assertThat(executorA.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), is(true));
+        assertThat(executorB.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), is(true));
+    }
+
+    /**
+     * Writer A's proposal is accepted by the key's first replica R only: between its accept to R and
+     * to S, writer B (which cannot reach R) wins at S and T and commits, its commit to T held at a
+     * gate. A retries with a quorum of R (which still reports A's proposal, its own copy being old)
+     * and S (which holds B's newer record). A must not take its superseded proposal for a success:
+     * before the fix it finished it, its commit reached R and T (T still without B's), and both
+     * writers were answered 201 for the same expected version.
+     */
+    @Test
+    void aSupersededProposalReportedByALaggingReplicaIsNotTakenForASuccess() throws Exception {
+        List<ClusterNode> order = placement.order(KEY);
+        ClusterNode r = order.get(0);
+        ClusterNode s = order.get(1);
+        ClusterNode t = order.get(2);
+        HybridLogicalClock clockA = new HybridLogicalClock(() -> 1_000L);
+        HybridLogicalClock clockB = new HybridLogicalClock(() -> 2_000L);
+
+        GatedReplica gatedT = new GatedReplica(new LocalReplica(t, engines.get(t)));
+        Coordinator coordinatorB = new Coordinator(topology, Map.of(r, new FailingReplica(r), s, local(s), t, gatedT), clockB,
+                new CoordinatorSettings(Duration.ofSeconds(WAIT_SECONDS), executorB));
+        CompareAndSet writerB = new CompareAndSet(placement, () -> 3, Map.of(r, unreachable(r), s, PaxosPeer.local(s, acceptors.get(s)),
+                t, PaxosPeer.local(t, acceptors.get(t))), coordinatorB, clockB, null, executorB);
+
+        List<CompletableFuture<CasOutcome>> outcomeB = new java.util.concurrent.CopyOnWriteArrayList<>();
+        PaxosPeer sRacedByB = new PaxosPeer() {
+            private final PaxosPeer delegate = PaxosPeer.local(s, acceptors.get(s));
+
+            @Override
+            public ClusterNode node() {
+                return s;
+            }
+
+            @Override
+            public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot) {
+                return delegate.prepare(key, ballot);
+            }
+
+            @Override
+            public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record) {
+                if (outcomeB.isEmpty()) {
+                    outcomeB.add(writerB.write(KEY, oldVersion, timestamp -> Record.value(timestamp, utf8("B")),
+                            new ReplicationParams(2, 3)));
+                    awaitStoredOn(s, "B");
+                }
+                return delegate.accept(key, ballot, record);
+            }
+        };
+        Coordinator coordinatorA = new Coordinator(topology, Map.of(r, local(r), s, local(s), t, local(t)), clockA,
+                new CoordinatorSettings(Duration.ofSeconds(WAIT_SECONDS), executorA));
+        CompareAndSet writerA = new CompareAndSet(placement, () -> 3, Map.of(r, PaxosPeer.local(r, acceptors.get(r)), s, sRacedByB,
+                t, PaxosPeer.local(t, acceptors.get(t))), coordinatorA, clockA, null, executorA);
+
+        CasOutcome a = writerA.write(KEY, oldVersion, timestamp -> Record.value(timestamp, utf8("A")),
+                new ReplicationParams(2, 3)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+        gatedT.open();
+        CasOutcome b = outcomeB.getFirst().get(WAIT_SECONDS, TimeUnit.SECONDS);
+
+        assertThat("B won at S and T", b, instanceOf(CasOutcome.Applied.class));
+        assertThat("A lost to B, or cannot tell; never a second winner", a, not(instanceOf(CasOutcome.Applied.class)));
+        assertThat(new String(engines.get(s).get(KEY).orElseThrow().value(), StandardCharsets.UTF_8), is("B"));
+        assertThat(new String(engines.get(t).get(KEY).orElseThrow().value(), StandardCharsets.UTF_8), is("B"));
+    }
+
+    private LocalReplica local(ClusterNode node) {
+        return new LocalReplica(node, engines.get(node));
+    }
+
+    /** Waits for a value to be stored on a node: an event the test causes, bounded only to fail rather than hang. */
+    private void awaitStoredOn(ClusterNode node, String value) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        try {
+            while (!engines.get(node).get(KEY).map(stored -> new String(stored.value(), StandardCharsets.UTF_8).equals(value))
+                    .orElse(false)) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(value + " never reached " + node);
+                }
+                Thread.sleep(1);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A node this proposer cannot reach: every call fails at once, as a refused connection would. */
+    private static PaxosPeer unreachable(ClusterNode node) {
+        return new PaxosPeer() {
+            @Override
+            public ClusterNode node() {
+                return node;
+            }
+
+            @Override
+            public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot) {
+                return CompletableFuture.failedFuture(new java.io.IOException("injected: " + node + " unreachable"));
+            }
+
+            @Override
+            public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record) {
+                return CompletableFuture.failedFuture(new java.io.IOException("injected: " + node + " unreachable"));
+            }
+        };
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,126 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.nullValue;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.ringkv.store.Record;
+import io.ringkv.store.RocksDbStorageEngine;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A replica's acceptor: the promise and acceptance rules, what a promise reports, and durability across a reopen. */
+class PaxosAcceptorTest {
+    private static final byte[] KEY = "k".getBytes(StandardCharsets.UTF_8);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void promisesOnlyHigherBallotsAndAcceptsOnlyAtOrAboveThePromise() throws Exception {
+        try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
+            PaxosAcceptor acceptor = new PaxosAcceptor(engine);
+            assertThat(acceptor.prepare(KEY, 100).granted(), is(true));
+            PaxosMessages.Promise lower = acceptor.prepare(KEY, 90);
+            assertThat(lower.granted(), is(false));
+            assertThat("a refusal names the promise", lower.promised(), is(100L));
+            assertThat(acceptor.prepare(KEY, 100).granted(), is(false));
+            assertThat(acceptor.accept(KEY, 90, Record.value(90, new byte[] {1})).granted(), is(false));
+            assertThat(acceptor.accept(KEY, 100, Record.value(100, new byte[] {2})).granted(), is(true));
+        }
+    }
+
+    @Test
+    void aPromiseReportsAnAcceptedProposalUntilTheReplicaHoldsItOrSomethingNewer() throws Exception {
+        try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
+            PaxosAcceptor acceptor = new PaxosAcceptor(engine);
+            engine.apply(KEY, Record.value(50, new byte[] {0}));
+            acceptor.prepare(KEY, 100);
+            Record proposed = Record.value(100, new byte[] {7});
+            acceptor.accept(KEY, 100, proposed);
+
+            PaxosMessages.Promise inProgress = acceptor.prepare(KEY, 200);
+            assertThat(inProgress.acceptedBallot(), is(100L));
+            assertThat(inProgress.accepted(), is(proposed));
+            assertThat("the current version comes without its value", inProgress.current().orElseThrow().value().length, is(0));
+            assertThat(inProgress.current().orElseThrow().timestamp(), is(50L));
+
+            engine.apply(KEY, proposed); // the commit
+            PaxosMessages.Promise committed = acceptor.prepare(KEY, 300);
+            assertThat(committed.accepted(), is(nullValue()));
+            assertThat(committed.current().orElseThrow().timestamp(), is(100L));
+        }
+    }
+
+    /**
+     * A proposal committed, then deleted, and the tombstone collected after the grace period: the key
+     * is absent again, and the old proposal must not be reported (finishing it would bring the
+     * deleted value back).
+     */
+    @Test
+    void aProposalOlderThanTheGracePeriodIsNotReportedOnceItsKeyIsGone() throws Exception {
+        try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
+            long graceHorizon = 1_000;
+            PaxosAcceptor acceptor = new PaxosAcceptor(engine, timestamp -> timestamp < graceHorizon);
+            acceptor.prepare(KEY, 100);
+            acceptor.accept(KEY, 100, Record.value(100, new byte[] {7}));
+            engine.apply(KEY, Record.value(100, new byte[] {7}));
+            engine.apply(KEY, Record.tombstone(200));
+            assertThat(engine.purge(KEY, Record.tombstone(200)), is(true));
+
+            PaxosMessages.Promise promise = acceptor.prepare(KEY, 2_000);
+            assertThat(promise.current(), is(Optional.empty()));
+            assertThat(promise.accepted(), is(nullValue()));
+        }
+    }
+
+    @Test
+    void promisesAndAcceptancesSurviveAReopen() throws Exception {
+        Record proposed = Record.tombstone(100);
+        try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
+            PaxosAcceptor acceptor = new PaxosAcceptor(engine);
+            acceptor.prepare(KEY, 100);
+            acceptor.accept(KEY, 100, proposed);
+            acceptor.prepare(KEY, 150);
+        }
+        try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
+            PaxosAcceptor acceptor = new PaxosAcceptor(engine);
+            assertThat("the promise of 150 holds after the restart", acceptor.prepare(KEY, 120).granted(), is(false));
+            assertThat(acceptor.accept(KEY, 140, Record.tombstone(140)).granted(), is(false));
+            PaxosMessages.Promise promise = acceptor.prepare(KEY, 160);
+            assertThat(promise.accepted(), is(proposed));
+            assertThat(promise.current(), is(Optional.empty()));
+        }
+    }
+
+    @Test
+    void messagesRoundTripAndMalformedOnesAreRefused() {
+        Record record = Record.expiring(5, new byte[] {1, 2, 3}, 9_000);
+        PaxosMessages.Accept accept = PaxosMessages.decodeAccept(PaxosMessages.encode(new PaxosMessages.Accept(KEY, 6, record)));
+        assertThat(accept.record(), is(record));
+        assertThat(accept.ballot(), is(6L));
+        PaxosMessages.Promise promise = new PaxosMessages.Promise(true, 6, Optional.of(Record.tombstone(4)), 5, record);
+        PaxosMessages.Promise decoded = PaxosMessages.decodePromise(PaxosMessages.encode(promise));
+        assertThat(decoded.accepted(), is(record));
+        assertThat(decoded.current(), is(Optional.of(Record.tombstone(4))));
+        assertThat(PaxosMessages.decodeAccepted(PaxosMessages.encode(new PaxosMessages.Accepted(false, 9))).promised(), is(9L));
+
+        assertThrows(IllegalArgumentException.class, () -> PaxosMessages.decodeAccept(
+                PaxosMessages.encode(new PaxosMessages.Accept(KEY, 4, record))), "a record stamped above its ballot");
+        assertThrows(IllegalArgumentException.class, () -> PaxosMessages.decodePrepare(new byte[] {0, 1, 'k', 0, 0}));
+        assertThrows(IllegalArgumentException.class, () -> PaxosMessages.decodePromise(new byte[] {2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0}));
+        assertThrows(IllegalArgumentException.class, () -> PaxosMessages.decodePromise(new PaxosMessagesBytes().promiseAbovePromised()));
+    }
+
+    /** A promise whose accepted ballot is above its promise: no acceptor answers that. */
+    private static final class PaxosMessagesBytes {
+        byte[] promiseAbovePromised() {
+            return java.nio.ByteBuffer.allocate(1 + 8 + 1 + 1 + 8 + 8 + 1 + 8 + 4).put((byte) 1).putLong(5).put((byte) 0)
+                    .put((byte) 1).putLong(6).putLong(6).put((byte) 1).putLong(0).putInt(0).array();
+        }
+    }
+}
