@@ -189,6 +189,12 @@ if [[ ${BENCH_SELF_CHECK_NO_VENV:-0} != 1 ]]; then ensure_venv 2>/dev/null; fi
 shell_parses() { local f; for f in "$BENCH_DIR"/run.sh "$BENCH_DIR"/client-bench.sh "$BENCH_DIR"/hpack-bench.sh "$BENCH_DIR"/dashboard-screenshot.sh "$BENCH_DIR"/lib/*.sh; do bash -n "$f" || return 1; done; }
 python_compiles() { python3 -c 'import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' "$REPORT_DIR"/*.py "$BENCH_DIR"/*.py; }
 
+free_ports_are_distinct() { # the bash harness's free_ports, through replicated_path.free_ports
+  local ports
+  read -r -a ports <<<"$(free_ports 4)"
+  [[ ${#ports[@]} == 4 && $(printf '%s\n' "${ports[@]}" | sort -u | wc -l) == 4 ]] || { echo "got: ${ports[*]}"; return 1; }
+}
+
 metrics_cost_summarises() { # the --metrics-cost step's summary from made-up runs: per-round ratios, interval, verdict
   python3 "$BENCH_DIR/metrics_cost.py" --help | grep -q -- '--rounds' || return 1
   PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$BENCH_DIR" python3 - <<'EOF'
@@ -304,6 +310,7 @@ bad_option_is_refused() { ! "$BENCH_DIR/run.sh" --no-such-option 2>/dev/null; }
 
 check "shell scripts parse" shell_parses
 check "python scripts compile" python_compiles
+check "free_ports gives distinct ports" free_ports_are_distinct
 check "the metrics-cost step summarises its runs" metrics_cost_summarises
 check "the cold-start --up step summarises its rounds" up_start_summarises
 check "wrk Lua scripts load" lua_parses
