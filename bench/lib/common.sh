@@ -37,18 +37,9 @@ step() {
   STEP_PLANNED_DONE=$((STEP_PLANNED_DONE + planned))
 }
 
-# free_ports N: prints N distinct TCP ports that were free on 127.0.0.1 a moment ago.
-free_ports() {
-  python3 - "$1" <<'EOF'
-import socket, sys
-held = []
-for _ in range(int(sys.argv[1])):
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    held.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in held))
-EOF
-}
+# free_ports N: prints N distinct TCP ports that were free on 127.0.0.1 a moment ago
+# (bench/replicated_path.py's free_ports, shared with the Python harness).
+free_ports() { python3 "$BENCH_DIR/free_ports.py" "$1"; }
 
 # spawn CPUS LOGFILE CMD...: starts CMD pinned to CPUS in a new process group, output to
 # LOGFILE; sets SPAWNED_PID (also the group id, since setsid makes it the leader).

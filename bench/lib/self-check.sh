@@ -123,6 +123,26 @@ glance_unit_checks() { python3 -W error "$REPORT_DIR/test_glance.py" 2>&1; }
 # changed results file or a hand edit of the block fails here until glance.py is run again.
 glance_block_is_current() { python3 "$REPORT_DIR/glance.py" --check --doc "$ROOT/docs/benchmarks.md"; }
 
+# Every results file README.md, docs/*.md and current.json cite is committed: pruning
+# bench/results must not leave a dead link.
+results_links_exist() { python3 "$REPORT_DIR/results_links.py" --root "$ROOT"; }
+
+results_links_catch_a_dead_link() { # a made-up tree: a cited file missing fails, present passes
+  local tree=$WORK/links
+  mkdir -p "$tree/docs" "$tree/bench/results"
+  printf 'see [run](../bench/results/x-20261126T032411Z-62a1a3c.json) and bench/results/x-<time>-<rev>.json\n' >"$tree/docs/a.md"
+  printf '# r\n' >"$tree/README.md"
+  echo '{"cold_start": null}' >"$tree/bench/results/current.json"
+  if python3 "$REPORT_DIR/results_links.py" --root "$tree" >"$WORK/links.out"; then
+    echo "a missing cited file passed"; return 1
+  fi
+  grep -q 'docs/a.md:1: cites bench/results/x-20261126T032411Z-62a1a3c.json' "$WORK/links.out" || { cat "$WORK/links.out"; return 1; }
+  : >"$tree/bench/results/x-20261126T032411Z-62a1a3c.json"
+  python3 "$REPORT_DIR/results_links.py" --root "$tree" || return 1
+  echo '{"cold_start": "gone.json"}' >"$tree/bench/results/current.json"
+  ! python3 "$REPORT_DIR/results_links.py" --root "$tree" >/dev/null
+}
+
 client_report_writes_only_its_section() {
   local sample=$REPORT_DIR/testdata/client-sample.json
   printf '# Benchmarks\n\nintro stays\n\n## HTTP client (JMH)\n\nmethod text stays\n' >"$WORK/cdoc.md"
@@ -168,6 +188,12 @@ if [[ ${BENCH_SELF_CHECK_NO_VENV:-0} != 1 ]]; then ensure_venv 2>/dev/null; fi
 
 shell_parses() { local f; for f in "$BENCH_DIR"/run.sh "$BENCH_DIR"/client-bench.sh "$BENCH_DIR"/hpack-bench.sh "$BENCH_DIR"/dashboard-screenshot.sh "$BENCH_DIR"/lib/*.sh; do bash -n "$f" || return 1; done; }
 python_compiles() { python3 -c 'import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' "$REPORT_DIR"/*.py "$BENCH_DIR"/*.py; }
+
+free_ports_are_distinct() { # the bash harness's free_ports, through replicated_path.free_ports
+  local ports
+  read -r -a ports <<<"$(free_ports 4)"
+  [[ ${#ports[@]} == 4 && $(printf '%s\n' "${ports[@]}" | sort -u | wc -l) == 4 ]] || { echo "got: ${ports[*]}"; return 1; }
+}
 
 metrics_cost_summarises() { # the --metrics-cost step's summary from made-up runs: per-round ratios, interval, verdict
   python3 "$BENCH_DIR/metrics_cost.py" --help | grep -q -- '--rounds' || return 1
@@ -302,6 +328,7 @@ bad_option_is_refused() { ! "$BENCH_DIR/run.sh" --no-such-option 2>/dev/null; }
 
 check "shell scripts parse" shell_parses
 check "python scripts compile" python_compiles
+check "free_ports gives distinct ports" free_ports_are_distinct
 check "the metrics-cost step summarises its runs" metrics_cost_summarises
 check "the cold-start --up step summarises its rounds" up_start_summarises
 check "wrk Lua scripts load" lua_parses
@@ -321,6 +348,8 @@ check "client report refuses a one-fork results file" client_report_refuses_old_
 check "client-bench.sh composes its JMH passes" client_bench_composes_passes
 check "at a glance: target verdicts and the pending client line" glance_unit_checks
 check "docs/benchmarks.md's at-a-glance block is current" glance_block_is_current
+check "every results file the docs cite is committed" results_links_exist
+check "the results-link check fails on a dead link" results_links_catch_a_dead_link
 if "$PYTHON" -c 'import matplotlib' 2>/dev/null; then
   check "charts are drawn" charts_are_drawn
 else

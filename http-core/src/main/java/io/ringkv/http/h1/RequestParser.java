@@ -41,21 +41,18 @@ public final class RequestParser {
     }
 
     private final H1Limits limits;
-    private final LineReader lines = new LineReader();
-    private final FieldSectionReader headerSection;
+    private final MessageHeadReader head;
     private final ChunkedBodyDecoder chunkedBody;
-    private final H1ParseException requestLineTooLong = new H1ParseException(414, "request_line_too_long");
+    private final BoundedBody fixedBody = new BoundedBody();
 
     private State state = State.REQUEST_LINE;
     private RequestLine requestLine;
     private int emptyLinesSkipped;
-    /** Bytes left in a Content-Length body. */
-    private long bodyRemaining;
     private ParseError failure;
 
     public RequestParser(H1Limits limits) {
         this.limits = limits;
-        this.headerSection = new FieldSectionReader(limits.headerBlockBytesMax(), limits.headerCountMax(), 431, "header", false);
+        this.head = new MessageHeadReader(limits, new H1ParseException(414, "request_line_too_long"), false);
         this.chunkedBody = new ChunkedBodyDecoder(limits, false);
     }
 
@@ -87,7 +84,7 @@ public final class RequestParser {
                     }
                 }
                 case HEADER_FIELDS -> {
-                    Headers headers = headerSection.read(in);
+                    Headers headers = head.readHeaderSection(in);
                     return headers == null ? null : onHeaders(headers);
                 }
                 case FIXED_BODY -> {
@@ -111,13 +108,9 @@ public final class RequestParser {
     }
 
     private boolean readRequestLine(ByteBuffer in) throws H1ParseException {
-        // +2: the limit is on the line itself, not its CRLF.
-        while (lines.read(in, limits.requestLineBytesMax() + 2, false, requestLineTooLong)) {
-            if (lines.length() > 0) {
-                if (lines.length() > limits.requestLineBytesMax()) {
-                    throw requestLineTooLong;
-                }
-                requestLine = RequestLine.parse(lines.bytes(), lines.length());
+        while (head.readStartLine(in)) {
+            if (head.startLineLength() > 0) {
+                requestLine = RequestLine.parse(head.startLineBytes(), head.startLineLength());
                 state = State.HEADER_FIELDS;
                 return true;
             }
@@ -151,7 +144,7 @@ public final class RequestParser {
             state = State.MESSAGE_END;
         } else {
             state = State.FIXED_BODY;
-            bodyRemaining = contentLength;
+            fixedBody.start(contentLength);
         }
     }
 
@@ -203,10 +196,9 @@ public final class RequestParser {
     }
 
     private BodyChunk fixedBody(ByteBuffer in) {
-        BodyChunk chunk = BodySlices.take(in, bodyRemaining);
-        if (chunk != null) {
-            bodyRemaining -= chunk.data().remaining();
-            state = bodyRemaining == 0 ? State.MESSAGE_END : State.FIXED_BODY;
+        BodyChunk chunk = fixedBody.take(in);
+        if (fixedBody.exhausted()) {
+            state = State.MESSAGE_END;
         }
         return chunk;
     }

@@ -37,21 +37,19 @@ public final class ResponseParser {
     }
 
     private final H1Limits limits;
-    private final LineReader lines = new LineReader();
-    private final FieldSectionReader headerSection;
+    private final MessageHeadReader head;
     private final ChunkedBodyDecoder chunkedBody;
-    private final H1ParseException statusLineTooLong = H1ParseException.badRequest("status_line_too_long");
+    /** A Content-Length body's bytes left, or the bytes an until-close body may still have. */
+    private final BoundedBody boundedBody = new BoundedBody();
 
     private State state = State.IDLE;
     private String requestMethod;
     private StatusLine statusLine;
-    /** Bytes left in a Content-Length body, or allowed in an until-close body. */
-    private long bodyRemaining;
     private MalformedResponseException failure;
 
     public ResponseParser(H1Limits limits) {
         this.limits = limits;
-        this.headerSection = new FieldSectionReader(limits.headerBlockBytesMax(), limits.headerCountMax(), 431, "header", true);
+        this.head = new MessageHeadReader(limits, H1ParseException.badRequest("status_line_too_long"), true);
         this.chunkedBody = new ChunkedBodyDecoder(limits, true);
     }
 
@@ -119,7 +117,7 @@ public final class ResponseParser {
                     }
                 }
                 case HEADER_FIELDS -> {
-                    Headers headers = headerSection.read(in);
+                    Headers headers = head.readHeaderSection(in);
                     return headers == null ? null : onHeaders(headers);
                 }
                 case FIXED_BODY -> {
@@ -146,14 +144,10 @@ public final class ResponseParser {
     }
 
     private boolean readStatusLine(ByteBuffer in) throws H1ParseException {
-        // +2: the limit is on the line itself, not its CRLF.
-        if (!lines.read(in, limits.requestLineBytesMax() + 2, false, statusLineTooLong)) {
+        if (!head.readStartLine(in)) {
             return false;
         }
-        if (lines.length() > limits.requestLineBytesMax()) {
-            throw statusLineTooLong;
-        }
-        statusLine = StatusLine.parse(lines.bytes(), lines.length());
+        statusLine = StatusLine.parse(head.startLineBytes(), head.startLineLength());
         state = State.HEADER_FIELDS;
         return true;
     }
@@ -176,7 +170,7 @@ public final class ResponseParser {
             case UNTIL_CLOSE -> State.UNTIL_CLOSE_BODY;
             case SWITCHED -> State.SWITCHING;
         };
-        bodyRemaining = framing.framing() == Framing.UNTIL_CLOSE ? limits.bodyBytesMax() : framing.contentLength();
+        boundedBody.start(framing.framing() == Framing.UNTIL_CLOSE ? limits.bodyBytesMax() : framing.contentLength());
         return new ResponseHead(status, statusLine.reason(), statusLine.minorVersion(), headers,
                 keepAlive(headers, framing.framing()), framing.framing(), framing.contentLength());
     }
@@ -193,10 +187,9 @@ public final class ResponseParser {
     }
 
     private BodyChunk fixedBody(ByteBuffer in) {
-        BodyChunk chunk = BodySlices.take(in, bodyRemaining);
-        if (chunk != null) {
-            bodyRemaining -= chunk.data().remaining();
-            state = bodyRemaining == 0 ? State.MESSAGE_END : State.FIXED_BODY;
+        BodyChunk chunk = boundedBody.take(in);
+        if (boundedBody.exhausted()) {
+            state = State.MESSAGE_END;
         }
         return chunk;
     }
@@ -211,14 +204,10 @@ public final class ResponseParser {
     }
 
     private BodyChunk untilCloseBody(ByteBuffer in) throws H1ParseException {
-        if (in.hasRemaining() && bodyRemaining == 0) {
+        if (in.hasRemaining() && boundedBody.exhausted()) {
             throw new H1ParseException(413, "body_too_large");
         }
-        BodyChunk chunk = BodySlices.take(in, bodyRemaining);
-        if (chunk != null) {
-            bodyRemaining -= chunk.data().remaining();
-        }
-        return chunk;
+        return boundedBody.take(in);
     }
 
     private MessageEnd endMessage(State after) {
