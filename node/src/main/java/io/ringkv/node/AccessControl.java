@@ -6,10 +6,13 @@ import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
 import io.ringkv.node.access.AccessScope;
 import io.ringkv.node.access.AuthorizationField;
+import io.ringkv.node.access.CertificateIdentity;
 import io.ringkv.node.access.Credentials;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.TokenRegistry;
+import java.security.cert.X509Certificate;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -25,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * {@code error="insufficient_scope"} for a token without the route's scope or outside its key
  * prefix. A {@code 401} on an admin page (metrics, dashboard) also offers {@code Basic}, so that a
  * browser shows its login prompt; the token is the password there. Every answer has a message.
+ *
+ * <p>A request over a TLS connection whose client certificate ({@code serve --tls-client-auth})
+ * is named by a {@code cert:} line of the token file gets that line's grant, whatever else it
+ * carries. A verified certificate that no line names does not stand in the way of a token or a
+ * peer's proof; without either, the answer is {@code 403} naming the certificate's subject.
  *
  * <p>A request without an {@code Authorization} field that carries a valid proof of the cluster
  * secret ({@link PeerSignature}) is a peer's dashboard reading this node's admin pages: it gets
@@ -86,6 +94,11 @@ final class AccessControl implements HttpHandler, HeadAdmission {
         if (requirement == AccessPolicy.Requirement.OPEN) {
             return Optional.empty();
         }
+        List<X509Certificate> chain = request.peerCertificates();
+        Optional<Grant> byCertificate = chain.isEmpty() ? Optional.empty() : tokens.findCertificate(chain.getFirst());
+        if (byCertificate.isPresent()) {
+            return decision(byCertificate.get(), requirement, request);
+        }
         Grant grant;
         switch (AuthorizationField.read(request.headers())) {
             case Credentials.Malformed malformed -> {
@@ -97,6 +110,9 @@ final class AccessControl implements HttpHandler, HeadAdmission {
                 boolean reads = request.method().equals("GET") || request.method().equals("HEAD");
                 if (peerProof && !bodyKnown && reads) {
                     return Optional.empty(); // judged once the body, which the proof covers, is in
+                }
+                if (!peerProof && !chain.isEmpty()) {
+                    return Optional.of(unmappedCertificate(chain.getFirst()));
                 }
                 if (!peerProof || !signature.verifies(request)) {
                     return Optional.of(unauthorized(requirement, "authentication required: send 'Authorization: Bearer TOKEN' "
@@ -113,6 +129,10 @@ final class AccessControl implements HttpHandler, HeadAdmission {
                 grant = found.get();
             }
         }
+        return decision(grant, requirement, request);
+    }
+
+    private static Optional<Response> decision(Grant grant, AccessPolicy.Requirement requirement, Request request) {
         return switch (AccessPolicy.decide(grant, requirement, request)) {
             case AccessPolicy.Decision.Allowed allowed -> Optional.empty();
             case AccessPolicy.Decision.Refused refused -> Optional.of(forbidden(refused));
@@ -129,6 +149,18 @@ final class AccessControl implements HttpHandler, HeadAdmission {
         Response response = Response.text(401, message).withHeader("WWW-Authenticate",
                 error == null ? BEARER : BEARER + ", error=\"" + error + "\", error_description=\"" + description + "\"");
         return requirement == AccessPolicy.Requirement.ADMIN ? response.withHeader("WWW-Authenticate", BASIC) : response;
+    }
+
+    /**
+     * A client certificate the handshake verified but that no {@code cert:} line names, on a
+     * request without other credentials: the client is known, it is not allowed in.
+     */
+    private static Response unmappedCertificate(X509Certificate leaf) {
+        String subject = CertificateIdentity.subject(leaf);
+        log.debug("403 unmapped client certificate {}", subject);
+        return Response.text(403, "the client certificate '" + subject + "' is valid but no cert: line of this node's "
+                + "token file names its subject CN or a subject alternative name")
+                .withHeader("WWW-Authenticate", BEARER + ", error=\"insufficient_scope\", error_description=\"Unknown client certificate\"");
     }
 
     private static Response forbidden(AccessPolicy.Decision.Refused refused) {

@@ -2,6 +2,8 @@ package io.ringkv.http.server;
 
 import io.ringkv.http.Headers;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -41,13 +43,24 @@ public interface HeadAdmission {
      *                      known yet (chunked on HTTP/1.1, or no {@code content-length} on HTTP/2)
      * @param remote        the peer address
      * @param protocol      the HTTP version it arrives over
+     * @param peerCertificates the client's verified certificate chain, as {@link Request#peerCertificates()}
      */
     record Head(String method, String path, String query, Headers headers, long contentLength,
-                InetSocketAddress remote, Protocol protocol) {
+                InetSocketAddress remote, Protocol protocol, List<X509Certificate> peerCertificates) {
+
+        public Head {
+            peerCertificates = List.copyOf(peerCertificates);
+        }
+
+        /** A head from a peer that presented no certificate. */
+        public Head(String method, String path, String query, Headers headers, long contentLength,
+                    InetSocketAddress remote, Protocol protocol) {
+            this(method, path, query, headers, contentLength, remote, protocol, List.of());
+        }
 
         /** This head as a {@link Request} without a body, for checks written against requests that read no body. */
         public Request withoutBody() {
-            return new Request(method, path, query, headers, new byte[0], remote, protocol);
+            return new Request(method, path, query, headers, new byte[0], remote, protocol, peerCertificates);
         }
     }
 }

@@ -4,6 +4,8 @@ import io.ringkv.http.Headers;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -17,9 +19,22 @@ import java.util.Optional;
  * @param body    the request body, {@code byte[0]} when there is none; owned by the handler
  * @param remote  the peer address
  * @param protocol the HTTP version it arrived over
+ * @param peerCertificates the client's certificate chain as the TLS handshake verified it, leaf
+ *                 first; empty on cleartext and when the client sent none. Read once per
+ *                 connection, when its handshake ends, and shared by its requests
  */
 public record Request(String method, String path, String query, Headers headers, byte[] body,
-                      InetSocketAddress remote, Protocol protocol) {
+                      InetSocketAddress remote, Protocol protocol, List<X509Certificate> peerCertificates) {
+
+    public Request {
+        peerCertificates = List.copyOf(peerCertificates);
+    }
+
+    /** A request from a peer that presented no certificate. */
+    public Request(String method, String path, String query, Headers headers, byte[] body, InetSocketAddress remote,
+                   Protocol protocol) {
+        this(method, path, query, headers, body, remote, protocol, List.of());
+    }
 
     /**
      * The first value of query parameter {@code name}, percent-decoded as UTF-8

@@ -8,6 +8,8 @@ import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Response;
 import io.ringkv.http.server.ResponseBody;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -36,13 +38,13 @@ final class HeadGate {
      * @return the answer to send at once, or null to read the body and run the handler
      */
     Response admit(String method, String target, Headers headers, long contentLength, InetSocketAddress remote,
-                   Protocol protocol) {
+                   Protocol protocol, List<X509Certificate> peerCertificates) {
         if (admission == null) {
             return null;
         }
         String[] pathAndQuery = RequestTarget.split(target);
         HeadAdmission.Head head = new HeadAdmission.Head(method, pathAndQuery[0], pathAndQuery[1], headers, contentLength,
-                remote, protocol);
+                remote, protocol, peerCertificates);
         Response early;
         try {
             Optional<Response> answer = admission.admit(head);

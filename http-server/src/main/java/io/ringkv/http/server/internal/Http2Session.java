@@ -21,6 +21,7 @@ import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.EventLoop;
 import io.ringkv.net.ScheduledTask;
+import java.security.cert.X509Certificate;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -97,6 +98,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private static final long UNSET = Long.MIN_VALUE;
 
     private final ServerContext context;
+    /** The client's verified certificates, read once at the end of the TLS handshake; empty on cleartext. */
+    private final List<X509Certificate> peerCertificates;
     private final Object lock = new Object();
     private final Http2Connection h2;
     private final long bodyBytesMax;
@@ -128,8 +131,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private long readNanos;
     private boolean readsPaused;
 
-    Http2Session(ServerContext context) {
+    Http2Session(ServerContext context, List<X509Certificate> peerCertificates) {
         this.context = context;
+        this.peerCertificates = peerCertificates;
         this.bodyBytesMax = context.config().h1Limits().bodyBytesMax();
         Http2Settings defaults = Http2Settings.localDefaults();
         // SETTINGS_MAX_CONCURRENT_STREAMS follows the in-flight budget: a peer that respects it
@@ -295,7 +299,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
      * @return whether the stream was answered
      */
     private boolean answeredAtHead(ServerStream stream, boolean endStream) {
-        Response early = stream.admitAtHead(context.headGate(), endStream, connection);
+        Response early = stream.admitAtHead(context.headGate(), endStream, connection, peerCertificates);
         if (early == null) {
             return false;
         }
@@ -352,7 +356,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private void dispatch(ServerStream stream) {
         Request request;
         try {
-            request = stream.toRequest(connection);
+            request = stream.toRequest(connection, peerCertificates);
             releaseBody(stream);
         } catch (IllegalArgumentException e) {
             respond(stream, Response.text(400, e.getMessage()));
@@ -1034,7 +1038,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
          * Asks {@code gate} about this stream's head; null to go on reading it. A head without
          * {@code :method} or {@code :path} is let through, for {@link #toRequest} to refuse.
          */
-        Response admitAtHead(HeadGate gate, boolean endStream, Connection connection) {
+        Response admitAtHead(HeadGate gate, boolean endStream, Connection connection, List<X509Certificate> peerCertificates) {
             String method = null;
             String target = null;
             long contentLength = endStream ? 0 : -1;
@@ -1057,7 +1061,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             if (method == null || target == null) {
                 return null;
             }
-            return gate.admit(method, target, requestHeaders(), contentLength, connection.remoteAddress(), Protocol.HTTP_2);
+            return gate.admit(method, target, requestHeaders(), contentLength, connection.remoteAddress(), Protocol.HTTP_2,
+                    peerCertificates);
         }
 
         /** The regular fields, plus {@code host} from {@code :authority} when there is none. */
@@ -1078,7 +1083,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         }
 
         /** http-core validated the pseudo-header fields (RFC 9113 §8.3.1). */
-        Request toRequest(Connection connection) {
+        Request toRequest(Connection connection, List<X509Certificate> peerCertificates) {
             String method = null;
             String target = null;
             String authority = null;
@@ -1100,7 +1105,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             }
             String[] pathAndQuery = RequestTarget.split(target);
             return new Request(method, pathAndQuery[0], pathAndQuery[1], headers, body.toByteArray(),
-                    connection.remoteAddress(), Protocol.HTTP_2);
+                    connection.remoteAddress(), Protocol.HTTP_2, peerCertificates);
         }
     }
 }
