@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.ringkv.http.server.ServerTls;
 import io.ringkv.net.tls.PemCertificates;
+import io.ringkv.net.tls.TlsCredentials;
 import io.ringkv.net.tls.TrustedCertificates;
 import io.ringkv.node.TestClientCertificates.Authority;
 import io.ringkv.node.TestClientCertificates.Client;
@@ -16,19 +17,30 @@ import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.TokenFile;
 import io.ringkv.node.access.TokenRegistry;
 import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpResponse;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.KeyStore;
+import java.security.Principal;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
 import java.util.List;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509KeyManager;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,6 +67,7 @@ class ClientCertificateTest {
     private static SSLContext writerBySan;
     private static SSLContext stranger;
     private static SSLContext rogue;
+    private static SSLContext rogueAlwaysSent;
 
     @BeforeAll
     static void start() throws Exception {
@@ -74,17 +87,78 @@ class ClientCertificateTest {
                 StandardOpenOption.APPEND);
         registry = TokenRegistry.load(tokenFile);
 
-        List<java.security.cert.X509Certificate> serverAnchors = PemCertificates.read(resource("ca-cert.pem"));
+        List<X509Certificate> serverAnchors = PemCertificates.read(resource("ca-cert.pem"));
         noCertificate = TrustedCertificates.clientContext(serverAnchors);
         reader = TrustedCertificates.mutualContext(readerCertificate.credentials(), serverAnchors);
         writerBySan = TrustedCertificates.mutualContext(writerCertificate.credentials(), serverAnchors);
         stranger = TrustedCertificates.mutualContext(strangerCertificate.credentials(), serverAnchors);
         rogue = TrustedCertificates.mutualContext(rogueCertificate.credentials(), serverAnchors);
+        rogueAlwaysSent = alwaysPresenting(rogueCertificate.credentials(), serverAnchors);
 
         needs = Node.start(NodeConfig.singleNode(0, Files.createDirectory(dir.resolve("needs"))).withTokens(registry)
                 .withTls(nodeTls(ServerTls.ClientAuth.NEED, clients).server()));
         wants = Node.start(NodeConfig.singleNode(0, Files.createDirectory(dir.resolve("wants"))).withTokens(registry)
                 .withTls(nodeTls(ServerTls.ClientAuth.WANT, clients).server()));
+    }
+
+    /**
+     * A client context that presents {@code credentials} whatever CAs the server asks for (the
+     * JDK's own key manager sends only a certificate from one of those).
+     */
+    private static SSLContext alwaysPresenting(TlsCredentials credentials, List<X509Certificate> anchors) throws Exception {
+        char[] none = new char[0];
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        keys.load(null, null);
+        keys.setKeyEntry("client", credentials.key(), none, credentials.chain().toArray(X509Certificate[]::new));
+        KeyManagerFactory factory = KeyManagerFactory.getInstance("SunX509");
+        factory.init(keys, none);
+        X509KeyManager base = (X509KeyManager) factory.getKeyManagers()[0];
+        X509ExtendedKeyManager always = new X509ExtendedKeyManager() {
+            @Override
+            public String[] getClientAliases(String keyType, Principal[] issuers) {
+                return new String[] {"client"};
+            }
+
+            @Override
+            public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+                return "client";
+            }
+
+            @Override
+            public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
+                return "client";
+            }
+
+            @Override
+            public String[] getServerAliases(String keyType, Principal[] issuers) {
+                return null;
+            }
+
+            @Override
+            public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+                return null;
+            }
+
+            @Override
+            public X509Certificate[] getCertificateChain(String alias) {
+                return base.getCertificateChain(alias);
+            }
+
+            @Override
+            public PrivateKey getPrivateKey(String alias) {
+                return base.getPrivateKey(alias);
+            }
+        };
+        KeyStore trusted = KeyStore.getInstance("PKCS12");
+        trusted.load(null, null);
+        for (int i = 0; i < anchors.size(); i++) {
+            trusted.setCertificateEntry("ca-" + i, anchors.get(i));
+        }
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(trusted);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(new KeyManager[] {always}, trust.getTrustManagers(), null);
+        return context;
     }
 
     private static NodeTls nodeTls(ServerTls.ClientAuth auth, Authority clients) throws Exception {
@@ -143,6 +217,12 @@ class ClientCertificateTest {
     @Test
     void wantGivesACertificateFromAnUntrustedCaNoScopes() throws Exception {
         assertThat(send(wants, rogue, "GET", "/v0/entity?id=w0", null).statusCode(), is(401));
+    }
+
+    /** A client that sends its rogue certificate even though the server names other CAs (as curl does). */
+    @Test
+    void wantRefusesTheHandshakeOfACertificateFromAnUntrustedCaThatIsSent() {
+        assertThrows(IOException.class, () -> send(wants, rogueAlwaysSent, "GET", "/v0/entity?id=w4", null));
     }
 
     @Test
