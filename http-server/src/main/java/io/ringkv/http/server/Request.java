@@ -22,9 +22,12 @@ import java.util.Optional;
  * @param peerCertificates the client's certificate chain as the TLS handshake verified it, leaf
  *                 first; empty on cleartext and when the client sent none. Read once per
  *                 connection, when its handshake ends, and shared by its requests
+ * @param admissionNote what the handler's {@link HeadAdmission#verdict} left for it at this
+ *                 request's head, or null
  */
 public record Request(String method, String path, String query, Headers headers, byte[] body,
-                      InetSocketAddress remote, Protocol protocol, List<X509Certificate> peerCertificates) {
+                      InetSocketAddress remote, Protocol protocol, List<X509Certificate> peerCertificates,
+                      Object admissionNote) {
 
     public Request {
         peerCertificates = List.copyOf(peerCertificates);
@@ -33,7 +36,13 @@ public record Request(String method, String path, String query, Headers headers,
     /** A request from a peer that presented no certificate. */
     public Request(String method, String path, String query, Headers headers, byte[] body, InetSocketAddress remote,
                    Protocol protocol) {
-        this(method, path, query, headers, body, remote, protocol, List.of());
+        this(method, path, query, headers, body, remote, protocol, List.of(), null);
+    }
+
+    /** A request without a note from its head. */
+    public Request(String method, String path, String query, Headers headers, byte[] body, InetSocketAddress remote,
+                   Protocol protocol, List<X509Certificate> peerCertificates) {
+        this(method, path, query, headers, body, remote, protocol, peerCertificates, null);
     }
 
     /**

@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,7 @@ public final class TokenRegistry {
 
     private final Path file;
     private volatile AccessEntries entries;
+    private final LongAdder lookups = new LongAdder();
 
     private TokenRegistry(Path file, AccessEntries entries) {
         this.file = file;
@@ -38,6 +40,7 @@ public final class TokenRegistry {
      * time taken says nothing about which bytes of which hash matched.
      */
     public Optional<Grant> find(String token) {
+        lookups.increment();
         byte[] hash = BearerToken.sha256(token);
         Grant found = null;
         for (StoredToken stored : entries.tokens()) {
@@ -46,6 +49,11 @@ public final class TokenRegistry {
             }
         }
         return Optional.ofNullable(found);
+    }
+
+    /** As {@link #findCertificate} for the leaf of {@code chain}; empty for an empty chain. */
+    public Optional<Grant> findCertificateOf(List<X509Certificate> chain) {
+        return chain.isEmpty() ? Optional.empty() : findCertificate(chain.getFirst());
     }
 
     /**
@@ -86,6 +94,11 @@ public final class TokenRegistry {
         log.info("token file {} reloaded: {} token(s) and {} certificate(s) (before: {} and {})", file, read.tokens().size(),
                 read.certificates().size(), before.tokens().size(), before.certificates().size());
         return true;
+    }
+
+    /** Token lookups ({@link #find}) since start: each hashes the token and compares it with every stored hash. */
+    public long lookups() {
+        return lookups.sum();
     }
 
     /** How many entries (tokens and certificates) are in use. */

@@ -7,6 +7,7 @@ import io.ringkv.http.h1.MessageEnd;
 import io.ringkv.http.h1.ParseError;
 import io.ringkv.http.h1.RequestHead;
 import io.ringkv.http.h1.RequestParser;
+import io.ringkv.http.server.HeadAdmission;
 import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -170,15 +171,16 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         if (upgradeToH2c(head)) {
             return;
         }
-        Response early = context.headGate().admit(head.method(), head.target(), head.headers(), head.contentLength(),
-                connection.remoteAddress(), Protocol.HTTP_1_1, peerCertificates);
-        if (early != null) {
-            answerAtHead(head, early);
+        HeadAdmission.Verdict verdict = context.headGate().admit(head.method(), head.target(), head.headers(),
+                head.contentLength(), connection.remoteAddress(), Protocol.HTTP_1_1, peerCertificates);
+        if (verdict.answer() != null) {
+            answerAtHead(head, verdict.answer());
             return;
         }
         InFlightBudget budget = context.budget();
         boolean admitted = budget.tryAcquire();
         Exchange exchange = new Exchange(head, admitted ? budget : null);
+        exchange.admissionNote = verdict.note();
         sequencer.add(exchange);
         current = exchange;
         if (!admitted) {
@@ -342,7 +344,8 @@ final class Http1Session implements ConnectionHandler, ServerSession {
     private void dispatch(Exchange exchange) {
         String[] pathAndQuery = RequestTarget.split(exchange.head.target());
         Request request = new Request(exchange.head.method(), pathAndQuery[0], pathAndQuery[1],
-                exchange.head.headers(), exchange.takeBody(), connection.remoteAddress(), Protocol.HTTP_1_1, peerCertificates);
+                exchange.head.headers(), exchange.takeBody(), connection.remoteAddress(), Protocol.HTTP_1_1, peerCertificates,
+                exchange.admissionNote);
         sequencer.dispatched(exchange);
         try {
             long dispatched = System.nanoTime();

@@ -12,6 +12,7 @@ import io.ringkv.http.h2.SettingsFrame;
 import io.ringkv.http.h2.StreamState;
 import io.ringkv.http.hpack.HeaderField;
 import io.ringkv.http.server.ChunkSource;
+import io.ringkv.http.server.HeadAdmission;
 import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -299,8 +300,10 @@ final class Http2Session implements ConnectionHandler, ServerSession {
      * @return whether the stream was answered
      */
     private boolean answeredAtHead(ServerStream stream, boolean endStream) {
-        Response early = stream.admitAtHead(context.headGate(), endStream, connection, peerCertificates);
+        HeadAdmission.Verdict verdict = stream.admitAtHead(context.headGate(), endStream, connection, peerCertificates);
+        Response early = verdict.answer();
         if (early == null) {
+            stream.admissionNote = verdict.note();
             return false;
         }
         stream.rejected = true;
@@ -1015,6 +1018,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         final AtomicBoolean permit = new AtomicBoolean();
         final AtomicBoolean sourceClosed = new AtomicBoolean();
         boolean rejected;
+        /** What the handler's head admission noted for it (loop thread, before dispatch). */
+        Object admissionNote;
         /** The request's HEADERS came without END_STREAM, and END_STREAM has not come yet. */
         boolean awaitingBody;
         long bodyBytes;
@@ -1038,7 +1043,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
          * Asks {@code gate} about this stream's head; null to go on reading it. A head without
          * {@code :method} or {@code :path} is let through, for {@link #toRequest} to refuse.
          */
-        Response admitAtHead(HeadGate gate, boolean endStream, Connection connection, List<X509Certificate> peerCertificates) {
+        HeadAdmission.Verdict admitAtHead(HeadGate gate, boolean endStream, Connection connection,
+                                           List<X509Certificate> peerCertificates) {
             String method = null;
             String target = null;
             long contentLength = endStream ? 0 : -1;
@@ -1059,7 +1065,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 }
             }
             if (method == null || target == null) {
-                return null;
+                return HeadAdmission.Verdict.PASS;
             }
             return gate.admit(method, target, requestHeaders(), contentLength, connection.remoteAddress(), Protocol.HTTP_2,
                     peerCertificates);
@@ -1105,7 +1111,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             }
             String[] pathAndQuery = RequestTarget.split(target);
             return new Request(method, pathAndQuery[0], pathAndQuery[1], headers, body.toByteArray(),
-                    connection.remoteAddress(), Protocol.HTTP_2, peerCertificates);
+                    connection.remoteAddress(), Protocol.HTTP_2, peerCertificates, admissionNote);
         }
     }
 }
