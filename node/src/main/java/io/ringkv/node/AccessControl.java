@@ -6,10 +6,13 @@ import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
 import io.ringkv.node.access.AccessScope;
 import io.ringkv.node.access.AuthorizationField;
+import io.ringkv.node.access.CertificateIdentity;
 import io.ringkv.node.access.Credentials;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.TokenRegistry;
+import java.security.cert.X509Certificate;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -26,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * prefix. A {@code 401} on an admin page (metrics, dashboard) also offers {@code Basic}, so that a
  * browser shows its login prompt; the token is the password there. Every answer has a message.
  *
+ * <p>A request over a TLS connection whose client certificate ({@code serve --tls-client-auth})
+ * is named by a {@code cert:} line of the token file gets that line's grant, whatever else it
+ * carries. A verified certificate that no line names does not stand in the way of a token or a
+ * peer's proof; without either, the answer is {@code 403} naming the certificate's subject.
+ *
  * <p>A request without an {@code Authorization} field that carries a valid proof of the cluster
  * secret ({@link PeerSignature}) is a peer's dashboard reading this node's admin pages: it gets
  * the {@code admin} scope for that {@code GET}.
@@ -40,6 +48,8 @@ final class AccessControl implements HttpHandler, HeadAdmission {
     private static final String BEARER = "Bearer " + REALM;
     private static final String BASIC = "Basic " + REALM + ", charset=\"UTF-8\"";
     private static final Grant PEER = new Grant("cluster peer", EnumSet.of(AccessScope.ADMIN), null);
+    /** The note of a request whose head this check let through for good; only this class makes it. */
+    private static final Object ADMITTED_AT_HEAD = new Object();
 
     private final TokenRegistry tokens;
     private final HttpHandler next;
@@ -56,8 +66,11 @@ final class AccessControl implements HttpHandler, HeadAdmission {
 
     @Override
     public CompletionStage<Response> handle(Request request) throws Exception {
-        Optional<Response> refusal = refusal(request, true);
-        return refusal.isPresent() ? done(refusal.get()) : next.handle(request);
+        if (request.admissionNote() == ADMITTED_AT_HEAD) {
+            return next.handle(request); // the head's check decided it; the body changes nothing
+        }
+        Outcome outcome = check(request, true);
+        return outcome.refusal() != null ? done(outcome.refusal()) : next.handle(request);
     }
 
     /**
@@ -69,37 +82,76 @@ final class AccessControl implements HttpHandler, HeadAdmission {
      */
     @Override
     public Optional<Response> admit(HeadAdmission.Head head) {
-        Optional<Response> refusal = refusal(head.withoutBody(), head.contentLength() == 0);
-        if (refusal.isPresent()) {
-            return refusal;
+        return Optional.ofNullable(verdict(head).answer());
+    }
+
+    /**
+     * As {@link #admit}; a request the head's check decided to let through carries
+     * {@link #ADMITTED_AT_HEAD} to {@link #handle}, so its credential is looked up once (a token
+     * lookup hashes and compares against every stored hash). A request the head could not decide
+     * (a peer's proof with a body), or whose next handler leaves a note of its own, is checked
+     * again in full by {@link #handle}.
+     */
+    @Override
+    public HeadAdmission.Verdict verdict(HeadAdmission.Head head) {
+        Outcome outcome = check(head.withoutBody(), head.contentLength() == 0);
+        if (outcome.refusal() != null) {
+            return HeadAdmission.Verdict.answer(outcome.refusal());
         }
-        return next instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
+        HeadAdmission.Verdict after = next instanceof HeadAdmission heads ? heads.verdict(head) : HeadAdmission.Verdict.PASS;
+        if (after.answer() != null || after.note() != null || !outcome.decided()) {
+            return after;
+        }
+        return HeadAdmission.Verdict.pass(ADMITTED_AT_HEAD);
+    }
+
+    /**
+     * What a check found.
+     *
+     * @param refusal the answer refusing the request, or null to let it pass
+     * @param decided whether letting it pass is final: false when a peer's proof waits for the body it covers
+     */
+    private record Outcome(Response refusal, boolean decided) {
+        static final Outcome ALLOWED = new Outcome(null, true);
+        static final Outcome AWAITING_BODY = new Outcome(null, false);
+
+        static Outcome refused(Response refusal) {
+            return new Outcome(refusal, true);
+        }
     }
 
     /**
      * @param bodyKnown whether {@code request} carries its whole body: a peer's proof is judged
      *                  only then (it covers the body)
-     * @return the answer refusing the request, or empty to let it pass
+     * @return the answer refusing the request, or none to let it pass
      */
-    private Optional<Response> refusal(Request request, boolean bodyKnown) {
+    private Outcome check(Request request, boolean bodyKnown) {
         AccessPolicy.Requirement requirement = AccessPolicy.requirement(request);
         if (requirement == AccessPolicy.Requirement.OPEN) {
-            return Optional.empty();
+            return Outcome.ALLOWED;
+        }
+        List<X509Certificate> chain = request.peerCertificates();
+        Optional<Grant> byCertificate = tokens.findCertificateOf(chain);
+        if (byCertificate.isPresent()) {
+            return decision(byCertificate.get(), requirement, request);
         }
         Grant grant;
         switch (AuthorizationField.read(request.headers())) {
             case Credentials.Malformed malformed -> {
-                return Optional.of(unauthorized(requirement, malformed.reason(), "invalid_request", "Malformed Authorization field"));
+                return Outcome.refused(unauthorized(requirement, malformed.reason(), "invalid_request", "Malformed Authorization field"));
             }
             case Credentials.None none -> {
                 PeerSignature signature = peers;
                 boolean peerProof = signature != null && request.headers().first(io.ringkv.cluster.InternalAuth.AUTH_HEADER).isPresent();
                 boolean reads = request.method().equals("GET") || request.method().equals("HEAD");
                 if (peerProof && !bodyKnown && reads) {
-                    return Optional.empty(); // judged once the body, which the proof covers, is in
+                    return Outcome.AWAITING_BODY; // judged once the body, which the proof covers, is in
+                }
+                if (!peerProof && !chain.isEmpty()) {
+                    return Outcome.refused(unmappedCertificate(chain.getFirst()));
                 }
                 if (!peerProof || !signature.verifies(request)) {
-                    return Optional.of(unauthorized(requirement, "authentication required: send 'Authorization: Bearer TOKEN' "
+                    return Outcome.refused(unauthorized(requirement, "authentication required: send 'Authorization: Bearer TOKEN' "
                             + "with a token of this node's token file", null, null));
                 }
                 grant = PEER;
@@ -107,16 +159,20 @@ final class AccessControl implements HttpHandler, HeadAdmission {
             case Credentials.Token token -> {
                 Optional<Grant> found = tokens.find(token.token());
                 if (found.isEmpty()) {
-                    return Optional.of(unauthorized(requirement, "the token is not valid: it is not in this node's token file "
+                    return Outcome.refused(unauthorized(requirement, "the token is not valid: it is not in this node's token file "
                             + "(or was removed from it)", "invalid_token", "Unknown token"));
                 }
                 grant = found.get();
             }
         }
+        return decision(grant, requirement, request);
+    }
+
+    private static Outcome decision(Grant grant, AccessPolicy.Requirement requirement, Request request) {
         return switch (AccessPolicy.decide(grant, requirement, request)) {
-            case AccessPolicy.Decision.Allowed allowed -> Optional.empty();
-            case AccessPolicy.Decision.Refused refused -> Optional.of(forbidden(refused));
-            case AccessPolicy.Decision.Invalid invalid -> Optional.of(Response.text(400, invalid.message()));
+            case AccessPolicy.Decision.Allowed allowed -> Outcome.ALLOWED;
+            case AccessPolicy.Decision.Refused refused -> Outcome.refused(forbidden(refused));
+            case AccessPolicy.Decision.Invalid invalid -> Outcome.refused(Response.text(400, invalid.message()));
         };
     }
 
@@ -129,6 +185,18 @@ final class AccessControl implements HttpHandler, HeadAdmission {
         Response response = Response.text(401, message).withHeader("WWW-Authenticate",
                 error == null ? BEARER : BEARER + ", error=\"" + error + "\", error_description=\"" + description + "\"");
         return requirement == AccessPolicy.Requirement.ADMIN ? response.withHeader("WWW-Authenticate", BASIC) : response;
+    }
+
+    /**
+     * A client certificate the handshake verified but that no {@code cert:} line names, on a
+     * request without other credentials: the client is known, it is not allowed in.
+     */
+    private static Response unmappedCertificate(X509Certificate leaf) {
+        String subject = CertificateIdentity.subject(leaf);
+        log.debug("403 unmapped client certificate {}", subject);
+        return Response.text(403, "the client certificate '" + subject + "' is valid but no cert: line of this node's "
+                + "token file names its subject CN or a subject alternative name")
+                .withHeader("WWW-Authenticate", BEARER + ", error=\"insufficient_scope\", error_description=\"Unknown client certificate\"");
     }
 
     private static Response forbidden(AccessPolicy.Decision.Refused refused) {

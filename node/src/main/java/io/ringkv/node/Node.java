@@ -124,10 +124,10 @@ public final class Node implements AutoCloseable {
                     self, VERSION, cluster.topology().size(), config.dataDir().toAbsolutePath(), lifecycle.uptimeMillis(),
                     self, Dashboard.ROOT);
             if (config.tokens() != null && config.tokens().size() == 0) {
-                log.warn("the token file {} has no tokens: every request but GET /v0/status is refused until one is added",
+                log.warn("the token file {} has no entries: every request but GET /v0/status is refused until one is added",
                         config.tokens().file().toAbsolutePath());
             } else if (config.tokens() != null) {
-                log.info("access control on: {} token(s) from {}; GET /v0/status and the internal plane need none",
+                log.info("access control on: {} token and cert: line(s) from {}; GET /v0/status and the internal plane need none",
                         config.tokens().size(), config.tokens().file().toAbsolutePath());
             }
             if (!metrics.enabled()) {

@@ -9,6 +9,7 @@ import io.ringkv.cluster.InterNodeClient;
 import io.ringkv.cluster.InterNodeProtocol;
 import io.ringkv.cluster.InterNodeTransport;
 import io.ringkv.http.server.ServerConfig;
+import io.ringkv.http.server.ServerTls;
 import io.ringkv.net.tls.PemFileException;
 import io.ringkv.node.access.TokenFileException;
 import io.ringkv.node.access.TokenRegistry;
@@ -213,6 +214,23 @@ final class ServeCommand implements Callable<Integer> {
                     + "--tls-cert, so one certificate shared by all nodes, or a chain ending with the cluster's CA, works.")
     Path tlsTrust;
 
+    /** {@code --tls-client-auth none|want|need}. */
+    enum ClientAuthFlag { NONE, WANT, NEED }
+
+    @Option(names = "--tls-client-auth", defaultValue = "NONE", paramLabel = "none|want|need",
+            description = "With --tls-cert: whether clients are asked for a certificate. want: a client may present "
+                    + "one (it must verify); need: a client without one that verifies fails the TLS handshake. A "
+                    + "verified certificate whose subject CN or a subject alternative name is named by a cert: line of "
+                    + "--auth-file gets that line's scopes. Peers are verified against --tls-trust, and this node "
+                    + "presents its own certificate when a peer asks (default: none).")
+    ClientAuthFlag tlsClientAuth;
+
+    @Option(names = "--tls-client-trust", paramLabel = "FILE",
+            description = "With --tls-client-auth want or need: PEM certificates (CAs) that application clients' "
+                    + "certificates must chain to, besides those of --tls-trust (which peers' certificates chain to). "
+                    + "Default: those of --tls-trust alone.")
+    Path tlsClientTrust;
+
     @Option(names = "--ui-allowed-hosts", split = ",", paramLabel = "NAME",
             description = "Further host names under which the dashboard (/ui/) answers, for reaching it through a DNS "
                     + "name or a proxy, e.g. ringkv.example.org. Besides these it answers only to the host of the node's "
@@ -338,12 +356,22 @@ final class ServeCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--tls-trust is for peers over https; it needs --tls-cert "
                         + "and --tls-key");
             }
+            if (tlsClientAuth != ClientAuthFlag.NONE || tlsClientTrust != null) {
+                throw new ParameterException(spec.commandLine(), "--tls-client-auth and --tls-client-trust are about "
+                        + "TLS client certificates; they need --tls-cert and --tls-key");
+            }
             return null;
         }
+        if (tlsClientTrust != null && tlsClientAuth == ClientAuthFlag.NONE) {
+            throw new ParameterException(spec.commandLine(), "--tls-client-trust is for verifying client certificates; "
+                    + "it needs --tls-client-auth want or need");
+        }
         try {
-            return NodeTls.load(tlsCertificate, tlsKey, tlsTrust);
+            return NodeTls.load(tlsCertificate, tlsKey, tlsTrust, ServerTls.ClientAuth.valueOf(tlsClientAuth.name()),
+                    tlsClientTrust);
         } catch (PemFileException e) {
-            String option = e.file().equals(tlsKey) ? "--tls-key" : e.file().equals(tlsTrust) ? "--tls-trust" : "--tls-cert";
+            String option = e.file().equals(tlsKey) ? "--tls-key" : e.file().equals(tlsTrust) ? "--tls-trust"
+                    : e.file().equals(tlsClientTrust) ? "--tls-client-trust" : "--tls-cert";
             throw new ParameterException(spec.commandLine(), option + " " + e.getMessage());
         }
     }

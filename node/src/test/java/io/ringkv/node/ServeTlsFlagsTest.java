@@ -70,6 +70,32 @@ class ServeTlsFlagsTest {
     }
 
     @Test
+    void clientAuthWithoutTlsIsAUsageError() {
+        assertThat(serve("--tls-client-auth", "need"), is(Main.EXIT_USAGE));
+        assertThat(err.toString(), containsString("--tls-client-auth and --tls-client-trust are about TLS client certificates"));
+    }
+
+    @Test
+    void clientTrustWithoutClientAuthIsAUsageError() {
+        assertThat(serve("--tls-cert", chain(), "--tls-key", key(), "--tls-client-trust", chain()), is(Main.EXIT_USAGE));
+        assertThat(err.toString(), containsString("--tls-client-trust is for verifying client certificates"));
+    }
+
+    @Test
+    void anUnknownClientAuthModeIsAUsageError() {
+        assertThat(serve("--tls-cert", chain(), "--tls-key", key(), "--tls-client-auth", "maybe"), is(Main.EXIT_USAGE));
+        assertThat(err.toString(), containsString("--tls-client-auth"));
+    }
+
+    @Test
+    void aClientTrustFileThatIsNotPemIsNamed() throws Exception {
+        Path notPem = Files.writeString(dir.resolve("clients.pem"), "not a certificate\n");
+        assertThat(serve("--tls-cert", chain(), "--tls-key", key(), "--tls-client-auth", "want", "--tls-client-trust",
+                notPem.toString()), is(Main.EXIT_USAGE));
+        assertThat(err.toString(), containsString("--tls-client-trust " + notPem));
+    }
+
+    @Test
     void aTlsNodeRefusesAnHttpClusterList() throws Exception {
         Path secret = ClusterSecretFile.create(dir.resolve("cluster.secret"));
         assertThat(serve("--tls-cert", chain(), "--tls-key", key(), "--cluster-secret-file", secret.toString(),

@@ -5,8 +5,10 @@ import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.ringkv.net.tls.PemCertificates;
+import io.ringkv.net.tls.TlsCredentials;
 import io.ringkv.net.tls.TrustedCertificates;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -85,6 +87,34 @@ class TlsClusterIT {
                     assertThat("node " + node + " formed the metadata over TLS", System.nanoTime() < deadline, is(true));
                     Thread.sleep(100);
                 }
+            }
+        }
+    }
+
+    /**
+     * Every node needs a client certificate ({@code --tls-client-auth need}): the nodes' calls to
+     * each other present their own certificate, so a write still reaches all three, and a client
+     * without a certificate fails the handshake.
+     */
+    @Test
+    void threeNodesThatNeedClientCertificatesStillReplicate() throws Exception {
+        TlsCredentials nodeCredentials = TlsCredentials.fromPem(resource("node-chain.pem"), resource("node-key.pem"));
+        List<java.security.cert.X509Certificate> ca = PemCertificates.read(resource("ca-cert.pem"));
+        // The test's client presents the nodes' certificate: a certificate the nodes verify.
+        SSLContext withCertificate = TrustedCertificates.mutualContext(nodeCredentials, ca);
+        List<String> tls = List.of("--tls-cert", resource("node-chain.pem").toString(),
+                "--tls-key", resource("node-key.pem").toString(), "--tls-client-auth", "need");
+        try (ProcessCluster cluster = new ProcessCluster(root, 3, tls, Map.of(), withCertificate)) {
+            assertThat(cluster.put(0, "k", "mutual", "3/3").statusCode(), is(201));
+            for (int node = 0; node < 3; node++) {
+                HttpResponse<String> read = cluster.get(node, "k", "3/3");
+                assertThat("node " + node, read.statusCode(), is(200));
+                assertThat(read.body(), is("mutual"));
+            }
+            try (HttpClient anonymous = HttpClient.newBuilder().sslContext(TrustedCertificates.clientContext(ca)).build()) {
+                HttpRequest status = HttpRequest.newBuilder(URI.create(cluster.url(1) + "/v0/status"))
+                        .timeout(Duration.ofSeconds(20)).build();
+                assertThrows(java.io.IOException.class, () -> anonymous.send(status, HttpResponse.BodyHandlers.ofString()));
             }
         }
     }

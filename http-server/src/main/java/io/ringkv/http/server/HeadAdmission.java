@@ -2,6 +2,8 @@ package io.ringkv.http.server;
 
 import io.ringkv.http.Headers;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -31,6 +33,37 @@ public interface HeadAdmission {
     Optional<Response> admit(Head head);
 
     /**
+     * As {@link #admit}, with a note for the handler when the request is let through: the server
+     * gives it to {@link HttpHandler#handle} as {@link Request#admissionNote()} of this very
+     * request, so a decision made here (e.g. a credential looked up) need not be made twice. Only
+     * the server carries it from here to there; a client cannot set it. Same threading rules as
+     * {@link #admit}. By default: {@link #admit}'s answer, no note.
+     */
+    default Verdict verdict(Head head) {
+        Optional<Response> answer = admit(head);
+        return answer != null && answer.isPresent() ? Verdict.answer(answer.get()) : Verdict.PASS;
+    }
+
+    /**
+     * What {@link #verdict} decided.
+     *
+     * @param answer the answer to send at once, or null to read the body and call the handler
+     * @param note   for the handler when {@code answer} is null: {@link Request#admissionNote()}; may be null
+     */
+    record Verdict(Response answer, Object note) {
+        /** Let through, no note. */
+        public static final Verdict PASS = new Verdict(null, null);
+
+        public static Verdict answer(Response answer) {
+            return new Verdict(java.util.Objects.requireNonNull(answer, "answer"), null);
+        }
+
+        public static Verdict pass(Object note) {
+            return new Verdict(null, note);
+        }
+    }
+
+    /**
      * A request as known at its head.
      *
      * @param method        the method token as sent
@@ -41,13 +74,24 @@ public interface HeadAdmission {
      *                      known yet (chunked on HTTP/1.1, or no {@code content-length} on HTTP/2)
      * @param remote        the peer address
      * @param protocol      the HTTP version it arrives over
+     * @param peerCertificates the client's verified certificate chain, as {@link Request#peerCertificates()}
      */
     record Head(String method, String path, String query, Headers headers, long contentLength,
-                InetSocketAddress remote, Protocol protocol) {
+                InetSocketAddress remote, Protocol protocol, List<X509Certificate> peerCertificates) {
+
+        public Head {
+            peerCertificates = List.copyOf(peerCertificates);
+        }
+
+        /** A head from a peer that presented no certificate. */
+        public Head(String method, String path, String query, Headers headers, long contentLength,
+                    InetSocketAddress remote, Protocol protocol) {
+            this(method, path, query, headers, contentLength, remote, protocol, List.of());
+        }
 
         /** This head as a {@link Request} without a body, for checks written against requests that read no body. */
         public Request withoutBody() {
-            return new Request(method, path, query, headers, new byte[0], remote, protocol);
+            return new Request(method, path, query, headers, new byte[0], remote, protocol, peerCertificates, null);
         }
     }
 }

@@ -4,6 +4,8 @@ import io.ringkv.http.Headers;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -17,9 +19,31 @@ import java.util.Optional;
  * @param body    the request body, {@code byte[0]} when there is none; owned by the handler
  * @param remote  the peer address
  * @param protocol the HTTP version it arrived over
+ * @param peerCertificates the client's certificate chain as the TLS handshake verified it, leaf
+ *                 first; empty on cleartext and when the client sent none. Read once per
+ *                 connection, when its handshake ends, and shared by its requests
+ * @param admissionNote what the handler's {@link HeadAdmission#verdict} left for it at this
+ *                 request's head, or null
  */
 public record Request(String method, String path, String query, Headers headers, byte[] body,
-                      InetSocketAddress remote, Protocol protocol) {
+                      InetSocketAddress remote, Protocol protocol, List<X509Certificate> peerCertificates,
+                      Object admissionNote) {
+
+    public Request {
+        peerCertificates = List.copyOf(peerCertificates);
+    }
+
+    /** A request from a peer that presented no certificate. */
+    public Request(String method, String path, String query, Headers headers, byte[] body, InetSocketAddress remote,
+                   Protocol protocol) {
+        this(method, path, query, headers, body, remote, protocol, List.of(), null);
+    }
+
+    /** A request without a note from its head. */
+    public Request(String method, String path, String query, Headers headers, byte[] body, InetSocketAddress remote,
+                   Protocol protocol, List<X509Certificate> peerCertificates) {
+        this(method, path, query, headers, body, remote, protocol, peerCertificates, null);
+    }
 
     /**
      * The first value of query parameter {@code name}, percent-decoded as UTF-8

@@ -28,9 +28,22 @@ import javax.net.ssl.SSLContext;
  *                             closed at once. Bounds the memory and the handshake CPU (key
  *                             exchange, signatures, on the JVM's TLS task threads) that a burst
  *                             of new connections can take
+ * @param clientAuth           whether the server asks clients for a certificate; the chain is
+ *                             verified by {@code context}'s trust managers, and a verified one
+ *                             reaches handlers as {@link Request#peerCertificates()}
  */
 public record ServerTls(SSLContext context, List<String> applicationProtocols, Duration handshakeTimeout,
-                        int handshakesMax) {
+                        int handshakesMax, ClientAuth clientAuth) {
+
+    /** Whether the TLS handshake asks the client for a certificate. */
+    public enum ClientAuth {
+        /** Not asked: no client certificate reaches handlers. */
+        NONE,
+        /** Asked; a client may send none, but one it sends must verify or the handshake fails. */
+        WANT,
+        /** Required: a client without a certificate that verifies fails the handshake. */
+        NEED
+    }
 
     public static final String ALPN_H2 = "h2";
     public static final String ALPN_HTTP_1_1 = "http/1.1";
@@ -39,6 +52,7 @@ public record ServerTls(SSLContext context, List<String> applicationProtocols, D
 
     public ServerTls {
         Objects.requireNonNull(context, "context");
+        Objects.requireNonNull(clientAuth, "clientAuth");
         applicationProtocols = List.copyOf(applicationProtocols);
         if (applicationProtocols.isEmpty() || applicationProtocols.stream()
                 .anyMatch(p -> !p.equals(ALPN_H2) && !p.equals(ALPN_HTTP_1_1))
@@ -54,20 +68,29 @@ public record ServerTls(SSLContext context, List<String> applicationProtocols, D
         }
     }
 
+    /** Without client certificates. */
+    public ServerTls(SSLContext context, List<String> applicationProtocols, Duration handshakeTimeout, int handshakesMax) {
+        this(context, applicationProtocols, handshakeTimeout, handshakesMax, ClientAuth.NONE);
+    }
+
     /** h2 preferred, then HTTP/1.1; the default handshake timeout and bound. */
     public static ServerTls of(SSLContext context) {
         return new ServerTls(context, List.of(ALPN_H2, ALPN_HTTP_1_1), HANDSHAKE_TIMEOUT_DEFAULT, HANDSHAKES_MAX_DEFAULT);
     }
 
     public ServerTls withApplicationProtocols(List<String> protocols) {
-        return new ServerTls(context, protocols, handshakeTimeout, handshakesMax);
+        return new ServerTls(context, protocols, handshakeTimeout, handshakesMax, clientAuth);
     }
 
     public ServerTls withHandshakeTimeout(Duration timeout) {
-        return new ServerTls(context, applicationProtocols, timeout, handshakesMax);
+        return new ServerTls(context, applicationProtocols, timeout, handshakesMax, clientAuth);
     }
 
     public ServerTls withHandshakesMax(int max) {
-        return new ServerTls(context, applicationProtocols, handshakeTimeout, max);
+        return new ServerTls(context, applicationProtocols, handshakeTimeout, max, clientAuth);
+    }
+
+    public ServerTls withClientAuth(ClientAuth auth) {
+        return new ServerTls(context, applicationProtocols, handshakeTimeout, handshakesMax, auth);
     }
 }

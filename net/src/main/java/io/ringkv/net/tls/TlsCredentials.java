@@ -10,6 +10,7 @@ import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 
@@ -104,16 +105,25 @@ public record TlsCredentials(List<X509Certificate> chain, PrivateKey key) {
     /** A TLS context that presents this chain (server side); it trusts the JDK's default roots as a client. */
     public SSLContext serverContext() {
         try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keyManagers(), null, null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot build a TLS context from checked credentials", e);
+        }
+    }
+
+    /** Key managers that present this chain and key. */
+    KeyManager[] keyManagers() {
+        try {
             KeyStore store = KeyStore.getInstance("PKCS12");
             store.load(null, null);
             store.setKeyEntry("server", key, NO_PASSWORD, chain.toArray(X509Certificate[]::new));
             KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             keyManagers.init(store, NO_PASSWORD);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keyManagers.getKeyManagers(), null, null);
-            return context;
+            return keyManagers.getKeyManagers();
         } catch (GeneralSecurityException | java.io.IOException e) {
-            throw new IllegalStateException("cannot build a TLS context from checked credentials", e);
+            throw new IllegalStateException("cannot build key managers from checked credentials", e);
         }
     }
 }

@@ -5,6 +5,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -19,6 +20,19 @@ public final class TrustedCertificates {
     }
 
     public static SSLContext clientContext(List<X509Certificate> anchors) {
+        return context(null, anchors);
+    }
+
+    /**
+     * A context that presents {@code credentials} and trusts exactly {@code anchors}: a server
+     * that verifies its clients' certificates against them, or a client that verifies its
+     * server against them and presents its own chain when the server asks for one.
+     */
+    public static SSLContext mutualContext(TlsCredentials credentials, List<X509Certificate> anchors) {
+        return context(credentials.keyManagers(), anchors);
+    }
+
+    private static SSLContext context(KeyManager[] keyManagers, List<X509Certificate> anchors) {
         if (anchors.isEmpty()) {
             throw new IllegalArgumentException("at least one certificate to trust is needed");
         }
@@ -31,7 +45,7 @@ public final class TrustedCertificates {
             TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             trust.init(store);
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(null, trust.getTrustManagers(), null);
+            context.init(keyManagers, trust.getTrustManagers(), null);
             return context;
         } catch (GeneralSecurityException | IOException e) {
             throw new IllegalStateException("cannot build a TLS context trusting " + anchors.size() + " certificates", e);

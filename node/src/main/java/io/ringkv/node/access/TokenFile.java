@@ -20,16 +20,20 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The token file of {@code serve --auth-file}: one token per line,
+ * The token file of {@code serve --auth-file}: one token, or one client certificate, per line,
  * <pre>
  *   NAME  SCOPES  sha256:HEX  [prefix=KEY-PREFIX]
+ *   NAME  SCOPES  cert:IDENTITY  [prefix=KEY-PREFIX]
  * </pre>
  * fields separated by spaces or tabs; blank lines and lines starting with {@code #} are ignored.
  * NAME is 1 to 64 letters, digits, {@code .}, {@code _} or {@code -}, unique in the file; SCOPES
  * is a comma-separated list of {@code read}, {@code write}, {@code admin}; HEX is the SHA-256 of
  * the token in 64 hex digits ({@link BearerToken#sha256}); KEY-PREFIX, percent-encoded
  * ({@link KeyPrefix}), limits the token to keys that start with it, and cannot go with
- * {@code admin} (whose pages are not about keys). A file with a line that breaks a rule is
+ * {@code admin} (whose pages are not about keys). IDENTITY, 1 to 255 characters without spaces,
+ * names a client certificate (with {@code serve --tls-client-auth}) by its subject CN or one of
+ * its subject alternative names ({@link CertificateIdentity}); an identity is on one line at
+ * most. A file with a line that breaks a rule is
  * refused whole, with the line's number: half a file of tokens is never used.
  *
  * <p>Writes ({@link #add}, {@link #replace}) rewrite the file through a temporary file renamed
@@ -42,26 +46,41 @@ public final class TokenFile {
             #   NAME  SCOPES  sha256:HEX  [prefix=KEY-PREFIX]
             # SCOPES: read, write, admin (comma-separated). HEX: SHA-256 of the token; the token itself is
             # never stored. KEY-PREFIX (percent-encoded) limits a token to keys starting with it.
+            # A client certificate (serve --tls-client-auth): NAME  SCOPES  cert:CN-OR-SUBJECT-ALT-NAME  [prefix=...]
             # Add tokens with 'ringkv token'; remove one by deleting its line. Then: kill -HUP <node pid>.
             """;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final String HASH_PREFIX = "sha256:";
+    private static final String CERT_PREFIX = "cert:";
+    private static final Pattern IDENTITY = Pattern.compile("\\S{1,255}");
     private static final String KEY_PREFIX_FIELD = "prefix=";
     private static final Pattern FIELD_SEPARATOR = Pattern.compile("[ \t]+");
 
     private TokenFile() {
     }
 
-    /** Reads and checks the whole file; the exception's message names the file, and the line when one is wrong. */
+    /** The file's token lines, as {@link #readEntries} reads them. */
     public static List<StoredToken> read(Path file) throws TokenFileException {
-        return parse(text(file), file.toString());
+        return readEntries(file).tokens();
+    }
+
+    /** Reads and checks the whole file; the exception's message names the file, and the line when one is wrong. */
+    public static AccessEntries readEntries(Path file) throws TokenFileException {
+        return parseEntries(text(file), file.toString());
     }
 
     /** As {@link #read}, from the file's text; {@code source} names it in messages. */
     static List<StoredToken> parse(String text, String source) throws TokenFileException {
+        return parseEntries(text, source).tokens();
+    }
+
+    /** As {@link #readEntries}, from the file's text; {@code source} names it in messages. */
+    static AccessEntries parseEntries(String text, String source) throws TokenFileException {
         List<StoredToken> tokens = new ArrayList<>();
+        List<StoredCertificate> certificates = new ArrayList<>();
         Map<String, Integer> lineOfName = new HashMap<>();
         Map<String, Integer> lineOfHash = new HashMap<>();
+        Map<String, Integer> lineOfIdentity = new HashMap<>();
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
             int number = i + 1;
@@ -69,17 +88,29 @@ public final class TokenFile {
             if (line.isEmpty() || line.startsWith("#")) {
                 continue;
             }
-            StoredToken token;
+            Record entry;
             try {
-                token = parseLine(line, number);
+                entry = parseLine(line, number);
             } catch (IllegalArgumentException e) {
                 throw new TokenFileException(source + " line " + number + ": " + e.getMessage());
             }
-            Integer sameName = lineOfName.putIfAbsent(token.grant().name(), number);
+            Grant grant = entry instanceof StoredToken t ? t.grant() : ((StoredCertificate) entry).grant();
+            Integer sameName = lineOfName.putIfAbsent(grant.name(), number);
             if (sameName != null) {
-                throw new TokenFileException(source + " line " + number + ": the name '" + token.grant().name()
+                throw new TokenFileException(source + " line " + number + ": the name '" + grant.name()
                         + "' is already used on line " + sameName + "; names must be unique");
             }
+            if (entry instanceof StoredCertificate certificate) {
+                Integer sameIdentity = lineOfIdentity.putIfAbsent(certificate.identity(), number);
+                if (sameIdentity != null) {
+                    throw new TokenFileException(source + " line " + number + ": the certificate identity '"
+                            + certificate.identity() + "' is already on line " + sameIdentity
+                            + "; an identity must have one line, or the node could not tell which grant it has");
+                }
+                certificates.add(certificate);
+                continue;
+            }
+            StoredToken token = (StoredToken) entry;
             Integer sameHash = lineOfHash.putIfAbsent(HexFormat.of().formatHex(token.sha256()), number);
             if (sameHash != null) {
                 throw new TokenFileException(source + " line " + number + ": the same token hash is on line " + sameHash
@@ -87,13 +118,15 @@ public final class TokenFile {
             }
             tokens.add(token);
         }
-        return List.copyOf(tokens);
+        return new AccessEntries(tokens, certificates);
     }
 
-    private static StoredToken parseLine(String line, int number) {
+    /** A {@link StoredToken} or a {@link StoredCertificate}. */
+    private static Record parseLine(String line, int number) {
         String[] fields = FIELD_SEPARATOR.split(line);
         if (fields.length < 3 || fields.length > 4) {
-            throw new IllegalArgumentException("expected NAME SCOPES sha256:HEX [prefix=KEY-PREFIX], found " + fields.length
+            throw new IllegalArgumentException("expected NAME SCOPES sha256:HEX|cert:IDENTITY [prefix=KEY-PREFIX], found "
+                    + fields.length
                     + (fields.length == 1 ? " field" : " fields"));
         }
         String name = fields[0];
@@ -101,7 +134,8 @@ public final class TokenFile {
             throw new IllegalArgumentException("name '" + name + "' must be 1 to 64 letters, digits, '.', '_' or '-'");
         }
         Set<AccessScope> scopes = AccessScope.parseList(fields[1]);
-        byte[] hash = hash(fields[2]);
+        String identity = fields[2].startsWith(CERT_PREFIX) ? identity(fields[2]) : null;
+        byte[] hash = identity == null ? hash(fields[2]) : null;
         KeyPrefix prefix = null;
         if (fields.length == 4) {
             if (!fields[3].startsWith(KEY_PREFIX_FIELD)) {
@@ -113,12 +147,22 @@ public final class TokenFile {
                         + "pages (metrics, dashboard) cover every key, so give admin to a token without a prefix");
             }
         }
-        return new StoredToken(new Grant(name, scopes, prefix), hash, number);
+        Grant grant = new Grant(name, scopes, prefix);
+        return identity == null ? new StoredToken(grant, hash, number) : new StoredCertificate(grant, identity, number);
+    }
+
+    private static String identity(String field) {
+        String identity = field.substring(CERT_PREFIX.length());
+        if (!IDENTITY.matcher(identity).matches()) {
+            throw new IllegalArgumentException("cert: must be followed by a certificate's subject CN or subject alternative "
+                    + "name, 1 to 255 characters without spaces");
+        }
+        return identity;
     }
 
     private static byte[] hash(String field) {
         if (!field.startsWith(HASH_PREFIX)) {
-            throw new IllegalArgumentException("the third field must be sha256:HEX (the token's SHA-256), found '"
+            throw new IllegalArgumentException("the third field must be sha256:HEX (the token's SHA-256) or cert:IDENTITY, found '"
                     + abbreviated(field) + "'; the file holds hashes, never tokens");
         }
         String hex = field.substring(HASH_PREFIX.length());

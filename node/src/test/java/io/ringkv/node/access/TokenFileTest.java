@@ -45,6 +45,43 @@ class TokenFileTest {
         assertThat(tokens.get(1).line(), is(4));
     }
 
+    @Test
+    void readsCertificateLinesBesideTokens() throws Exception {
+        AccessEntries entries = TokenFile.parseEntries("""
+                app  read,write  %s
+                reports  read  cert:reports.example.org
+                batch  read,write  cert:batch@example.org  prefix=jobs%%2F
+                """.formatted(HASH), "tokens");
+        assertThat(entries.tokens(), hasSize(1));
+        assertThat(entries.certificates(), hasSize(2));
+        assertThat(entries.certificates().get(0).identity(), is("reports.example.org"));
+        assertThat(entries.certificates().get(0).grant().scopes(), is(EnumSet.of(AccessScope.READ)));
+        assertThat(entries.certificates().get(1).grant().prefix(), is(KeyPrefix.parse("jobs/")));
+        assertThat(entries.certificates().get(1).line(), is(3));
+        assertThat(TokenFile.parse("reports  read  cert:reports.example.org\n", "tokens"), hasSize(0));
+    }
+
+    @Test
+    void anIdentityOnTwoLinesIsRefused() {
+        TokenFileException e = assertThrows(TokenFileException.class, () -> TokenFile.parseEntries(
+                "a read cert:app.example.org\nb read,write cert:app.example.org\n", "auth.tokens"));
+        assertThat(e.getMessage(), allOf(containsString("auth.tokens line 2: "),
+                containsString("identity 'app.example.org' is already on line 1")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "app read cert:|cert: must be followed by a certificate's subject CN",
+            "app read cert:CERTX|cert: must be followed by a certificate's subject CN",
+            "ok read cert:other|the name 'ok' is already used on line 2",
+            "app read,admin cert:a prefix=a|both a key prefix and the admin scope"})
+    void aBadCertificateLineIsRefusedWithItsNumber(String line, String reason) {
+        TokenFileException e = assertThrows(TokenFileException.class,
+                () -> TokenFile.parse("# tokens\nok read " + OTHER_HASH + "\n" + line.replace("CERTX", "x".repeat(256)) + "\n",
+                        "auth.tokens"));
+        assertThat(e.getMessage(), allOf(containsString("auth.tokens line 3: "), containsString(reason)));
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "app read|found 2 fields",

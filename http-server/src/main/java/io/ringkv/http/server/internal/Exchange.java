@@ -21,6 +21,8 @@ final class Exchange {
     private static final int ARRAY_BYTES_MAX = Integer.MAX_VALUE - 8;
 
     final RequestHead head;
+    /** What the handler's head admission noted for it; set and read on the connection's loop, before dispatch. */
+    Object admissionNote;
     private final InFlightBudget budget;
     private final boolean admitted;
     private final AtomicBoolean finished = new AtomicBoolean();

@@ -8,7 +8,8 @@ import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Response;
 import io.ringkv.http.server.ResponseBody;
 import java.net.InetSocketAddress;
-import java.util.Optional;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,20 +34,22 @@ final class HeadGate {
 
     /**
      * @param target the request-target as sent
-     * @return the answer to send at once, or null to read the body and run the handler
+     * @return the answer to send at once, or none and a note for the handler
      */
-    Response admit(String method, String target, Headers headers, long contentLength, InetSocketAddress remote,
-                   Protocol protocol) {
+    HeadAdmission.Verdict admit(String method, String target, Headers headers, long contentLength, InetSocketAddress remote,
+                   Protocol protocol, List<X509Certificate> peerCertificates) {
         if (admission == null) {
-            return null;
+            return HeadAdmission.Verdict.PASS;
         }
         String[] pathAndQuery = RequestTarget.split(target);
         HeadAdmission.Head head = new HeadAdmission.Head(method, pathAndQuery[0], pathAndQuery[1], headers, contentLength,
-                remote, protocol);
+                remote, protocol, peerCertificates);
         Response early;
+        Object note = null;
         try {
-            Optional<Response> answer = admission.admit(head);
-            early = answer == null ? null : answer.orElse(null);
+            HeadAdmission.Verdict verdict = admission.verdict(head);
+            early = verdict == null ? null : verdict.answer();
+            note = verdict == null ? null : verdict.note();
         } catch (RuntimeException e) {
             log.error("head admission failed for {} {} from {}", LogText.of(method), LogText.of(head.path()), remote, e);
             early = Response.text(500, "internal server error");
@@ -61,8 +64,9 @@ final class HeadGate {
         }
         if (early != null) {
             refused.increment();
+            return HeadAdmission.Verdict.answer(early);
         }
-        return early;
+        return HeadAdmission.Verdict.pass(note);
     }
 
     /** Requests answered at their head since start. */

@@ -7,6 +7,7 @@ import io.ringkv.http.h1.MessageEnd;
 import io.ringkv.http.h1.ParseError;
 import io.ringkv.http.h1.RequestHead;
 import io.ringkv.http.h1.RequestParser;
+import io.ringkv.http.server.HeadAdmission;
 import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -18,6 +19,7 @@ import io.ringkv.http.Headers;
 import io.ringkv.http.h2.SettingsFrame;
 import io.ringkv.http.h2.UpgradeSettings;
 import io.ringkv.http.hpack.HeaderField;
+import java.security.cert.X509Certificate;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -52,6 +54,8 @@ final class Http1Session implements ConnectionHandler, ServerSession {
             + "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
 
     private final ServerContext context;
+    /** The client's verified certificates, read once at the end of the TLS handshake; empty on cleartext. */
+    private final List<X509Certificate> peerCertificates;
     /** Told when this connection switches to HTTP/2 by {@code Upgrade: h2c}. */
     private final ProtocolSelector selector;
     private final RequestParser parser;
@@ -81,8 +85,9 @@ final class Http1Session implements ConnectionHandler, ServerSession {
      */
     private volatile boolean exchangesNeedLoop;
 
-    Http1Session(ServerContext context, ProtocolSelector selector) {
+    Http1Session(ServerContext context, ProtocolSelector selector, List<X509Certificate> peerCertificates) {
         this.context = context;
+        this.peerCertificates = peerCertificates;
         this.selector = selector;
         this.parser = new RequestParser(context.config().h1Limits());
         this.deadline = new ReadDeadline(context.config().idleTimeout(), context.config().headerReadTimeout(),
@@ -166,15 +171,16 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         if (upgradeToH2c(head)) {
             return;
         }
-        Response early = context.headGate().admit(head.method(), head.target(), head.headers(), head.contentLength(),
-                connection.remoteAddress(), Protocol.HTTP_1_1);
-        if (early != null) {
-            answerAtHead(head, early);
+        HeadAdmission.Verdict verdict = context.headGate().admit(head.method(), head.target(), head.headers(),
+                head.contentLength(), connection.remoteAddress(), Protocol.HTTP_1_1, peerCertificates);
+        if (verdict.answer() != null) {
+            answerAtHead(head, verdict.answer());
             return;
         }
         InFlightBudget budget = context.budget();
         boolean admitted = budget.tryAcquire();
         Exchange exchange = new Exchange(head, admitted ? budget : null);
+        exchange.admissionNote = verdict.note();
         sequencer.add(exchange);
         current = exchange;
         if (!admitted) {
@@ -242,7 +248,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         noMoreRequests = true;
         deadline.stop();
         connection.enqueue(ByteBuffer.wrap(SWITCHING_TO_H2C));
-        Http2Session next = new Http2Session(context);
+        Http2Session next = new Http2Session(context, List.of()); // h2c: cleartext, no certificates
         context.handedOver(this);
         selector.upgrade(next);
         next.onUpgrade(connection, settings, upgradeRequestFields(head));
@@ -338,7 +344,8 @@ final class Http1Session implements ConnectionHandler, ServerSession {
     private void dispatch(Exchange exchange) {
         String[] pathAndQuery = RequestTarget.split(exchange.head.target());
         Request request = new Request(exchange.head.method(), pathAndQuery[0], pathAndQuery[1],
-                exchange.head.headers(), exchange.takeBody(), connection.remoteAddress(), Protocol.HTTP_1_1);
+                exchange.head.headers(), exchange.takeBody(), connection.remoteAddress(), Protocol.HTTP_1_1, peerCertificates,
+                exchange.admissionNote);
         sequencer.dispatched(exchange);
         try {
             long dispatched = System.nanoTime();

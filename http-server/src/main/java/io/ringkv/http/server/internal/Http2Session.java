@@ -12,6 +12,7 @@ import io.ringkv.http.h2.SettingsFrame;
 import io.ringkv.http.h2.StreamState;
 import io.ringkv.http.hpack.HeaderField;
 import io.ringkv.http.server.ChunkSource;
+import io.ringkv.http.server.HeadAdmission;
 import io.ringkv.http.server.Protocol;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -21,6 +22,7 @@ import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.EventLoop;
 import io.ringkv.net.ScheduledTask;
+import java.security.cert.X509Certificate;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -97,6 +99,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private static final long UNSET = Long.MIN_VALUE;
 
     private final ServerContext context;
+    /** The client's verified certificates, read once at the end of the TLS handshake; empty on cleartext. */
+    private final List<X509Certificate> peerCertificates;
     private final Object lock = new Object();
     private final Http2Connection h2;
     private final long bodyBytesMax;
@@ -128,8 +132,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private long readNanos;
     private boolean readsPaused;
 
-    Http2Session(ServerContext context) {
+    Http2Session(ServerContext context, List<X509Certificate> peerCertificates) {
         this.context = context;
+        this.peerCertificates = peerCertificates;
         this.bodyBytesMax = context.config().h1Limits().bodyBytesMax();
         Http2Settings defaults = Http2Settings.localDefaults();
         // SETTINGS_MAX_CONCURRENT_STREAMS follows the in-flight budget: a peer that respects it
@@ -295,8 +300,10 @@ final class Http2Session implements ConnectionHandler, ServerSession {
      * @return whether the stream was answered
      */
     private boolean answeredAtHead(ServerStream stream, boolean endStream) {
-        Response early = stream.admitAtHead(context.headGate(), endStream, connection);
+        HeadAdmission.Verdict verdict = stream.admitAtHead(context.headGate(), endStream, connection, peerCertificates);
+        Response early = verdict.answer();
         if (early == null) {
+            stream.admissionNote = verdict.note();
             return false;
         }
         stream.rejected = true;
@@ -352,7 +359,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private void dispatch(ServerStream stream) {
         Request request;
         try {
-            request = stream.toRequest(connection);
+            request = stream.toRequest(connection, peerCertificates);
             releaseBody(stream);
         } catch (IllegalArgumentException e) {
             respond(stream, Response.text(400, e.getMessage()));
@@ -1011,6 +1018,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         final AtomicBoolean permit = new AtomicBoolean();
         final AtomicBoolean sourceClosed = new AtomicBoolean();
         boolean rejected;
+        /** What the handler's head admission noted for it (loop thread, before dispatch). */
+        Object admissionNote;
         /** The request's HEADERS came without END_STREAM, and END_STREAM has not come yet. */
         boolean awaitingBody;
         long bodyBytes;
@@ -1034,7 +1043,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
          * Asks {@code gate} about this stream's head; null to go on reading it. A head without
          * {@code :method} or {@code :path} is let through, for {@link #toRequest} to refuse.
          */
-        Response admitAtHead(HeadGate gate, boolean endStream, Connection connection) {
+        HeadAdmission.Verdict admitAtHead(HeadGate gate, boolean endStream, Connection connection,
+                                           List<X509Certificate> peerCertificates) {
             String method = null;
             String target = null;
             long contentLength = endStream ? 0 : -1;
@@ -1055,9 +1065,10 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 }
             }
             if (method == null || target == null) {
-                return null;
+                return HeadAdmission.Verdict.PASS;
             }
-            return gate.admit(method, target, requestHeaders(), contentLength, connection.remoteAddress(), Protocol.HTTP_2);
+            return gate.admit(method, target, requestHeaders(), contentLength, connection.remoteAddress(), Protocol.HTTP_2,
+                    peerCertificates);
         }
 
         /** The regular fields, plus {@code host} from {@code :authority} when there is none. */
@@ -1078,7 +1089,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         }
 
         /** http-core validated the pseudo-header fields (RFC 9113 §8.3.1). */
-        Request toRequest(Connection connection) {
+        Request toRequest(Connection connection, List<X509Certificate> peerCertificates) {
             String method = null;
             String target = null;
             String authority = null;
@@ -1100,7 +1111,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             }
             String[] pathAndQuery = RequestTarget.split(target);
             return new Request(method, pathAndQuery[0], pathAndQuery[1], headers, body.toByteArray(),
-                    connection.remoteAddress(), Protocol.HTTP_2);
+                    connection.remoteAddress(), Protocol.HTTP_2, peerCertificates, admissionNote);
         }
     }
 }

@@ -6,6 +6,8 @@ import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.ScheduledTask;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.X509Certificate;
+import java.util.List;
 
 /**
  * Picks a connection's protocol and opens its session once the first bytes arrive. On a
@@ -36,13 +38,16 @@ final class ProtocolSelector implements ConnectionHandler {
 
     private final ServerContext context;
     private final Mode mode;
+    /** The client's verified certificates (TLS), given to the session; empty on cleartext. */
+    private final List<X509Certificate> peerCertificates;
     private Connection connection;
     private ConnectionHandler chosen;
     private ScheduledTask silenceTimer;
 
-    ProtocolSelector(ServerContext context, Mode mode) {
+    ProtocolSelector(ServerContext context, Mode mode, List<X509Certificate> peerCertificates) {
         this.context = context;
         this.mode = mode;
+        this.peerCertificates = peerCertificates;
     }
 
     /** Whether an HTTP/1.1 session on this connection may switch to h2c by {@code Upgrade}. */
@@ -68,7 +73,7 @@ final class ProtocolSelector implements ConnectionHandler {
                 return; // a prefix of the preface so far: wait for more bytes, consume none
             }
             silenceTimer.cancel();
-            chosen = h2 ? new Http2Session(context) : new Http1Session(context, this);
+            chosen = h2 ? new Http2Session(context, peerCertificates) : new Http1Session(context, this, peerCertificates);
             chosen.onOpen(connection);
         }
         ConnectionHandler reader;

@@ -5,6 +5,7 @@ import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.net.AcceptHandler;
 import io.ringkv.net.ConnectionHandler;
+import java.security.cert.X509Certificate;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -76,7 +77,7 @@ public final class ServerContext implements AcceptHandler {
             return null;
         }
         if (tls == null) {
-            return new ProtocolSelector(this, ProtocolSelector.Mode.CLEARTEXT);
+            return new ProtocolSelector(this, ProtocolSelector.Mode.CLEARTEXT, List.of());
         }
         if (handshakes.incrementAndGet() > tls.handshakesMax()) {
             handshakes.decrementAndGet();

@@ -35,6 +35,11 @@ final class ServerTlsEngines {
         }
         this.parameters = new SSLParameters(suites, versions);
         parameters.setUseCipherSuitesOrder(true);
+        switch (tls.clientAuth()) {
+            case NONE -> { }
+            case WANT -> parameters.setWantClientAuth(true);
+            case NEED -> parameters.setNeedClientAuth(true);
+        }
         List<String> offered = tls.applicationProtocols();
         // RFC 7301 §3.2: the server's first protocol the client also offers; none in common
         // (null) makes the engine send the no_application_protocol alert.

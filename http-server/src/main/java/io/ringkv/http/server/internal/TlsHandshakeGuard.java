@@ -6,7 +6,12 @@ import io.ringkv.net.ConnectionHandler;
 import io.ringkv.net.ScheduledTask;
 import io.ringkv.net.tls.TlsConnection;
 import java.nio.ByteBuffer;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
 import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * The handler of an accepted connection on a TLS server: passes every callback to the
@@ -35,7 +40,26 @@ final class TlsHandshakeGuard implements ConnectionHandler {
     private ConnectionHandler sessionFor(String alpn) {
         sessionOpened = true;
         return new ProtocolSelector(context, ServerTls.ALPN_H2.equals(alpn)
-                ? ProtocolSelector.Mode.TLS_HTTP_2 : ProtocolSelector.Mode.TLS_HTTP_1_1);
+                ? ProtocolSelector.Mode.TLS_HTTP_2 : ProtocolSelector.Mode.TLS_HTTP_1_1, peerCertificates());
+    }
+
+    /**
+     * The client's chain as the handshake verified it, read once here (the handshake is done)
+     * for every request of the connection; empty when the client sent none, which the server's
+     * {@link ServerTls#clientAuth()} allowed or the handshake would have failed.
+     */
+    private List<X509Certificate> peerCertificates() {
+        try {
+            List<X509Certificate> chain = new ArrayList<>();
+            for (Certificate certificate : tls.session().getPeerCertificates()) {
+                if (certificate instanceof X509Certificate x509) {
+                    chain.add(x509);
+                }
+            }
+            return List.copyOf(chain);
+        } catch (SSLPeerUnverifiedException noCertificate) {
+            return List.of();
+        }
     }
 
     @Override

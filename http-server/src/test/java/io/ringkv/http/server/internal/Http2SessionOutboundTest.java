@@ -53,7 +53,7 @@ class Http2SessionOutboundTest {
         ServerConfig config = ServerConfig.builder().host("127.0.0.1").idleTimeout(Duration.ofSeconds(60))
                 .channelOptions(ChannelOptions.defaults().withWaterMarks(0, HIGH_WATER)).build();
         ServerContext context = new ServerContext(config, request -> CompletableFuture.completedFuture(Response.of(200)), executor);
-        return new Http2Session(context);
+        return new Http2Session(context, java.util.List.of());
     }
 
     /** Preface, SETTINGS and then {@code pings} PINGs, each of which we must answer, in one read. */
