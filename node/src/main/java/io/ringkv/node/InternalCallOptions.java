@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -19,7 +20,7 @@ import picocli.CommandLine.Spec;
 /**
  * The options of a command that sends internal requests to one node ({@code ringkv repair},
  * {@code ringkv meta ...}): which node, the cluster secret that signs the requests, and the
- * certificate to trust for a TLS cluster; and the steps every such command takes with them
+ * TLS options ({@link ClientTlsOptions}); and the steps every such command takes with them
  * (check the URL, read the secret, learn the node's id and topology from its status, sign).
  * A picocli mixin: the command's usage lists these options as its own.
  *
@@ -43,8 +44,8 @@ final class InternalCallOptions {
                     + "without it $" + ClusterSecret.ENVIRONMENT_VARIABLE + " is read.")
     Path secretFile;
 
-    @Option(names = "--tls-trust", paramLabel = "FILE", description = TrustFlag.DESCRIPTION)
-    Path tlsTrust;
+    @Mixin
+    ClientTlsOptions tls;
 
     /** The node's URL without trailing slashes, as the command's messages name it. */
     String base() {
@@ -84,7 +85,7 @@ final class InternalCallOptions {
     /** A client that trusts {@code --tls-trust} when given; the caller closes it. */
     HttpClient httpClient() {
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
-        return TrustFlag.apply(builder, tlsTrust, spec.commandLine()).build();
+        return tls.apply(builder).build();
     }
 
     /**

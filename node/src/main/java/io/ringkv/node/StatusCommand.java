@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -46,9 +47,8 @@ final class StatusCommand implements Callable<Integer> {
                     + "ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration interval;
 
-    @Option(names = "--tls-trust", paramLabel = "FILE",
-            description = TrustFlag.DESCRIPTION)
-    Path tlsTrust;
+    @Mixin
+    ClientTlsOptions tls;
 
     @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:" + TokenOption.ENVIRONMENT_VARIABLE + "}",
             description = TokenOption.DESCRIPTION)
@@ -61,7 +61,7 @@ final class StatusCommand implements Callable<Integer> {
         HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2));
         String authorization = TokenOption.authorization(token, spec.commandLine());
-        try (HttpClient http = TrustFlag.apply(builder, tlsTrust, spec.commandLine()).build()) {
+        try (HttpClient http = tls.apply(builder).build()) {
             NodeSample seed = NodeSample.read(http, seedUrl, authorization);
             if (!seed.answered()) {
                 spec.commandLine().getErr().println("ringkv status: cannot reach " + seedUrl + " (" + seed.statusBody() + ")");

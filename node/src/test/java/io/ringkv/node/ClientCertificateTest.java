@@ -68,6 +68,7 @@ class ClientCertificateTest {
     private static SSLContext stranger;
     private static SSLContext rogue;
     private static SSLContext rogueAlwaysSent;
+    private static Client readerFiles;
 
     @BeforeAll
     static void start() throws Exception {
@@ -75,6 +76,7 @@ class ClientCertificateTest {
         Authority clients = TestClientCertificates.authority(dir, "clients");
         Authority rogueCa = TestClientCertificates.authority(dir, "rogue");
         Client readerCertificate = TestClientCertificates.client(dir, clients, "reader-app", null);
+        readerFiles = readerCertificate;
         Client writerCertificate = TestClientCertificates.client(dir, clients, "batch job", "email:writer@example.org");
         Client strangerCertificate = TestClientCertificates.client(dir, clients, "stranger", null);
         // The reader's name, from a CA the nodes do not trust: the name alone must not let it in.
@@ -274,5 +276,31 @@ class ClientCertificateTest {
     @Test
     void theStatusStaysOpenToAnyVerifiedCertificate() throws Exception {
         assertThat(send(needs, stranger, "GET", "/v0/status", null).statusCode(), is(200));
+    }
+
+    @Test
+    void theStatusCommandReachesANodeThatNeedsACertificateWhenItPresentsOne() throws Exception {
+        String trust = resource("ca-cert.pem").toString();
+        java.io.StringWriter refusedErr = new java.io.StringWriter();
+        int withoutCertificate = Main.run(new java.io.PrintWriter(new java.io.StringWriter()), new java.io.PrintWriter(refusedErr),
+                "status", "--node", needs.url(), "--interval", "PT0.2S", "--tls-trust", trust);
+        assertThat(refusedErr.toString(), withoutCertificate, is(StatusCommand.EXIT_NOT_ALL_UP));
+
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int withCertificate = Main.run(new java.io.PrintWriter(out), new java.io.PrintWriter(err), "status", "--node", needs.url(),
+                "--interval", "PT0.2S", "--tls-trust", trust, "--tls-client-cert", readerFiles.certificate().toString(),
+                "--tls-client-key", readerFiles.key().toString());
+        assertThat(out + "\n" + err, withCertificate, is(0));
+        assertThat(out.toString(), org.hamcrest.Matchers.containsString(needs.url()));
+    }
+
+    @Test
+    void aClientCertificateWithoutItsKeyOrWithoutTrustIsAUsageError() throws Exception {
+        String certificate = readerFiles.certificate().toString();
+        assertThat(Main.run("status", "--node", needs.url(), "--tls-client-cert", certificate,
+                "--tls-trust", resource("ca-cert.pem").toString()), is(Main.EXIT_USAGE));
+        assertThat(Main.run("status", "--node", needs.url(), "--tls-client-cert", certificate,
+                "--tls-client-key", readerFiles.key().toString()), is(Main.EXIT_USAGE));
     }
 }
