@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Asks the handler's {@link HeadAdmission}, when it has one, whether a request whose head just
- * arrived is answered now, before its body is read. A hook that throws costs the request a 500,
- * never the connection or the loop.
+ * arrived is answered now, before its body is read, and if not, how many body bytes it may send.
+ * A hook that throws costs the request a 500, never the connection or the loop.
  *
  * <p>Threading: thread-safe; called on event loops.
  */
@@ -32,21 +32,38 @@ final class HeadGate {
     }
 
     /**
-     * @param target the request-target as sent
-     * @return the answer to send at once, or null to read the body and run the handler
+     * What the head decided.
+     *
+     * @param early        the answer to send at once, or null to read the body and run the handler
+     * @param bodyBytesMax when {@code early} is null: the most body bytes the request may send
+     *                     ({@link Long#MAX_VALUE}: the server's limit alone)
      */
-    Response admit(String method, String target, Headers headers, long contentLength, InetSocketAddress remote,
+    record Decision(Response early, long bodyBytesMax) {
+        static final Decision READ_BODY = new Decision(null, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param target the request-target as sent
+     */
+    Decision admit(String method, String target, Headers headers, long contentLength, InetSocketAddress remote,
                    Protocol protocol) {
         if (admission == null) {
-            return null;
+            return Decision.READ_BODY;
         }
         String[] pathAndQuery = RequestTarget.split(target);
         HeadAdmission.Head head = new HeadAdmission.Head(method, pathAndQuery[0], pathAndQuery[1], headers, contentLength,
                 remote, protocol);
         Response early;
+        long bodyBytesMax = Long.MAX_VALUE;
         try {
             Optional<Response> answer = admission.admit(head);
             early = answer == null ? null : answer.orElse(null);
+            if (early == null) {
+                bodyBytesMax = admission.bodyBytesMax(head);
+                if (bodyBytesMax < 0) {
+                    throw new IllegalStateException("negative body limit " + bodyBytesMax);
+                }
+            }
         } catch (RuntimeException e) {
             log.error("head admission failed for {} {} from {}", LogText.of(method), LogText.of(head.path()), remote, e);
             early = Response.text(500, "internal server error");
@@ -61,8 +78,9 @@ final class HeadGate {
         }
         if (early != null) {
             refused.increment();
+            return new Decision(early, 0);
         }
-        return early;
+        return bodyBytesMax == Long.MAX_VALUE ? Decision.READ_BODY : new Decision(null, bodyBytesMax);
     }
 
     /** Requests answered at their head since start. */

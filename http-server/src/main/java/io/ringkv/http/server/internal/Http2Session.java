@@ -295,8 +295,10 @@ final class Http2Session implements ConnectionHandler, ServerSession {
      * @return whether the stream was answered
      */
     private boolean answeredAtHead(ServerStream stream, boolean endStream) {
-        Response early = stream.admitAtHead(context.headGate(), endStream, connection);
+        HeadGate.Decision decision = stream.admitAtHead(context.headGate(), endStream, connection);
+        Response early = decision.early();
         if (early == null) {
+            stream.bodyBytesMax = decision.bodyBytesMax();
             return false;
         }
         stream.rejected = true;
@@ -320,11 +322,18 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             stream.awaitingBody = !d.endStream();
         }
         if (stream != null && !stream.rejected) {
-            if (stream.body.size() + (long) length > bodyBytesMax) {
+            long limit = Math.min(bodyBytesMax, stream.bodyBytesMax);
+            if (stream.body.size() + (long) length > limit) {
+                // Past the server's limit or the one the handler's head check gave this request
+                // (the bound of a body without content-length): the rest is not read.
                 stream.rejected = true;
                 stream.awaitingBody = false;
                 releaseBody(stream);
-                respond(stream, Response.text(413, "request body too large"));
+                respond(stream, Response.text(413, "request body too large: this request takes at most "
+                        + limit + " bytes"));
+                if (!d.endStream()) {
+                    resetUnreadBody(stream);
+                }
             } else if (!context.bodyMemory().tryReserve(length)) {
                 stream.rejected = true;
                 stream.awaitingBody = false;
@@ -1011,6 +1020,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         final AtomicBoolean permit = new AtomicBoolean();
         final AtomicBoolean sourceClosed = new AtomicBoolean();
         boolean rejected;
+        /** The most body bytes this request may send by the handler's head check; the server's limit applies too. */
+        long bodyBytesMax = Long.MAX_VALUE;
         /** The request's HEADERS came without END_STREAM, and END_STREAM has not come yet. */
         boolean awaitingBody;
         long bodyBytes;
@@ -1031,10 +1042,10 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         }
 
         /**
-         * Asks {@code gate} about this stream's head; null to go on reading it. A head without
-         * {@code :method} or {@code :path} is let through, for {@link #toRequest} to refuse.
+         * Asks {@code gate} about this stream's head. A head without {@code :method} or
+         * {@code :path} is let through, for {@link #toRequest} to refuse.
          */
-        Response admitAtHead(HeadGate gate, boolean endStream, Connection connection) {
+        HeadGate.Decision admitAtHead(HeadGate gate, boolean endStream, Connection connection) {
             String method = null;
             String target = null;
             long contentLength = endStream ? 0 : -1;
@@ -1055,7 +1066,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 }
             }
             if (method == null || target == null) {
-                return null;
+                return HeadGate.Decision.READ_BODY;
             }
             return gate.admit(method, target, requestHeaders(), contentLength, connection.remoteAddress(), Protocol.HTTP_2);
         }
