@@ -63,6 +63,9 @@ import org.slf4j.LoggerFactory;
  *       if the stream was reset meanwhile, by the client or by us because of its frames: resets
  *       cannot buy more concurrent handler work than the budget. http-core counts both kinds of
  *       reset against one rapid-reset limit.</li>
+ *   <li>A request body past the server's limit, or past the one the handler's head check gave
+ *       its request ({@link io.ringkv.http.server.HeadAdmission#bodyBytesMax}), gets 413 and then
+ *       RST_STREAM(NO_ERROR); its reserved body memory goes back at once.</li>
  * </ul>
  *
  * <p>Threading: the socket callbacks and the timer run on the loop. Every call into the protocol
