@@ -37,7 +37,7 @@ class HeadBodyLimitTest {
     /** The paths the handler ran for. */
     private final List<String> handled = new CopyOnWriteArrayList<>();
 
-    /** Lets every request through; {@code /small} takes at most {@link #SMALL_BYTES_MAX} body bytes. */
+    /** Lets every request through; {@code /small} takes at most {@link #SMALL_BYTES_MAX} body bytes, {@code /nothing} none. */
     private final class Limiter implements HttpHandler, HeadAdmission {
         @Override
         public CompletionStage<Response> handle(Request request) {
@@ -52,7 +52,11 @@ class HeadBodyLimitTest {
 
         @Override
         public long bodyBytesMax(Head head) {
-            return head.path().equals("/small") ? SMALL_BYTES_MAX : Long.MAX_VALUE;
+            return switch (head.path()) {
+                case "/small" -> SMALL_BYTES_MAX;
+                case "/nothing" -> 0;
+                default -> Long.MAX_VALUE;
+            };
         }
     }
 
@@ -146,5 +150,56 @@ class HeadBodyLimitTest {
             assertThat(client.lastStatus(), is("200"));
         }
         assertThat(handled, is(List.of("/small", "/upload")));
+    }
+
+    /**
+     * Streams refused for their bodies (413, then our RST_STREAM) count against the rapid-reset
+     * limit (200 a second), like the resets a peer's frames provoke: streams refused 90 at a time
+     * (under the concurrency limit, each batch answered before the next is sent) fail the
+     * connection with GOAWAY(ENHANCE_YOUR_CALM) within 2,000 of them, instead of being answered
+     * without end; another connection is still served.
+     */
+    @Test
+    void http2StreamsRefusedForTheirBodiesCountAgainstTheResetLimit() throws Exception {
+        HttpServer server = start();
+        try (RawH2 flooder = new RawH2(server.port()).open()) {
+            // Room for all the 413s' bodies: the flooder never has to return credit.
+            flooder.send(new io.ringkv.http.h2.WindowUpdateFrame(0, 1 << 30));
+            Frame end = null;
+            int nextId = 1;
+            for (int batch = 0; batch < 22 && end == null; batch++) {
+                List<Frame> frames = new java.util.ArrayList<>();
+                for (int i = 0; i < 90; i++) {
+                    frames.add(flooder.request(nextId, "POST", "/nothing", false));
+                    frames.add(new DataFrame(nextId, ByteBuffer.allocate(1), false));
+                    nextId += 2;
+                }
+                int lastId = nextId - 2;
+                try {
+                    flooder.send(frames.toArray(Frame[]::new));
+                } catch (IOException closedEarly) {
+                    // the server closed: its GOAWAY is still read
+                }
+                Frame seen = flooder.readUntil(f -> f instanceof io.ringkv.http.h2.GoAwayFrame
+                        || f instanceof RstStreamFrame r && r.streamId() == lastId);
+                if (!(seen instanceof RstStreamFrame)) {
+                    end = seen;
+                }
+            }
+            if (end == null) {
+                flooder.send(new io.ringkv.http.h2.PingFrame(9, false));
+                end = flooder.readUntil(f -> f instanceof io.ringkv.http.h2.GoAwayFrame
+                        || f instanceof io.ringkv.http.h2.PingFrame p && p.ack());
+            }
+            assertThat("GOAWAY(ENHANCE_YOUR_CALM) rather than " + end, end instanceof io.ringkv.http.h2.GoAwayFrame g
+                    && g.errorCode() == ErrorCode.ENHANCE_YOUR_CALM.code, is(true));
+            assertThat("streams before it were answered (413)",
+                    flooder.frames().stream().filter(f -> f instanceof HeadersFrame).count() > 0, is(true));
+        }
+        try (RawH2 bystander = new RawH2(server.port()).open()) {
+            bystander.send(bystander.request(1, "POST", "/small", false), new DataFrame(1, ByteBuffer.allocate(10), true));
+            bystander.readUntil(f -> f.streamId() == 1 && f instanceof HeadersFrame);
+            assertThat(bystander.lastStatus(), is("200"));
+        }
     }
 }

@@ -65,7 +65,8 @@ import org.slf4j.LoggerFactory;
  *       reset against one rapid-reset limit.</li>
  *   <li>A request body past the server's limit, or past the one the handler's head check gave
  *       its request ({@link io.ringkv.http.server.HeadAdmission#bodyBytesMax}), gets 413 and then
- *       RST_STREAM(NO_ERROR); its reserved body memory goes back at once.</li>
+ *       RST_STREAM(NO_ERROR); its reserved body memory goes back at once. That reset, like the
+ *       one after an answer at the head or a 408, counts against the rapid-reset limit.</li>
  * </ul>
  *
  * <p>Threading: the socket callbacks and the timer run on the loop. Every call into the protocol
@@ -130,6 +131,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     /** The loop's clock at the start of the current read. */
     private long readNanos;
     private boolean readsPaused;
+    /** Loop-confined: the connection failed because of a stream we reset (see {@link #resetUnreadBody}). */
+    private boolean failed;
 
     Http2Session(ServerContext context) {
         this.context = context;
@@ -220,6 +223,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         }
         flush();
         for (Http2Event event : events) {
+            if (failed) {
+                break; // the connection failed on our side while this read's events were handled
+            }
             onEvent(event);
         }
         if (!inFieldBlock) {
@@ -951,17 +957,27 @@ final class Http2Session implements ConnectionHandler, ServerSession {
 
     /**
      * Loop thread: {@code stream} was answered before its body ended; once the answer is queued
-     * whole, RST_STREAM(NO_ERROR) asks the client to stop sending the rest (RFC 9113 §8.1).
+     * whole, RST_STREAM(NO_ERROR) asks the client to stop sending the rest (RFC 9113 §8.1). The
+     * reset counts against http-core's rapid-reset limit like those the peer's frames provoke
+     * (refusing streams must not become a way to make us reset without bound); past it the
+     * connection fails with GOAWAY(ENHANCE_YOUR_CALM) and closes.
      */
     private void resetUnreadBody(ServerStream stream) {
+        boolean withinLimit = true;
         synchronized (lock) {
             if (h2.state() != ConnectionState.CLOSED && !streams.containsKey(stream.id)
                     && h2.streamState(stream.id) == StreamState.HALF_CLOSED_LOCAL) {
-                h2.resetStream(stream.id, ErrorCode.NO_ERROR);
+                withinLimit = h2.resetRefusedStream(stream.id, ErrorCode.NO_ERROR, System.nanoTime());
                 enqueueLocked();
             }
         }
         flush();
+        if (!withinLimit) {
+            log.debug("{} connection error {} too many refused streams reset", connection, ErrorCode.ENHANCE_YOUR_CALM);
+            failed = true;
+            failAll();
+            connection.closeAfterFlush();
+        }
     }
 
     /** Loop thread: a connection error of ours: GOAWAY with {@code code}, every stream ends, close once flushed. */
