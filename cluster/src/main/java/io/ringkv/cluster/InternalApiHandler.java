@@ -140,6 +140,17 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         };
     }
 
+    /**
+     * The route's limit ({@link InternalBodyLimits}) for a body read after {@link #admit}: what
+     * bounds a body whose length the head does not announce (chunked, or HTTP/2 without
+     * content-length), so that well-formed proof fields with a wrong MAC cost at most the route's
+     * limit of body memory before the 403.
+     */
+    @Override
+    public long bodyBytesMax(HeadAdmission.Head head) {
+        return InternalBodyLimits.forPath(head.path());
+    }
+
     private static boolean isMetadata(String path) {
         return path.startsWith(InternalProtocol.RAFT_PREFIX) || path.startsWith(InternalProtocol.META_PREFIX);
     }

@@ -65,11 +65,26 @@ class InternalHeadAdmissionTest {
         Headers signed = headers(peer.sign(TestAuth.SELF, "POST", vote, Map.of(), new byte[0]));
         assertThat(status("POST", vote, signed, MetadataGroup.RAFT_MESSAGE_BYTES_MAX), is(Optional.empty()));
         assertThat(status("POST", vote, signed, MetadataGroup.RAFT_MESSAGE_BYTES_MAX + 1L), is(Optional.of(413)));
-        assertThat("a length not known yet is left to the server's limit", status("POST", vote, signed, -1), is(Optional.empty()));
+        assertThat("a length not known yet is let through at the head", status("POST", vote, signed, -1), is(Optional.empty()));
         assertThat(status("POST", InternalProtocol.READS_PATH, signed, ReadBatchCodec.BYTES_MAX + 1L), is(Optional.of(413)));
         assertThat(status("GET", InternalProtocol.TIME_PATH, signed, InternalBodyLimits.NO_BODY_BYTES_MAX + 1L), is(Optional.of(413)));
         assertThat("record batches take what --max-body allows", status("PUT", InternalProtocol.WRITES_PATH, signed, 1L << 30),
                 is(Optional.empty()));
+    }
+
+    /** A body whose length the head does not announce is held to the same route limits while it is read. */
+    @Test
+    void aBodyOfUnknownLengthGetsTheRoutesLimit() {
+        assertThat(limit(InternalProtocol.RAFT_PREFIX + "append-entries"), is((long) MetadataGroup.RAFT_MESSAGE_BYTES_MAX));
+        assertThat(limit(InternalProtocol.META_PREFIX + "replication-factor"), is((long) InternalBodyLimits.META_BODY_BYTES_MAX));
+        assertThat(limit(InternalProtocol.READS_PATH), is((long) ReadBatchCodec.BYTES_MAX));
+        assertThat(limit(InternalProtocol.TIME_PATH), is((long) InternalBodyLimits.NO_BODY_BYTES_MAX));
+        assertThat("record batches take what --max-body allows", limit(InternalProtocol.WRITES_PATH), is(Long.MAX_VALUE));
+    }
+
+    private long limit(String path) {
+        return handler.bodyBytesMax(new HeadAdmission.Head("POST", path, "", Headers.of(), -1,
+                new InetSocketAddress("127.0.0.1", 9), Protocol.HTTP_1_1));
     }
 
     private Optional<Integer> status(String method, String path, Headers headers, long contentLength) {

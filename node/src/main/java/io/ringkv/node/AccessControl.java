@@ -120,6 +120,12 @@ final class AccessControl implements HttpHandler, HeadAdmission {
         }
     }
 
+    /** The next handler's limit for a request {@link #admit} let through. */
+    @Override
+    public long bodyBytesMax(HeadAdmission.Head head) {
+        return next instanceof HeadAdmission heads ? heads.bodyBytesMax(head) : Long.MAX_VALUE;
+    }
+
     /**
      * @param bodyKnown whether {@code request} carries its whole body: a peer's proof is judged
      *                  only then (it covers the body)

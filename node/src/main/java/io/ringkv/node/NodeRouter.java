@@ -46,6 +46,16 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
         return api instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
     }
 
+    /** The API's limit for a request {@link #admit} let through; the node's own endpoints take none of their own. */
+    @Override
+    public long bodyBytesMax(HeadAdmission.Head head) {
+        String path = head.path();
+        if (path.equals(StatusEndpoint.PATH) || path.equals(MetricsEndpoint.PATH) || Dashboard.serves(path)) {
+            return Long.MAX_VALUE;
+        }
+        return api instanceof HeadAdmission heads ? heads.bodyBytesMax(head) : Long.MAX_VALUE;
+    }
+
     @Override
     public CompletionStage<Response> handle(Request request) throws Exception {
         switch (request.path()) {

@@ -103,6 +103,19 @@ public final class PublicApi implements HttpHandler, HeadAdmission {
         return Optional.empty();
     }
 
+    /**
+     * An internal request's body is bounded by the node-to-node handler's route limit, also when
+     * its length is not announced; a public route's by {@code --max-body} alone (a chunked upload
+     * is legal there up to it).
+     */
+    @Override
+    public long bodyBytesMax(HeadAdmission.Head head) {
+        if (internal instanceof HeadAdmission internalHeads && head.path().startsWith(INTERNAL_PREFIX)) {
+            return internalHeads.bodyBytesMax(head);
+        }
+        return Long.MAX_VALUE;
+    }
+
     private CompletionStage<Response> other(Request request) throws Exception {
         if (internal != null && request.path().startsWith(INTERNAL_PREFIX)) {
             return internal.handle(request);

@@ -14,11 +14,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * {@link BodyHoldAttack} over HTTP/2: one connection per held body, each a stream that announces
@@ -38,6 +41,8 @@ final class H2BodyHoldAttack implements AutoCloseable {
     private final int port;
     private final String method;
     private final String path;
+    private final Supplier<Map<String, String>> headers;
+    private final boolean announceLength;
     private final List<Held> held = Collections.synchronizedList(new ArrayList<>());
     private final ExecutorService pushers = Executors.newFixedThreadPool(16);
     private final ScheduledExecutorService trickler = Executors.newSingleThreadScheduledExecutor();
@@ -107,9 +112,20 @@ final class H2BodyHoldAttack implements AutoCloseable {
     }
 
     H2BodyHoldAttack(int port, String method, String path) {
+        this(port, method, path, Map::of, true);
+    }
+
+    /**
+     * @param headers        extra fields (lower-case names), asked for each connection
+     * @param announceLength whether the HEADERS carry a {@code content-length}; without one the
+     *                       body's length is unknown to the node until END_STREAM
+     */
+    H2BodyHoldAttack(int port, String method, String path, Supplier<Map<String, String>> headers, boolean announceLength) {
         this.port = port;
         this.method = method;
         this.path = path;
+        this.headers = headers;
+        this.announceLength = announceLength;
         trickler.scheduleWithFixedDelay(this::trickle, 1, 1, TimeUnit.SECONDS);
     }
 
@@ -131,8 +147,17 @@ final class H2BodyHoldAttack implements AutoCloseable {
     private void push(int bodyBytes, int tail) throws IOException {
         Held connection = new Held(RawH2.open(port, 0));
         try {
-            connection.h2.send(new HeadersFrame(STREAM, connection.h2.request(method, path, "content-length",
-                    Integer.toString(bodyBytes)), false, true));
+            List<String> fields = new ArrayList<>();
+            headers.get().forEach((name, value) -> {
+                fields.add(name.toLowerCase(Locale.ROOT));
+                fields.add(value);
+            });
+            if (announceLength) {
+                fields.add("content-length");
+                fields.add(Integer.toString(bodyBytes));
+            }
+            connection.h2.send(new HeadersFrame(STREAM, connection.h2.request(method, path, fields.toArray(String[]::new)),
+                    false, true));
             int left = bodyBytes - tail;
             while (left > 0 && !connection.ended) {
                 int sent = connection.send(left);

@@ -133,6 +133,108 @@ class HeadAdmissionIT {
         assertLegitimatePutsSucceed(0, null, "after the HTTP/2 streams");
     }
 
+    /**
+     * The body budget attack in its unknown-length form, on the Raft route: each connection
+     * carries well-formed proof fields with a wrong MAC (so the head check lets it through) and a
+     * chunked body that announces no length. Legitimate PUTs stay 201: each body is cut at the
+     * route's limit with a 413. Before, such a body was held up to {@code --max-body} (16 MiB)
+     * before the 403, and the first wave filled the budget.
+     */
+    @Test
+    void forgedProofsCannotHoldTheBodyBudgetWithChunkedBodies() throws Exception {
+        String target = RAFT + "append-entries";
+        try (BodyHoldAttack attack = new BodyHoldAttack(cluster.port(0), "POST", target, () -> forged(0, "POST", target), true)) {
+            holdAndServe(attack, 0, null);
+        }
+    }
+
+    /** The same over HTTP/2, with streams that carry no content-length. */
+    @Test
+    void forgedProofsCannotHoldTheBodyBudgetOverHttp2WithoutContentLength() throws Exception {
+        String target = RAFT + "append-entries";
+        try (H2BodyHoldAttack attack = new H2BodyHoldAttack(cluster.port(0), "POST", target, () -> forged(0, "POST", target),
+                false)) {
+            int[][] waves = {{10, 16 << 20}, {16, 1 << 20}, {40, 64 << 10}, {8, 8 << 10}};
+            for (int[] wave : waves) {
+                attack.wave(wave[0], wave[1]);
+                assertLegitimatePutsSucceed(0, null, "after " + wave[0] + " held h2 bodies of unknown length, " + wave[1] + " bytes");
+            }
+        }
+    }
+
+    /**
+     * A chunked Raft call with forged proof fields and 4 MiB of chunks: 413 once the body passes
+     * the route's limit, and the connection closes (the rest is not read). The chunks go out one
+     * at a time, and stop as soon as the answer is there or the node stops taking them.
+     */
+    @Test
+    void aForgedChunkedRaftCallIs413AtTheRoutesLimitAndTheConnectionCloses() throws Exception {
+        String target = RAFT + "append-entries";
+        try (Socket socket = new Socket("127.0.0.1", cluster.port(0))) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(chunkedHead("POST", target, forged(0, "POST", target)));
+            byte[] chunk = chunk(16 * 1024);
+            long sent = 0;
+            try {
+                while (sent < (4 << 20) && socket.getInputStream().available() == 0) {
+                    out.write(chunk);
+                    sent += 16 * 1024;
+                }
+            } catch (IOException closedOnUs) {
+                // the node answered and closed: the rest was not read
+            }
+            RawHttp.Reply reply = RawHttp.read(socket.getInputStream());
+            assertThat(reply.status(), is(413));
+            assertThat(reply.headers().get("connection"), is("close"));
+            assertThat("the node closed the connection", closedByNode(socket), is(true));
+        }
+    }
+
+    /** The same over HTTP/2 without content-length: DATA past the route's limit gets 413, then RST_STREAM; the connection goes on. */
+    @Test
+    void overHttp2ForgedRaftDataPastTheRoutesLimitIs413ThenReset() throws Exception {
+        String target = RAFT + "append-entries";
+        try (RawH2 stranger = RawH2.open(cluster.port(0), 0)) {
+            List<String> fields = new ArrayList<>();
+            forged(0, "POST", target).forEach((name, value) -> {
+                fields.add(name.toLowerCase(java.util.Locale.ROOT));
+                fields.add(value);
+            });
+            stranger.send(new HeadersFrame(1, stranger.request("POST", target, fields.toArray(String[]::new)), false, true));
+            assertThat(pushUntilAnswered(stranger, 1, 4 << 20), is(List.of("HEADERS :status=413", "RST_STREAM " + ErrorCode.NO_ERROR)));
+        }
+        assertLegitimatePutsSucceed(0, null, "after the h2 stream");
+    }
+
+    /** A chunked PUT through the public API, larger than any internal route's limit: still 201 (up to --max-body). */
+    @Test
+    void aLegitimateChunkedPutIsServedOverBothProtocols() throws Exception {
+        String key = "chunked-" + legitimate++;
+        try (Socket socket = new Socket("127.0.0.1", cluster.port(0))) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(chunkedHead("PUT", "/v0/entity?id=" + key, Map.of()));
+            byte[] chunk = chunk(64 * 1024);
+            for (int i = 0; i < 32; i++) {
+                out.write(chunk); // 2 MiB
+            }
+            out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(RawHttp.read(socket.getInputStream()).status(), is(201));
+        }
+        assertThat(cluster.get(0, key, null).body().length(), is(2 << 20));
+
+        String h2Key = "chunked-" + legitimate++;
+        try (RawH2 client = RawH2.open(cluster.port(0), 0)) {
+            client.send(new HeadersFrame(1, client.request("PUT", "/v0/entity?id=" + h2Key), false, true),
+                    new DataFrame(1, ByteBuffer.allocate(16 * 1024), false),
+                    new DataFrame(1, ByteBuffer.allocate(16 * 1024), false),
+                    new DataFrame(1, ByteBuffer.allocate(16 * 1024), true));
+            assertThat(streamOutcomes(client, 1, Duration.ofSeconds(30)).getFirst(), is("HEADERS :status=201"));
+        }
+        assertThat(cluster.get(0, h2Key, null).body().length(), is(48 * 1024));
+    }
+
     /** A stranger's well-formed vote with a huge term is refused (403) and changes nothing: same leader, same epoch. */
     @Test
     void aStrangersRaftCallIsRefusedAndChangesNothing() throws Exception {
@@ -275,6 +377,97 @@ class HeadAdmissionIT {
 
     private static String epochOf(String metadata) {
         return metadata.substring(0, metadata.indexOf(','));
+    }
+
+    /**
+     * Proof fields for a request to {@code node} that are well formed and fresh but signed with
+     * another secret: they pass the head check, and only the MAC, checked with the body, fails.
+     */
+    private Map<String, String> forged(int node, String method, String target) {
+        try {
+            InternalAuth forger = new InternalAuth(ClusterSecret.of(ClusterSecret.generateText()), cluster.url(1), topology(node),
+                    System::currentTimeMillis);
+            return forger.sign(cluster.url(node), method, target, Map.of(), new byte[0]);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] chunkedHead(String method, String target, Map<String, String> fields) {
+        StringBuilder head = new StringBuilder(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n");
+        fields.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        return head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** One chunk of {@code size} zero bytes, with its framing. */
+    private static byte[] chunk(int size) {
+        byte[] sizeLine = (Integer.toHexString(size) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] chunk = new byte[sizeLine.length + size + 2];
+        System.arraycopy(sizeLine, 0, chunk, 0, sizeLine.length);
+        chunk[chunk.length - 2] = '\r';
+        chunk[chunk.length - 1] = '\n';
+        return chunk;
+    }
+
+    /** Whether the node closed {@code socket}: end of stream or a reset, after whatever it sent is read. */
+    private static boolean closedByNode(Socket socket) {
+        try {
+            while (socket.getInputStream().read() != -1) {
+                // draining what came after the answer (nothing should)
+            }
+            return true;
+        } catch (SocketTimeoutException stillOpen) {
+            return false;
+        } catch (IOException reset) {
+            return true;
+        }
+    }
+
+    /**
+     * Pushes DATA on {@code streamId} as the node's flow-control windows allow, up to {@code bytes},
+     * until the node answers the stream; then collects its HEADERS (as :status) and RST_STREAM.
+     */
+    private static List<String> pushUntilAnswered(RawH2 h2, int streamId, int bytes) throws IOException {
+        List<String> seen = new ArrayList<>();
+        long connectionWindow = 65_535;
+        long streamWindow = 65_535;
+        int left = bytes;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (seen.size() < 2 && System.nanoTime() < end) {
+            int n = (int) Math.min(left, Math.min(16 * 1024, Math.min(connectionWindow, streamWindow)));
+            if (n > 0 && seen.isEmpty()) {
+                h2.send(new DataFrame(streamId, ByteBuffer.allocate(n), false));
+                connectionWindow -= n;
+                streamWindow -= n;
+                left -= n;
+            }
+            Frame frame;
+            try {
+                frame = h2.next(n > 0 && seen.isEmpty() ? Duration.ofMillis(1) : Duration.ofSeconds(5));
+            } catch (SocketTimeoutException nothingYet) {
+                continue;
+            }
+            if (frame == null) {
+                seen.add("closed");
+                break;
+            }
+            switch (frame) {
+                case io.ringkv.http.h2.WindowUpdateFrame w when w.streamId() == 0 -> connectionWindow += w.increment();
+                case io.ringkv.http.h2.WindowUpdateFrame w when w.streamId() == streamId -> streamWindow += w.increment();
+                case io.ringkv.http.h2.SettingsFrame settings when !settings.ack() -> {
+                    for (io.ringkv.http.h2.SettingsFrame.Setting setting : settings.settings()) {
+                        if (setting.id() == 0x4) { // SETTINGS_INITIAL_WINDOW_SIZE
+                            streamWindow += setting.value() - 65_535;
+                        }
+                    }
+                    h2.send(io.ringkv.http.h2.SettingsFrame.ACK_FRAME);
+                }
+                case HeadersFrame headers when headers.streamId() == streamId -> seen.add("HEADERS :status=" + h2.lastStatus());
+                case RstStreamFrame reset when reset.streamId() == streamId -> seen.add("RST_STREAM " + ErrorCode.of(reset.errorCode()));
+                default -> { }
+            }
+        }
+        return seen;
     }
 
     private static byte[] head(String method, String target, Map<String, String> fields, int contentLength) {

@@ -9,7 +9,9 @@ import java.time.Duration;
  *
  * @param resetsPerInterval        streams the peer resets (rapid reset, CVE-2023-44487) and, at the
  *                                 server, streams we reset because of the peer's frames
- *                                 ("MadeYouReset", CVE-2025-8671), counted together
+ *                                 ("MadeYouReset", CVE-2025-8671) or because we refused
+ *                                 their requests before their bodies ended
+ *                                 ({@link Http2Connection#resetRefusedStream}), counted together
  * @param continuationsPerBlock    CONTINUATION frames in one field block (CVE-2024-27316 family)
  * @param headerBlockBytesMax      octets of one encoded field block, all fragments together
  * @param settingsPerInterval      non-ACK SETTINGS frames we must acknowledge

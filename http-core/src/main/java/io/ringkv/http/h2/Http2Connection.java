@@ -736,6 +736,20 @@ public final class Http2Connection {
         output.add(generator.generate(new RstStreamFrame(streamId, code)));
     }
 
+    /**
+     * {@link #resetStream}, for a stream we reset because of what the peer sent on it (a request
+     * refused before its body ended): at the server it counts against the same rapid-reset limit
+     * as the resets the peer's frames provoke, so refused streams cannot be used to make us reset
+     * without bound.
+     *
+     * @return false when that passed the limit: the connection failed (GOAWAY(ENHANCE_YOUR_CALM)
+     *         queued), and its owner closes the transport
+     */
+    public boolean resetRefusedStream(int streamId, ErrorCode code, long nowNanos) {
+        resetStream(streamId, code);
+        return countProvokedReset(nowNanos, new ArrayList<>(1));
+    }
+
     public void ping(long opaqueData) {
         output.add(generator.generate(new PingFrame(opaqueData, false)));
     }

@@ -64,6 +64,20 @@ public interface HeadAdmission {
     }
 
     /**
+     * The most body bytes a request that {@link #admit} let through may send, enforced while its
+     * body is read: past it the request is answered {@code 413} and the rest is not read (HTTP/1.1:
+     * the connection closes after the answer; HTTP/2: RST_STREAM after it). This is what bounds a
+     * body whose length the head does not announce (chunked on HTTP/1.1, DATA without
+     * {@code content-length} on HTTP/2), which {@link #admit} cannot judge. The server's own body
+     * limit applies as well; the smaller wins. Same threading rules as {@link #admit}.
+     *
+     * @return a byte count, {@link Long#MAX_VALUE} (the default) for only the server's limit
+     */
+    default long bodyBytesMax(Head head) {
+        return Long.MAX_VALUE;
+    }
+
+    /**
      * A request as known at its head.
      *
      * @param method        the method token as sent

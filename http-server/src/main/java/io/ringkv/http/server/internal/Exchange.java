@@ -23,6 +23,8 @@ final class Exchange {
     final RequestHead head;
     /** What the handler's head admission noted for it; set and read on the connection's loop, before dispatch. */
     Object admissionNote;
+    /** The most body bytes this request may send, from the handler's head check; the parser enforces the server's. */
+    final long bodyBytesMax;
     private final InFlightBudget budget;
     private final boolean admitted;
     private final AtomicBoolean finished = new AtomicBoolean();
@@ -37,9 +39,13 @@ final class Exchange {
     boolean dispatched;
     ChunkPump pump;
 
-    /** @param budget the budget a permit was taken from, or {@code null} when the request was not admitted */
-    Exchange(RequestHead head, InFlightBudget budget) {
+    /**
+     * @param budget       the budget a permit was taken from, or {@code null} when the request was not admitted
+     * @param bodyBytesMax the most body bytes the request may send ({@link HeadGate.Decision#bodyBytesMax()})
+     */
+    Exchange(RequestHead head, InFlightBudget budget, long bodyBytesMax) {
         this.head = head;
+        this.bodyBytesMax = bodyBytesMax;
         this.budget = budget;
         this.admitted = budget != null;
     }

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Asks the handler's {@link HeadAdmission}, when it has one, whether a request whose head just
- * arrived is answered now, before its body is read. A hook that throws costs the request a 500,
- * never the connection or the loop.
+ * arrived is answered now, before its body is read, and if not, how many body bytes it may send.
+ * A hook that throws costs the request a 500, never the connection or the loop.
  *
  * <p>Threading: thread-safe; called on event loops.
  */
@@ -33,23 +33,42 @@ final class HeadGate {
     }
 
     /**
-     * @param target the request-target as sent
-     * @return the answer to send at once, or none and a note for the handler
+     * What the head decided.
+     *
+     * @param early        the answer to send at once, or null to read the body and run the handler
+     * @param note         when {@code early} is null: the admission's note for the handler
+     *                     ({@link io.ringkv.http.server.Request#admissionNote()}); may be null
+     * @param bodyBytesMax when {@code early} is null: the most body bytes the request may send
+     *                     ({@link Long#MAX_VALUE}: the server's limit alone)
      */
-    HeadAdmission.Verdict admit(String method, String target, Headers headers, long contentLength, InetSocketAddress remote,
+    record Decision(Response early, Object note, long bodyBytesMax) {
+        static final Decision READ_BODY = new Decision(null, null, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param target the request-target as sent
+     */
+    Decision admit(String method, String target, Headers headers, long contentLength, InetSocketAddress remote,
                    Protocol protocol, List<X509Certificate> peerCertificates) {
         if (admission == null) {
-            return HeadAdmission.Verdict.PASS;
+            return Decision.READ_BODY;
         }
         String[] pathAndQuery = RequestTarget.split(target);
         HeadAdmission.Head head = new HeadAdmission.Head(method, pathAndQuery[0], pathAndQuery[1], headers, contentLength,
                 remote, protocol, peerCertificates);
         Response early;
         Object note = null;
+        long bodyBytesMax = Long.MAX_VALUE;
         try {
             HeadAdmission.Verdict verdict = admission.verdict(head);
             early = verdict == null ? null : verdict.answer();
             note = verdict == null ? null : verdict.note();
+            if (early == null) {
+                bodyBytesMax = admission.bodyBytesMax(head);
+                if (bodyBytesMax < 0) {
+                    throw new IllegalStateException("negative body limit " + bodyBytesMax);
+                }
+            }
         } catch (RuntimeException e) {
             log.error("head admission failed for {} {} from {}", LogText.of(method), LogText.of(head.path()), remote, e);
             early = Response.text(500, "internal server error");
@@ -64,9 +83,9 @@ final class HeadGate {
         }
         if (early != null) {
             refused.increment();
-            return HeadAdmission.Verdict.answer(early);
+            return new Decision(early, null, 0);
         }
-        return HeadAdmission.Verdict.pass(note);
+        return note == null && bodyBytesMax == Long.MAX_VALUE ? Decision.READ_BODY : new Decision(null, note, bodyBytesMax);
     }
 
     /** Requests answered at their head since start. */

@@ -156,7 +156,13 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         switch (event) {
             case RequestHead head -> onHead(head);
             case BodyChunk chunk -> {
-                if (current != null && current.admitted() && !current.appendBody(chunk.data(), context.bodyMemory())) {
+                if (current != null && current.admitted() && current.bodyLength() + (long) chunk.data().remaining()
+                        > current.bodyBytesMax) {
+                    // A body of unannounced length (chunked) past what the handler's head check gave
+                    // this request: stop here, before buffering more of it.
+                    refuseBody(413, "request body too large: this request takes at most " + current.bodyBytesMax
+                            + " bytes");
+                } else if (current != null && current.admitted() && !current.appendBody(chunk.data(), context.bodyMemory())) {
                     context.refusedRequest();
                     refuseBody(503, "request bodies fill this server's memory budget, retry later");
                 }
@@ -171,16 +177,16 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         if (upgradeToH2c(head)) {
             return;
         }
-        HeadAdmission.Verdict verdict = context.headGate().admit(head.method(), head.target(), head.headers(),
+        HeadGate.Decision decision = context.headGate().admit(head.method(), head.target(), head.headers(),
                 head.contentLength(), connection.remoteAddress(), Protocol.HTTP_1_1, peerCertificates);
-        if (verdict.answer() != null) {
-            answerAtHead(head, verdict.answer());
+        if (decision.early() != null) {
+            answerAtHead(head, decision.early());
             return;
         }
         InFlightBudget budget = context.budget();
         boolean admitted = budget.tryAcquire();
-        Exchange exchange = new Exchange(head, admitted ? budget : null);
-        exchange.admissionNote = verdict.note();
+        Exchange exchange = new Exchange(head, admitted ? budget : null, decision.bodyBytesMax());
+        exchange.admissionNote = decision.note();
         sequencer.add(exchange);
         current = exchange;
         if (!admitted) {
@@ -207,7 +213,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
      * so the answer is not lost to a reset.
      */
     private void answerAtHead(RequestHead head, Response early) {
-        Exchange exchange = new Exchange(head, null);
+        Exchange exchange = new Exchange(head, null, 0);
         sequencer.add(exchange);
         current = exchange;
         boolean bodyUnread = head.contentLength() != 0;
@@ -358,7 +364,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
 
     private void onParseError(ParseError error) {
         log.debug("{} parse error {} {}", connection, error.status(), error.reason());
-        Exchange exchange = current != null && current.admitted() ? current : new Exchange(null, null);
+        Exchange exchange = current != null && current.admitted() ? current : new Exchange(null, null, 0);
         if (exchange != current) {
             sequencer.add(exchange);
         }
@@ -483,7 +489,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
             }
             case HEAD -> {
                 noMoreRequests = true;
-                Exchange timedOut = new Exchange(null, null);
+                Exchange timedOut = new Exchange(null, null, 0);
                 sequencer.add(timedOut);
                 sequencer.respond(timedOut, ResponseEncoder.error(408, "request_timeout", timedOut, true));
             }

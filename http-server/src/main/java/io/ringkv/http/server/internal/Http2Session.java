@@ -65,6 +65,10 @@ import org.slf4j.LoggerFactory;
  *       if the stream was reset meanwhile, by the client or by us because of its frames: resets
  *       cannot buy more concurrent handler work than the budget. http-core counts both kinds of
  *       reset against one rapid-reset limit.</li>
+ *   <li>A request body past the server's limit, or past the one the handler's head check gave
+ *       its request ({@link io.ringkv.http.server.HeadAdmission#bodyBytesMax}), gets 413 and then
+ *       RST_STREAM(NO_ERROR); its reserved body memory goes back at once. That reset, like the
+ *       one after an answer at the head or a 408, counts against the rapid-reset limit.</li>
  * </ul>
  *
  * <p>Threading: the socket callbacks and the timer run on the loop. Every call into the protocol
@@ -131,6 +135,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     /** The loop's clock at the start of the current read. */
     private long readNanos;
     private boolean readsPaused;
+    /** Loop-confined: the connection failed because of a stream we reset (see {@link #resetUnreadBody}). */
+    private boolean failed;
 
     Http2Session(ServerContext context, List<X509Certificate> peerCertificates) {
         this.context = context;
@@ -222,6 +228,9 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         }
         flush();
         for (Http2Event event : events) {
+            if (failed) {
+                break; // the connection failed on our side while this read's events were handled
+            }
             onEvent(event);
         }
         if (!inFieldBlock) {
@@ -300,10 +309,11 @@ final class Http2Session implements ConnectionHandler, ServerSession {
      * @return whether the stream was answered
      */
     private boolean answeredAtHead(ServerStream stream, boolean endStream) {
-        HeadAdmission.Verdict verdict = stream.admitAtHead(context.headGate(), endStream, connection, peerCertificates);
-        Response early = verdict.answer();
+        HeadGate.Decision decision = stream.admitAtHead(context.headGate(), endStream, connection, peerCertificates);
+        Response early = decision.early();
         if (early == null) {
-            stream.admissionNote = verdict.note();
+            stream.admissionNote = decision.note();
+            stream.bodyBytesMax = decision.bodyBytesMax();
             return false;
         }
         stream.rejected = true;
@@ -327,11 +337,18 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             stream.awaitingBody = !d.endStream();
         }
         if (stream != null && !stream.rejected) {
-            if (stream.body.size() + (long) length > bodyBytesMax) {
+            long limit = Math.min(bodyBytesMax, stream.bodyBytesMax);
+            if (stream.body.size() + (long) length > limit) {
+                // Past the server's limit or the one the handler's head check gave this request
+                // (the bound of a body without content-length): the rest is not read.
                 stream.rejected = true;
                 stream.awaitingBody = false;
                 releaseBody(stream);
-                respond(stream, Response.text(413, "request body too large"));
+                respond(stream, Response.text(413, "request body too large: this request takes at most "
+                        + limit + " bytes"));
+                if (!d.endStream()) {
+                    resetUnreadBody(stream);
+                }
             } else if (!context.bodyMemory().tryReserve(length)) {
                 stream.rejected = true;
                 stream.awaitingBody = false;
@@ -946,17 +963,27 @@ final class Http2Session implements ConnectionHandler, ServerSession {
 
     /**
      * Loop thread: {@code stream} was answered before its body ended; once the answer is queued
-     * whole, RST_STREAM(NO_ERROR) asks the client to stop sending the rest (RFC 9113 §8.1).
+     * whole, RST_STREAM(NO_ERROR) asks the client to stop sending the rest (RFC 9113 §8.1). The
+     * reset counts against http-core's rapid-reset limit like those the peer's frames provoke
+     * (refusing streams must not become a way to make us reset without bound); past it the
+     * connection fails with GOAWAY(ENHANCE_YOUR_CALM) and closes.
      */
     private void resetUnreadBody(ServerStream stream) {
+        boolean withinLimit = true;
         synchronized (lock) {
             if (h2.state() != ConnectionState.CLOSED && !streams.containsKey(stream.id)
                     && h2.streamState(stream.id) == StreamState.HALF_CLOSED_LOCAL) {
-                h2.resetStream(stream.id, ErrorCode.NO_ERROR);
+                withinLimit = h2.resetRefusedStream(stream.id, ErrorCode.NO_ERROR, System.nanoTime());
                 enqueueLocked();
             }
         }
         flush();
+        if (!withinLimit) {
+            log.debug("{} connection error {} too many refused streams reset", connection, ErrorCode.ENHANCE_YOUR_CALM);
+            failed = true;
+            failAll();
+            connection.closeAfterFlush();
+        }
     }
 
     /** Loop thread: a connection error of ours: GOAWAY with {@code code}, every stream ends, close once flushed. */
@@ -1020,6 +1047,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         boolean rejected;
         /** What the handler's head admission noted for it (loop thread, before dispatch). */
         Object admissionNote;
+        /** The most body bytes this request may send by the handler's head check; the server's limit applies too. */
+        long bodyBytesMax = Long.MAX_VALUE;
         /** The request's HEADERS came without END_STREAM, and END_STREAM has not come yet. */
         boolean awaitingBody;
         long bodyBytes;
@@ -1040,11 +1069,11 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         }
 
         /**
-         * Asks {@code gate} about this stream's head; null to go on reading it. A head without
-         * {@code :method} or {@code :path} is let through, for {@link #toRequest} to refuse.
+         * Asks {@code gate} about this stream's head. A head without {@code :method} or
+         * {@code :path} is let through, for {@link #toRequest} to refuse.
          */
-        HeadAdmission.Verdict admitAtHead(HeadGate gate, boolean endStream, Connection connection,
-                                           List<X509Certificate> peerCertificates) {
+        HeadGate.Decision admitAtHead(HeadGate gate, boolean endStream, Connection connection,
+                                      List<X509Certificate> peerCertificates) {
             String method = null;
             String target = null;
             long contentLength = endStream ? 0 : -1;
@@ -1065,7 +1094,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
                 }
             }
             if (method == null || target == null) {
-                return HeadAdmission.Verdict.PASS;
+                return HeadGate.Decision.READ_BODY;
             }
             return gate.admit(method, target, requestHeaders(), contentLength, connection.remoteAddress(), Protocol.HTTP_2,
                     peerCertificates);
