@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  *       A refusal names the higher ballot promised, which the clock observes, so the next attempt
  *       is above it.
  *   <li><b>Finish an earlier proposal</b> that a promise reports as accepted but not committed
- *       there (the one with the highest accepted ballot): propose its write again at this ballot,
- *       stamped with this ballot, commit it, and start over with a new ballot.
+ *       there (the one with the highest accepted ballot): propose it again at this ballot, commit
+ *       it, and start over with a new ballot.
  *   <li><b>Read</b> the current record: the freshest of the promises' (every promise carries the
  *       replica's current version). Every conditional write before this one was committed to a
  *       majority before it answered, or is finished by step 2, so the quorum sees it.
@@ -203,32 +203,16 @@ public final class CompareAndSet {
             }, executor);
         }
 
-        /**
-         * Proposes an earlier, unfinished proposal's write again at this ballot, stamped with this
-         * ballot, commits it, and starts over. The new stamp is what keeps instances apart: a
-         * committed record's timestamp is then the ballot it was chosen at, above every proposal
-         * that lost that instance (each had a lower ballot, or it would have carried this write),
-         * so acceptors and proposers that hide proposals stamped at or below the current version
-         * hide exactly those. Kept at its first stamp (as before), the chosen write could sit below
-         * a losing proposal of the same instance, which the next instance then took for in progress
-         * and finished over it (CompareAndSetTest). The write's proposer, if another node finishes
-         * it, no longer recognises it: it answers 504 (unknown), not 201.
-         */
-        private CompletableFuture<CasOutcome> finishEarlier(int attempt, long ballot, Record reported) {
-            Record earlier = new Record(ballot, reported.tombstone(), reported.value(), reported.expiresAtMillis());
-            boolean own = proposed.containsKey(reported.timestamp());
-            if (own) {
-                proposed.put(ballot, earlier);
-            }
+        /** Proposes an earlier, unfinished proposal's record again at this ballot, commits it, and starts over. */
+        private CompletableFuture<CasOutcome> finishEarlier(int attempt, long ballot, Record earlier) {
             return propose(ballot, earlier).thenComposeAsync(accepted -> {
                 for (PaxosMessages.Accepted refused : accepted.refused()) {
                     observe(refused.promised());
                 }
                 if (!accepted.reached()) {
-                    ambiguous |= own;
                     return accepted.refused().isEmpty() ? unavailable("accept", accepted) : retryAfterBackoff(attempt);
                 }
-                if (own) {
+                if (proposed.containsKey(earlier.timestamp())) {
                     return commitOwn(earlier);
                 }
                 return coordinator.startWrite(key, earlier, new ReplicationParams(quorum, nodes.size())).result()
