@@ -31,6 +31,8 @@ final class LocalCluster {
     private final PrintStream out;
     /** {@code serve --replication-factor} for every node; null for the default. */
     private final Integer replicationFactor;
+    /** {@code serve --conditional-writes} for every node: all nodes or none, so that any node answers alike. */
+    private final boolean conditionalWrites;
     private final List<NodeProcess> nodes = new ArrayList<>();
 
     /**
@@ -38,10 +40,13 @@ final class LocalCluster {
      * @param tls        the certificate every node serves https with; null for http
      * @param authFile   the token file every node checks requests against ({@code serve --auth-file}); null for none
      * @param replicationFactor every node's {@code --replication-factor}; null for the default
+     * @param conditionalWrites  give every node {@code --conditional-writes}
      */
     LocalCluster(String host, Path data, List<Integer> ports, List<String> urls, Path secretFile,
-                 SelfSignedCertificate tls, Path authFile, Integer replicationFactor, PrintStream out) {
+                 SelfSignedCertificate tls, Path authFile, Integer replicationFactor,
+                 boolean conditionalWrites, PrintStream out) {
         this.replicationFactor = replicationFactor;
+        this.conditionalWrites = conditionalWrites;
         this.host = host;
         this.authFile = authFile;
         this.secretFile = secretFile;
@@ -91,6 +96,9 @@ final class LocalCluster {
         }
         if (replicationFactor != null) {
             args.addAll(List.of("--replication-factor", replicationFactor.toString()));
+        }
+        if (conditionalWrites) {
+            args.add("--conditional-writes");
         }
         return args;
     }

@@ -33,7 +33,10 @@ import java.util.List;
  * members vote in the cluster metadata's Raft group, 3 or 5 ({@code serve --meta-voters}; fewer in
  * a smaller cluster); {@code replicationFactor} is how many nodes own each key until the cluster
  * metadata says otherwise, and the value a new metadata group starts with ({@code serve
- * --replication-factor}; 0 for the default, 3 or every node of a smaller cluster).
+ * --replication-factor}; 0 for the default, 3 or every node of a smaller cluster); {@code
+ * conditionalWrites} serves PUT/DELETE with {@code If-Match}, {@code If-None-Match} or {@code
+ * If-Unmodified-Since} as a compare-and-set ({@code serve --conditional-writes}); false, the default,
+ * refuses them with 501 because the compare-and-set is not yet linearizable under faults.
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
@@ -42,7 +45,8 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          ClusterSecret secret, Duration maxClockOffset, ClockShift clockShift,
                          int rangeStreamsMax, int connectionsMax, Duration drainDelay, ServerTls tls,
                          boolean metrics, Duration readSpareDelay, TokenRegistry tokens, Duration idleTimeout,
-                         Duration headerTimeout, List<String> uiAllowedHosts, int metaVoters, int replicationFactor) {
+                         Duration headerTimeout, List<String> uiAllowedHosts, int metaVoters, int replicationFactor,
+                         boolean conditionalWrites) {
 
     /** Cluster ranges open at once, by default. */
     public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
@@ -55,46 +59,46 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, ClockShift.NONE, RANGE_STREAMS_MAX_DEFAULT,
                 ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true,
                 io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY, null, ServerConfig.IDLE_TIMEOUT_DEFAULT,
-                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of(), io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS, 0);
+                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of(), io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS, 0, false);
     }
 
     public NodeConfig withCluster(List<String> urls) {
         return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
     }
 
     public NodeConfig withDrainDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
     }
 
     /** Serves https (TLS, h2 or HTTP/1.1 by ALPN) instead of http; peers must then be https too. */
     public NodeConfig withTls(ServerTls serverTls) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
     }
 
     /** With {@code false}, the node records no metrics and {@code /metrics} answers 404 ({@code serve --metrics off}). */
     public NodeConfig withMetrics(boolean on) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
     }
 
     public NodeConfig withReadSpareDelay(Duration delay) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay, tokens, idleTimeout,
-                headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
+                headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
     }
 
     /** With the given client connection timeouts ({@code serve --idle-timeout}, {@code --header-timeout}). */
@@ -102,7 +106,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idle,
-                header, uiAllowedHosts, metaVoters, replicationFactor);
+                header, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
     }
 
     /**
@@ -113,7 +117,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, registry,
-                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
+                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
     }
 
     /** Names besides its own under which the node's dashboard answers ({@link DashboardHosts}). */
@@ -121,7 +125,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
-                idleTimeout, headerTimeout, List.copyOf(names), metaVoters, replicationFactor);
+                idleTimeout, headerTimeout, List.copyOf(names), metaVoters, replicationFactor, conditionalWrites);
     }
 
     /** With {@code voters} voting members of the metadata group, 3 or 5 ({@code serve --meta-voters}). */
@@ -129,7 +133,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
-                idleTimeout, headerTimeout, uiAllowedHosts, voters, replicationFactor);
+                idleTimeout, headerTimeout, uiAllowedHosts, voters, replicationFactor, conditionalWrites);
     }
 
     /** With {@code rf} nodes owning each key ({@code serve --replication-factor}); 0 for the default. */
@@ -137,7 +141,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
                 maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
-                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, rf);
+                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, rf, conditionalWrites);
     }
 
     /** The scheme of this node's URL: https with TLS, http without. */
@@ -148,6 +152,17 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     public NodeConfig withMaxBodyBytes(long bytes) {
         return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
                 inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor);
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+    }
+
+    /**
+     * With {@code on}, conditional writes are served as a compare-and-set ({@code serve
+     * --conditional-writes}); off (the default) they are refused with 501, see {@link PublicApi}.
+     */
+    public NodeConfig withConditionalWrites(boolean on) {
+        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
+                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
+                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
+                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, on);
     }
 }

@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * ({@link EntityService#putIf}): 201 (with the new {@code ETag}) or 204 when the condition held
  * and the write is stored, 412 (with the current {@code ETag}) when it did not, 503 when nothing
  * was written (contention or too few replicas, retry), 504 when the outcome is unknown. A write
- * without these fields takes the plain path, answered as before.
+ * without these fields takes the plain path, answered as before. That is so only with {@code serve
+ * --conditional-writes}: without it such a write is refused with 501 and not performed, because the
+ * compare-and-set is not yet linearizable under faults (two writers can both be answered 201).
  *
  * <p>A range comes whole, streamed as it is read, or in pages ({@code limit}): a page is read in
  * full before its answer, one record past it, so that the answer's head can name the next page
@@ -66,19 +68,23 @@ public final class PublicApi implements HttpHandler, HeadAdmission {
     private final EntityService entities;
     private final HttpHandler internal;
     private final LongSupplier wallClockMillis;
+    /** {@code serve --conditional-writes}: false refuses a conditional write with 501. */
+    private final boolean conditionalWrites;
 
     /**
      * @param internal the node-to-node handler for {@code /internal/...}, or null for none
+     * @param conditionalWrites serve conditional writes as a compare-and-set; false refuses them with 501
      */
-    public PublicApi(EntityService entities, HttpHandler internal) {
-        this(entities, internal, System::currentTimeMillis);
+    public PublicApi(EntityService entities, HttpHandler internal, boolean conditionalWrites) {
+        this(entities, internal, System::currentTimeMillis, conditionalWrites);
     }
 
     /** @param wallClockMillis the time of an answer, so that {@code Last-Modified} is never later */
-    PublicApi(EntityService entities, HttpHandler internal, LongSupplier wallClockMillis) {
+    PublicApi(EntityService entities, HttpHandler internal, LongSupplier wallClockMillis, boolean conditionalWrites) {
         this.entities = entities;
         this.internal = internal;
         this.wallClockMillis = wallClockMillis;
+        this.conditionalWrites = conditionalWrites;
     }
 
     @Override
@@ -140,9 +146,19 @@ public final class PublicApi implements HttpHandler, HeadAdmission {
             ttl = ttl(request);
             boolean read = method.equals("GET") || method.equals("HEAD");
             condition = read ? IfNoneMatch.parse(request.headers().all(IfNoneMatch.FIELD)) : IfNoneMatch.NONE;
-            writeCondition = read ? Optional.empty() : WriteCondition.of(request, wallClockMillis);
+            writeCondition = read || !conditionalWrites ? Optional.empty() : WriteCondition.of(request, wallClockMillis);
         } catch (IllegalArgumentException badParameter) {
             return done(Response.text(400, badParameter.getMessage()));
+        }
+        if (!conditionalWrites && (method.equals("PUT") || method.equals("DELETE"))) {
+            Optional<String> precondition = WriteCondition.FIELDS.stream()
+                    .filter(field -> request.headers().first(field).isPresent()).findFirst();
+            if (precondition.isPresent()) {
+                return done(Response.text(501, precondition.get() + " on " + method + " is off on this node: conditional"
+                        + " writes need serve --conditional-writes (on every node), and are off by default because"
+                        + " their compare-and-set is not yet linearizable under faults (two writers can both succeed;"
+                        + " README.md#limitations); nothing was written"));
+            }
         }
         if (writeCondition.isPresent()) {
             CompletableFuture<CasOutcome> written = method.equals("PUT")

@@ -187,6 +187,13 @@ final class ServeCommand implements Callable<Integer> {
                     + "meta set-replication-factor' changes it) (default: 3, or every node of a smaller cluster).")
     Integer replicationFactor;
 
+    @Option(names = "--conditional-writes",
+            description = "Serve PUT/DELETE with If-Match, If-None-Match or If-Unmodified-Since as a compare-and-set "
+                    + "among the key's replicas. Off by default, and such a write is then refused with 501: the "
+                    + "compare-and-set is not yet linearizable under faults (README, Limitations). Give it to every "
+                    + "node of the cluster or to none.")
+    boolean conditionalWrites;
+
     @Option(names = "--range-streams-max", paramLabel = "N",
             description = "Cluster ranges (/v0/entities across nodes) open at once; beyond it 503 (default: "
                     + NodeConfig.RANGE_STREAMS_MAX_DEFAULT + ").")
@@ -287,7 +294,7 @@ final class ServeCommand implements Callable<Integer> {
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
                 readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters,
-                replicationFactor == null ? 0 : replicationFactor);
+                replicationFactor == null ? 0 : replicationFactor, conditionalWrites);
         if (tokens != null && TokenReloadSignal.install(tokens)) {
             log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
         }

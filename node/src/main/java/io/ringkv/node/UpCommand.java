@@ -65,6 +65,11 @@ final class UpCommand implements Callable<Integer> {
                     + "or every node of a smaller cluster).")
     Integer replicationFactor;
 
+    @Option(names = "--conditional-writes",
+            description = "Serve conditional writes (If-Match, If-None-Match, If-Unmodified-Since on PUT/DELETE), "
+                    + "given to every node (serve --conditional-writes). Off by default: not yet linearizable under faults.")
+    boolean conditionalWrites;
+
     @Override
     public Integer call() throws Exception {
         if (nodes < 1 || nodes > NODES_MAX) {
@@ -96,7 +101,7 @@ final class UpCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--auth: " + e.getMessage());
         }
         LocalCluster cluster = new LocalCluster(host, data, ports, urls, secret, certificate, authFile,
-                replicationFactor, System.out);
+                replicationFactor, conditionalWrites, System.out);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             cluster.stop();

@@ -29,7 +29,8 @@ import java.util.function.LongSupplier;
 final class WriteCondition implements CasCondition {
     static final String IF_MATCH = "If-Match";
     static final String IF_UNMODIFIED_SINCE = "If-Unmodified-Since";
-    private static final List<String> FIELDS = List.of(IF_MATCH, IfNoneMatch.FIELD, IF_UNMODIFIED_SINCE);
+    /** The fields that make a PUT or DELETE conditional. */
+    static final List<String> FIELDS = List.of(IF_MATCH, IfNoneMatch.FIELD, IF_UNMODIFIED_SINCE);
 
     private final EntityTagList ifMatch;
     private final EntityTagList ifNoneMatch;

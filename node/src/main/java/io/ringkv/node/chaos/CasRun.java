@@ -68,6 +68,9 @@ public final class CasRun {
     private final List<String> history = new CopyOnWriteArrayList<>();
 
     /** @param settings as for {@link ChaosRun}; {@code clients} writers race per round, {@code keys} keys are played at once */
+    /** The serve flag that turns conditional writes on; every node of the run gets it. */
+    static final String CONDITIONAL_WRITES_FLAG = "--conditional-writes";
+
     public CasRun(ChaosRun.Settings settings, PrintStream console) {
         this.settings = settings;
         this.console = console;
@@ -75,8 +78,13 @@ public final class CasRun {
 
     public Result run() throws IOException, InterruptedException {
         long start = System.nanoTime();
+        // Conditional writes are off by default (serve --conditional-writes); this workload exists to test them.
+        List<String> serveArgs = new ArrayList<>(settings.extraServeArgs());
+        if (!serveArgs.contains(CONDITIONAL_WRITES_FLAG)) {
+            serveArgs.add(CONDITIONAL_WRITES_FLAG);
+        }
         try (ClusterSession session = ClusterSession.start(settings.root(), settings.ports(),
-                settings.faults().contains(Fault.PARTITION), settings.extraServeArgs(), console)) {
+                settings.faults().contains(Fault.PARTITION), serveArgs, console)) {
             ChaosCluster cluster = session.cluster();
             console.println("[chaos cas] " + cluster.size() + " nodes up; " + settings.keys() + " keys, " + settings.clients()
                     + " writers per round, " + settings.duration().toSeconds() + " s with faults " + settings.faults()
