@@ -303,6 +303,8 @@ runs.append({"round": 3, "config": "up@baseline", "failed": "not every node answ
 text = u.summarise({"meta": meta, "runs": runs})
 assert "up@baseline    round 3 failed: not every node answered 200" in text, text
 assert "failed  failed" not in text and "33.0/failed" not in text, text
+EOF
+}
 cas_throughput_refuses_bad_input_and_summarises() { # exit 2 for bad options; the ratio from made-up runs
   local bad
   for bad in "--rounds 0" "--connections 0" "--keys-per-connection x" "--no-such-option"; do
