@@ -29,7 +29,8 @@ final class InternalBodyLimits {
             return META_BODY_BYTES_MAX;
         }
         return switch (path) {
-            case InternalProtocol.RECORD_PATH, InternalProtocol.RECORDS_PATH, InternalProtocol.WRITES_PATH -> Long.MAX_VALUE;
+            case InternalProtocol.RECORD_PATH, InternalProtocol.RECORDS_PATH, InternalProtocol.WRITES_PATH,
+                 InternalProtocol.PAXOS_ACCEPT_PATH -> Long.MAX_VALUE; // an accept carries the proposed record
             case InternalProtocol.READS_PATH -> ReadBatchCodec.BYTES_MAX;
             default -> NO_BODY_BYTES_MAX;
         };

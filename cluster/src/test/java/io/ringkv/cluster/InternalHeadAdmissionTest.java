@@ -80,6 +80,8 @@ class InternalHeadAdmissionTest {
         assertThat(limit(InternalProtocol.READS_PATH), is((long) ReadBatchCodec.BYTES_MAX));
         assertThat(limit(InternalProtocol.TIME_PATH), is((long) InternalBodyLimits.NO_BODY_BYTES_MAX));
         assertThat("record batches take what --max-body allows", limit(InternalProtocol.WRITES_PATH), is(Long.MAX_VALUE));
+        assertThat("a Paxos accept carries the proposed record, value and all", limit(InternalProtocol.PAXOS_ACCEPT_PATH),
+                is(Long.MAX_VALUE));
     }
 
     private long limit(String path) {
