@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  *       node: its low bits name the node), at every replica of the key; a majority must promise.
  *       A refusal names the higher ballot promised, which the clock observes, so the next attempt
  *       is above it.
- *   <li><b>Finish an earlier proposal</b> that a promise reports as accepted but not committed
- *       there (the one with the highest accepted ballot): propose it again at this ballot, commit
- *       it, and start over with a new ballot.
+ *   <li><b>Finish an earlier proposal</b>: the one the promises report accepted at the highest
+ *       ballot, unless a replica that accepted it at that ballot holds it already (committed
+ *       there): propose it again at this ballot, commit it, and start over with a new ballot.
  *   <li><b>Read</b> the current record: the freshest of the promises' (every promise carries the
  *       replica's current version). Every conditional write before this one was committed to a
  *       majority before it answered, or is finished by step 2, so the quorum sees it.
@@ -161,16 +161,16 @@ public final class CompareAndSet {
             }
             Optional<Record> current = round.granted().stream().flatMap(promise -> promise.current().stream())
                     .max(Comparator.comparingLong(Record::timestamp));
-            long currentTimestamp = current.map(Record::timestamp).orElse(0L);
-            // In progress: accepted somewhere and newer than every version the quorum holds. One the quorum
-            // holds something newer than was superseded (a replica that lags reports it, as its own copy
-            // is older): finishing it would change nothing, and taking it for this run's success would
-            // answer 201 for a write that lost to the newer one.
-            PaxosMessages.Promise inProgress = round.granted().stream()
-                    .filter(promise -> promise.accepted() != null && promise.accepted().timestamp() > currentTimestamp)
+            // Paxos's rule, by accepted ballots: the proposal the quorum accepted at the highest ballot is the
+            // only one that may have been chosen since the last commit this quorum saw. Unless a replica that
+            // accepted it at that ballot holds it already (committed, or overtaken by a newer write, which the
+            // read below then sees), finish it first. Record stamps do not order acceptances: a finished
+            // proposal keeps its first stamp but is accepted again at the finisher's ballot.
+            PaxosMessages.Promise latest = round.granted().stream().filter(promise -> promise.accepted() != null)
                     .max(Comparator.comparingLong(PaxosMessages.Promise::acceptedBallot)).orElse(null);
-            if (inProgress != null) {
-                return finishEarlier(attempt, ballot, inProgress.accepted());
+            if (latest != null && round.granted().stream().noneMatch(promise -> promise.committed()
+                    && promise.acceptedBallot() == latest.acceptedBallot())) {
+                return finishEarlier(attempt, ballot, latest.accepted());
             }
             current.ifPresent(record -> observe(record.timestamp()));
             if (current.isPresent() && proposed.containsKey(current.get().timestamp())) {

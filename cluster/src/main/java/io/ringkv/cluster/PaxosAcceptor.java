@@ -18,12 +18,14 @@ import java.util.function.LongPredicate;
  * <ul>
  *   <li>{@link #prepare}: promises a ballot above every one promised so far, and tells the
  *       proposer the replica's current record (its version, not its value) and the proposal it
- *       accepted last if that one is still in progress: stamped above the current record, so not
- *       yet committed here (a committed or superseded one is left out, as finishing it would change
- *       nothing here), and younger than the tombstone grace period. A proposal older than that is
- *       left out too: the record that superseded it may have been a tombstone, or a value that
- *       expired, since collected ({@link TombstoneCollector}), and finishing the old proposal then
- *       would bring back a value that was deleted.
+ *       accepted last, with its ballot, and whether the current record is that proposal's or
+ *       newer (committed here, or overtaken). The proposer compares accepted <em>ballots</em>
+ *       across the quorum: a proposal finished by a later proposer keeps its first stamp but is
+ *       accepted at the later ballot, so the stamps of records do not order acceptances. A
+ *       proposal whose record is older than the tombstone grace period is left out: the record
+ *       that superseded it may have been a tombstone, or a value that expired, since collected
+ *       ({@link TombstoneCollector}), and finishing the old proposal then would bring back a
+ *       value that was deleted.
  *   <li>{@link #accept}: accepts a proposal whose ballot is at least the promise.
  * </ul>
  * Commits do not come here: a chosen proposal is written to the replicas as an ordinary replicated
@@ -66,11 +68,13 @@ final class PaxosAcceptor {
                 state = new PaxosState(ballot, state.acceptedBallot(), state.accepted());
                 states.put(key, state);
             }
-            long currentTimestamp = current.map(Record::timestamp).orElse(0L);
-            boolean inProgress = state.accepted() != null && state.accepted().timestamp() > currentTimestamp
-                    && !pastGrace.test(state.accepted().timestamp());
-            return new PaxosMessages.Promise(granted, state.promised(), current.map(PaxosAcceptor::versionOf),
-                    inProgress ? state.acceptedBallot() : 0, inProgress ? state.accepted() : null);
+            Optional<Record> version = current.map(PaxosAcceptor::versionOf);
+            Record accepted = state.accepted();
+            if (accepted == null || pastGrace.test(accepted.timestamp())) {
+                return new PaxosMessages.Promise(granted, state.promised(), version, 0, null, false);
+            }
+            boolean committed = current.isPresent() && current.get().timestamp() >= accepted.timestamp();
+            return new PaxosMessages.Promise(granted, state.promised(), version, state.acceptedBallot(), accepted, committed);
         } finally {
             lock.unlock();
         }

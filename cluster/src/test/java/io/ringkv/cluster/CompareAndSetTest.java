@@ -137,10 +137,10 @@ class CompareAndSetTest {
      *
      * <p>The cause in Paxos terms: T hides V's acceptance (committed there) and S reports Q's, and
      * the proposer compares record stamps (Q's tq above V's t0) where it should compare accepted
-     * ballots (V's, P's ballot, above Q's tq). Disabled until the fix: promises that always carry
-     * the accepted ballot, committed or not (Cassandra's most-recent-commit ballot).
+     * ballots (V's, P's ballot, above Q's tq). The fix: promises always carry the accepted ballot,
+     * with whether the replica holds that proposal already, and the proposer finishes the proposal
+     * of the highest accepted ballot unless one replica holds it.
      */
-    @org.junit.jupiter.api.Disabled("fails on the current protocol: the double winner of README's Limitations")
     @Test
     void aProposalThatLostAnEarlierInstanceIsNotFinishedOverItsWinner() throws Exception {
         List<ClusterNode> order = placement.order(KEY);

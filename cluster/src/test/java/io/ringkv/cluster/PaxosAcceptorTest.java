@@ -35,7 +35,7 @@ class PaxosAcceptorTest {
     }
 
     @Test
-    void aPromiseReportsAnAcceptedProposalUntilTheReplicaHoldsItOrSomethingNewer() throws Exception {
+    void aPromiseReportsTheAcceptedProposalAndWhetherTheReplicaHoldsItOrSomethingNewer() throws Exception {
         try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
             PaxosAcceptor acceptor = new PaxosAcceptor(engine);
             engine.apply(KEY, Record.value(50, new byte[] {0}));
@@ -49,9 +49,12 @@ class PaxosAcceptorTest {
             assertThat("the current version comes without its value", inProgress.current().orElseThrow().value().length, is(0));
             assertThat(inProgress.current().orElseThrow().timestamp(), is(50L));
 
+            assertThat(inProgress.committed(), is(false));
+
             engine.apply(KEY, proposed); // the commit
             PaxosMessages.Promise committed = acceptor.prepare(KEY, 300);
-            assertThat(committed.accepted(), is(nullValue()));
+            assertThat("the accepted ballot is reported once committed too", committed.acceptedBallot(), is(100L));
+            assertThat(committed.committed(), is(true));
             assertThat(committed.current().orElseThrow().timestamp(), is(100L));
         }
     }
@@ -103,9 +106,10 @@ class PaxosAcceptorTest {
         PaxosMessages.Accept accept = PaxosMessages.decodeAccept(PaxosMessages.encode(new PaxosMessages.Accept(KEY, 6, record)));
         assertThat(accept.record(), is(record));
         assertThat(accept.ballot(), is(6L));
-        PaxosMessages.Promise promise = new PaxosMessages.Promise(true, 6, Optional.of(Record.tombstone(4)), 5, record);
+        PaxosMessages.Promise promise = new PaxosMessages.Promise(true, 6, Optional.of(Record.tombstone(4)), 5, record, true);
         PaxosMessages.Promise decoded = PaxosMessages.decodePromise(PaxosMessages.encode(promise));
         assertThat(decoded.accepted(), is(record));
+        assertThat(decoded.committed(), is(true));
         assertThat(decoded.current(), is(Optional.of(Record.tombstone(4))));
         assertThat(PaxosMessages.decodeAccepted(PaxosMessages.encode(new PaxosMessages.Accepted(false, 9))).promised(), is(9L));
 
@@ -119,8 +123,8 @@ class PaxosAcceptorTest {
     /** A promise whose accepted ballot is above its promise: no acceptor answers that. */
     private static final class PaxosMessagesBytes {
         byte[] promiseAbovePromised() {
-            return java.nio.ByteBuffer.allocate(1 + 8 + 1 + 1 + 8 + 8 + 1 + 8 + 4).put((byte) 1).putLong(5).put((byte) 0)
-                    .put((byte) 1).putLong(6).putLong(6).put((byte) 1).putLong(0).putInt(0).array();
+            return java.nio.ByteBuffer.allocate(1 + 8 + 1 + 1 + 8 + 1 + 8 + 1 + 8 + 4).put((byte) 1).putLong(5).put((byte) 0)
+                    .put((byte) 1).putLong(6).put((byte) 0).putLong(6).put((byte) 0).putLong(0).putInt(0).array();
         }
     }
 }

@@ -22,14 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The short run of the compare-and-set chaos workload: three node processes, SIGKILL/restart and
  * SIGSTOP/SIGCONT for 30 s with a fixed seed, 4 keys each played in rounds by 3 writers through
  * the 3 nodes. No round may have two winners, and each winner's value must be read back.
- *
- * <p>Disabled while the double winner the README's Limitations describe is not fixed: it fails
- * some runs (one double winner in 30 s was seen), and a test that fails at random would hide every
- * other failure of the suite. {@code CompareAndSetTest.aProposalThatLostAnEarlierInstanceIsNotFinishedOverItsWinner}
- * reproduces its cause deterministically; enable both with the fix.
  */
-@org.junit.jupiter.api.Disabled("conditional writes can still yield two winners under faults (README, Limitations): "
-        + "fails some runs until the committed-ballot fix lands")
 class CasChaosIT {
     private static final long SEED = 20261127L;
 
