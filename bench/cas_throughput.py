@@ -80,8 +80,7 @@ def main():
     run, rev, dirty = results_file.run_id()
     command = "./ringkv bench --cas-throughput " + " ".join(sys.argv[1:])
     with tempfile.TemporaryDirectory(prefix="ringkv-cas-bench-") as tmp:
-        # Conditional writes are off by default (serve --conditional-writes): this measures them.
-        cluster = rp.Cluster("cas", 3, ["--warm-up", "PT0S", "--conditional-writes"], tmp, args.server_cpus)
+        cluster = rp.Cluster("cas", 3, ["--warm-up", "PT0S"], tmp, args.server_cpus)
         try:
             cluster.await_ready()
             keys = args.connections * args.keys_per_connection

@@ -109,6 +109,7 @@ public final class Cluster implements AutoCloseable {
                 replicationFactor::current);
         PaxosAcceptor acceptor = new PaxosAcceptor(engine,
                 timestamp -> tombstones.mayBeCollectedElsewhere(io.ringkv.store.Record.tombstone(timestamp)));
+        tombstones.alsoCollect(acceptor);
         java.util.Map<ClusterNode, PaxosPeer> paxosPeers = new java.util.HashMap<>();
         for (ClusterNode node : topology.all()) {
             paxosPeers.put(node, topology.isSelf(node) ? PaxosPeer.local(node, acceptor) : PaxosPeer.remote(node, client));

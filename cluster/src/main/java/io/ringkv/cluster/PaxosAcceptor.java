@@ -1,11 +1,13 @@
 package io.ringkv.cluster;
 
+import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.PaxosState;
 import io.ringkv.store.PaxosStateLog;
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongPredicate;
@@ -34,8 +36,10 @@ import java.util.function.LongPredicate;
  * <p>Threading: thread-safe. A key's read and write of its state happen under one of a fixed set
  * of locks chosen by the key's hash; calls block on disk I/O (call them on the handler executor).
  */
-final class PaxosAcceptor {
+final class PaxosAcceptor implements TombstoneCollector.AlsoCollected {
     private static final int LOCK_STRIPES = 256;
+    /** Keys per page of a purge's scan: one page's keys are on the heap at a time. */
+    private static final int PURGE_PAGE = 1_024;
 
     private final StorageEngine engine;
     private final PaxosStateLog states;
@@ -90,6 +94,52 @@ final class PaxosAcceptor {
             }
             states.put(key, new PaxosState(ballot, ballot, record));
             return new PaxosMessages.Accepted(true, ballot);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Removes every key's state whose promise is older than {@code horizonMillis} (physical time of
+     * its ballot): the same horizon past which {@link #prepare} no longer reports an acceptance,
+     * so nothing a proposer could learn goes with it. A ballot that old could only come from a
+     * proposer whose clock is off by more than the grace period, which the clock bound refuses
+     * long before. Each removal happens under the key's lock after reading the state again, so a
+     * promise made meanwhile stays. A state that does not decode is left alone (and logged by the
+     * read that meets it).
+     *
+     * @return the states removed
+     */
+    @Override
+    public int purgeDeadBefore(long horizonMillis) throws StoreException {
+        int removed = 0;
+        byte[] from = new byte[0];
+        while (true) {
+            List<PaxosStateLog.Promised> page = states.promisedFrom(from, PURGE_PAGE);
+            for (PaxosStateLog.Promised entry : page) {
+                if (entry.promised() > 0 && HybridLogicalClock.millisOf(entry.promised()) < horizonMillis
+                        && removeIfPromisedBefore(entry.key(), horizonMillis)) {
+                    removed++;
+                }
+            }
+            if (page.size() < PURGE_PAGE) {
+                return removed;
+            }
+            byte[] last = page.get(page.size() - 1).key();
+            from = Arrays.copyOf(last, last.length + 1); // the smallest key after the last one
+        }
+    }
+
+    private boolean removeIfPromisedBefore(byte[] key, long horizonMillis) throws StoreException {
+        ReentrantLock lock = lockOf(key);
+        lock.lock();
+        try {
+            PaxosState state = states.get(key);
+            if (state.promised() == 0 || HybridLogicalClock.millisOf(state.promised()) >= horizonMillis) {
+                return false;
+            }
+            states.remove(key);
+            return true;
         } finally {
             lock.unlock();
         }

@@ -61,6 +61,9 @@ public final class TombstoneCollector implements AutoCloseable {
     private final Supplier<OptionalLong> agreedMillis;
     private final ScheduledExecutorService thread;
     private final AtomicLong collected = new AtomicLong();
+    private final AtomicLong alsoCollected = new AtomicLong();
+    /** Other state kept until the grace period ends, swept with the records; set before {@link #start}. */
+    private volatile AlsoCollected also;
     private final AtomicLong sweepsDone = new AtomicLong();
     private final AtomicLong sweepsSkipped = new AtomicLong();
     /** The last sweep was skipped: log the pause and the resumption once each (sweeping thread only). */
@@ -84,6 +87,21 @@ public final class TombstoneCollector implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /**
+     * State beside the records whose life ends with the grace period too (each key's Paxos state,
+     * {@link PaxosAcceptor}): swept after the records, with the same horizon.
+     */
+    interface AlsoCollected {
+        /** Removes what was last touched before {@code horizonMillis}; @return how many entries went */
+        int purgeDeadBefore(long horizonMillis) throws StoreException;
+    }
+
+    /** Sweeps {@code state} too, from the next sweep on. */
+    TombstoneCollector alsoCollect(AlsoCollected state) {
+        this.also = state;
+        return this;
     }
 
     public TombstoneCollector start() {
@@ -123,6 +141,11 @@ public final class TombstoneCollector implements AutoCloseable {
     /** Tombstones and expired records purged since start. */
     public long collected() {
         return collected.get();
+    }
+
+    /** Entries of {@link #alsoCollect other state} (Paxos states) purged since start. */
+    public long alsoCollected() {
+        return alsoCollected.get();
     }
 
     /** Sweeps that ran since start. */
@@ -175,6 +198,14 @@ public final class TombstoneCollector implements AutoCloseable {
             }
         }
         collected.addAndGet(purged);
+        AlsoCollected other = also;
+        if (other != null) {
+            int gone = other.purgeDeadBefore(horizon);
+            alsoCollected.addAndGet(gone);
+            if (gone > 0) {
+                LOG.info("collected {} compare-and-set states last promised more than {} ago", gone, grace);
+            }
+        }
         sweepsDone.incrementAndGet();
         return purged;
     }

@@ -100,6 +100,28 @@ class PaxosAcceptorTest {
         }
     }
 
+    /** The purge on RocksDB's column family: old promises go, a young one and the data stay, across pages. */
+    @Test
+    void purgesStatesPromisedBeforeTheHorizonAndKeepsTheRest() throws Exception {
+        try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
+            PaxosAcceptor acceptor = new PaxosAcceptor(engine);
+            long old = io.ringkv.store.HybridLogicalClock.timestampOf(1_000, 0);
+            long young = io.ringkv.store.HybridLogicalClock.timestampOf(9_000, 0);
+            for (int i = 0; i < 2_100; i++) {
+                acceptor.prepare(("old" + i).getBytes(StandardCharsets.UTF_8), old);
+            }
+            acceptor.prepare(KEY, young);
+            engine.apply(KEY, Record.value(young, new byte[] {1}));
+
+            assertThat(acceptor.purgeDeadBefore(5_000), is(2_100));
+
+            assertThat(engine.paxos().promisedFrom(new byte[0], 10).size(), is(1));
+            assertThat(acceptor.prepare(KEY, young).granted(), is(false));
+            assertThat(engine.get(KEY).isPresent(), is(true));
+            assertThat(acceptor.purgeDeadBefore(5_000), is(0));
+        }
+    }
+
     @Test
     void messagesRoundTripAndMalformedOnesAreRefused() {
         Record record = Record.expiring(5, new byte[] {1, 2, 3}, 9_000);

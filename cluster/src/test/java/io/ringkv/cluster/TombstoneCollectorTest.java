@@ -42,6 +42,31 @@ class TombstoneCollectorTest {
         assertThat(collector.collected(), is(1L));
     }
 
+    /**
+     * Each key's compare-and-set state lives as long as a tombstone: a sweep removes the states last
+     * promised before the grace period (their acceptances are no longer reported anyway) and keeps
+     * the younger ones, and a key whose state went takes any ballot again.
+     */
+    @Test
+    void sweepsCompareAndSetStatesPromisedBeforeTheGracePeriod() throws Exception {
+        PaxosAcceptor acceptor = new PaxosAcceptor(engine);
+        collector.alsoCollect(acceptor);
+        int oldKeys = 1_500; // more than one page of the purge's scan
+        for (int i = 0; i < oldKeys; i++) {
+            byte[] key = utf8("old " + i);
+            acceptor.prepare(key, at(80 * DAY));
+            acceptor.accept(key, at(80 * DAY), Record.value(at(80 * DAY), utf8("v")));
+        }
+        acceptor.prepare(utf8("young"), at(95 * DAY));
+
+        assertThat(collector.sweep(), is(0));
+
+        assertThat(collector.alsoCollected(), is((long) oldKeys));
+        assertThat(engine.paxos().get(utf8("old 7")), is(io.ringkv.store.PaxosState.EMPTY));
+        assertThat("a purged key promises an older ballot again", acceptor.prepare(utf8("old 7"), at(70 * DAY)).granted(), is(true));
+        assertThat("the young promise holds", acceptor.prepare(utf8("young"), at(94 * DAY)).granted(), is(false));
+    }
+
     @Test
     void aTombstoneBecomesCollectableWhenTheClockPassesItsGrace() throws Exception {
         engine.apply(utf8("k"), Record.tombstone(at(95 * DAY)));

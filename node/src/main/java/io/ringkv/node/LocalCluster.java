@@ -31,7 +31,7 @@ final class LocalCluster {
     private final PrintStream out;
     /** {@code serve --replication-factor} for every node; null for the default. */
     private final Integer replicationFactor;
-    /** {@code serve --conditional-writes} for every node: all nodes or none, so that any node answers alike. */
+    /** Conditional writes on every node, or ({@code serve --no-conditional-writes}) on none, so that any node answers alike. */
     private final boolean conditionalWrites;
     private final List<NodeProcess> nodes = new ArrayList<>();
 
@@ -40,7 +40,7 @@ final class LocalCluster {
      * @param tls        the certificate every node serves https with; null for http
      * @param authFile   the token file every node checks requests against ({@code serve --auth-file}); null for none
      * @param replicationFactor every node's {@code --replication-factor}; null for the default
-     * @param conditionalWrites  give every node {@code --conditional-writes}
+     * @param conditionalWrites  false gives every node {@code --no-conditional-writes}
      */
     LocalCluster(String host, Path data, List<Integer> ports, List<String> urls, Path secretFile,
                  SelfSignedCertificate tls, Path authFile, Integer replicationFactor,
@@ -97,8 +97,8 @@ final class LocalCluster {
         if (replicationFactor != null) {
             args.addAll(List.of("--replication-factor", replicationFactor.toString()));
         }
-        if (conditionalWrites) {
-            args.add("--conditional-writes");
+        if (!conditionalWrites) {
+            args.add("--no-conditional-writes");
         }
         return args;
     }

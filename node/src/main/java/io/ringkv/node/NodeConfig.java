@@ -35,8 +35,8 @@ import java.util.List;
  * metadata says otherwise, and the value a new metadata group starts with ({@code serve
  * --replication-factor}; 0 for the default, 3 or every node of a smaller cluster); {@code
  * conditionalWrites} serves PUT/DELETE with {@code If-Match}, {@code If-None-Match} or {@code
- * If-Unmodified-Since} as a compare-and-set ({@code serve --conditional-writes}); false, the default,
- * refuses them with 501 because the compare-and-set is not yet linearizable under faults.
+ * If-Unmodified-Since} as a compare-and-set (the default); false ({@code serve
+ * --no-conditional-writes}) refuses them with 501.
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
@@ -59,7 +59,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, ClockShift.NONE, RANGE_STREAMS_MAX_DEFAULT,
                 ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true,
                 io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY, null, ServerConfig.IDLE_TIMEOUT_DEFAULT,
-                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of(), io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS, 0, false);
+                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of(), io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS, 0, true);
     }
 
     public NodeConfig withCluster(List<String> urls) {
@@ -156,8 +156,8 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     }
 
     /**
-     * With {@code on}, conditional writes are served as a compare-and-set ({@code serve
-     * --conditional-writes}); off (the default) they are refused with 501, see {@link PublicApi}.
+     * With {@code on} (the default), conditional writes are served as a compare-and-set; off
+     * ({@code serve --no-conditional-writes}) they are refused with 501, see {@link PublicApi}.
      */
     public NodeConfig withConditionalWrites(boolean on) {
         return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,

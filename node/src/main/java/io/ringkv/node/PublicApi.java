@@ -154,10 +154,8 @@ public final class PublicApi implements HttpHandler, HeadAdmission {
             Optional<String> precondition = WriteCondition.FIELDS.stream()
                     .filter(field -> request.headers().first(field).isPresent()).findFirst();
             if (precondition.isPresent()) {
-                return done(Response.text(501, precondition.get() + " on " + method + " is off on this node: conditional"
-                        + " writes need serve --conditional-writes (on every node), and are off by default because"
-                        + " their compare-and-set is not yet linearizable under faults (two writers can both succeed;"
-                        + " README.md#limitations); nothing was written"));
+                return done(Response.text(501, precondition.get() + " on " + method + " is off on this node (started"
+                        + " with serve --no-conditional-writes); nothing was written"));
             }
         }
         if (writeCondition.isPresent()) {

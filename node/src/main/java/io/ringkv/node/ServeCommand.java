@@ -187,12 +187,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "meta set-replication-factor' changes it) (default: 3, or every node of a smaller cluster).")
     Integer replicationFactor;
 
-    @Option(names = "--conditional-writes",
+    @Option(names = "--conditional-writes", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Serve PUT/DELETE with If-Match, If-None-Match or If-Unmodified-Since as a compare-and-set "
-                    + "among the key's replicas. Off by default, and such a write is then refused with 501: the "
-                    + "compare-and-set is not yet linearizable under faults (README, Limitations). Give it to every "
-                    + "node of the cluster or to none.")
-    boolean conditionalWrites;
+                    + "among the key's replicas (on by default); --no-conditional-writes refuses such a write with 501 "
+                    + "and writes nothing. Give every node of the cluster the same setting.")
+    boolean conditionalWrites = true;
 
     @Option(names = "--range-streams-max", paramLabel = "N",
             description = "Cluster ranges (/v0/entities across nodes) open at once; beyond it 503 (default: "

@@ -65,10 +65,10 @@ final class UpCommand implements Callable<Integer> {
                     + "or every node of a smaller cluster).")
     Integer replicationFactor;
 
-    @Option(names = "--conditional-writes",
-            description = "Serve conditional writes (If-Match, If-None-Match, If-Unmodified-Since on PUT/DELETE), "
-                    + "given to every node (serve --conditional-writes). Off by default: not yet linearizable under faults.")
-    boolean conditionalWrites;
+    @Option(names = "--conditional-writes", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Serve conditional writes (If-Match, If-None-Match, If-Unmodified-Since on PUT/DELETE) on every "
+                    + "node (on by default); --no-conditional-writes gives every node serve --no-conditional-writes.")
+    boolean conditionalWrites = true;
 
     @Override
     public Integer call() throws Exception {

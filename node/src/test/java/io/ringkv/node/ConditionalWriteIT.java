@@ -52,7 +52,7 @@ class ConditionalWriteIT {
 
     @BeforeEach
     void start() throws Exception {
-        cluster = new ProcessCluster(root, 3, List.of("--conditional-writes"));
+        cluster = new ProcessCluster(root, 3, List.of());
         client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
         writers = Executors.newFixedThreadPool(WRITERS);
     }

@@ -52,7 +52,7 @@ class ConditionalWriteTest {
 
     @BeforeEach
     void startNode() throws Exception {
-        node = Node.start(NodeConfig.singleNode(0, data).withConditionalWrites(true));
+        node = Node.start(NodeConfig.singleNode(0, data));
         client = TestClients.forProtocol(protocol);
     }
 

@@ -141,7 +141,7 @@ class MetricsIT {
                 "ringkv_hints_corrupt_total",
                 "ringkv_anti_entropy_rounds_total", "ringkv_anti_entropy_running", "ringkv_anti_entropy_records_pushed_total",
                 "ringkv_anti_entropy_buckets_without_scan_total",
-                "ringkv_anti_entropy_buckets_differing", "ringkv_tombstones_collected_total", "ringkv_tombstone_sweeps_total",
+                "ringkv_anti_entropy_buckets_differing", "ringkv_tombstones_collected_total", "ringkv_paxos_states_collected_total", "ringkv_tombstone_sweeps_total",
                 "jvm_memory_used_bytes", "jvm_threads_current",
                 "process_cpu_seconds_total")) {
             assertThat(family, m.has(family), is(true));

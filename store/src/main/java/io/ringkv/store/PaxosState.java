@@ -37,6 +37,15 @@ public record PaxosState(long promised, long acceptedBallot, Record accepted) {
                 .putLong(state.acceptedBallot).put((byte) (state.accepted == null ? 0 : 1)).put(record).array();
     }
 
+    /** The promise of an encoded state without decoding its record; -1 when the bytes are not a state. */
+    static long promisedOf(byte[] bytes) {
+        if (bytes.length < HEADER_BYTES || bytes[0] != FORMAT_V1) {
+            return -1;
+        }
+        long promised = ByteBuffer.wrap(bytes, 1, Long.BYTES).getLong();
+        return promised < 0 ? -1 : promised;
+    }
+
     static PaxosState decode(byte[] bytes) throws CorruptRecordException {
         if (bytes.length < HEADER_BYTES || bytes[0] != FORMAT_V1) {
             throw new CorruptRecordException("paxos state of " + bytes.length + " bytes does not decode");

@@ -1,7 +1,10 @@
 package io.ringkv.store;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteOptions;
 
 /**
@@ -36,6 +39,32 @@ final class RocksDbPaxosStateLog implements PaxosStateLog {
     public void put(byte[] key, PaxosState state) throws StoreException {
         engine.guarded("store paxos state", key, () -> {
             db.put(family, writeOptions, key, PaxosState.encode(state));
+            return null;
+        });
+    }
+
+    @Override
+    public List<Promised> promisedFrom(byte[] startInclusive, int limit) throws StoreException {
+        if (limit < 1) {
+            throw new IllegalArgumentException("a page holds at least one key, got " + limit);
+        }
+        // One iterator per page, opened and closed inside one guarded call: nothing native outlives it.
+        return engine.guarded("scan paxos states", startInclusive, () -> {
+            List<Promised> page = new ArrayList<>(Math.min(limit, 1024));
+            try (RocksIterator iterator = db.newIterator(family)) {
+                for (iterator.seek(startInclusive); iterator.isValid() && page.size() < limit; iterator.next()) {
+                    page.add(new Promised(iterator.key(), PaxosState.promisedOf(iterator.value())));
+                }
+                iterator.status();
+            }
+            return page;
+        });
+    }
+
+    @Override
+    public void remove(byte[] key) throws StoreException {
+        engine.guarded("remove paxos state", key, () -> {
+            db.delete(family, writeOptions, key);
             return null;
         });
     }

@@ -68,8 +68,8 @@ public final class CasRun {
     private final List<String> history = new CopyOnWriteArrayList<>();
 
     /** @param settings as for {@link ChaosRun}; {@code clients} writers race per round, {@code keys} keys are played at once */
-    /** The serve flag that turns conditional writes on; every node of the run gets it. */
-    static final String CONDITIONAL_WRITES_FLAG = "--conditional-writes";
+    /** The serve flag that turns conditional writes off; no node of the run gets it. */
+    static final String CONDITIONAL_WRITES_OFF_FLAG = "--no-conditional-writes";
 
     public CasRun(ChaosRun.Settings settings, PrintStream console) {
         this.settings = settings;
@@ -78,11 +78,9 @@ public final class CasRun {
 
     public Result run() throws IOException, InterruptedException {
         long start = System.nanoTime();
-        // Conditional writes are off by default (serve --conditional-writes); this workload exists to test them.
+        // This workload exists to test conditional writes: a --no-conditional-writes among the extra arguments goes.
         List<String> serveArgs = new ArrayList<>(settings.extraServeArgs());
-        if (!serveArgs.contains(CONDITIONAL_WRITES_FLAG)) {
-            serveArgs.add(CONDITIONAL_WRITES_FLAG);
-        }
+        serveArgs.remove(CONDITIONAL_WRITES_OFF_FLAG);
         try (ClusterSession session = ClusterSession.start(settings.root(), settings.ports(),
                 settings.faults().contains(Fault.PARTITION), serveArgs, console)) {
             ChaosCluster cluster = session.cluster();

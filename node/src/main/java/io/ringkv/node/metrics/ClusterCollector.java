@@ -101,6 +101,8 @@ final class ClusterCollector implements MultiCollector {
                         antiEntropy.bucketsWithoutScan())
                 .counter("ringkv_tombstones_collected", "Tombstones older than the grace period, and records expired for "
                         + "longer than it, deleted from this node's store", tombstones.collected())
+                .counter("ringkv_paxos_states_collected", "Compare-and-set states (a key's Paxos promise and acceptance) "
+                        + "last promised before the grace period, deleted with the tombstones", tombstones.alsoCollected())
                 .counter("ringkv_tombstone_sweeps", "Sweeps of the store for tombstones to collect: done, or skipped while "
                         + "this node refuses writes for its clock (behind, ahead or not confirmed by its peers)", "outcome", sweeps)
                 .build();
