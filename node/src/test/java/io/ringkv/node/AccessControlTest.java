@@ -27,13 +27,10 @@ import java.nio.file.Path;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,21 +46,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 class AccessControlTest {
     private static final String CHALLENGE = "Bearer realm=\"ringkv\"";
 
-    @TempDir
-    Path data;
-
-    @TempDir
-    Path dir;
-
-    @Parameter
-    String protocol;
-
     /**
      * The node, token file and tokens of every test, of both protocols, not marked OwnNode (those
      * change the file, or write and list the tenant's keys); each test's keys are its own (SharedNodeKeys).
      */
-    private static TokenNode shared;
-    private TokenNode own;
+    @RegisterExtension
+    static final SharedNode<TokenNode> NODES = new SharedNode<>(TokenNode.class, TokenNode::start, TokenNode::node);
+
+    @Parameter
+    String protocol;
 
     private Path file;
     private TokenRegistry registry;
@@ -78,8 +69,10 @@ class AccessControlTest {
     /** A node started with a token file of four tokens: a reader, a writer, an admin, a writer of {@code tenant-a/} only. */
     private record TokenNode(Path file, TokenRegistry registry, Node node, String reader, String writer, String admin,
                              String tenant) {
-        static TokenNode start(Path data, Path dir) throws Exception {
-            Path file = dir.resolve("tokens");
+        /** In {@code directory}: the node's data in one folder, the token file in another. */
+        static TokenNode start(Path directory) throws Exception {
+            Path data = Files.createDirectory(directory.resolve("data"));
+            Path file = Files.createDirectory(directory.resolve("access")).resolve("tokens");
             String reader = addToken(file, "reader", "read", null);
             String writer = addToken(file, "app", "read,write", null);
             String admin = addToken(file, "ops", "admin", null);
@@ -90,20 +83,8 @@ class AccessControlTest {
         }
     }
 
-    @BeforeAll
-    static void startSharedNode(@TempDir Path sharedData, @TempDir Path sharedDir) throws Exception {
-        shared = TokenNode.start(sharedData, sharedDir);
-    }
-
-    @AfterAll
-    static void stopSharedNode() {
-        shared.node().close();
-    }
-
     @BeforeEach
-    void startNode(TestInfo test) throws Exception {
-        own = SharedNodeKeys.ownNode(test) ? TokenNode.start(data, dir) : null;
-        TokenNode setup = own != null ? own : shared;
+    void openClient(TokenNode setup, SharedNodeKeys testKeys) {
         file = setup.file();
         registry = setup.registry();
         node = setup.node();
@@ -111,18 +92,15 @@ class AccessControlTest {
         writer = setup.writer();
         admin = setup.admin();
         tenant = setup.tenant();
-        keys = SharedNodeKeys.of(test);
+        keys = testKeys;
         client = protocol.equals("H2C")
                 ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
                 : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     }
 
     @AfterEach
-    void stopNode() {
+    void closeClient() {
         client.close();
-        if (own != null) {
-            own.node().close();
-        }
     }
 
     private String addToken(String name, String scopes, String prefix) throws Exception {

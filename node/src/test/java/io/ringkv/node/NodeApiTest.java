@@ -20,12 +20,10 @@ import java.util.List;
 import java.util.Random;
 import io.ringkv.http.client.RingHttpClient;
 import io.ringkv.node.SharedNodeKeys.OwnNode;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -49,36 +47,25 @@ class NodeApiTest {
     String protocol;
 
     /** The node of every test, of both protocols, not marked OwnNode; each test's keys are its own (SharedNodeKeys). */
-    private static Node shared;
+    @RegisterExtension
+    static final SharedNode<Node> NODES = SharedNode.of(data -> NodeConfig.singleNode(0, data).withMaxBodyBytes(MAX_BODY));
+
     private Node node;
     private HttpClient client;
     private SharedNodeKeys keys;
 
-    @BeforeAll
-    static void startSharedNode(@TempDir Path sharedData) throws Exception {
-        shared = Node.start(NodeConfig.singleNode(0, sharedData).withMaxBodyBytes(MAX_BODY));
-    }
-
-    @AfterAll
-    static void stopSharedNode() {
-        shared.close();
-    }
-
     @BeforeEach
-    void startNode(TestInfo test) throws Exception {
-        node = SharedNodeKeys.ownNode(test) ? Node.start(NodeConfig.singleNode(0, data).withMaxBodyBytes(MAX_BODY)) : shared;
-        keys = SharedNodeKeys.of(test);
+    void openClient(Node testNode, SharedNodeKeys testKeys) {
+        node = testNode;
+        keys = testKeys;
         client = protocol.equals("H2C")
                 ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
                 : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     }
 
     @AfterEach
-    void stopNode() {
+    void closeClient() {
         client.close();
-        if (node != shared) {
-            node.close();
-        }
     }
 
     private HttpResponse<byte[]> send(String method, String target, byte[] body) throws IOException, InterruptedException {
