@@ -7,7 +7,6 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
-import io.ringkv.http.client.RingHttpClient;
 import io.ringkv.node.SharedNodeKeys.OwnNode;
 import io.ringkv.node.access.AccessScope;
 import io.ringkv.node.access.BearerToken;
@@ -15,12 +14,7 @@ import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.KeyPrefix;
 import io.ringkv.node.access.TokenFile;
 import io.ringkv.node.access.TokenRegistry;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,9 +52,7 @@ class AccessControlTest {
 
     private Path file;
     private TokenRegistry registry;
-    private Node node;
-    private HttpClient client;
-    private SharedNodeKeys keys;
+    private NodeRequests requests;
     private String reader;
     private String writer;
     private String admin;
@@ -84,23 +76,19 @@ class AccessControlTest {
     }
 
     @BeforeEach
-    void openClient(TokenNode setup, SharedNodeKeys testKeys) {
+    void openRequests(TokenNode setup, SharedNodeKeys testKeys) {
         file = setup.file();
         registry = setup.registry();
-        node = setup.node();
         reader = setup.reader();
         writer = setup.writer();
         admin = setup.admin();
         tenant = setup.tenant();
-        keys = testKeys;
-        client = protocol.equals("H2C")
-                ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
-                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        requests = new NodeRequests(setup.node(), testKeys, protocol);
     }
 
     @AfterEach
-    void closeClient() {
-        client.close();
+    void closeRequests() {
+        requests.close();
     }
 
     private String addToken(String name, String scopes, String prefix) throws Exception {
@@ -115,14 +103,7 @@ class AccessControlTest {
     }
 
     private HttpResponse<String> send(String method, String target, String body, String... headers) throws Exception {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
-                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
-        for (int i = 0; i < headers.length; i += 2) {
-            builder.header(headers[i], headers[i + 1]);
-        }
-        HttpResponse<String> response = client.send(builder.build(), BodyHandlers.ofString(StandardCharsets.UTF_8));
-        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
-        return response;
+        return requests.text(method, target, body, headers);
     }
 
     private HttpResponse<String> as(String token, String method, String target, String body) throws Exception {

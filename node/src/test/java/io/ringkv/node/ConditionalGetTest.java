@@ -7,12 +7,7 @@ import static org.hamcrest.Matchers.lessThanOrEqualTo;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZonedDateTime;
@@ -47,31 +42,20 @@ class ConditionalGetTest {
     @Parameter
     String protocol;
 
-    private Node node;
-    private HttpClient client;
-    private SharedNodeKeys keys;
+    private NodeRequests requests;
 
     @BeforeEach
-    void openClient(Node testNode, SharedNodeKeys testKeys) {
-        node = testNode;
-        keys = testKeys;
-        client = TestClients.forProtocol(protocol);
+    void openRequests(Node node, SharedNodeKeys keys) {
+        requests = new NodeRequests(node, keys, protocol);
     }
 
     @AfterEach
-    void closeClient() {
-        client.close();
+    void closeRequests() {
+        requests.close();
     }
 
     private HttpResponse<byte[]> send(String method, String target, String body, String... headers) throws Exception {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
-                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
-        for (int i = 0; i < headers.length; i += 2) {
-            builder.header(headers[i], headers[i + 1]);
-        }
-        HttpResponse<byte[]> response = client.send(builder.build(), BodyHandlers.ofByteArray());
-        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
-        return response;
+        return requests.bytes(method, target, body == null ? null : body.getBytes(StandardCharsets.UTF_8), headers);
     }
 
     private String putAndTag(String id, String value) throws Exception {

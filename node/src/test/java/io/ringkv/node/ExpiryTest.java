@@ -7,13 +7,7 @@ import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import io.ringkv.node.SharedNodeKeys.OwnNode;
@@ -47,20 +41,16 @@ class ExpiryTest {
     @Parameter
     String protocol;
 
-    private Node node;
-    private HttpClient client;
-    private SharedNodeKeys keys;
+    private NodeRequests requests;
 
     @BeforeEach
-    void openClient(Node testNode, SharedNodeKeys testKeys) {
-        node = testNode;
-        keys = testKeys;
-        client = TestClients.forProtocol(protocol);
+    void openRequests(Node node, SharedNodeKeys keys) {
+        requests = new NodeRequests(node, keys, protocol);
     }
 
     @AfterEach
-    void closeClient() {
-        client.close();
+    void closeRequests() {
+        requests.close();
     }
 
     @Test
@@ -169,14 +159,7 @@ class ExpiryTest {
     }
 
     private HttpResponse<String> send(String method, String target, String body, String... headers) throws Exception {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
-                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
-        for (int i = 0; i < headers.length; i += 2) {
-            builder.header(headers[i], headers[i + 1]);
-        }
-        HttpResponse<String> response = client.send(builder.build(), BodyHandlers.ofString(StandardCharsets.UTF_8));
-        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
-        return response;
+        return requests.text(method, target, body, headers);
     }
 
     private static long secondsLeft(HttpResponse<?> response) {

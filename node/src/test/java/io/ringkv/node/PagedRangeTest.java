@@ -7,12 +7,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.nullValue;
 
 import java.io.ByteArrayOutputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -48,27 +43,21 @@ class PagedRangeTest {
     String protocol;
 
     private Node node;
-    private HttpClient client;
-    private SharedNodeKeys keys;
+    private NodeRequests requests;
 
     @BeforeEach
-    void openClient(Node testNode, SharedNodeKeys testKeys) {
+    void openRequests(Node testNode, SharedNodeKeys keys) {
         node = testNode;
-        keys = testKeys;
-        client = TestClients.forProtocol(protocol);
+        requests = new NodeRequests(testNode, keys, protocol);
     }
 
     @AfterEach
-    void closeClient() {
-        client.close();
+    void closeRequests() {
+        requests.close();
     }
 
     private HttpResponse<byte[]> send(String method, String target, byte[] body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
-                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofByteArray(body)).build();
-        HttpResponse<byte[]> response = client.send(request, BodyHandlers.ofByteArray());
-        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
-        return response;
+        return requests.bytes(method, target, body);
     }
 
     private void put(String encodedId, String value) throws Exception {
