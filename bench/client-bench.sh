@@ -24,7 +24,7 @@ Usage: bench/client-bench.sh [--quick] [--forks N] [--no-build] [--no-render] [-
 
   (default)     the full matrix, main pass (192 combinations) and copying pass (16), each
                 combination in 3 forks of 2 x 2 s warm-up + 5 x 1 s measurement: 624 forks,
-                about 2 hours (docs/benchmarks.md, "Duration")
+                about 2 hours (docs/benchmarks.md, "HTTP client (JMH)")
   --quick       1-byte bodies only, main pass only: 48 combinations x 3 forks of
                 1 x 1 s warm-up + 3 x 1 s measurement (about 16-17 minutes)
   --forks N     forks per combination (default 3; fewer than 3 gives intervals that leave

@@ -127,9 +127,9 @@ glance_block_is_current() { python3 "$REPORT_DIR/glance.py" --check --doc "$ROOT
 # bench/results must not leave a dead link.
 results_links_exist() { python3 "$REPORT_DIR/results_links.py" --root "$ROOT"; }
 
-results_links_catch_a_dead_link() { # a made-up tree: a cited file missing fails, present passes
+results_links_catch_a_dead_link() { # a made-up tree: a cited file missing fails, present passes, an uncited one fails
   local tree=$WORK/links
-  mkdir -p "$tree/docs" "$tree/bench/results"
+  mkdir -p "$tree/docs" "$tree/bench/results" "$tree/store/src"
   printf 'see [run](../bench/results/x-20261126T032411Z-62a1a3c.json) and bench/results/x-<time>-<rev>.json\n' >"$tree/docs/a.md"
   printf '# r\n' >"$tree/README.md"
   echo '{"cold_start": null}' >"$tree/bench/results/current.json"
@@ -138,6 +138,13 @@ results_links_catch_a_dead_link() { # a made-up tree: a cited file missing fails
   fi
   grep -q 'docs/a.md:1: cites bench/results/x-20261126T032411Z-62a1a3c.json' "$WORK/links.out" || { cat "$WORK/links.out"; return 1; }
   : >"$tree/bench/results/x-20261126T032411Z-62a1a3c.json"
+  python3 "$REPORT_DIR/results_links.py" --root "$tree" || return 1
+  : >"$tree/bench/results/y-20261125T160500Z-5ada1d5-node1.gz"
+  if python3 "$REPORT_DIR/results_links.py" --root "$tree" >"$WORK/links.out"; then
+    echo "an uncited results file passed"; return 1
+  fi
+  grep -q 'bench/results/y-20261125T160500Z-5ada1d5-node1.gz: cited by no' "$WORK/links.out" || { cat "$WORK/links.out"; return 1; }
+  printf '// measured: bench/results/y-20261125T160500Z-*\n' >"$tree/store/src/A.java"
   python3 "$REPORT_DIR/results_links.py" --root "$tree" || return 1
   echo '{"cold_start": "gone.json"}' >"$tree/bench/results/current.json"
   ! python3 "$REPORT_DIR/results_links.py" --root "$tree" >/dev/null
@@ -350,8 +357,8 @@ check "client report refuses a one-fork results file" client_report_refuses_old_
 check "client-bench.sh composes its JMH passes" client_bench_composes_passes
 check "at a glance: target verdicts and the pending client line" glance_unit_checks
 check "docs/benchmarks.md's at-a-glance block is current" glance_block_is_current
-check "every results file the docs cite is committed" results_links_exist
-check "the results-link check fails on a dead link" results_links_catch_a_dead_link
+check "every results file the docs cite is committed, and every committed one cited" results_links_exist
+check "the results-link check fails on a dead link and an uncited file" results_links_catch_a_dead_link
 if "$PYTHON" -c 'import matplotlib' 2>/dev/null; then
   check "charts are drawn" charts_are_drawn
 else

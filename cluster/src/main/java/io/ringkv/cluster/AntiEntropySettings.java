@@ -15,8 +15,9 @@ public record AntiEntropySettings(Duration interval, int scanRatePerSecond) {
     /**
      * Measured (docs/benchmarks.md, "Foreground latency while anti-entropy works"): with rounds back
      * to back on a CPU the three nodes share, the GET p99 of the node running them was 1.38x its
-     * idle value at this pace, about 1.5x at 20,000 records/s (issue 18's bound). A round over a
-     * million keys takes about 100 s per peer.
+     * idle value at this pace (issue 18's bound is 1.5x; 20,000 records/s, the default before,
+     * came near that bound in a run whose results were not kept). A round over a million keys
+     * takes about 100 s per peer.
      */
     public static final int DEFAULT_SCAN_RATE = 10_000;
 

@@ -7,7 +7,6 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
-import io.ringkv.http.client.RingHttpClient;
 import io.ringkv.node.SharedNodeKeys.OwnNode;
 import io.ringkv.node.access.AccessScope;
 import io.ringkv.node.access.BearerToken;
@@ -15,25 +14,17 @@ import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.KeyPrefix;
 import io.ringkv.node.access.TokenFile;
 import io.ringkv.node.access.TokenRegistry;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,27 +40,19 @@ import org.junit.jupiter.params.provider.ValueSource;
 class AccessControlTest {
     private static final String CHALLENGE = "Bearer realm=\"ringkv\"";
 
-    @TempDir
-    Path data;
-
-    @TempDir
-    Path dir;
-
-    @Parameter
-    String protocol;
-
     /**
      * The node, token file and tokens of every test, of both protocols, not marked OwnNode (those
      * change the file, or write and list the tenant's keys); each test's keys are its own (SharedNodeKeys).
      */
-    private static TokenNode shared;
-    private TokenNode own;
+    @RegisterExtension
+    static final SharedNode<TokenNode> NODES = new SharedNode<>(TokenNode.class, TokenNode::start, TokenNode::node);
+
+    @Parameter
+    String protocol;
 
     private Path file;
     private TokenRegistry registry;
-    private Node node;
-    private HttpClient client;
-    private SharedNodeKeys keys;
+    private NodeRequests requests;
     private String reader;
     private String writer;
     private String admin;
@@ -78,8 +61,10 @@ class AccessControlTest {
     /** A node started with a token file of four tokens: a reader, a writer, an admin, a writer of {@code tenant-a/} only. */
     private record TokenNode(Path file, TokenRegistry registry, Node node, String reader, String writer, String admin,
                              String tenant) {
-        static TokenNode start(Path data, Path dir) throws Exception {
-            Path file = dir.resolve("tokens");
+        /** In {@code directory}: the node's data in one folder, the token file in another. */
+        static TokenNode start(Path directory) throws Exception {
+            Path data = Files.createDirectory(directory.resolve("data"));
+            Path file = Files.createDirectory(directory.resolve("access")).resolve("tokens");
             String reader = addToken(file, "reader", "read", null);
             String writer = addToken(file, "app", "read,write", null);
             String admin = addToken(file, "ops", "admin", null);
@@ -90,39 +75,20 @@ class AccessControlTest {
         }
     }
 
-    @BeforeAll
-    static void startSharedNode(@TempDir Path sharedData, @TempDir Path sharedDir) throws Exception {
-        shared = TokenNode.start(sharedData, sharedDir);
-    }
-
-    @AfterAll
-    static void stopSharedNode() {
-        shared.node().close();
-    }
-
     @BeforeEach
-    void startNode(TestInfo test) throws Exception {
-        own = SharedNodeKeys.ownNode(test) ? TokenNode.start(data, dir) : null;
-        TokenNode setup = own != null ? own : shared;
+    void openRequests(TokenNode setup, SharedNodeKeys testKeys) {
         file = setup.file();
         registry = setup.registry();
-        node = setup.node();
         reader = setup.reader();
         writer = setup.writer();
         admin = setup.admin();
         tenant = setup.tenant();
-        keys = SharedNodeKeys.of(test);
-        client = protocol.equals("H2C")
-                ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
-                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        requests = new NodeRequests(setup.node(), testKeys, protocol);
     }
 
     @AfterEach
-    void stopNode() {
-        client.close();
-        if (own != null) {
-            own.node().close();
-        }
+    void closeRequests() {
+        requests.close();
     }
 
     private String addToken(String name, String scopes, String prefix) throws Exception {
@@ -137,14 +103,7 @@ class AccessControlTest {
     }
 
     private HttpResponse<String> send(String method, String target, String body, String... headers) throws Exception {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
-                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
-        for (int i = 0; i < headers.length; i += 2) {
-            builder.header(headers[i], headers[i + 1]);
-        }
-        HttpResponse<String> response = client.send(builder.build(), BodyHandlers.ofString(StandardCharsets.UTF_8));
-        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
-        return response;
+        return requests.text(method, target, body, headers);
     }
 
     private HttpResponse<String> as(String token, String method, String target, String body) throws Exception {

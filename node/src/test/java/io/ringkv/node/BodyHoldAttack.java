@@ -2,17 +2,13 @@ package io.ringkv.node;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -21,9 +17,10 @@ import java.util.function.Supplier;
  * minimum body rate (1 KiB/s) and never finish it; or the same with a chunked body, whose length
  * the head does not announce. On a server that buffers a body before it
  * checks who sends it, each connection keeps its body's bytes reserved for as long as it trickles.
+ * The waves and the trickle are {@link HeldBodies}'; this class is the HTTP/1.1 framing.
  *
- * <p>Threading: {@link #wave} and {@link #close} from the test thread; pushes and the trickle run
- * on the attack's own threads.
+ * <p>Threading: {@link #wave}, {@link #answers} and {@link #close} from the test thread; pushes
+ * and the trickle run on the attack's own threads (see {@link HeldBodies}).
  */
 final class BodyHoldAttack implements AutoCloseable {
     private static final int TRICKLE_BYTES_PER_SECOND = 2048;
@@ -34,11 +31,9 @@ final class BodyHoldAttack implements AutoCloseable {
     private final String target;
     private final Supplier<Map<String, String>> headers;
     private final boolean chunked;
-    private final List<Held> held = Collections.synchronizedList(new ArrayList<>());
-    private final ExecutorService pushers = Executors.newFixedThreadPool(16);
-    private final ScheduledExecutorService trickler = Executors.newSingleThreadScheduledExecutor();
+    private final HeldBodies<Held> bodies;
 
-    /** One connection and the bytes of its body still unsent. */
+    /** One connection and the bytes of its body still unsent (changed only by the trickle). */
     private record Held(Socket socket, int[] tailLeft) { }
 
     /** @param headers extra header lines for every request; the attack adds Host and Content-Length */
@@ -57,7 +52,30 @@ final class BodyHoldAttack implements AutoCloseable {
         this.target = target;
         this.headers = headers;
         this.chunked = chunked;
-        trickler.scheduleWithFixedDelay(this::trickle, 1, 1, TimeUnit.SECONDS);
+        this.bodies = new HeldBodies<>(new Http11());
+    }
+
+    /** As {@link HeldBodies#wave}. */
+    void wave(int connections, int bodyBytes) throws Exception {
+        bodies.wave(connections, bodyBytes);
+    }
+
+    /** The status each connection still held was answered with, or -1 when it got none within its read timeout. */
+    List<Integer> answers() {
+        List<Integer> statuses = new ArrayList<>();
+        bodies.forEachHeld(connection -> {
+            try {
+                statuses.add(RawHttp.read(connection.socket().getInputStream()).status());
+            } catch (IOException noAnswer) {
+                statuses.add(-1);
+            }
+        });
+        return statuses;
+    }
+
+    @Override
+    public void close() {
+        bodies.close();
     }
 
     private byte[] head(int bodyBytes) {
@@ -78,90 +96,53 @@ final class BodyHoldAttack implements AutoCloseable {
         }
     }
 
-    /**
-     * Opens {@code connections} connections at once, each announcing {@code bodyBytes} and pushing
-     * all but a tail of min(64 KiB, half); returns when every push has ended (sent, or cut off by
-     * the node).
-     */
-    void wave(int connections, int bodyBytes) throws Exception {
-        int tail = Math.min(64 * 1024, bodyBytes / 2);
-        List<Future<?>> pushes = new ArrayList<>();
-        for (int i = 0; i < connections; i++) {
-            pushes.add(pushers.submit(() -> {
-                push(bodyBytes, tail);
-                return null;
-            }));
-        }
-        for (Future<?> push : pushes) {
-            push.get(60, TimeUnit.SECONDS);
-        }
-    }
-
-    private void push(int bodyBytes, int tail) {
-        Socket socket = new Socket();
-        try {
-            socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 5_000);
-            socket.setSoTimeout(10_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(head(bodyBytes));
-            byte[] slice = new byte[64 * 1024];
-            for (int left = bodyBytes - tail; left > 0; left -= slice.length) {
-                writeBody(out, slice, Math.min(left, slice.length));
-            }
-            out.flush();
-            held.add(new Held(socket, new int[] {tail}));
-        } catch (IOException cutOff) {
-            closeQuietly(socket); // the node answered and closed, or refused the connection
-        }
-    }
-
-    /** Every second, a little more of each tail, never its last byte. */
-    private void trickle() {
-        synchronized (held) {
-            for (Held connection : held) {
-                int send = Math.min(TRICKLE_BYTES_PER_SECOND, connection.tailLeft()[0] - 1);
-                if (send <= 0 || connection.socket().isClosed()) {
-                    continue;
-                }
-                try {
-                    writeBody(connection.socket().getOutputStream(), new byte[send], send);
-                    connection.tailLeft()[0] -= send;
-                } catch (IOException closedByTheNode) {
-                    closeQuietly(connection.socket());
-                }
-            }
-        }
-    }
-
-    /** The status each connection still held was answered with, or -1 when it got none within its read timeout. */
-    List<Integer> answers() {
-        List<Integer> statuses = new ArrayList<>();
-        synchronized (held) {
-            for (Held connection : held) {
-                try {
-                    statuses.add(RawHttp.read(connection.socket().getInputStream()).status());
-                } catch (IOException noAnswer) {
-                    statuses.add(-1);
-                }
-            }
-        }
-        return statuses;
-    }
-
-    @Override
-    public void close() {
-        trickler.shutdownNow();
-        pushers.shutdownNow();
-        synchronized (held) {
-            held.forEach(connection -> closeQuietly(connection.socket()));
-        }
-    }
-
     private static void closeQuietly(Socket socket) {
         try {
             socket.close();
         } catch (IOException ignored) {
             // closing a socket the node may have reset already
+        }
+    }
+
+    /** The HTTP/1.1 part: a socket per body, the body as it was announced (a Content-Length, or chunks). */
+    private final class Http11 implements HeldBodies.Protocol<Held> {
+        @Override
+        public Optional<Held> push(int bodyBytes, int tail) {
+            Socket socket = new Socket();
+            try {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+                socket.setSoTimeout(10_000);
+                OutputStream out = socket.getOutputStream();
+                out.write(head(bodyBytes));
+                byte[] slice = new byte[64 * 1024];
+                for (int left = bodyBytes - tail; left > 0; left -= slice.length) {
+                    writeBody(out, slice, Math.min(left, slice.length));
+                }
+                out.flush();
+                return Optional.of(new Held(socket, new int[] {tail}));
+            } catch (IOException cutOff) {
+                closeQuietly(socket); // the node answered and closed, or refused the connection
+                return Optional.empty();
+            }
+        }
+
+        @Override
+        public void trickle(Held connection) {
+            int send = Math.min(TRICKLE_BYTES_PER_SECOND, connection.tailLeft()[0] - 1);
+            if (send <= 0 || connection.socket().isClosed()) {
+                return;
+            }
+            try {
+                writeBody(connection.socket().getOutputStream(), new byte[send], send);
+                connection.tailLeft()[0] -= send;
+            } catch (IOException closedByTheNode) {
+                closeQuietly(connection.socket());
+            }
+        }
+
+        @Override
+        public void close(Held connection) {
+            closeQuietly(connection.socket());
         }
     }
 }

@@ -7,25 +7,16 @@ import static org.hamcrest.Matchers.lessThanOrEqualTo;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,44 +35,27 @@ class ConditionalGetTest {
     /** RFC 9110 §5.6.7 IMF-fixdate, e.g. {@code Sun, 06 Nov 1994 08:49:37 GMT}. */
     private static final String IMF_FIXDATE = "(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT";
 
+    /** One node for every test of both protocols; each test's keys are its own (SharedNodeKeys). */
+    @RegisterExtension
+    static final SharedNode<Node> NODES = SharedNode.of(data -> NodeConfig.singleNode(0, data));
+
     @Parameter
     String protocol;
 
-    /** One node for every test of both protocols; each test's keys are its own (SharedNodeKeys). */
-    private static Node node;
-    private HttpClient client;
-    private SharedNodeKeys keys;
-
-    @BeforeAll
-    static void startNode(@TempDir Path data) throws Exception {
-        node = Node.start(NodeConfig.singleNode(0, data));
-    }
-
-    @AfterAll
-    static void stopNode() {
-        node.close();
-    }
+    private NodeRequests requests;
 
     @BeforeEach
-    void openClient(TestInfo test) {
-        client = TestClients.forProtocol(protocol);
-        keys = SharedNodeKeys.of(test);
+    void openRequests(Node node, SharedNodeKeys keys) {
+        requests = new NodeRequests(node, keys, protocol);
     }
 
     @AfterEach
-    void closeClient() {
-        client.close();
+    void closeRequests() {
+        requests.close();
     }
 
     private HttpResponse<byte[]> send(String method, String target, String body, String... headers) throws Exception {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
-                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
-        for (int i = 0; i < headers.length; i += 2) {
-            builder.header(headers[i], headers[i + 1]);
-        }
-        HttpResponse<byte[]> response = client.send(builder.build(), BodyHandlers.ofByteArray());
-        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
-        return response;
+        return requests.bytes(method, target, body == null ? null : body.getBytes(StandardCharsets.UTF_8), headers);
     }
 
     private String putAndTag(String id, String value) throws Exception {

@@ -16,12 +16,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import io.ringkv.node.SharedNodeKeys.OwnNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,36 +28,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DashboardTest {
 
-    @TempDir
-    Path data;
-
     /**
      * The node of every test not marked OwnNode: those read only the dashboard's files and per-key
      * answers, and no two of them name the same key, so none sees what another did.
      */
-    private static Node shared;
+    @RegisterExtension
+    static final SharedNode<Node> NODES = SharedNode.of(data -> NodeConfig.singleNode(0, data));
+
     private Node node;
 
-    @BeforeAll
-    static void startSharedNode(@TempDir Path sharedData) throws Exception {
-        shared = Node.start(NodeConfig.singleNode(0, sharedData));
-    }
-
-    @AfterAll
-    static void stopSharedNode() {
-        shared.close();
-    }
-
     @BeforeEach
-    void startNode(TestInfo test) throws Exception {
-        node = SharedNodeKeys.ownNode(test) ? Node.start(NodeConfig.singleNode(0, data)) : shared;
-    }
-
-    @AfterEach
-    void stopNode() {
-        if (node != shared) {
-            node.close();
-        }
+    void takeNode(Node testNode) {
+        node = testNode;
     }
 
     @Test

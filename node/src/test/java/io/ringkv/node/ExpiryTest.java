@@ -7,25 +7,15 @@ import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import io.ringkv.node.SharedNodeKeys.OwnNode;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,41 +34,23 @@ class ExpiryTest {
     private static final String EXPIRES_IN = "X-Ringkv-Expires-In";
     private static final long EXPIRY_WAIT_MILLIS = 30_000;
 
-    @TempDir
-    Path data;
+    /** The node of every test, of both protocols, not marked OwnNode; each test's keys are its own (SharedNodeKeys). */
+    @RegisterExtension
+    static final SharedNode<Node> NODES = SharedNode.of(data -> NodeConfig.singleNode(0, data));
 
     @Parameter
     String protocol;
 
-    /** The node of every test, of both protocols, not marked OwnNode; each test's keys are its own (SharedNodeKeys). */
-    private static Node shared;
-    private Node node;
-    private HttpClient client;
-    private SharedNodeKeys keys;
-
-    @BeforeAll
-    static void startSharedNode(@TempDir Path sharedData) throws Exception {
-        shared = Node.start(NodeConfig.singleNode(0, sharedData));
-    }
-
-    @AfterAll
-    static void stopSharedNode() {
-        shared.close();
-    }
+    private NodeRequests requests;
 
     @BeforeEach
-    void startNode(TestInfo test) throws Exception {
-        node = SharedNodeKeys.ownNode(test) ? Node.start(NodeConfig.singleNode(0, data)) : shared;
-        keys = SharedNodeKeys.of(test);
-        client = TestClients.forProtocol(protocol);
+    void openRequests(Node node, SharedNodeKeys keys) {
+        requests = new NodeRequests(node, keys, protocol);
     }
 
     @AfterEach
-    void stopNode() {
-        client.close();
-        if (node != shared) {
-            node.close();
-        }
+    void closeRequests() {
+        requests.close();
     }
 
     @Test
@@ -187,14 +159,7 @@ class ExpiryTest {
     }
 
     private HttpResponse<String> send(String method, String target, String body, String... headers) throws Exception {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
-                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
-        for (int i = 0; i < headers.length; i += 2) {
-            builder.header(headers[i], headers[i + 1]);
-        }
-        HttpResponse<String> response = client.send(builder.build(), BodyHandlers.ofString(StandardCharsets.UTF_8));
-        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
-        return response;
+        return requests.text(method, target, body, headers);
     }
 
     private static long secondsLeft(HttpResponse<?> response) {

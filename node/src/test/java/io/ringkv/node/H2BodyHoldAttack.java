@@ -12,25 +12,21 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
  * {@link BodyHoldAttack} over HTTP/2: one connection per held body, each a stream that announces
  * the body and pushes all of it but a tail, within the flow-control windows the node grants,
  * then trickles the tail at 2 KiB/s and never ends it. A stream the node answers or resets, or a
- * connection it closes, is given up.
+ * connection it closes, is given up. The waves and the trickle are {@link HeldBodies}'; this class
+ * is the HTTP/2 framing and flow control.
  *
  * <p>Threading: {@link #wave} and {@link #close} from the test thread; each connection is driven
- * by one pusher, then only by the trickle thread.
+ * by one pusher, then only by the trickle thread (see {@link HeldBodies}).
  */
 final class H2BodyHoldAttack implements AutoCloseable {
     private static final int STREAM = 1;
@@ -43,9 +39,7 @@ final class H2BodyHoldAttack implements AutoCloseable {
     private final String path;
     private final Supplier<Map<String, String>> headers;
     private final boolean announceLength;
-    private final List<Held> held = Collections.synchronizedList(new ArrayList<>());
-    private final ExecutorService pushers = Executors.newFixedThreadPool(16);
-    private final ScheduledExecutorService trickler = Executors.newSingleThreadScheduledExecutor();
+    private final HeldBodies<Held> bodies;
 
     /** One connection's stream and what the peer lets it send. */
     private static final class Held {
@@ -126,81 +120,71 @@ final class H2BodyHoldAttack implements AutoCloseable {
         this.path = path;
         this.headers = headers;
         this.announceLength = announceLength;
-        trickler.scheduleWithFixedDelay(this::trickle, 1, 1, TimeUnit.SECONDS);
+        this.bodies = new HeldBodies<>(new Http2());
     }
 
-    /** As {@link BodyHoldAttack#wave}. */
+    /** As {@link HeldBodies#wave}. */
     void wave(int connections, int bodyBytes) throws Exception {
-        int tail = Math.min(64 * 1024, bodyBytes / 2);
-        List<Future<?>> pushes = new ArrayList<>();
-        for (int i = 0; i < connections; i++) {
-            pushes.add(pushers.submit(() -> {
-                push(bodyBytes, tail);
-                return null;
-            }));
-        }
-        for (Future<?> push : pushes) {
-            push.get(60, TimeUnit.SECONDS);
-        }
-    }
-
-    private void push(int bodyBytes, int tail) throws IOException {
-        Held connection = new Held(RawH2.open(port, 0));
-        try {
-            List<String> fields = new ArrayList<>();
-            headers.get().forEach((name, value) -> {
-                fields.add(name.toLowerCase(Locale.ROOT));
-                fields.add(value);
-            });
-            if (announceLength) {
-                fields.add("content-length");
-                fields.add(Integer.toString(bodyBytes));
-            }
-            connection.h2.send(new HeadersFrame(STREAM, connection.h2.request(method, path, fields.toArray(String[]::new)),
-                    false, true));
-            int left = bodyBytes - tail;
-            while (left > 0 && !connection.ended) {
-                int sent = connection.send(left);
-                left -= sent;
-                connection.read(sent == 0 ? Duration.ofSeconds(5) : Duration.ofMillis(1));
-            }
-        } catch (IOException cutOff) {
-            connection.ended = true;
-        }
-        if (connection.ended) {
-            connection.h2.close();
-            return;
-        }
-        connection.tailLeft = tail;
-        held.add(connection);
-    }
-
-    private void trickle() {
-        synchronized (held) {
-            for (Held connection : held) {
-                try {
-                    connection.read(Duration.ofMillis(1));
-                    if (!connection.ended && connection.tailLeft > 1) {
-                        connection.tailLeft -= connection.send(Math.min(TRICKLE_BYTES, connection.tailLeft - 1));
-                    }
-                } catch (IOException closedByTheNode) {
-                    connection.ended = true;
-                }
-            }
-        }
+        bodies.wave(connections, bodyBytes);
     }
 
     @Override
     public void close() {
-        trickler.shutdownNow();
-        pushers.shutdownNow();
-        synchronized (held) {
-            for (Held connection : held) {
-                try {
-                    connection.h2.close();
-                } catch (IOException ignored) {
-                    // the node may have closed it already
+        bodies.close();
+    }
+
+    /** The HTTP/2 part: a connection per body, its one stream's body sent as the windows allow. */
+    private final class Http2 implements HeldBodies.Protocol<Held> {
+        @Override
+        public Optional<Held> push(int bodyBytes, int tail) throws IOException {
+            Held connection = new Held(RawH2.open(port, 0));
+            try {
+                List<String> fields = new ArrayList<>();
+                headers.get().forEach((name, value) -> {
+                    fields.add(name.toLowerCase(Locale.ROOT));
+                    fields.add(value);
+                });
+                if (announceLength) {
+                    fields.add("content-length");
+                    fields.add(Integer.toString(bodyBytes));
                 }
+                connection.h2.send(new HeadersFrame(STREAM, connection.h2.request(method, path, fields.toArray(String[]::new)),
+                        false, true));
+                int left = bodyBytes - tail;
+                while (left > 0 && !connection.ended) {
+                    int sent = connection.send(left);
+                    left -= sent;
+                    connection.read(sent == 0 ? Duration.ofSeconds(5) : Duration.ofMillis(1));
+                }
+            } catch (IOException cutOff) {
+                connection.ended = true;
+            }
+            if (connection.ended) {
+                connection.h2.close();
+                return Optional.empty();
+            }
+            connection.tailLeft = tail;
+            return Optional.of(connection);
+        }
+
+        @Override
+        public void trickle(Held connection) {
+            try {
+                connection.read(Duration.ofMillis(1));
+                if (!connection.ended && connection.tailLeft > 1) {
+                    connection.tailLeft -= connection.send(Math.min(TRICKLE_BYTES, connection.tailLeft - 1));
+                }
+            } catch (IOException closedByTheNode) {
+                connection.ended = true;
+            }
+        }
+
+        @Override
+        public void close(Held connection) {
+            try {
+                connection.h2.close();
+            } catch (IOException ignored) {
+                // the node may have closed it already
             }
         }
     }

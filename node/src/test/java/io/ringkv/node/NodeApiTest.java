@@ -8,7 +8,6 @@ import static org.hamcrest.Matchers.is;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
@@ -18,14 +17,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import io.ringkv.http.client.RingHttpClient;
 import io.ringkv.node.SharedNodeKeys.OwnNode;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -49,44 +45,25 @@ class NodeApiTest {
     String protocol;
 
     /** The node of every test, of both protocols, not marked OwnNode; each test's keys are its own (SharedNodeKeys). */
-    private static Node shared;
+    @RegisterExtension
+    static final SharedNode<Node> NODES = SharedNode.of(data -> NodeConfig.singleNode(0, data).withMaxBodyBytes(MAX_BODY));
+
     private Node node;
-    private HttpClient client;
-    private SharedNodeKeys keys;
-
-    @BeforeAll
-    static void startSharedNode(@TempDir Path sharedData) throws Exception {
-        shared = Node.start(NodeConfig.singleNode(0, sharedData).withMaxBodyBytes(MAX_BODY));
-    }
-
-    @AfterAll
-    static void stopSharedNode() {
-        shared.close();
-    }
+    private NodeRequests requests;
 
     @BeforeEach
-    void startNode(TestInfo test) throws Exception {
-        node = SharedNodeKeys.ownNode(test) ? Node.start(NodeConfig.singleNode(0, data).withMaxBodyBytes(MAX_BODY)) : shared;
-        keys = SharedNodeKeys.of(test);
-        client = protocol.equals("H2C")
-                ? RingHttpClient.newBuilder().http2PriorKnowledge(true).version(HttpClient.Version.HTTP_2).build()
-                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    void openRequests(Node testNode, SharedNodeKeys keys) {
+        node = testNode;
+        requests = new NodeRequests(testNode, keys, protocol);
     }
 
     @AfterEach
-    void stopNode() {
-        client.close();
-        if (node != shared) {
-            node.close();
-        }
+    void closeRequests() {
+        requests.close();
     }
 
     private HttpResponse<byte[]> send(String method, String target, byte[] body) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
-                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofByteArray(body)).build();
-        HttpResponse<byte[]> response = client.send(request, BodyHandlers.ofByteArray());
-        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
-        return response;
+        return requests.bytes(method, target, body);
     }
 
     private int status(String method, String target) throws Exception {
@@ -229,17 +206,17 @@ class NodeApiTest {
         Thread closing = new Thread(draining::close, "closing");
         closing.start();
         HttpRequest request = HttpRequest.newBuilder(URI.create(draining.url() + "/v0/status")).build();
-        HttpResponse<String> response = client.send(request, BodyHandlers.ofString());
+        HttpResponse<String> response = requests.client().send(request, BodyHandlers.ofString());
         while (response.statusCode() == 200) {
             Thread.sleep(10);
-            response = client.send(request, BodyHandlers.ofString());
+            response = requests.client().send(request, BodyHandlers.ofString());
         }
         assertThat(response.statusCode(), is(503));
         assertThat(JsonText.stringField(response.body(), "state").orElseThrow(), is("stopping"));
         assertThat(response.headers().firstValue("Retry-After").orElse(""), is("1"));
         HttpRequest put = HttpRequest.newBuilder(URI.create(draining.url() + "/v0/entity?id=k"))
                 .PUT(BodyPublishers.ofString("v")).build();
-        assertThat("still serving while it drains", client.send(put, BodyHandlers.discarding()).statusCode(), is(201));
+        assertThat("still serving while it drains", requests.client().send(put, BodyHandlers.discarding()).statusCode(), is(201));
         closing.interrupt();
         closing.join();
     }

@@ -7,14 +7,8 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.nullValue;
 
 import java.io.ByteArrayOutputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -22,13 +16,10 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import io.ringkv.node.SharedNodeKeys.OwnNode;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,49 +35,29 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PagedRangeTest {
     private static final Pattern NEXT = Pattern.compile("<([^>]*)>; rel=\"next\"");
 
-    @TempDir
-    Path data;
+    /** The node of every test, of both protocols, not marked OwnNode; each test's keys are its own (SharedNodeKeys). */
+    @RegisterExtension
+    static final SharedNode<Node> NODES = SharedNode.of(data -> NodeConfig.singleNode(0, data));
 
     @Parameter
     String protocol;
 
-    /** The node of every test, of both protocols, not marked OwnNode; each test's keys are its own (SharedNodeKeys). */
-    private static Node shared;
     private Node node;
-    private HttpClient client;
-    private SharedNodeKeys keys;
-
-    @BeforeAll
-    static void startSharedNode(@TempDir Path sharedData) throws Exception {
-        shared = Node.start(NodeConfig.singleNode(0, sharedData));
-    }
-
-    @AfterAll
-    static void stopSharedNode() {
-        shared.close();
-    }
+    private NodeRequests requests;
 
     @BeforeEach
-    void startNode(TestInfo test) throws Exception {
-        node = SharedNodeKeys.ownNode(test) ? Node.start(NodeConfig.singleNode(0, data)) : shared;
-        keys = SharedNodeKeys.of(test);
-        client = TestClients.forProtocol(protocol);
+    void openRequests(Node testNode, SharedNodeKeys keys) {
+        node = testNode;
+        requests = new NodeRequests(testNode, keys, protocol);
     }
 
     @AfterEach
-    void stopNode() {
-        client.close();
-        if (node != shared) {
-            node.close();
-        }
+    void closeRequests() {
+        requests.close();
     }
 
     private HttpResponse<byte[]> send(String method, String target, byte[] body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(node.url() + keys.target(target)))
-                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofByteArray(body)).build();
-        HttpResponse<byte[]> response = client.send(request, BodyHandlers.ofByteArray());
-        assertThat(response.version(), is(protocol.equals("H2C") ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1));
-        return response;
+        return requests.bytes(method, target, body);
     }
 
     private void put(String encodedId, String value) throws Exception {

@@ -4,6 +4,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.lang.reflect.Method;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.TestInfo;
 
@@ -13,7 +14,8 @@ import org.junit.jupiter.api.TestInfo;
  * names in an entity target ({@code /v0/entity?id=...}) gets a prefix no other test has, so a
  * test sees none of the keys another wrote, whatever ran before it. A test that must see the whole
  * key space (an open or listed range, the longest key) or changes the node (its token file) is
- * marked {@link OwnNode}, gets a node of its own as before, and keys without a prefix.
+ * marked {@link OwnNode}, gets a node of its own as before, and keys without a prefix. The
+ * {@link SharedNode} extension starts both kinds of node and hands out a test's keys.
  *
  * <p>Threading: one instance per test, used by its thread; the numbering is thread-safe.
  */
@@ -36,12 +38,22 @@ final class SharedNodeKeys {
 
     /** Whether the test is marked {@link OwnNode}. */
     static boolean ownNode(TestInfo test) {
-        return test.getTestMethod().map(method -> method.isAnnotationPresent(OwnNode.class)).orElse(false);
+        return test.getTestMethod().map(SharedNodeKeys::ownNode).orElse(false);
+    }
+
+    /** Whether the test method is marked {@link OwnNode}. */
+    static boolean ownNode(Method test) {
+        return test.isAnnotationPresent(OwnNode.class);
     }
 
     /** The keys of {@code test}: unprefixed on a node of its own, under a fresh prefix on the shared node. */
     static SharedNodeKeys of(TestInfo test) {
-        return new SharedNodeKeys(ownNode(test) ? "" : "t" + TESTS.incrementAndGet() + "-");
+        return forNode(ownNode(test));
+    }
+
+    /** The keys of a test on a node of its own ({@code own}: unprefixed) or on the shared node (under a fresh prefix). */
+    static SharedNodeKeys forNode(boolean own) {
+        return new SharedNodeKeys(own ? "" : "t" + TESTS.incrementAndGet() + "-");
     }
 
     /**
