@@ -41,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * used to be buffered whole, against the node's body memory budget, before the proof was
  * checked, so a few dozen trickling uploads, over HTTP/1.1 or HTTP/2, made every legitimate PUT a
  * 503), and the Raft
- * endpoint ({@code POST /internal/v0/raft/OP}) by name: a stranger's vote, a signed malformed
+ * endpoint ({@code POST /internal/v0/raft/OP}) and the compare-and-set endpoints
+ * ({@code POST /internal/v0/paxos/prepare|accept}) by name: a stranger's call, a signed malformed
  * call, a body over the route's limit, a stalled body and a peer that never reads its answers.
  * Node-2 runs with a short idle timeout, for the stalled body.
  */
@@ -50,6 +51,10 @@ import org.junit.jupiter.api.io.TempDir;
 class HeadAdmissionIT {
     private static final String WRITES = "/internal/v0/writes";
     private static final String RAFT = "/internal/v0/raft/";
+    private static final String PAXOS_PREPARE = "/internal/v0/paxos/prepare";
+    private static final String PAXOS_ACCEPT = "/internal/v0/paxos/accept";
+    /** serve --max-body's default: a Paxos accept carries a proposed record, so its route takes what a PUT may. */
+    private static final int MAX_BODY_DEFAULT = 16 << 20;
     /** A legitimate value: larger than the 8 KiB a body's buffer starts with. */
     private static final String VALUE = "v".repeat(16 * 1024);
     private static final Duration STALLED_NODE_IDLE = Duration.ofSeconds(4);
@@ -299,8 +304,27 @@ class HeadAdmissionIT {
     @Test
     void aPeerThatNeverReadsItsAnswersIsNotServedWithoutBound() throws Exception {
         String before = metadata(0);
+        pipelineWithoutReading(RAFT + "request-vote");
+        // The leader itself may move on a loaded machine; what must hold is that the group has one, at the same epoch.
+        awaitMetadataLeader(0);
+        assertThat("node-0's metadata epoch", epochOf(metadata(0)), is(epochOf(before)));
+        assertLegitimatePutsSucceed(0, null, "after the pipelining peer");
+    }
+
+    /** The same on the Paxos prepare route: the node stops reading, and conditional writes through it still decide. */
+    @Test
+    void aPeerThatNeverReadsItsPaxosAnswersIsNotServedWithoutBound() throws Exception {
+        pipelineWithoutReading(PAXOS_PREPARE);
+        assertConditionalWritesDecide(0, "after the pipelining peer");
+    }
+
+    /**
+     * Pipelines 200,000 signed malformed calls to {@code target} on node-0 over one connection with
+     * a small receive buffer, reading no answer: all of them must not be taken in (the writer ends
+     * up blocked, or the node closes the connection).
+     */
+    private void pipelineWithoutReading(String target) throws Exception {
         byte[] garbage = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
-        String target = RAFT + "request-vote";
         Map<String, String> signed = peer().sign(cluster.url(0), "POST", target, Map.of(), garbage);
         byte[] one = head("POST", target, signed, garbage.length);
         byte[] request = new byte[one.length + garbage.length];
@@ -333,10 +357,82 @@ class HeadAdmissionIT {
             }
             assertThat("all " + requests + " pipelined requests were read (" + sent.get() + " written)", wroteAll, is(false));
         }
-        // The leader itself may move on a loaded machine; what must hold is that the group has one, at the same epoch.
-        awaitMetadataLeader(0);
-        assertThat("node-0's metadata epoch", epochOf(metadata(0)), is(epochOf(before)));
-        assertLegitimatePutsSucceed(0, null, "after the pipelining peer");
+    }
+
+    /**
+     * A stranger's prepare with a ballot far above any clock, to every node: 403, and nothing
+     * promised (had a node promised it, every later conditional write of the key would lose its
+     * rounds to that ballot and answer 503).
+     */
+    @Test
+    void aStrangersPaxosPrepareIsRefusedAndPromisesNothing() throws Exception {
+        String key = "paxos-stranger";
+        byte[] prepare = paxosPrepare(key, Long.MAX_VALUE / 2);
+        for (int node = 0; node < 3; node++) {
+            RawHttp.Reply refused = RawHttp.send(cluster.port(node), "POST", PAXOS_PREPARE, Map.of(), prepare);
+            assertThat("the prepare to node-" + node, refused.status(), is(403));
+        }
+        assertThat("a create-only PUT of the key", conditionalPut(0, key), is(201));
+    }
+
+    /** Signed with the cluster secret but not a Paxos message: 400 on both routes, and conditional writes still decide. */
+    @Test
+    void aSignedMalformedPaxosCallIs400() throws Exception {
+        byte[] garbage = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
+        for (String target : List.of(PAXOS_PREPARE, PAXOS_ACCEPT)) {
+            Map<String, String> signed = peer().sign(cluster.url(0), "POST", target, Map.of(), garbage);
+            assertThat(target, RawHttp.send(cluster.port(0), "POST", target, signed, garbage).status(), is(400));
+        }
+        assertConditionalWritesDecide(0, "after the malformed calls");
+    }
+
+    /**
+     * A signed accept announcing more than --max-body (the route's limit: an accept carries a
+     * record a PUT may write): 413 at its head, before a byte of the body is sent.
+     */
+    @Test
+    void aPaxosAcceptOverTheLargestBodyIs413BeforeItsBodyIsRead() throws Exception {
+        int announced = MAX_BODY_DEFAULT + (1 << 20);
+        Map<String, String> signed = peer().sign(cluster.url(0), "POST", PAXOS_ACCEPT, Map.of(), new byte[announced]);
+        try (Socket socket = new Socket("127.0.0.1", cluster.port(0))) {
+            socket.setSoTimeout(15_000);
+            socket.getOutputStream().write(head("POST", PAXOS_ACCEPT, signed, announced));
+            assertThat(RawHttp.read(socket.getInputStream()).status(), is(413));
+        }
+        assertConditionalWritesDecide(0, "after the oversized accept");
+    }
+
+    /** A signed accept whose body stops half way: 408 from node-2 (idle timeout of a few seconds). */
+    @Test
+    void aStalledPaxosBodyIs408() throws Exception {
+        byte[] body = new byte[1024];
+        Map<String, String> signed = peer().sign(cluster.url(2), "POST", PAXOS_ACCEPT, Map.of(), body);
+        try (Socket socket = new Socket("127.0.0.1", cluster.port(2))) {
+            socket.setSoTimeout((int) STALLED_NODE_IDLE.multipliedBy(5).toMillis());
+            OutputStream out = socket.getOutputStream();
+            out.write(head("POST", PAXOS_ACCEPT, signed, body.length));
+            out.write(body, 0, body.length / 2);
+            out.flush();
+            assertThat(RawHttp.read(socket.getInputStream()).status(), is(408));
+        }
+    }
+
+    /** A prepare body ({@code PaxosMessages}): key length (u16), key, ballot. */
+    private static byte[] paxosPrepare(String key, long ballot) {
+        byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(2 + k.length + Long.BYTES).putShort((short) k.length).put(k).putLong(ballot).array();
+    }
+
+    /** A create-only PUT ({@code If-None-Match: *}) of a fresh key through {@code node}: its status. */
+    private int conditionalPut(int node, String key) throws IOException {
+        return RawHttp.send(cluster.port(node), "PUT", "/v0/entity?id=" + key, Map.of("If-None-Match", "*"),
+                "v".getBytes(StandardCharsets.UTF_8)).status();
+    }
+
+    private void assertConditionalWritesDecide(int node, String when) throws Exception {
+        String key = "paxos-" + legitimate++;
+        assertThat("a create-only PUT " + when, conditionalPut(node, key), is(201));
+        assertThat("the same again " + when, conditionalPut(node, key), is(412));
     }
 
     /** Waves of held bodies on {@code node}, with legitimate PUTs after each. */
