@@ -52,6 +52,8 @@ public final class Cluster implements AutoCloseable {
     private final ClusterRange range;
     private final HintedHandoff hintedHandoff;
     private final AntiEntropy antiEntropy;
+    /** Drops records this node does not own, after handing them to their owners ({@code ringkv cleanup}). */
+    private final Cleanup cleanup;
     private final TombstoneCollector tombstones;
     private final TopologyWatch topologyWatch;
     private final ClockSkew clockSkew;
@@ -119,6 +121,11 @@ public final class Cluster implements AutoCloseable {
         this.internalHandler = topology.size() > 1
                 ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew, acceptor) : null;
         this.range = new ClusterRange(topology, engine, client, coordinator::expiryClockMillis, replicationFactor::current);
+        this.cleanup = new Cleanup(engine, topology, new RendezvousPlacement(topology), replicationFactor::current, client,
+                antiEntropy.pacer(), client.requestTimeout().multipliedBy(2));
+        if (internalHandler != null) {
+            internalHandler.mountCleanup(cleanup);
+        }
     }
 
     /**
@@ -320,6 +327,7 @@ public final class Cluster implements AutoCloseable {
         clockCheck.close();
         hintedHandoff.close();
         antiEntropy.close();
+        cleanup.close();
         tombstones.close();
         http.shutdownNow();
         clientExecutor.shutdownNow();

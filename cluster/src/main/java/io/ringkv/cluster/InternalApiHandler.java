@@ -63,6 +63,8 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     private final RateLimitedLog refusals = new RateLimitedLog(60_000);
     private volatile HttpHandler raft;
     private volatile HttpHandler metaAdmin;
+    /** Serves {@link InternalProtocol#CLEANUP_PATH}; null until {@link #mountCleanup}. */
+    private volatile Cleanup cleanup;
 
     /**
      * @param clock         observes the timestamps of replicated writes, so this node never stamps
@@ -95,6 +97,11 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
      * ({@code /internal/v0/meta/...}) to {@code admin}; until then both are answered 503. Their
      * answers carry proofs like every other internal answer.
      */
+    /** Serves {@link InternalProtocol#CLEANUP_PATH} with {@code cleanup}; until then it is answered 404. */
+    void mountCleanup(Cleanup cleanup) {
+        this.cleanup = cleanup;
+    }
+
     public void mountMetadata(HttpHandler endpoint, HttpHandler admin) {
         this.metaAdmin = admin;
         this.raft = endpoint;
@@ -218,6 +225,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
                 case InternalProtocol.VERSIONS_PATH -> request.method().equals("GET")
                         ? versions(request) : Response.text(405, "use GET").withHeader("Allow", "GET");
                 case InternalProtocol.REPAIR_PATH -> repair(request);
+                case InternalProtocol.CLEANUP_PATH -> cleanup(request);
                 case InternalProtocol.TIME_PATH -> request.method().equals("GET")
                         ? Response.text(200, Long.toString(clock.wallMillis())) : Response.text(405, "use GET").withHeader("Allow", "GET");
                 case InternalProtocol.PAXOS_PREPARE_PATH -> request.method().equals("POST")
@@ -457,6 +465,23 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
                         .getBytes(StandardCharsets.UTF_8)).withHeader("Content-Type", "application/json");
             }
             case "GET" -> Response.of(200, antiEntropy.status().toJson().getBytes(StandardCharsets.UTF_8))
+                    .withHeader("Content-Type", "application/json");
+            default -> Response.text(405, "use GET or POST").withHeader("Allow", "GET, POST");
+        };
+    }
+
+    private Response cleanup(Request request) {
+        Cleanup running = cleanup;
+        if (running == null) {
+            return Response.text(404, "this node runs no cleanup (a one-node cluster owns every key)");
+        }
+        return switch (request.method()) {
+            case "POST" -> {
+                long before = running.request();
+                yield Response.of(202, ("{\"runsCompletedBefore\":" + before + ",\"status\":" + running.status().toJson() + "}")
+                        .getBytes(StandardCharsets.UTF_8)).withHeader("Content-Type", "application/json");
+            }
+            case "GET" -> Response.of(200, running.status().toJson().getBytes(StandardCharsets.UTF_8))
                     .withHeader("Content-Type", "application/json");
             default -> Response.text(405, "use GET or POST").withHeader("Allow", "GET, POST");
         };

@@ -34,6 +34,8 @@ public final class InternalProtocol {
     public static final String RF_PARAM = "rf";
     /** POST starts an anti-entropy round on this node; GET reports its progress (JSON). */
     public static final String REPAIR_PATH = "/internal/v0/repair";
+    /** POST starts a cleanup on this node ({@link Cleanup}); GET reports its progress (JSON). */
+    public static final String CLEANUP_PATH = "/internal/v0/cleanup";
     /** GET this node's wall clock, epoch millis as decimal text ({@link ClockCheck}). */
     public static final String TIME_PATH = "/internal/v0/time";
     /** A compare-and-set's prepare round for one key ({@link PaxosMessages}). */

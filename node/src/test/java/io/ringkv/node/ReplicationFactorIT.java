@@ -105,6 +105,21 @@ class ReplicationFactorIT {
         for (int node = 0; node < NODES; node++) {
             assertThat("node-" + node + " holds the 5/5 write", StoredRecord.of(cluster, node, "wide").isPresent(), is(true));
         }
+        // ringkv cleanup drops the two copies beyond the owners (anti-entropy never would: it compares
+        // only what both sides own), after handing them to the owners; a deleted key's tombstone moves too.
+        assertThat(cluster.put(2, "wide-deleted", "gone", "5/5").statusCode(), is(201));
+        assertThat(cluster.delete(2, "wide-deleted", "5/5").statusCode(), is(202));
+        for (int node = 0; node < NODES; node++) {
+            assertThat("cleanup on node-" + node, Main.run("cleanup", "--node", cluster.url(node), "--wait", "--timeout",
+                    "PT60S", "--cluster-secret-file", cluster.secretFile().toString()), is(0));
+        }
+        assertThat("after cleanup", misplaced(Set.of("wide", "wide-deleted")), equalTo(Map.of()));
+        for (int node = 0; node < NODES; node++) {
+            assertThat("read through node-" + node, cluster.get(node, "wide", null).body(), is("everywhere"));
+            assertThat("the delete holds through node-" + node, cluster.get(node, "wide-deleted", null).statusCode(), is(404));
+        }
+        assertThat("the keys written at the default replicas stayed where they were", misplaced(written.keySet()),
+                equalTo(Map.of()));
     }
 
     /** The periodic rounds are an hour apart: only the repair rounds started here can move keys. */

@@ -1,0 +1,234 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.RangeCursor;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code ringkv cleanup}: drops the records this node holds but does not own, after handing each
+ * to the nodes that do. A node holds records it does not own after the replication factor went
+ * down, and after a write with an explicit {@code from} above the factor; anti-entropy never
+ * compares those copies (it compares only what both sides own), so they would stay, stale, for good.
+ *
+ * <p>A run scans the store once, in key order and at the anti-entropy scan pace (the two share one
+ * {@link ScanPacer}). Each record whose owners ({@link RendezvousPlacement#owners}) do not include
+ * this node is sent to every owner ({@link RecordPusher}, applied there by last-write-wins, so an
+ * owner that holds something newer keeps it), a chunk at a time. Only once every owner took the
+ * chunk is each record purged here, and only if it is still the stored one
+ * ({@link StorageEngine#purge}): a write that lands meanwhile stays. A record an owner refused, or
+ * whose owner could not be reached, is kept (counted), so a run never leaves a key with fewer
+ * copies of its newest version than it found; an owner that failed is not asked again during
+ * the run. Tombstones move the same way, so a delete is not undone by dropping it here.
+ *
+ * <p>Threading: runs happen one at a time on one daemon thread ({@code ringkv-cleanup});
+ * {@link #request} and {@link #status} from any thread; {@link #run} directly only from a test
+ * that never calls {@link #request}.
+ */
+public final class Cleanup implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Cleanup.class);
+    /** Records not owned here sent per chunk before the chunk's purges. */
+    static final int CHUNK_RECORDS = 1_024;
+    private static final int PUSH_RECORDS_MAX = 256;
+
+    private final StorageEngine engine;
+    private final ClusterNodes topology;
+    private final RendezvousPlacement placement;
+    private final IntSupplier replicationFactor;
+    private final ReplicaClient client;
+    private final ScanPacer pacer;
+    private final Duration answerWait;
+    private final ExecutorService thread;
+    private final Object lock = new Object();
+    /** Guarded by {@link #lock}. */
+    private boolean running;
+    /** Guarded by {@link #lock}. */
+    private CleanupStatus last = CleanupStatus.NONE;
+    /** Guarded by {@link #lock}: the run in progress, as far as it got. */
+    private CleanupStatus current;
+
+    Cleanup(StorageEngine engine, ClusterNodes topology, RendezvousPlacement placement, IntSupplier replicationFactor,
+            ReplicaClient client, ScanPacer pacer, Duration answerWait) {
+        this.engine = engine;
+        this.topology = topology;
+        this.placement = placement;
+        this.replicationFactor = replicationFactor;
+        this.client = client;
+        this.pacer = pacer;
+        this.answerWait = answerWait;
+        this.thread = Executors.newSingleThreadExecutor(task -> {
+            Thread t = new Thread(task, "ringkv-cleanup");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Starts a run unless one is running. @return the runs completed before this call, so a caller
+     * can tell when the run it asked for is over ({@link CleanupStatus#runsCompleted} above it)
+     */
+    public long request() {
+        synchronized (lock) {
+            long before = last.runsCompleted();
+            if (!running) {
+                running = true;
+                current = CleanupStatus.started(before);
+                thread.execute(this::runLogged);
+            }
+            return before;
+        }
+    }
+
+    /** The run in progress, or the last one. */
+    public CleanupStatus status() {
+        synchronized (lock) {
+            return running ? current : last;
+        }
+    }
+
+    private void runLogged() {
+        long start = System.nanoTime();
+        CleanupStatus done;
+        try {
+            done = run();
+            LOG.info("cleanup: {} records not owned here, {} dropped after their owners took them, {} kept",
+                    done.notOwned(), done.dropped(), done.kept());
+        } catch (StoreException | RuntimeException e) {
+            LOG.warn("cleanup failed", e);
+            done = status().failed(e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            done = status().failed("interrupted");
+        }
+        synchronized (lock) {
+            last = done.finished(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            running = false;
+            current = null;
+        }
+    }
+
+    /** One run over the whole store; @return what it did (not yet {@linkplain CleanupStatus#finished finished}) */
+    CleanupStatus run() throws StoreException, InterruptedException {
+        synchronized (lock) {
+            current = CleanupStatus.started(last.runsCompleted());
+        }
+        int rf = replicationFactor.getAsInt();
+        Set<ClusterNode> failedOwners = new HashSet<>();
+        List<NotOwned> chunk = new ArrayList<>();
+        int sincePace = 0;
+        try (RangeCursor cursor = engine.range(new byte[0], null)) {
+            while (cursor.next()) {
+                if (++sincePace == ScanPacer.BATCH) {
+                    pacer.scanned(sincePace);
+                    sincePace = 0;
+                }
+                byte[] key = cursor.key();
+                List<ClusterNode> owners = placement.owners(key, rf);
+                boolean ownedHere = owners.stream().anyMatch(topology::isSelf);
+                update(status -> status.scanned(1));
+                if (ownedHere) {
+                    continue;
+                }
+                chunk.add(new NotOwned(key, cursor.record(), owners));
+                if (chunk.size() == CHUNK_RECORDS) {
+                    handOver(chunk, failedOwners);
+                    chunk = new ArrayList<>();
+                }
+            }
+        }
+        handOver(chunk, failedOwners);
+        synchronized (lock) {
+            return current;
+        }
+    }
+
+    /** Sends a chunk to its owners, then purges each record every one of its owners took. */
+    private void handOver(List<NotOwned> chunk, Set<ClusterNode> failedOwners) throws StoreException, InterruptedException {
+        if (chunk.isEmpty()) {
+            return;
+        }
+        Set<byte[]> refused = new TreeSet<>(Arrays::compareUnsigned);
+        Map<ClusterNode, RecordPusher> pushers = new LinkedHashMap<>();
+        for (NotOwned record : chunk) {
+            for (ClusterNode owner : record.owners()) {
+                if (failedOwners.contains(owner)) {
+                    continue;
+                }
+                RecordPusher pusher = pushers.computeIfAbsent(owner, node -> new RecordPusher(client, node, PUSH_RECORDS_MAX,
+                        answerWait, (key, refusedRecord, why) -> refused.add(key)));
+                try {
+                    pusher.add(record.key(), record.record());
+                } catch (ExecutionException | TimeoutException e) {
+                    ownerFailed(owner, failedOwners, e);
+                }
+            }
+        }
+        for (Map.Entry<ClusterNode, RecordPusher> pusher : pushers.entrySet()) {
+            if (failedOwners.contains(pusher.getKey())) {
+                continue;
+            }
+            try {
+                pusher.getValue().finish();
+            } catch (ExecutionException | TimeoutException e) {
+                ownerFailed(pusher.getKey(), failedOwners, e);
+            }
+        }
+        for (NotOwned record : chunk) {
+            boolean handedOver = !refused.contains(record.key()) && record.owners().stream().noneMatch(failedOwners::contains);
+            if (!handedOver) {
+                update(status -> status.notOwned(1).kept(1));
+            } else if (engine.purge(record.key(), record.record())) {
+                long bytes = record.key().length + record.record().value().length;
+                update(status -> status.notOwned(1).dropped(1, bytes));
+            } else {
+                update(status -> status.notOwned(1).kept(1)); // written meanwhile: the newer record is for the next run
+            }
+        }
+    }
+
+    private void ownerFailed(ClusterNode owner, Set<ClusterNode> failedOwners, Exception why) {
+        if (failedOwners.add(owner)) {
+            LOG.warn("cleanup: owner {} did not take records ({}); its keys are kept here this run", owner, why.toString());
+            update(status -> status.ownerFailed());
+        }
+    }
+
+    private void update(java.util.function.UnaryOperator<CleanupStatus> change) {
+        synchronized (lock) {
+            current = change.apply(current);
+        }
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+        try {
+            if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("cleanup still running 5 s after close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A record this node holds but does not own, and the nodes that do. */
+    private record NotOwned(byte[] key, Record record, List<ClusterNode> owners) {
+    }
+}

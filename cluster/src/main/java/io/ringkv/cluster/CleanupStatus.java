@@ -1,0 +1,77 @@
+package io.ringkv.cluster;
+
+/**
+ * What a {@link Cleanup} run did, as far as it got: immutable, each step makes a new one.
+ *
+ * @param running        whether the run is in progress
+ * @param runsCompleted  runs finished on this node since start, this one included once it is over
+ * @param scanned        records read
+ * @param notOwned       records read that this node does not own
+ * @param dropped        of those, purged here after every owner took them
+ * @param kept           of those, kept: an owner refused the record or could not be reached, or it
+ *                       changed while the run handed it over
+ * @param bytesDropped   key and value bytes purged
+ * @param ownersFailed   owners that could not be reached during the run
+ * @param lastRunMillis  how long the run took, once over (0 before)
+ * @param error          why the run stopped early, or null
+ */
+public record CleanupStatus(boolean running, long runsCompleted, long scanned, long notOwned, long dropped, long kept,
+                            long bytesDropped, int ownersFailed, long lastRunMillis, String error) {
+
+    /** No run yet. */
+    static final CleanupStatus NONE = new CleanupStatus(false, 0, 0, 0, 0, 0, 0, 0, 0, null);
+
+    static CleanupStatus started(long runsCompletedBefore) {
+        return new CleanupStatus(true, runsCompletedBefore, 0, 0, 0, 0, 0, 0, 0, null);
+    }
+
+    CleanupStatus scanned(long records) {
+        return new CleanupStatus(running, runsCompleted, scanned + records, notOwned, dropped, kept, bytesDropped,
+                ownersFailed, lastRunMillis, error);
+    }
+
+    CleanupStatus notOwned(long records) {
+        return new CleanupStatus(running, runsCompleted, scanned, notOwned + records, dropped, kept, bytesDropped,
+                ownersFailed, lastRunMillis, error);
+    }
+
+    CleanupStatus dropped(long records, long bytes) {
+        return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped + records, kept, bytesDropped + bytes,
+                ownersFailed, lastRunMillis, error);
+    }
+
+    CleanupStatus kept(long records) {
+        return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept + records, bytesDropped,
+                ownersFailed, lastRunMillis, error);
+    }
+
+    CleanupStatus ownerFailed() {
+        return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept, bytesDropped,
+                ownersFailed + 1, lastRunMillis, error);
+    }
+
+    CleanupStatus failed(String why) {
+        return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept, bytesDropped,
+                ownersFailed, lastRunMillis, why);
+    }
+
+    /** The run is over: counted, with its duration. */
+    CleanupStatus finished(long millis) {
+        return new CleanupStatus(false, runsCompleted + 1, scanned, notOwned, dropped, kept, bytesDropped,
+                ownersFailed, millis, error);
+    }
+
+    /** One JSON object: the fields above by name, {@code error} only when there is one. */
+    public String toJson() {
+        StringBuilder json = new StringBuilder(200).append("{\"running\":").append(running)
+                .append(",\"runsCompleted\":").append(runsCompleted).append(",\"scanned\":").append(scanned)
+                .append(",\"notOwned\":").append(notOwned).append(",\"dropped\":").append(dropped)
+                .append(",\"kept\":").append(kept).append(",\"bytesDropped\":").append(bytesDropped)
+                .append(",\"ownersFailed\":").append(ownersFailed).append(",\"lastRunMillis\":").append(lastRunMillis);
+        if (error != null) {
+            json.append(",\"error\":\"").append(error.replace("\\", "\\\\").replace("\"", "\\\"")
+                    .replaceAll("[\\x00-\\x1f]", " ")).append('"');
+        }
+        return json.append('}').toString();
+    }
+}

@@ -1,0 +1,118 @@
+package io.ringkv.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+import io.ringkv.http.h1.H1Limits;
+import io.ringkv.http.server.HttpServer;
+import io.ringkv.http.server.ServerConfig;
+import io.ringkv.store.HybridLogicalClock;
+import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Cleanup against a real owner: two nodes, replication factor 1, so every key is owned by exactly
+ * one of them. This node holds keys of both kinds; the peer (our server over its own engine) owns
+ * the others and starts down. Nothing is dropped while the owner cannot take it; once it is up,
+ * every key not owned here moves there (a newer copy the owner holds stays), and the keys owned
+ * here stay.
+ */
+@Timeout(60)
+class CleanupTest {
+    private static final HybridLogicalClock PEER_CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
+
+    private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
+    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
+    private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(2));
+    private final StorageEngine engine = new InMemoryStorageEngine();
+    private final StorageEngine peerEngine = new InMemoryStorageEngine();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private int peerPort;
+    private ClusterNodes topology;
+    private Cleanup cleanup;
+
+    @BeforeEach
+    void peerIsDown() throws Exception {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            peerPort = probe.getLocalPort();
+        }
+        String self = "http://127.0.0.1:1"; // never contacted: this node
+        topology = ClusterNodes.of(List.of(self, "http://127.0.0.1:" + peerPort), self);
+        cleanup = new Cleanup(engine, topology, new RendezvousPlacement(topology), () -> 1, client,
+                new ScanPacer(1_000_000), Duration.ofSeconds(2));
+        resources.add(cleanup);
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        for (AutoCloseable resource : resources.reversed()) {
+            resource.close();
+        }
+        http.close();
+        clientExecutor.shutdownNow();
+        assertThat(clientExecutor.awaitTermination(10, TimeUnit.SECONDS), is(true));
+    }
+
+    @Test
+    void dropsOnlyWhatTheOwnerTookAndKeepsWhatThisNodeOwns() throws Exception {
+        RendezvousPlacement placement = new RendezvousPlacement(topology);
+        List<byte[]> mine = new ArrayList<>();
+        List<byte[]> theirs = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++) { // several chunks
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            engine.apply(key, i % 7 == 0 ? Record.tombstone(100 + i) : Record.value(100 + i, key));
+            (topology.isSelf(placement.owners(key, 1).getFirst()) ? mine : theirs).add(key);
+        }
+        byte[] newerThere = theirs.getFirst();
+        peerEngine.apply(newerThere, Record.value(1_000_000, "newer".getBytes(StandardCharsets.UTF_8)));
+
+        CleanupStatus down = cleanup.run();
+        assertThat("not owned here", down.notOwned(), is((long) theirs.size()));
+        assertThat("nothing dropped while the owner is down", down.dropped(), is(0L));
+        assertThat(down.kept(), is((long) theirs.size()));
+        assertThat(down.ownersFailed(), is(1));
+        for (byte[] key : theirs) {
+            assertThat(engine.get(key).isPresent(), is(true));
+        }
+
+        peerComesUp();
+        CleanupStatus up = cleanup.run();
+
+        assertThat(up.dropped(), is((long) theirs.size()));
+        assertThat(up.kept(), is(0L));
+        for (byte[] key : theirs) {
+            assertThat("dropped here", engine.get(key), is(Optional.empty()));
+            assertThat("held by the owner", peerEngine.get(key).isPresent(), is(true));
+        }
+        assertThat("the owner's newer copy stays", new String(peerEngine.get(newerThere).orElseThrow().value(),
+                StandardCharsets.UTF_8), is("newer"));
+        byte[] tombstoneKey = theirs.stream().filter(key -> Integer.parseInt(new String(key, StandardCharsets.UTF_8)
+                .substring(1)) % 7 == 0 && key != newerThere).findFirst().orElseThrow();
+        assertThat("a tombstone moves as a tombstone", peerEngine.get(tombstoneKey).orElseThrow().tombstone(), is(true));
+        for (byte[] key : mine) {
+            assertThat("owned here: kept", engine.get(key).isPresent(), is(true));
+        }
+        assertThat("a second run finds nothing to move", cleanup.run().notOwned(), is(0L));
+    }
+
+    private void peerComesUp() throws Exception {
+        ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(peerPort).eventLoops(1).handlerThreads(2)
+                .h1Limits(H1Limits.defaults()).shutdownGrace(Duration.ofSeconds(1)).build();
+        resources.add(HttpServer.start(config, TestAuth.handler("http://127.0.0.1:" + peerPort, peerEngine, PEER_CLOCK)));
+    }
+}
