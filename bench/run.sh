@@ -50,7 +50,8 @@ Other steps, each its own script with its own --help (./ringkv bench --STEP --he
   --replicated-path, --h2, --cold-start, --metrics-cost, --anti-entropy-impact, --handoff,
   --h2-abuse (one hostile HTTP/2 connection: the node's heap and other clients' p99),
   --large-hints (large values missed by a replica that was down: how long hints take),
-  --cas-throughput (PUT with If-Match against plain PUT through one node of 3)
+  --cas-throughput (PUT with If-Match against plain PUT through one node of 3),
+  --etcd (three ringkv nodes beside three etcd members: p99 and CPU per request at the same rates)
 
 Environment: BENCH_SERVER_CPUS (default 0) and BENCH_LOAD_CPUS (default 1) choose the
 taskset pinning; BENCH_JVM_OPTS adds JVM options to every node, BENCH_NODE_ARGS flags to

@@ -332,6 +332,29 @@ assert "if-match / plain: 0.50x +- 0.00" in text, text
 assert "plain          4000 req/s" in text, text
 EOF
 }
+etcd_compare_refuses_bad_input_and_summarises() { # exit 2 for bad options; p99 and CPU ratios from made-up runs
+  local bad
+  for bad in "--rounds 0" "--rates x" "--rates 0" "--keys 0" "--etcd-reads eventual" "--no-such-option"; do
+    # shellcheck disable=SC2086 # an option and its value
+    python3 "$BENCH_DIR/etcd_compare.py" $bad 2>"$WORK/etcd.err"
+    [[ $? == 2 ]] && grep -q 'error' "$WORK/etcd.err" || { echo "not refused: $bad"; return 1; }
+  done
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$BENCH_DIR" python3 - <<'EOF'
+import etcd_compare as m
+def run(system, op, rnd, p99, cpu):
+    return {"system": system, "op": op, "rate": 500, "round": rnd, "requests": 5000, "failed": 0,
+            "p99_ms": p99, "cpu_us_per_request": cpu}
+runs = []
+for rnd in range(2):
+    runs += [run("ringkv", "get", rnd, 2.0, 300.0), run("etcd", "get", rnd, 1.0, 150.0),
+             run("ringkv", "put", rnd, 3.0, 400.0), run("etcd", "put", rnd, 6.0, 400.0)]
+doc = {"rounds": 2, "duration": 10, "etcd_reads": "serializable", "keys": 100, "rates": [500], "runs": runs}
+text = m.summarise(doc)
+assert "get     500/s p99              2.00x +- 0.00" in text, text
+assert "put     500/s p99              0.50x +- 0.00" in text, text
+assert "put     500/s CPU per request  1.00x +- 0.00" in text, text
+EOF
+}
 help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }
 bad_option_is_refused() { ! "$BENCH_DIR/run.sh" --no-such-option 2>/dev/null; }
 
@@ -347,6 +370,7 @@ check "the handoff step refuses bad input" handoff_refuses_bad_input
 check "the h2-abuse step's frames and summary" h2_abuse_frames_and_summary
 check "the large-hints step refuses bad input and summarises" large_hints_refuses_bad_input_and_summarises
 check "the cas-throughput step refuses bad input and summarises" cas_throughput_refuses_bad_input_and_summarises
+check "the etcd step refuses bad input and summarises" etcd_compare_refuses_bad_input_and_summarises
 check "vegeta targets are well formed" targets_are_well_formed
 check "fragments parse wrk and vegeta output" fragments_parse_tool_output
 check "assemble joins fragments into results" assemble_builds_results

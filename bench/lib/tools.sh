@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Installs the load tools the benchmark needs when they are missing, and reports versions.
 #   wrk, nginx, h2load (nghttp2-client): Debian packages via apt-get
+#   etcd (etcd-server), for `ringkv bench --etcd` only: Debian package via apt-get
 #   vegeta: built from its Go module into bench/.tools/ (go install ...@latest is not allowed
 #           here; downloading the pinned module and building inside it is)
 #   matplotlib: pip, into the venv bench/.venv used by bench/report/render.py
@@ -27,6 +28,10 @@ ensure_debian_tools() {
   command -v h2load >/dev/null || missing+=(nghttp2-client)
   ((${#missing[@]} == 0)) || apt_install "${missing[@]}"
   NGINX_BIN=$(command -v nginx || echo /usr/sbin/nginx)
+}
+
+ensure_etcd() {
+  command -v etcd >/dev/null || apt_install etcd-server
 }
 
 ensure_vegeta() {
