@@ -166,11 +166,13 @@ public final class CompareAndSet {
             // accepted it at that ballot holds it already (committed, or overtaken by a newer write, which the
             // read below then sees), finish it first. Record stamps do not order acceptances: a finished
             // proposal keeps its first stamp but is accepted again at the finisher's ballot.
-            PaxosMessages.Promise latest = round.granted().stream().filter(promise -> promise.accepted() != null)
-                    .max(Comparator.comparingLong(PaxosMessages.Promise::acceptedBallot)).orElse(null);
-            if (latest != null && round.granted().stream().noneMatch(promise -> promise.committed()
-                    && promise.acceptedBallot() == latest.acceptedBallot())) {
-                return finishEarlier(attempt, ballot, latest.accepted());
+            long latestBallot = round.granted().stream().mapToLong(PaxosMessages.Promise::acceptedBallot).max().orElse(0);
+            if (latestBallot != 0 && round.granted().stream().noneMatch(promise -> promise.committed()
+                    && promise.acceptedBallot() == latestBallot)) {
+                // Not committed at any replica that reports it: each of those carries its record.
+                Record latest = round.granted().stream().filter(promise -> promise.acceptedBallot() == latestBallot)
+                        .findFirst().orElseThrow().accepted();
+                return finishEarlier(attempt, ballot, latest);
             }
             current.ifPresent(record -> observe(record.timestamp()));
             if (current.isPresent() && proposed.containsKey(current.get().timestamp())) {

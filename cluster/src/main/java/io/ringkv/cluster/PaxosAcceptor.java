@@ -21,7 +21,8 @@ import java.util.function.LongPredicate;
  *   <li>{@link #prepare}: promises a ballot above every one promised so far, and tells the
  *       proposer the replica's current record (its version, not its value) and the proposal it
  *       accepted last, with its ballot, and whether the current record is that proposal's or
- *       newer (committed here, or overtaken). The proposer compares accepted <em>ballots</em>
+ *       newer (committed here, or overtaken); the proposal's record only when it is not, as only
+ *       then may a proposer have to finish it. The proposer compares accepted <em>ballots</em>
  *       across the quorum: a proposal finished by a later proposer keeps its first stamp but is
  *       accepted at the later ballot, so the stamps of records do not order acceptances. A
  *       proposal whose record is older than the tombstone grace period is left out: the record
@@ -78,7 +79,8 @@ final class PaxosAcceptor implements TombstoneCollector.AlsoCollected {
                 return new PaxosMessages.Promise(granted, state.promised(), version, 0, null, false);
             }
             boolean committed = current.isPresent() && current.get().timestamp() >= accepted.timestamp();
-            return new PaxosMessages.Promise(granted, state.promised(), version, state.acceptedBallot(), accepted, committed);
+            return new PaxosMessages.Promise(granted, state.promised(), version, state.acceptedBallot(),
+                    committed ? null : accepted, committed);
         } finally {
             lock.unlock();
         }

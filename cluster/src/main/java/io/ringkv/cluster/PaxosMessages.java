@@ -15,7 +15,7 @@ import java.util.Optional;
  *   accepted = granted(u8 0|1) promised(i64)
  *   key      = length(u16, 1..) bytes
  *   version  = present(u8 0|1) [timestamp(i64) tombstone(u8 0|1) expiresAt(i64)]   the replica's current record, value left out
- *   accepted?= present(u8 0|1) [ballot(i64) committed(u8 0|1) record]
+ *   accepted?= present(u8 0|1) [ballot(i64) committed(u8 0|1) record-unless-committed]
  *   record   = timestamp(i64) tombstone(u8 0|1) expiresAt(i64) length(i32) value
  * </pre>
  * Bytes from a peer are hostile: every decoder checks every length, flag and ballot, and the body
@@ -45,7 +45,9 @@ final class PaxosMessages {
      * @param current        its current record for the key, value left out (empty value), or empty
      * @param acceptedBallot the ballot of the proposal it accepted last, 0 when none (or when that
      *                       one is older than the tombstone grace period)
-     * @param accepted       that proposal's record, or null
+     * @param accepted       that proposal's record when it is not committed here (a proposer may
+     *                       have to finish it), else null: a committed one is never finished, so
+     *                       its value does not travel
      * @param committed      whether its current record is that proposal's record or newer: the
      *                       proposal was committed here (or overtaken by a newer write), so it
      *                       need not be finished
@@ -53,11 +55,11 @@ final class PaxosMessages {
     record Promise(boolean granted, long promised, Optional<Record> current, long acceptedBallot, Record accepted,
                    boolean committed) {
         Promise {
-            if ((accepted == null) != (acceptedBallot == 0)) {
-                throw new IllegalArgumentException("an accepted ballot comes with its record, and only then");
+            if (acceptedBallot == 0 && (accepted != null || committed)) {
+                throw new IllegalArgumentException("no accepted ballot, so neither a record nor a commit");
             }
-            if (accepted == null && committed) {
-                throw new IllegalArgumentException("only an accepted proposal can be committed");
+            if (acceptedBallot != 0 && (accepted == null) != committed) {
+                throw new IllegalArgumentException("an accepted proposal comes with its record exactly when it is not committed");
             }
         }
     }
@@ -81,15 +83,18 @@ final class PaxosMessages {
 
     static byte[] encode(Promise promise) {
         int bytes = 1 + Long.BYTES + 1 + (promise.current().isPresent() ? VERSION_BYTES : 0) + 1
-                + (promise.accepted() == null ? 0 : Long.BYTES + 1 + recordBytes(promise.accepted()));
+                + (promise.acceptedBallot() == 0 ? 0 : Long.BYTES + 1)
+                + (promise.accepted() == null ? 0 : recordBytes(promise.accepted()));
         ByteBuffer out = ByteBuffer.allocate(bytes).put(flag(promise.granted())).putLong(promise.promised());
         out.put(flag(promise.current().isPresent()));
         promise.current().ifPresent(current -> out.putLong(current.timestamp()).put(flag(current.tombstone()))
                 .putLong(current.expiresAtMillis()));
-        out.put(flag(promise.accepted() != null));
-        if (promise.accepted() != null) {
+        out.put(flag(promise.acceptedBallot() != 0));
+        if (promise.acceptedBallot() != 0) {
             out.putLong(promise.acceptedBallot()).put(flag(promise.committed()));
-            putRecord(out, promise.accepted());
+            if (!promise.committed()) {
+                putRecord(out, promise.accepted());
+            }
         }
         return out.array();
     }
@@ -110,12 +115,14 @@ final class PaxosMessages {
             if (readFlag(in)) {
                 acceptedBallot = readBallot(in);
                 committed = readFlag(in);
-                accepted = readRecord(in);
                 if (acceptedBallot > promised) {
                     throw new IllegalArgumentException("accepted ballot above the promise");
                 }
-                if (accepted.timestamp() > acceptedBallot) {
-                    throw new IllegalArgumentException("an accepted record stamped above its ballot");
+                if (!committed) {
+                    accepted = readRecord(in);
+                    if (accepted.timestamp() > acceptedBallot) {
+                        throw new IllegalArgumentException("an accepted record stamped above its ballot");
+                    }
                 }
             }
             return new Promise(granted, promised, current, acceptedBallot, accepted, committed);

@@ -55,6 +55,7 @@ class PaxosAcceptorTest {
             PaxosMessages.Promise committed = acceptor.prepare(KEY, 300);
             assertThat("the accepted ballot is reported once committed too", committed.acceptedBallot(), is(100L));
             assertThat(committed.committed(), is(true));
+            assertThat("a committed proposal's value does not travel", committed.accepted(), is(nullValue()));
             assertThat(committed.current().orElseThrow().timestamp(), is(100L));
         }
     }
@@ -128,10 +129,15 @@ class PaxosAcceptorTest {
         PaxosMessages.Accept accept = PaxosMessages.decodeAccept(PaxosMessages.encode(new PaxosMessages.Accept(KEY, 6, record)));
         assertThat(accept.record(), is(record));
         assertThat(accept.ballot(), is(6L));
-        PaxosMessages.Promise promise = new PaxosMessages.Promise(true, 6, Optional.of(Record.tombstone(4)), 5, record, true);
+        PaxosMessages.Promise promise = new PaxosMessages.Promise(true, 6, Optional.of(Record.tombstone(4)), 5, record, false);
         PaxosMessages.Promise decoded = PaxosMessages.decodePromise(PaxosMessages.encode(promise));
         assertThat(decoded.accepted(), is(record));
-        assertThat(decoded.committed(), is(true));
+        assertThat(decoded.committed(), is(false));
+        PaxosMessages.Promise committed = PaxosMessages.decodePromise(PaxosMessages.encode(
+                new PaxosMessages.Promise(true, 6, Optional.empty(), 5, null, true)));
+        assertThat(committed.committed(), is(true));
+        assertThat(committed.acceptedBallot(), is(5L));
+        assertThat(committed.accepted(), is(nullValue()));
         assertThat(decoded.current(), is(Optional.of(Record.tombstone(4))));
         assertThat(PaxosMessages.decodeAccepted(PaxosMessages.encode(new PaxosMessages.Accepted(false, 9))).promised(), is(9L));
 
