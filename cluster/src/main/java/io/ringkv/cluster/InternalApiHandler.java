@@ -455,33 +455,30 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     }
 
     private Response repair(Request request) {
-        if (antiEntropy == null) {
-            return Response.text(404, "this node runs no anti-entropy (a one-node cluster)");
-        }
-        return switch (request.method()) {
-            case "POST" -> {
-                long before = antiEntropy.requestRound();
-                yield Response.of(202, ("{\"roundsCompletedBefore\":" + before + ",\"status\":" + antiEntropy.status().toJson() + "}")
-                        .getBytes(StandardCharsets.UTF_8)).withHeader("Content-Type", "application/json");
-            }
-            case "GET" -> Response.of(200, antiEntropy.status().toJson().getBytes(StandardCharsets.UTF_8))
-                    .withHeader("Content-Type", "application/json");
-            default -> Response.text(405, "use GET or POST").withHeader("Allow", "GET, POST");
-        };
+        return antiEntropy == null ? Response.text(404, "this node runs no anti-entropy (a one-node cluster)")
+                : backgroundRun(request, antiEntropy::requestRound, () -> antiEntropy.status().toJson(), "roundsCompletedBefore");
     }
 
     private Response cleanup(Request request) {
         Cleanup running = cleanup;
-        if (running == null) {
-            return Response.text(404, "this node runs no cleanup (a one-node cluster owns every key)");
-        }
+        return running == null ? Response.text(404, "this node runs no cleanup (a one-node cluster owns every key)")
+                : backgroundRun(request, running::request, () -> running.status().toJson(), "runsCompletedBefore");
+    }
+
+    /**
+     * A background run's endpoint (anti-entropy's repair round, a cleanup): POST starts one unless
+     * one runs, 202 with the runs completed before (under {@code beforeField}) and the status; GET
+     * answers the status (JSON).
+     */
+    private static Response backgroundRun(Request request, java.util.function.LongSupplier start,
+                                          java.util.function.Supplier<String> statusJson, String beforeField) {
         return switch (request.method()) {
             case "POST" -> {
-                long before = running.request();
-                yield Response.of(202, ("{\"runsCompletedBefore\":" + before + ",\"status\":" + running.status().toJson() + "}")
+                long before = start.getAsLong();
+                yield Response.of(202, ("{\"" + beforeField + "\":" + before + ",\"status\":" + statusJson.get() + "}")
                         .getBytes(StandardCharsets.UTF_8)).withHeader("Content-Type", "application/json");
             }
-            case "GET" -> Response.of(200, running.status().toJson().getBytes(StandardCharsets.UTF_8))
+            case "GET" -> Response.of(200, statusJson.get().getBytes(StandardCharsets.UTF_8))
                     .withHeader("Content-Type", "application/json");
             default -> Response.text(405, "use GET or POST").withHeader("Allow", "GET, POST");
         };

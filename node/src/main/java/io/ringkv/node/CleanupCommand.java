@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -58,29 +59,18 @@ final class CleanupCommand implements Callable<Integer> {
     }
 
     private int follow(SignedCalls calls, long before) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String lastPrinted = "";
-        while (System.nanoTime() < deadline) {
-            SignedCalls.Answer status = calls.send("GET");
-            String body = status.body().strip();
-            if (!body.equals(lastPrinted)) {
-                System.out.println("  " + body);
-                lastPrinted = body;
-            }
-            if (status.status() == 200 && number(body, "runsCompleted") > before && body.contains("\"running\":false")) {
-                long kept = number(body, "kept");
-                System.out.println("ringkv cleanup: done in " + number(body, "lastRunMillis") + " ms, "
-                        + number(body, "dropped") + " records dropped, " + kept + " kept, "
-                        + number(body, "ownersFailed") + " owners not reached");
-                return body.contains("\"error\"") || number(body, "ownersFailed") > 0 ? ChaosCommand.EXIT_VIOLATIONS : 0;
-            }
-            Thread.sleep(200);
+        Optional<String> done = new BackgroundRunFollower(calls, "runsCompleted").awaitRunAfter(before, timeout);
+        if (done.isEmpty()) {
+            System.out.println("ringkv cleanup: the run did not finish within " + timeout);
+            return ChaosCommand.EXIT_VIOLATIONS;
         }
-        System.out.println("ringkv cleanup: the run did not finish within " + timeout);
-        return ChaosCommand.EXIT_VIOLATIONS;
+        String body = done.get();
+        System.out.println("ringkv cleanup: done in " + number(body, "lastRunMillis") + " ms, " + number(body, "dropped")
+                + " records dropped, " + number(body, "kept") + " kept, " + number(body, "ownersFailed") + " owners not reached");
+        return body.contains("\"error\"") || number(body, "ownersFailed") > 0 ? ChaosCommand.EXIT_VIOLATIONS : 0;
     }
 
     private static long number(String json, String name) {
-        return JsonText.numberField(json, name).map(Double::longValue).orElse(-1L);
+        return BackgroundRunFollower.number(json, name);
     }
 }

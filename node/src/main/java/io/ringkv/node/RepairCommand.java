@@ -6,9 +6,8 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -28,7 +27,6 @@ import picocli.CommandLine.Spec;
 final class RepairCommand implements Callable<Integer> {
     /** Per request, until the answer's head arrives. */
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
-    private static final Pattern FIELD = Pattern.compile("\"(\\w+)\":(\\w+)");
 
     @Spec
     CommandSpec spec;
@@ -82,38 +80,19 @@ final class RepairCommand implements Callable<Integer> {
         if (!await) {
             return 0;
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String lastPrinted = "";
-        while (System.nanoTime() < deadline) {
-            SignedCalls.Answer status = calls.send("GET");
-            String body = status.body().strip();
-            if (!body.equals(lastPrinted)) {
-                System.out.println("  " + body);
-                lastPrinted = body;
-            }
-            if (status.status() == 200 && field(body, "roundsCompleted") > before && !body.contains("\"running\":true")) {
-                long failed = field(body, "peersFailed");
-                System.out.println("ringkv repair: round done in " + field(body, "lastRoundMillis") + " ms, "
-                        + field(body, "bucketsDiffering") + " buckets differed, " + failed + " peers not reached");
-                return failed == 0 ? 0 : ChaosCommand.EXIT_VIOLATIONS;
-            }
-            Thread.sleep(200);
+        Optional<String> done = new BackgroundRunFollower(calls, "roundsCompleted").awaitRunAfter(before, timeout);
+        if (done.isEmpty()) {
+            System.out.println("ringkv repair: the round did not finish within " + timeout);
+            return ChaosCommand.EXIT_VIOLATIONS;
         }
-        System.out.println("ringkv repair: the round did not finish within " + timeout);
-        return ChaosCommand.EXIT_VIOLATIONS;
+        String body = done.get();
+        long failed = field(body, "peersFailed");
+        System.out.println("ringkv repair: round done in " + field(body, "lastRoundMillis") + " ms, "
+                + field(body, "bucketsDiffering") + " buckets differed, " + failed + " peers not reached");
+        return failed == 0 ? 0 : ChaosCommand.EXIT_VIOLATIONS;
     }
 
     private static long field(String json, String name) {
-        Matcher matcher = FIELD.matcher(json);
-        while (matcher.find()) {
-            if (matcher.group(1).equals(name)) {
-                try {
-                    return Long.parseLong(matcher.group(2));
-                } catch (NumberFormatException e) {
-                    return -1;
-                }
-            }
-        }
-        return -1;
+        return BackgroundRunFollower.number(json, name);
     }
 }

@@ -76,11 +76,17 @@ final class ProcessCluster implements AutoCloseable {
         String scheme = trust == null ? "http" : "https";
         this.urls = ports.stream().map(p -> scheme + "://127.0.0.1:" + p).toList();
         this.nodes = new NodeProcess[size];
-        for (int i = 0; i < size; i++) {
-            nodes[i] = launch(i);
-        }
-        for (int i = 0; i < size; i++) {
-            awaitReady(i);
+        try {
+            for (int i = 0; i < size; i++) {
+                nodes[i] = launch(i);
+            }
+            for (int i = 0; i < size; i++) {
+                awaitReady(i);
+            }
+        } catch (Exception | AssertionError notStarted) {
+            // The test never gets this cluster to close: stop what started, or the nodes outlive the run.
+            close();
+            throw notStarted;
         }
         awaitPeersUp(PEERS_UP);
     }
