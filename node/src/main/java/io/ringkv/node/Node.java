@@ -118,8 +118,8 @@ public final class Node implements AutoCloseable {
                 access.peers(peers);
             }
             dashboard.ready(dashboardApi(cluster, lifecycle, status, metrics, events, dashboardWork, peers));
-            handler.ready(new PublicApi(new ClusterEntityService(cluster, engine, config.rangeStreamsMax()), cluster.internalHandler(),
-                    config.conditionalWrites()));
+            handler.ready(new PublicApi(new ClusterEntityService(cluster, engine, config.rangeStreamsMax()),
+                    config.conditionalWrites()), cluster.internalHandler());
             lifecycle.serving();
             log.info("node {} serving (version {}, {} node(s) in the cluster, data {}, started in {} ms); dashboard at {}{}/",
                     self, VERSION, cluster.topology().size(), config.dataDir().toAbsolutePath(), lifecycle.uptimeMillis(),

@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.InternalProtocol;
 import io.ringkv.http.server.HeadAdmission;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
@@ -13,10 +14,14 @@ import java.util.concurrent.CompletionStage;
  * from the moment the port is bound (the status says 503 until the node serves), and so does the
  * dashboard under {@code /ui} (its files at once, its data once the node serves); everything else
  * gets {@code 503} until {@link #ready}, because the port is bound first (so a port-0 node learns
- * its own URL, and a taken port fails before anything else is opened), then goes to the API.
+ * its own URL, and a taken port fails before anything else is opened). Then {@code /internal/...}
+ * goes to the node-to-node handler (400 on a node without one: a single node has no peers) and
+ * the rest to the public API; the two never see each other's requests.
  *
- * <p>At a request's head ({@link #admit}, on an event loop) the API's own head checks run, once
- * it is ready; the status, metrics and dashboard take no body worth refusing early.
+ * <p>At a request's head ({@link #admit}, on an event loop) the node-to-node handler's head checks
+ * run for its routes (the proof's fields, each route's body limit), once it is ready; the public
+ * API, the status, metrics and dashboard take no body worth refusing early (a public route's body
+ * is bounded by {@code --max-body} alone, chunked uploads included).
  *
  * <p>Threading: {@link #ready} from the starting thread; {@link #handle} from handler threads;
  * {@link #admit} from event loops.
@@ -26,6 +31,8 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
     private final HttpHandler metrics;
     private final HttpHandler dashboard;
     private volatile HttpHandler api;
+    /** The node-to-node handler; null on a node without peers. Written before {@link #api}, read after it. */
+    private volatile HttpHandler internal;
 
     NodeRouter(HttpHandler status, HttpHandler metrics, HttpHandler dashboard) {
         this.status = status;
@@ -33,8 +40,14 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
         this.dashboard = dashboard;
     }
 
-    void ready(HttpHandler handler) {
-        api = handler;
+    /** @param internalPlane the node-to-node handler for {@code /internal/...}, or null for none */
+    void ready(HttpHandler publicApi, HttpHandler internalPlane) {
+        internal = internalPlane;
+        api = publicApi;
+    }
+
+    private static boolean internal(String path) {
+        return path.startsWith(InternalProtocol.PREFIX);
     }
 
     @Override
@@ -43,7 +56,7 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
         if (path.equals(StatusEndpoint.PATH) || path.equals(MetricsEndpoint.PATH) || Dashboard.serves(path)) {
             return Optional.empty();
         }
-        return api instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
+        return api != null && internal(path) && internal instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
     }
 
     /** The API's limit for a request {@link #admit} let through; the node's own endpoints take none of their own. */
@@ -53,7 +66,7 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
         if (path.equals(StatusEndpoint.PATH) || path.equals(MetricsEndpoint.PATH) || Dashboard.serves(path)) {
             return Long.MAX_VALUE;
         }
-        return api instanceof HeadAdmission heads ? heads.bodyBytesMax(head) : Long.MAX_VALUE;
+        return api != null && internal(path) && internal instanceof HeadAdmission heads ? heads.bodyBytesMax(head) : Long.MAX_VALUE;
     }
 
     @Override
@@ -72,6 +85,11 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
                 HttpHandler current = api;
                 if (current == null) {
                     return CompletableFuture.completedFuture(Response.text(503, "starting").withHeader("Retry-After", "1"));
+                }
+                if (internal(request.path())) {
+                    HttpHandler plane = internal;
+                    return plane != null ? plane.handle(request)
+                            : CompletableFuture.completedFuture(Response.text(400, "unknown path " + request.path()));
                 }
                 return current.handle(request);
             }

@@ -7,7 +7,6 @@ import io.ringkv.cluster.ReplicaException;
 import io.ringkv.cluster.ReplicationParams;
 import io.ringkv.cluster.Ttl;
 import io.ringkv.http.server.ChunkSource;
-import io.ringkv.http.server.HeadAdmission;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -27,9 +26,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The public HTTP API, {@code /v0/...}: validates parameters (400 with a message), maps the
- * data layer's outcomes to statuses, and routes everything else under {@code /internal/} to the
- * node-to-node handler when there is one.
+ * The public HTTP API, {@code /v0/...}: validates parameters (400 with a message) and maps the
+ * data layer's outcomes to statuses. The node-to-node plane ({@code /internal/}) does not come
+ * here: {@link NodeRouter} sends it to its own handler.
  *
  * <p>Statuses: PUT 201, DELETE 202, GET 200/404 (304 for an {@code If-None-Match} naming the
  * version it would return), 400 for bad parameters and unknown paths (the protocol's original
@@ -46,9 +45,8 @@ import org.slf4j.LoggerFactory;
  * ({@link EntityService#putIf}): 201 (with the new {@code ETag}) or 204 when the condition held
  * and the write is stored, 412 (with the current {@code ETag}) when it did not, 503 when nothing
  * was written (contention or too few replicas, retry), 504 when the outcome is unknown. A write
- * without these fields takes the plain path, answered as before. That is so only with {@code serve
- * --conditional-writes}: without it such a write is refused with 501 and not performed, because the
- * compare-and-set is not yet linearizable under faults (two writers can both be answered 201).
+ * without these fields takes the plain path, answered as before. A node started with {@code serve
+ * --no-conditional-writes} refuses such a write with 501 and does not perform it.
  *
  * <p>A range comes whole, streamed as it is read, or in pages ({@code limit}): a page is read in
  * full before its answer, one record past it, so that the answer's head can name the next page
@@ -56,9 +54,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: stateless; called on the server's handler executor.
  */
-public final class PublicApi implements HttpHandler, HeadAdmission {
+public final class PublicApi implements HttpHandler {
     private static final Logger log = LoggerFactory.getLogger(PublicApi.class);
-    private static final String INTERNAL_PREFIX = "/internal/";
     static final String ENTITY_PATH = "/v0/entity";
     static final String ENTITIES_PATH = "/v0/entities";
     static final String TTL_PARAM = "ttl";
@@ -66,23 +63,18 @@ public final class PublicApi implements HttpHandler, HeadAdmission {
     public static final int KEY_BYTES_MAX = KeyParameters.KEY_BYTES_MAX;
 
     private final EntityService entities;
-    private final HttpHandler internal;
     private final LongSupplier wallClockMillis;
-    /** {@code serve --conditional-writes}: false refuses a conditional write with 501. */
+    /** False ({@code serve --no-conditional-writes}) refuses a conditional write with 501. */
     private final boolean conditionalWrites;
 
-    /**
-     * @param internal the node-to-node handler for {@code /internal/...}, or null for none
-     * @param conditionalWrites serve conditional writes as a compare-and-set; false refuses them with 501
-     */
-    public PublicApi(EntityService entities, HttpHandler internal, boolean conditionalWrites) {
-        this(entities, internal, System::currentTimeMillis, conditionalWrites);
+    /** @param conditionalWrites serve conditional writes as a compare-and-set; false refuses them with 501 */
+    public PublicApi(EntityService entities, boolean conditionalWrites) {
+        this(entities, System::currentTimeMillis, conditionalWrites);
     }
 
     /** @param wallClockMillis the time of an answer, so that {@code Last-Modified} is never later */
-    PublicApi(EntityService entities, HttpHandler internal, LongSupplier wallClockMillis, boolean conditionalWrites) {
+    PublicApi(EntityService entities, LongSupplier wallClockMillis, boolean conditionalWrites) {
         this.entities = entities;
-        this.internal = internal;
         this.wallClockMillis = wallClockMillis;
         this.conditionalWrites = conditionalWrites;
     }
@@ -96,36 +88,7 @@ public final class PublicApi implements HttpHandler, HeadAdmission {
         };
     }
 
-    /**
-     * At a request's head (event loop): an internal request is judged by the node-to-node
-     * handler's own head checks, when it makes any; the public routes' bodies are bounded by the
-     * server's {@code --max-body} alone.
-     */
-    @Override
-    public Optional<Response> admit(HeadAdmission.Head head) {
-        if (internal instanceof HeadAdmission internalHeads && head.path().startsWith(INTERNAL_PREFIX)) {
-            return internalHeads.admit(head);
-        }
-        return Optional.empty();
-    }
-
-    /**
-     * An internal request's body is bounded by the node-to-node handler's route limit, also when
-     * its length is not announced; a public route's by {@code --max-body} alone (a chunked upload
-     * is legal there up to it).
-     */
-    @Override
-    public long bodyBytesMax(HeadAdmission.Head head) {
-        if (internal instanceof HeadAdmission internalHeads && head.path().startsWith(INTERNAL_PREFIX)) {
-            return internalHeads.bodyBytesMax(head);
-        }
-        return Long.MAX_VALUE;
-    }
-
-    private CompletionStage<Response> other(Request request) throws Exception {
-        if (internal != null && request.path().startsWith(INTERNAL_PREFIX)) {
-            return internal.handle(request);
-        }
+    private CompletionStage<Response> other(Request request) {
         return done(Response.text(400, "unknown path " + request.path()));
     }
 
