@@ -63,50 +63,37 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     }
 
     public NodeConfig withCluster(List<String> urls) {
-        return new NodeConfig(host, port, dataDir, urls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+        return with(b -> b.clusterUrls = urls);
     }
 
     public NodeConfig withSecret(ClusterSecret clusterSecret) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, clusterSecret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+        return with(b -> b.secret = clusterSecret);
     }
 
     public NodeConfig withDrainDelay(Duration delay) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, delay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+        return with(b -> b.drainDelay = delay);
     }
 
     /** Serves https (TLS, h2 or HTTP/1.1 by ALPN) instead of http; peers must then be https too. */
     public NodeConfig withTls(ServerTls serverTls) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, serverTls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+        return with(b -> b.tls = serverTls);
     }
 
     /** With {@code false}, the node records no metrics and {@code /metrics} answers 404 ({@code serve --metrics off}). */
     public NodeConfig withMetrics(boolean on) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, on, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+        return with(b -> b.metrics = on);
     }
 
     public NodeConfig withReadSpareDelay(Duration delay) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, delay, tokens, idleTimeout,
-                headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+        return with(b -> b.readSpareDelay = delay);
     }
 
     /** With the given client connection timeouts ({@code serve --idle-timeout}, {@code --header-timeout}). */
     public NodeConfig withClientTimeouts(Duration idle, Duration header) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idle,
-                header, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+        return with(b -> {
+            b.idleTimeout = idle;
+            b.headerTimeout = header;
+        });
     }
 
     /**
@@ -114,34 +101,22 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
      * token with the route's scope ({@code serve --auth-file}); null: no access control.
      */
     public NodeConfig withTokens(TokenRegistry registry) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, registry,
-                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+        return with(b -> b.tokens = registry);
     }
 
     /** Names besides its own under which the node's dashboard answers ({@link DashboardHosts}). */
     public NodeConfig withUiAllowedHosts(List<String> names) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
-                idleTimeout, headerTimeout, List.copyOf(names), metaVoters, replicationFactor, conditionalWrites);
+        return with(b -> b.uiAllowedHosts = List.copyOf(names));
     }
 
     /** With {@code voters} voting members of the metadata group, 3 or 5 ({@code serve --meta-voters}). */
     public NodeConfig withMetaVoters(int voters) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
-                idleTimeout, headerTimeout, uiAllowedHosts, voters, replicationFactor, conditionalWrites);
+        return with(b -> b.metaVoters = voters);
     }
 
     /** With {@code rf} nodes owning each key ({@code serve --replication-factor}); 0 for the default. */
     public NodeConfig withReplicationFactor(int rf) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
-                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, rf, conditionalWrites);
+        return with(b -> b.replicationFactor = rf);
     }
 
     /** The scheme of this node's URL: https with TLS, http without. */
@@ -150,9 +125,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
     }
 
     public NodeConfig withMaxBodyBytes(long bytes) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, bytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+        return with(b -> b.maxBodyBytes = bytes);
     }
 
     /**
@@ -160,9 +133,84 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
      * ({@code serve --no-conditional-writes}) they are refused with 501, see {@link PublicApi}.
      */
     public NodeConfig withConditionalWrites(boolean on) {
-        return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace,
-                inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret,
-                maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens,
-                idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, on);
+        return with(b -> b.conditionalWrites = on);
+    }
+
+    /** A copy of this configuration with {@code change} applied: what every {@code with...} method makes. */
+    private NodeConfig with(java.util.function.Consumer<Builder> change) {
+        Builder builder = new Builder(this);
+        change.accept(builder);
+        return builder.build();
+    }
+
+    /** The record's components, to change a few and make a new record; confined to one {@link #with} call. */
+    private static final class Builder {
+        private String host;
+        private int port;
+        private Path dataDir;
+        private List<String> clusterUrls;
+        private long maxBodyBytes;
+        private Durability durability;
+        private Duration replicaTimeout;
+        private Duration shutdownGrace;
+        private int inFlightMax;
+        private int handlerThreads;
+        private InterNodeTransport interNodeTransport;
+        private HintSettings hints;
+        private AntiEntropySettings antiEntropy;
+        private Duration tombstoneGrace;
+        private ClusterSecret secret;
+        private Duration maxClockOffset;
+        private ClockShift clockShift;
+        private int rangeStreamsMax;
+        private int connectionsMax;
+        private Duration drainDelay;
+        private ServerTls tls;
+        private boolean metrics;
+        private Duration readSpareDelay;
+        private TokenRegistry tokens;
+        private Duration idleTimeout;
+        private Duration headerTimeout;
+        private List<String> uiAllowedHosts;
+        private int metaVoters;
+        private int replicationFactor;
+        private boolean conditionalWrites;
+
+        Builder(NodeConfig from) {
+            this.host = from.host;
+            this.port = from.port;
+            this.dataDir = from.dataDir;
+            this.clusterUrls = from.clusterUrls;
+            this.maxBodyBytes = from.maxBodyBytes;
+            this.durability = from.durability;
+            this.replicaTimeout = from.replicaTimeout;
+            this.shutdownGrace = from.shutdownGrace;
+            this.inFlightMax = from.inFlightMax;
+            this.handlerThreads = from.handlerThreads;
+            this.interNodeTransport = from.interNodeTransport;
+            this.hints = from.hints;
+            this.antiEntropy = from.antiEntropy;
+            this.tombstoneGrace = from.tombstoneGrace;
+            this.secret = from.secret;
+            this.maxClockOffset = from.maxClockOffset;
+            this.clockShift = from.clockShift;
+            this.rangeStreamsMax = from.rangeStreamsMax;
+            this.connectionsMax = from.connectionsMax;
+            this.drainDelay = from.drainDelay;
+            this.tls = from.tls;
+            this.metrics = from.metrics;
+            this.readSpareDelay = from.readSpareDelay;
+            this.tokens = from.tokens;
+            this.idleTimeout = from.idleTimeout;
+            this.headerTimeout = from.headerTimeout;
+            this.uiAllowedHosts = from.uiAllowedHosts;
+            this.metaVoters = from.metaVoters;
+            this.replicationFactor = from.replicationFactor;
+            this.conditionalWrites = from.conditionalWrites;
+        }
+
+        NodeConfig build() {
+            return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace, inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret, maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+        }
     }
 }
