@@ -183,7 +183,7 @@ public final class Cluster implements AutoCloseable {
                     settings.callTimeout(), clientExecutor);
             MetadataGroup group = MetadataGroup.start(settings, topology.all(),
                     topology.self(), calls, endpoint, replicationFactor.current(), knownMetadata::offer);
-            catchUp.attach(group::readLinearizable);
+            catchUp.attach(group::readForCatchUp);
             if (internalHandler != null) {
                 internalHandler.mountMetadata(endpoint, new MetadataAdminEndpoint(group));
             }

@@ -12,19 +12,30 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The receiver's side of the metadata epoch ({@link InternalProtocol#EPOCH_HEADER}): decides, for
  * an authenticated internal data request, whether this node may answer it with the metadata it
- * knows. An epoch at or below this node's is answered at once: every internal data request either
- * does not depend on placement (a replica write is stored whoever owns the key; placement changes
- * are the business of anti-entropy and hints per owner) or names its replication factor
- * ({@link InternalProtocol#RF_PARAM}), so a newer receiver's answer is still right, and the answer's
- * own epoch tells the sender to catch up. An epoch above it makes this node catch up first
- * ({@link MetadataCatchUp}: a read through the metadata leader) and wait, at most {@link #waitLimit},
- * until it knows that epoch; then the request is answered under the new metadata. Never with the
- * old one: a node that cannot catch up within the bound answers {@code 503} (retryable, naming
- * both epochs), and the sender's write becomes a hint like any other failed replica write.
+ * knows. An epoch at or below this node's is answered at once, with this node's epoch, which tells
+ * a sender behind to catch up. An epoch above it always makes this node catch up
+ * ({@link MetadataCatchUp}: a read through the metadata leader). Whether the request waits for
+ * that depends on whether its answer depends on this node's metadata:
+ * <ul>
+ *   <li>Replica reads and writes, record batches, ranges and Paxos messages do not: a write is
+ *       stored whoever owns the key now (it is a replica write; what a change of owners moves or
+ *       drops is the business of anti-entropy and hints per owner), a read returns what this node
+ *       holds. They are answered at once while the catch-up runs, so a node behind never fails a
+ *       client's request for its lag (losing a metadata voter changes nothing for data requests).
+ *   <li>Anti-entropy's digest and versions requests are computed from this node's view of who owns
+ *       what. They wait, at most {@link #waitLimit}, until this node knows the sender's epoch, and
+ *       are then answered under the new metadata; never under the old one: a node that has not
+ *       caught up within the bound answers {@code 503} (retryable, naming both epochs), which costs
+ *       the sender's round that one peer. A node that knows no metadata yet (epoch 0: its member of
+ *       the group is still starting, or its data was wiped) answers them at once from its
+ *       {@code --cluster} list and the sender's {@code rf}, as every node did before the metadata
+ *       existed, so a restarted node is repaired at once.
+ * </ul>
  *
  * <p>Refusals: a malformed epoch (not 1 to {@value InternalProtocol#EPOCH_DIGITS_MAX} digits) is
- * {@code 400} at once; an epoch above the one the leader just reported is {@code 400} as soon as
- * the read returns (no node can have applied an epoch the leader has not committed); when
+ * {@code 400} at once, and so is one more than {@link #EPOCH_LEAD_MAX} above this node's; a waiting
+ * request whose epoch is above the one the leader reports is {@code 400} as soon as the read
+ * returns (no node can have applied an epoch the leader has not committed); when
  * {@link KnownMetadata#WAITERS_MAX} requests wait already, {@code 503} at once. A request without
  * the field (a tool such as {@code ringkv repair}, which holds no metadata; a node always sends
  * it, and removing it breaks the request's proof) is answered as before.
@@ -37,6 +48,11 @@ public final class EpochGate {
 
     /** The longest a request from a node ahead waits for this node to catch up. */
     public static final Duration CATCH_UP_WAIT_MAX = Duration.ofSeconds(2);
+    /**
+     * An epoch further above this node's is refused at once: every metadata change is an operator's
+     * or a membership step's, so no cluster comes near it, and no read is made for such a claim.
+     */
+    public static final long EPOCH_LEAD_MAX = 1_000_000;
 
     /** Why a request was refused for its epoch, with its metric label. */
     public enum Refusal {
@@ -96,9 +112,11 @@ public final class EpochGate {
     /**
      * Whether a request whose epoch field is {@code field} (empty when it has none) may be
      * answered: completes with empty when it may, now or once this node caught up, or with the
-     * refusal to send instead. Completes at once unless the sender is ahead.
+     * refusal to send instead. A sender ahead always starts a catch-up; only a request whose
+     * answer depends on this node's metadata ({@code dependsOnMetadata}) waits for it, and only
+     * when this node knows some metadata already (see the class comment).
      */
-    public CompletableFuture<Optional<Response>> admit(Optional<String> field) {
+    public CompletableFuture<Optional<Response>> admit(Optional<String> field, boolean dependsOnMetadata) {
         if (field.isEmpty()) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
@@ -112,6 +130,15 @@ public final class EpochGate {
         if (wanted <= mine) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
+        if (wanted - mine > EPOCH_LEAD_MAX) {
+            return refused(Refusal.BEYOND_CLUSTER, Response.text(400, InternalProtocol.EPOCH_HEADER + " " + wanted
+                    + " is more than " + EPOCH_LEAD_MAX + " epochs above this node's " + mine + ": no cluster makes that "
+                    + "many metadata changes"));
+        }
+        if (!dependsOnMetadata || mine == 0) {
+            catchUp.behind(wanted);
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
         Optional<CompletableFuture<Void>> waiting = known.await(wanted);
         if (waiting.isEmpty()) {
             return refused(Refusal.BUSY, Response.text(503, KnownMetadata.WAITERS_MAX + " internal requests wait for this "
@@ -121,7 +148,7 @@ public final class EpochGate {
         CompletableFuture<Void> reached = waiting.get();
         CompletableFuture<Outcome> decided = new CompletableFuture<>();
         reached.thenRun(() -> decided.complete(Outcome.CAUGHT_UP));
-        catchUp.fresh().thenAccept(leader -> {
+        catchUp.behindAndWaiting(wanted).thenAccept(leader -> {
             if (leader.epoch() < wanted) {
                 decided.complete(new Outcome(Refusal.BEYOND_CLUSTER, leader.epoch()));
             }
@@ -145,7 +172,7 @@ public final class EpochGate {
         static final Outcome TIMED_OUT = new Outcome(Refusal.BEHIND, -1);
     }
 
-    /** Requests from a node ahead answered after this node caught up (for the metrics). */
+    /** Requests from a node ahead that waited and were answered once this node caught up (for the metrics). */
     public long caughtUp() {
         return caughtUp.sum();
     }
@@ -160,6 +187,11 @@ public final class EpochGate {
     /** Catch-ups this node started because a peer's answer named a newer epoch (for the metrics). */
     public long catchUpsFromAnswers() {
         return catchUp.fromAnswers();
+    }
+
+    /** Catch-ups this node started because a peer's request named a newer epoch (for the metrics). */
+    public long catchUpsFromRequests() {
+        return catchUp.fromRequests();
     }
 
     private Response behind(long wanted) {

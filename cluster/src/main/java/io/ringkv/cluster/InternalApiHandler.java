@@ -46,9 +46,10 @@ import java.util.concurrent.CompletionStage;
  * refusals (403) carry none, as their requester may not know the secret.
  *
  * <p>A data request carrying a metadata epoch ({@link InternalProtocol#EPOCH_HEADER}) above this
- * node's waits, bounded, for this node to catch up, and is refused (503, or 400 for a malformed
- * or impossible epoch) rather than answered under older metadata ({@link EpochGate}); every answer
- * to a verified request carries this node's epoch, so that a sender behind catches up.
+ * node's makes it catch up; one whose answer depends on this node's metadata (anti-entropy's
+ * digest and versions) waits for that, bounded, and is refused (503) rather than answered under
+ * older metadata; a malformed or impossible epoch is 400 ({@link EpochGate}). Every answer to a
+ * verified request carries this node's epoch, so that a sender behind catches up.
  *
  * <p>Threading: stateless apart from the shared engine and clock; runs on the server's handler
  * executor and blocks there briefly on storage, as {@link HttpHandler} allows. A request that
@@ -138,15 +139,20 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
 
     /**
      * A data request's answer, once the sender's metadata epoch allows it ({@link EpochGate}): at
-     * once on this thread when this node knows that epoch, after a catch-up on {@link #executor}
-     * when the sender is ahead, or the gate's refusal. The clock and repair endpoints depend on no
+     * once on this thread, or, for an anti-entropy comparison from a node ahead, after a catch-up
+     * on {@link #executor}; or the gate's refusal. The clock and repair endpoints depend on no
      * placement and are never held: the clock check runs while a node starts.
      */
     private CompletionStage<Response> data(Request request) throws StoreException {
         if (request.path().equals(InternalProtocol.TIME_PATH) || request.path().equals(InternalProtocol.REPAIR_PATH)) {
             return CompletableFuture.completedFuture(respond(request));
         }
-        CompletableFuture<Optional<Response>> admitted = epochGate.admit(request.headers().first(InternalProtocol.EPOCH_HEADER));
+        // Anti-entropy's comparisons follow this node's view of owners; every other data request is
+        // answered the same under any metadata (EpochGate says why).
+        boolean dependsOnMetadata = request.path().equals(InternalProtocol.DIGEST_PATH)
+                || request.path().equals(InternalProtocol.VERSIONS_PATH);
+        CompletableFuture<Optional<Response>> admitted = epochGate.admit(request.headers().first(InternalProtocol.EPOCH_HEADER),
+                dependsOnMetadata);
         if (admitted.isDone()) {
             Optional<Response> refusal = admitted.join();
             return CompletableFuture.completedFuture(refusal.isPresent() ? refusal.get() : respond(request));

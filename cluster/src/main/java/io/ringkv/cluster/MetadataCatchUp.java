@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Catching up with the cluster metadata when a peer shows this node is behind: a linearizable read
- * through the metadata leader (a Raft read index, {@code MetadataGroup.readLinearizable}) whose
+ * through the metadata leader (a Raft read index, {@code MetadataGroup.readForCatchUp}) whose
  * result goes to {@link KnownMetadata}, so that placement follows it at once, before this node's
  * own replica of the log has applied the entries (it applies them later, and they change nothing
  * then: same epoch, same metadata). This works alike for voters and listeners, and needs no entry
@@ -29,7 +29,9 @@ public final class MetadataCatchUp implements EpochExchange {
 
     private final KnownMetadata known;
     private final RateLimitedLog heardLog = new RateLimitedLog(60_000);
+    private final RateLimitedLog failureLog = new RateLimitedLog(10_000);
     private final LongAdder fromAnswers = new LongAdder();
+    private final LongAdder fromRequests = new LongAdder();
     /** Completed once the metadata group runs; reads asked for before wait for it. */
     private final CompletableFuture<Supplier<CompletableFuture<ClusterMetadata>>> reader = new CompletableFuture<>();
     /** Guarded by this: the read in flight, and the one queued to start when it ends. */
@@ -89,6 +91,25 @@ public final class MetadataCatchUp implements EpochExchange {
         return fromAnswers.sum();
     }
 
+    /** Catch-ups started because a peer's request named a newer epoch (for the metrics). */
+    public long fromRequests() {
+        return fromRequests.sum();
+    }
+
+    /** A request carried {@code epoch}, above what this node knows: starts a catch-up; returns at once. */
+    void behind(long epoch) {
+        behindAndWaiting(epoch);
+    }
+
+    /** As {@link #behind}, for a request that waits: the read it may rely on (see {@link #fresh}). */
+    CompletableFuture<ClusterMetadata> behindAndWaiting(long epoch) {
+        Fresh read = request();
+        if (read.started()) {
+            fromRequests.increment();
+        }
+        return read.future();
+    }
+
     /** A read for a caller, and whether the call started or queued it rather than joined a queued one. */
     private record Fresh(CompletableFuture<ClusterMetadata> future, boolean started) {
     }
@@ -121,7 +142,10 @@ public final class MetadataCatchUp implements EpochExchange {
                             before);
                 }
             } else {
-                LOG.debug("catching up with the cluster metadata failed: {}", failure.toString());
+                if (failureLog.allow("read")) {
+                    LOG.info("catching up with the cluster metadata through its leader failed (tried again when a peer "
+                            + "next shows a newer epoch): {}", failure.toString());
+                }
             }
             CompletableFuture<ClusterMetadata> next;
             synchronized (this) {

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The metadata epoch between two nodes over real sockets: {@link ReplicaClient} sends its node's
- * epoch on every request, covered by the proof; a receiver behind catches up before it stores a
- * write; a sender behind hears the receiver's newer epoch in the answer and catches up. Each
+ * epoch on every request, covered by the proof; a receiver behind catches up, before it answers
+ * an anti-entropy comparison, after it stored a replica write; a sender behind hears the receiver's newer epoch in the answer and catches up. Each
  * node's read through the metadata leader is a future the test completes.
  */
 class EpochExchangeTest {
@@ -67,25 +67,40 @@ class EpochExchangeTest {
         assertThat(clientExecutor.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), is(true));
     }
 
+    /** A comparison of anti-entropy follows the receiver's view of owners: it waits until the receiver caught up. */
     @Test
-    void aReceiverBehindCatchesUpBeforeItStoresTheWriteAndAnswersAtTheSendersEpoch() throws Exception {
+    void aReceiverBehindCatchesUpBeforeItAnswersADigestAndAnswersAtTheSendersEpoch() throws Exception {
+        Node sender = new Node(6);
+        Node receiver = new Node(5);
+        AtomicReference<String> sentEpoch = new AtomicReference<>();
+        ClusterNode peer = serve(receiver, new InMemoryStorageEngine(), sentEpoch);
+        ReplicaClient client = client(sender);
+
+        CompletableFuture<long[]> digest = client.digest(peer, 1);
+        await(() -> !receiver.reads.isEmpty());
+        assertThat("not answered while the receiver is behind", digest.isDone(), is(false));
+        receiver.reads.getFirst().complete(EpochGateTest.metadata(6));
+        digest.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(sentEpoch.get(), is("6"));
+        assertThat(receiver.known.epoch(), is(6L));
+        assertThat("the sender heard no newer epoch", sender.reads.isEmpty(), is(true));
+    }
+
+    /** A replica write is stored whoever owns the key now: at once, while the receiver catches up. */
+    @Test
+    void aReceiverBehindStoresAReplicaWriteAtOnceAndCatchesUp() throws Exception {
         Node sender = new Node(6);
         Node receiver = new Node(5);
         InMemoryStorageEngine engine = new InMemoryStorageEngine();
-        AtomicReference<String> sentEpoch = new AtomicReference<>();
-        ClusterNode peer = serve(receiver, engine, sentEpoch);
+        ClusterNode peer = serve(receiver, engine, new AtomicReference<>());
         ReplicaClient client = client(sender);
 
-        CompletableFuture<java.util.OptionalLong> write = client.write(peer, utf8("k"), Record.value(CLOCK.now(), utf8("v")));
-        await(() -> !receiver.reads.isEmpty());
-        assertThat("not stored while the receiver is behind", engine.get(utf8("k")), is(Optional.empty()));
-        assertThat(write.isDone(), is(false));
-        receiver.reads.getFirst().complete(EpochGateTest.metadata(6));
-        write.get(WAIT_SECONDS, TimeUnit.SECONDS);
-        assertThat(sentEpoch.get(), is("6"));
+        client.write(peer, utf8("k"), Record.value(CLOCK.now(), utf8("v"))).get(WAIT_SECONDS, TimeUnit.SECONDS);
         assertThat(engine.get(utf8("k")).isPresent(), is(true));
+        await(() -> !receiver.reads.isEmpty());
+        receiver.reads.getFirst().complete(EpochGateTest.metadata(6));
         assertThat(receiver.known.epoch(), is(6L));
-        assertThat("the sender heard no newer epoch", sender.reads.isEmpty(), is(true));
+        assertThat(receiver.catchUp.fromRequests(), is(1L));
     }
 
     @Test

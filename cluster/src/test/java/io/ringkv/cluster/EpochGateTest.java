@@ -41,7 +41,7 @@ class EpochGateTest {
     void aRequestWithoutAnEpochOrAtOrBelowThisNodesIsAnsweredAtOnce() {
         EpochGate gate = new EpochGate(catchUp, Duration.ofSeconds(2));
         for (Optional<String> field : List.of(Optional.<String>empty(), Optional.of("1"), Optional.of("3"))) {
-            CompletableFuture<Optional<Response>> admitted = gate.admit(field);
+            CompletableFuture<Optional<Response>> admitted = gate.admit(field, true);
             assertThat(field.toString(), admitted.isDone(), is(true));
             assertThat(admitted.join(), is(Optional.empty()));
         }
@@ -52,7 +52,7 @@ class EpochGateTest {
     void aMalformedEpochIs400AtOnceAndCounted() {
         EpochGate gate = new EpochGate(catchUp, Duration.ofSeconds(2));
         for (String malformed : List.of("-1", "+4", "", "4 ", "four", "0x4", "1234567890123456789", "٣")) {
-            CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of(malformed));
+            CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of(malformed), false);
             assertThat(malformed, admitted.isDone(), is(true));
             assertThat(malformed, admitted.join().orElseThrow().status(), is(400));
         }
@@ -64,7 +64,7 @@ class EpochGateTest {
     @Test
     void aSenderAheadIsAnsweredOnceTheLeadersReadBringsThisNodeToItsEpoch() throws Exception {
         EpochGate gate = new EpochGate(catchUp, Duration.ofSeconds(2));
-        CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("5"));
+        CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("5"), true);
         assertThat("waits while this node is behind", admitted.isDone(), is(false));
         assertThat(reads, is(1));
         leaderRead.complete(metadata(6));
@@ -77,7 +77,7 @@ class EpochGateTest {
     @Test
     void aSenderAheadIsAnsweredOnceThisNodesReplicaAppliesItsEpoch() throws Exception {
         EpochGate gate = new EpochGate(catchUp, Duration.ofSeconds(2));
-        CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("4"));
+        CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("4"), true);
         known.offer(metadata(4)); // the state machine applied it before the leader's read returned
         assertThat(admitted.get(WAIT_SECONDS, TimeUnit.SECONDS), is(Optional.empty()));
         assertThat(gate.caughtUp(), is(1L));
@@ -86,14 +86,53 @@ class EpochGateTest {
     @Test
     void anEpochAboveTheLeadersIs400() throws Exception {
         EpochGate gate = new EpochGate(catchUp, Duration.ofSeconds(2));
-        CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("999999999999999999"));
+        CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("10"), true);
         leaderRead.complete(metadata(4));
         Response refusal = admitted.get(WAIT_SECONDS, TimeUnit.SECONDS).orElseThrow();
         assertThat(refusal.status(), is(400));
-        assertThat(text(refusal), containsString("999999999999999999 is above the cluster's: the metadata leader is at epoch 4"));
+        assertThat(text(refusal), containsString("10 is above the cluster's: the metadata leader is at epoch 4"));
         assertThat(gate.refusals().get(EpochGate.Refusal.BEYOND_CLUSTER), is(1L));
         assertThat("the leader's epoch is taken all the same", known.epoch(), is(4L));
         assertThat(known.waiting(), is(0));
+    }
+
+    /** Far above any real cluster: refused at once, whatever the request, with no read and no waiter. */
+    @Test
+    void anAbsurdEpochIs400AtOnce() {
+        EpochGate gate = new EpochGate(catchUp, Duration.ofSeconds(2));
+        for (boolean dependsOnMetadata : new boolean[] {true, false}) {
+            CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("999999999999999999"), dependsOnMetadata);
+            assertThat(admitted.isDone(), is(true));
+            assertThat(admitted.join().orElseThrow().status(), is(400));
+            assertThat(text(admitted.join().orElseThrow()), containsString("epochs above this node's 3"));
+        }
+        assertThat(reads, is(0));
+        assertThat(known.waiting(), is(0));
+        assertThat(gate.refusals().get(EpochGate.Refusal.BEYOND_CLUSTER), is(2L));
+    }
+
+    /** A replica read or write from a node ahead is answered at once; this node catches up meanwhile. */
+    @Test
+    void aRequestThatDoesNotDependOnTheMetadataIsAnsweredAtOnceAndStartsACatchUp() {
+        EpochGate gate = new EpochGate(catchUp, Duration.ofSeconds(2));
+        CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("5"), false);
+        assertThat(admitted.isDone(), is(true));
+        assertThat(admitted.join(), is(Optional.empty()));
+        assertThat(reads, is(1));
+        assertThat(gate.catchUpsFromRequests(), is(1L));
+        leaderRead.complete(metadata(5));
+        assertThat(known.epoch(), is(5L));
+    }
+
+    /** A node that knows no metadata yet (its group still starting, or wiped) answers even a comparison at once. */
+    @Test
+    void aNodeThatKnowsNoMetadataYetAnswersAtOnceAndCatchesUp() {
+        MetadataCatchUp starting = new MetadataCatchUp(new KnownMetadata());
+        EpochGate gate = new EpochGate(starting, Duration.ofSeconds(2));
+        CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("2"), true);
+        assertThat(admitted.isDone(), is(true));
+        assertThat(admitted.join(), is(Optional.empty()));
+        assertThat(starting.fromRequests(), is(1L));
     }
 
     /** No leader answers (the read fails, or never returns) and nothing is applied: 503 at the bound, naming both epochs. */
@@ -101,9 +140,9 @@ class EpochGateTest {
     void aNodeThatCannotCatchUpWithinTheBoundAnswers503NamingBothEpochs() throws Exception {
         EpochGate gate = new EpochGate(catchUp, Duration.ofMillis(50));
         leaderRead = CompletableFuture.failedFuture(new java.io.IOException("no leader"));
-        CompletableFuture<Optional<Response>> failedRead = gate.admit(Optional.of("7"));
+        CompletableFuture<Optional<Response>> failedRead = gate.admit(Optional.of("7"), true);
         leaderRead = new CompletableFuture<>();
-        CompletableFuture<Optional<Response>> silentRead = gate.admit(Optional.of("8"));
+        CompletableFuture<Optional<Response>> silentRead = gate.admit(Optional.of("8"), true);
         for (CompletableFuture<Optional<Response>> admitted : List.of(failedRead, silentRead)) {
             Response refusal = admitted.get(WAIT_SECONDS, TimeUnit.SECONDS).orElseThrow();
             assertThat(refusal.status(), is(503));
@@ -121,7 +160,7 @@ class EpochGateTest {
         for (int i = 0; i < KnownMetadata.WAITERS_MAX; i++) {
             assertThat(known.await(100).isPresent(), is(true));
         }
-        CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("4"));
+        CompletableFuture<Optional<Response>> admitted = gate.admit(Optional.of("4"), true);
         assertThat(admitted.isDone(), is(true));
         assertThat(admitted.join().orElseThrow().status(), is(503));
         assertThat(gate.refusals().get(EpochGate.Refusal.BUSY), is(1L));

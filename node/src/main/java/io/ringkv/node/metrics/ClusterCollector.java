@@ -63,7 +63,7 @@ final class ClusterCollector implements MultiCollector {
         io.ringkv.cluster.meta.MetadataGroup metadata = cluster.metadata().orElse(null);
         io.ringkv.cluster.EpochGate epochs = cluster.epochGate();
         Map<String, Long> catchUps = new LinkedHashMap<>();
-        catchUps.put("request", epochs.caughtUp());
+        catchUps.put("request", epochs.catchUpsFromRequests());
         catchUps.put("answer", epochs.catchUpsFromAnswers());
         Map<String, Long> epochRefusals = new LinkedHashMap<>();
         epochs.refusals().forEach((reason, count) -> epochRefusals.put(reason.label(), count));
@@ -71,10 +71,10 @@ final class ClusterCollector implements MultiCollector {
                 .gauge("ringkv_metadata_epoch", "Epoch of the newest cluster metadata this node knows: applied from its "
                         + "replica of the log, or read from the leader while catching up (0 before the group formed it)",
                         cluster.knownMetadata().epoch())
-                .counter("ringkv_metadata_catch_ups", "Catch-ups with the cluster metadata a peer's newer epoch caused: "
-                        + "request = internal requests from a node ahead answered once this node knew their epoch; "
-                        + "answer = reads through the metadata leader started because a peer's answer named a newer epoch",
-                        "trigger", catchUps)
+                .counter("ringkv_metadata_catch_ups", "Catch-ups with the cluster metadata (reads through its leader) "
+                        + "started because a peer's request (request) or answer (answer) named a newer epoch", "trigger", catchUps)
+                .counter("ringkv_metadata_epoch_waits", "Anti-entropy comparisons from a node ahead answered once this node "
+                        + "had caught up to their epoch", epochs.caughtUp())
                 .counter("ringkv_metadata_epoch_refusals", "Internal requests refused for their metadata epoch: behind "
                         + "(503, this node did not catch up in time), busy (503, too many waiting), malformed (400), "
                         + "beyond_cluster (400, above the metadata leader's epoch)", "reason", epochRefusals)
