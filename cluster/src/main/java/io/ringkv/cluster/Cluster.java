@@ -66,6 +66,9 @@ public final class Cluster implements AutoCloseable {
     private final java.util.Map<ClusterNode, Replica> replicas;
     private final InternalAuth auth;
     private final ReplicationFactor replicationFactor;
+    private final KnownMetadata knownMetadata = new KnownMetadata();
+    private final MetadataCatchUp catchUp = new MetadataCatchUp(knownMetadata);
+    private final EpochGate epochGate;
     /** Guards starting the metadata group against closing the cluster meanwhile. */
     private final Object metadataLock = new Object();
     private volatile MetadataGroup metadata;
@@ -78,6 +81,8 @@ public final class Cluster implements AutoCloseable {
                     ReplicaCallListener callListener) throws StoreException {
         this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
         this.replicationFactor = new ReplicationFactor(settings.replicationFactor(), topology.size());
+        knownMetadata.listen(replicationFactor::follow);
+        this.epochGate = new EpochGate(catchUp, EpochGate.waitLimitFor(settings.replicaTimeout()));
         this.clientExecutor = InterNodeHttpClients.newExecutor(settings.clientThreads());
         this.http = InterNodeHttpClients.create(settings.transport(), clientExecutor, InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT,
                 settings.replicaTimeout());
@@ -92,7 +97,7 @@ public final class Cluster implements AutoCloseable {
         this.clockSkew = new ClockSkew(clock, settings.maxClockOffset().toMillis(),
                 topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
         this.client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch,
-                settings.transport().peerBodyBytesMax());
+                settings.transport().peerBodyBytesMax(), catchUp);
         LocalReplica local = new LocalReplica(topology.self(), engine);
         this.peerHealth = new PeerHealth(topology.others(), System::currentTimeMillis);
         this.peerProbe = new PeerProbe(topology, http, peerHealth, PROBE_INTERVAL, settings.replicaTimeout());
@@ -119,7 +124,8 @@ public final class Cluster implements AutoCloseable {
         this.compareAndSet = new CompareAndSet(new RendezvousPlacement(topology), replicationFactor::current, paxosPeers, coordinator,
                 clock, clockSkew, handlerExecutor);
         this.internalHandler = topology.size() > 1
-                ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew, acceptor) : null;
+                ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew, acceptor, epochGate,
+                        handlerExecutor) : null;
         this.range = new ClusterRange(topology, engine, client, coordinator::expiryClockMillis, replicationFactor::current);
         this.cleanup = new Cleanup(engine, topology, new RendezvousPlacement(topology), replicationFactor::current, client,
                 antiEntropy.pacer(), client.requestTimeout().multipliedBy(2));
@@ -184,7 +190,8 @@ public final class Cluster implements AutoCloseable {
             RaftPeerCalls calls = new RaftPeerCalls(http, auth,
                     settings.callTimeout(), clientExecutor);
             MetadataGroup group = MetadataGroup.start(settings, topology.all(),
-                    topology.self(), calls, endpoint, replicationFactor.current(), replicationFactor::follow);
+                    topology.self(), calls, endpoint, replicationFactor.current(), knownMetadata::offer);
+            catchUp.attach(group::readForCatchUp);
             if (internalHandler != null) {
                 internalHandler.mountMetadata(endpoint, new MetadataAdminEndpoint(group));
             }
@@ -196,6 +203,19 @@ public final class Cluster implements AutoCloseable {
     /** This node's part of the metadata group; empty until {@link #startMetadata}. */
     public Optional<MetadataGroup> metadata() {
         return Optional.ofNullable(metadata);
+    }
+
+    /**
+     * The newest cluster metadata this node knows (applied by its replica of the log, or read
+     * from the leader while catching up): what placement follows and internal requests carry.
+     */
+    public KnownMetadata knownMetadata() {
+        return knownMetadata;
+    }
+
+    /** Internal requests held or refused for their metadata epoch, and catch-ups (metrics). */
+    public EpochGate epochGate() {
+        return epochGate;
     }
 
     /** Conditional writes: a compare-and-set per key among its replicas. */

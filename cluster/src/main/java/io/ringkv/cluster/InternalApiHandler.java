@@ -45,8 +45,15 @@ import java.util.concurrent.CompletionStage;
  * that proved the secret carries its own proof ({@link AnswerAuth}), which names that request;
  * refusals (403) carry none, as their requester may not know the secret.
  *
+ * <p>A data request carrying a metadata epoch ({@link InternalProtocol#EPOCH_HEADER}) above this
+ * node's makes it catch up; one whose answer depends on this node's metadata (anti-entropy's
+ * digest and versions) waits for that, bounded, and is refused (503) rather than answered under
+ * older metadata; a malformed or impossible epoch is 400 ({@link EpochGate}). Every answer to a
+ * verified request carries this node's epoch, so that a sender behind catches up.
+ *
  * <p>Threading: stateless apart from the shared engine and clock; runs on the server's handler
- * executor and blocks there briefly on storage, as {@link HttpHandler} allows.
+ * executor and blocks there briefly on storage, as {@link HttpHandler} allows. A request that
+ * waits for a catch-up holds no thread: it is answered on the executor given at construction.
  */
 public final class InternalApiHandler implements HttpHandler, HeadAdmission {
 
@@ -59,6 +66,8 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     private final AntiEntropy antiEntropy;
     private final ClockSkew clockSkew;
     private final PaxosAcceptor acceptor;
+    private final EpochGate epochGate;
+    private final java.util.concurrent.Executor executor;
     private final RateLimitedLog aheadLog = new RateLimitedLog(60_000);
     private final RateLimitedLog refusals = new RateLimitedLog(60_000);
     private volatile HttpHandler raft;
@@ -76,12 +85,19 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
      */
     public InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, InternalAuth auth,
                               TopologyWatch topologyWatch, AntiEntropy antiEntropy, ClockSkew clockSkew) {
-        this(engine, clock, auth, topologyWatch, antiEntropy, clockSkew, new PaxosAcceptor(engine));
+        this(engine, clock, auth, topologyWatch, antiEntropy, clockSkew, new PaxosAcceptor(engine),
+                new EpochGate(new MetadataCatchUp(new KnownMetadata()), EpochGate.CATCH_UP_WAIT_MAX), Runnable::run);
     }
 
-    /** @param acceptor this node's compare-and-set acceptor, shared with its own proposals ({@link CompareAndSet}) */
+    /**
+     * @param acceptor  this node's compare-and-set acceptor, shared with its own proposals ({@link CompareAndSet})
+     * @param epochGate decides on the sender's metadata epoch before a data request is answered
+     * @param executor  where a request that waited for this node to catch up is answered (the
+     *                  node's handler executor: the wait ends on a Ratis or timer thread)
+     */
     InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, InternalAuth auth, TopologyWatch topologyWatch,
-                       AntiEntropy antiEntropy, ClockSkew clockSkew, PaxosAcceptor acceptor) {
+                       AntiEntropy antiEntropy, ClockSkew clockSkew, PaxosAcceptor acceptor, EpochGate epochGate,
+                       java.util.concurrent.Executor executor) {
         this.engine = engine;
         this.clock = clock;
         this.auth = java.util.Objects.requireNonNull(auth, "auth");
@@ -89,6 +105,8 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         this.antiEntropy = antiEntropy;
         this.clockSkew = java.util.Objects.requireNonNull(clockSkew, "clockSkew");
         this.acceptor = acceptor;
+        this.epochGate = java.util.Objects.requireNonNull(epochGate, "epochGate");
+        this.executor = java.util.Objects.requireNonNull(executor, "executor");
     }
 
     /**
@@ -120,9 +138,42 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
                 String proof = InternalAuth.proofOf(request);
                 yield isMetadata(request.path())
                         ? metadata(request).thenApply(answer -> auth.answers().sign(proof, answer))
-                        : CompletableFuture.completedFuture(auth.answers().sign(proof, respond(request)));
+                        : data(request).thenApply(answer -> auth.answers().sign(proof,
+                                answer.withHeader(InternalProtocol.EPOCH_HEADER, Long.toString(epochGate.epoch()))));
             }
         };
+    }
+
+    /**
+     * A data request's answer, once the sender's metadata epoch allows it ({@link EpochGate}): at
+     * once on this thread, or, for an anti-entropy comparison from a node ahead, after a catch-up
+     * on {@link #executor}; or the gate's refusal. The clock and repair endpoints depend on no
+     * placement and are never held: the clock check runs while a node starts.
+     */
+    private CompletionStage<Response> data(Request request) throws StoreException {
+        if (request.path().equals(InternalProtocol.TIME_PATH) || request.path().equals(InternalProtocol.REPAIR_PATH)) {
+            return CompletableFuture.completedFuture(respond(request));
+        }
+        // Anti-entropy's comparisons follow this node's view of owners; every other data request is
+        // answered the same under any metadata (EpochGate says why).
+        boolean dependsOnMetadata = request.path().equals(InternalProtocol.DIGEST_PATH)
+                || request.path().equals(InternalProtocol.VERSIONS_PATH);
+        CompletableFuture<Optional<Response>> admitted = epochGate.admit(request.headers().first(InternalProtocol.EPOCH_HEADER),
+                dependsOnMetadata);
+        if (admitted.isDone()) {
+            Optional<Response> refusal = admitted.join();
+            return CompletableFuture.completedFuture(refusal.isPresent() ? refusal.get() : respond(request));
+        }
+        return admitted.thenApplyAsync(refusal -> {
+            if (refusal.isPresent()) {
+                return refusal.get();
+            }
+            try {
+                return respond(request);
+            } catch (StoreException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, executor);
     }
 
     /**

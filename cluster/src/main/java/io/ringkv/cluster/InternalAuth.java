@@ -32,8 +32,9 @@ import java.util.function.LongSupplier;
  * its node id as the cluster knows it), {@code X-Ringkv-Topology} (the sender's
  * {@link ClusterNodes#fingerprint()}), {@code X-Ringkv-Auth-Time} (the sender's epoch millis),
  * {@code X-Ringkv-Nonce} (random per request, so that no two requests share a proof and an answer
- * made for one cannot pass for the answer to another), and the record's timestamp and tombstone
- * fields, so none can be changed in transit.
+ * made for one cannot pass for the answer to another), the sender's cluster metadata epoch
+ * ({@link InternalProtocol#EPOCH_HEADER}, which {@link ReplicaClient} adds) and the record's
+ * timestamp and tombstone fields, so none can be changed in transit.
  *
  * <h2>Checks, in order</h2>
  * A missing or wrong proof, or a time more than {@link #WINDOW_MILLIS} from the receiver's clock,

@@ -71,6 +71,18 @@ public final class InternalProtocol {
      */
     public static final String APPLIED_HEADER = "X-Ringkv-Applied";
 
+    /**
+     * The sender's cluster metadata epoch, on every internal request a node sends but its Raft
+     * calls (the ones that carry the log cannot wait for it), and this node's on every answer to
+     * one: 1 to {@value #EPOCH_DIGITS_MAX} decimal digits. Covered by the request's and the
+     * answer's proofs like every {@code X-Ringkv-*} field, so it can be neither forged nor changed
+     * in transit. A receiver behind catches up before it answers ({@link EpochGate}); a sender
+     * that hears a newer one catches up after ({@link MetadataCatchUp}).
+     */
+    public static final String EPOCH_HEADER = "X-Ringkv-Epoch";
+    /** Digits an epoch may have: every value fits a long, and none takes a parser long to refuse. */
+    public static final int EPOCH_DIGITS_MAX = 18;
+
     private static final Base64.Encoder KEY_ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder KEY_DECODER = Base64.getUrlDecoder();
 
@@ -112,6 +124,15 @@ public final class InternalProtocol {
             throw new IllegalArgumentException("malformed " + EXPIRES_HEADER + ": " + text);
         }
         return expiresAt;
+    }
+
+    /** @throws IllegalArgumentException unless {@code text} is 1 to {@link #EPOCH_DIGITS_MAX} ASCII digits */
+    public static long parseEpoch(String text) {
+        if (text.isEmpty() || text.length() > EPOCH_DIGITS_MAX || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalArgumentException("malformed " + EPOCH_HEADER + " (1 to " + EPOCH_DIGITS_MAX
+                    + " decimal digits): " + io.ringkv.http.LogText.escape(text));
+        }
+        return Long.parseLong(text);
     }
 
     /** @throws IllegalArgumentException unless {@code text} is {@code true} or {@code false} */

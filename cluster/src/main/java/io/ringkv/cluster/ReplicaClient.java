@@ -52,6 +52,7 @@ public final class ReplicaClient {
     private final RejectedAnswers rejections = new RejectedAnswers();
     private final TopologyWatch topologyWatch;
     private final int batchBodyBytesMax;
+    private final EpochExchange epochs;
 
     /** For peers with the default body limit ({@link InterNodeTransport#PEER_BODY_BYTES_DEFAULT}). */
     public ReplicaClient(HttpClient http, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch) {
@@ -68,6 +69,15 @@ public final class ReplicaClient {
      */
     public ReplicaClient(HttpClient http, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch,
                          long peerBodyBytesMax) {
+        this(http, requestTimeout, auth, topologyWatch, peerBodyBytesMax, EpochExchange.NONE);
+    }
+
+    /**
+     * @param epochs the metadata epoch every request carries ({@link InternalProtocol#EPOCH_HEADER}),
+     *               and what to do when a verified answer names a newer one
+     */
+    public ReplicaClient(HttpClient http, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch,
+                         long peerBodyBytesMax, EpochExchange epochs) {
         if (peerBodyBytesMax < 0) {
             throw new IllegalArgumentException("the peers' body limit must not be negative, got " + peerBodyBytesMax);
         }
@@ -77,6 +87,7 @@ public final class ReplicaClient {
         this.answers = auth.answers();
         this.topologyWatch = topologyWatch;
         this.batchBodyBytesMax = (int) Math.min(BATCH_BODY_BYTES_DEFAULT, peerBodyBytesMax);
+        this.epochs = java.util.Objects.requireNonNull(epochs, "epochs");
     }
 
     /**
@@ -321,6 +332,12 @@ public final class ReplicaClient {
     private Signed request(ClusterNode node, String method, String path, String query, Map<String, String> fields, byte[] body) {
         String target = path + (query == null ? "" : "?" + query);
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.id() + target)).timeout(requestTimeout);
+        long epoch = epochs.epoch();
+        if (epoch >= 0) {
+            Map<String, String> withEpoch = new java.util.HashMap<>(fields);
+            withEpoch.put(InternalProtocol.EPOCH_HEADER, Long.toString(epoch));
+            fields = withEpoch;
+        }
         Map<String, String> signed = auth.sign(node.id(), method, target, fields, body);
         signed.forEach(builder::header);
         return new Signed(builder, InternalAuth.proofOf(signed));
@@ -343,6 +360,24 @@ public final class ReplicaClient {
         if (!answers.verifies(requestProof, status, response.headers(), response.body())) {
             throw new CompletionException(rejections.reject(node, "the answer (status " + response.statusCode() + ") to "
                     + response.request().method() + " " + response.uri().getPath()));
+        }
+        heardEpoch(node, response);
+    }
+
+    /**
+     * Tells {@link #epochs} the metadata epoch of a verified answer. A field that does not parse
+     * came from a node with the secret (the proof covers it), so it is a bug there, not an attack;
+     * it is ignored rather than failing a call whose data is good.
+     */
+    private void heardEpoch(ClusterNode node, HttpResponse<?> response) {
+        Optional<String> field = response.headers().firstValue(InternalProtocol.EPOCH_HEADER);
+        if (field.isEmpty()) {
+            return;
+        }
+        try {
+            epochs.heard(node, InternalProtocol.parseEpoch(field.get()));
+        } catch (IllegalArgumentException e) {
+            // see above
         }
     }
 
@@ -383,6 +418,7 @@ public final class ReplicaClient {
             closeQuietly(response.body());
             throw new CompletionException(rejections.reject(node, "the head of the answer to GET " + response.uri().getPath()));
         }
+        heardEpoch(node, response);
         InputStream records = answers.segments(node, requestProof, response.body(), RecordFrameSource.CHUNK_BYTES_MAX, rejections);
         return new RecordFrameReader(records, node.id());
     }

@@ -9,14 +9,16 @@ import org.slf4j.LoggerFactory;
  * configured value ({@code serve --replication-factor}) until its replica of the cluster metadata
  * has applied one, then the metadata's, which is the source of truth. A change applied from the
  * metadata log ({@code ringkv meta set-replication-factor}) takes effect here as soon as this
- * node applies the entry, and is logged.
+ * node knows it ({@link KnownMetadata}: its replica applied the entry, or a catch-up read it from
+ * the leader), and is logged.
  *
  * <p>Nodes apply the log at slightly different moments, so two nodes may briefly disagree; nothing
- * depends on their agreeing at one instant: requests name their replicas explicitly, and
- * anti-entropy compares the keys both sides own under the requesting side's factor, which it sends.
+ * depends on their agreeing at one instant: requests name their replicas explicitly,
+ * anti-entropy compares the keys both sides own under the requesting side's factor, which it sends,
+ * and the metadata epoch on internal requests makes the node behind catch up ({@link EpochGate}).
  *
- * <p>Threading: {@link #current} from any thread (a volatile read); {@link #follow} from the
- * metadata's applier thread.
+ * <p>Threading: {@link #current} from any thread (a volatile read); {@link #follow} from
+ * {@link KnownMetadata#offer}, which calls it under its lock, newer epochs only, one at a time.
  */
 public final class ReplicationFactor {
 

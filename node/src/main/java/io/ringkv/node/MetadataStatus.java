@@ -11,8 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's view of the cluster metadata for {@code /v0/status}: this replica's last applied
- * metadata and the leader it knows, read without any Raft call, so the status answers the same
+ * The node's view of the cluster metadata for {@code /v0/status}: the newest metadata it knows
+ * (its replica's last applied, or newer read from the leader while catching up) and the leader it knows, read without any Raft call, so the status answers the same
  * whether or not the metadata group has a leader. A node whose metadata group cannot start (its
  * directory unreadable, a damaged snapshot) still serves data, as the metadata is not on the data
  * path yet; its status then names the failure among its warnings.
@@ -24,10 +24,12 @@ final class MetadataStatus {
 
     private static final Logger log = LoggerFactory.getLogger(MetadataStatus.class);
 
+    private final Cluster cluster;
     private volatile MetadataGroup group;
     private volatile String startFailure;
 
-    private MetadataStatus() {
+    private MetadataStatus(Cluster cluster) {
+        this.cluster = cluster;
     }
 
     /**
@@ -37,7 +39,7 @@ final class MetadataStatus {
      * the status shows epoch 0 and no members. Never throws; a failure is logged and shown.
      */
     static MetadataStatus startInBackground(Cluster cluster, NodeConfig config) {
-        MetadataStatus status = new MetadataStatus();
+        MetadataStatus status = new MetadataStatus(cluster);
         MetadataSettings settings = MetadataSettings.defaults(config.dataDir().resolve("meta")).withVoters(config.metaVoters());
         Thread starter = new Thread(() -> status.start(cluster, settings), "ringkv-metadata-start");
         starter.setDaemon(true);
@@ -69,7 +71,8 @@ final class MetadataStatus {
     /** {@code {"epoch":..,"leader":..,"self":..,"role":..,"replicationFactor":..,"members":[{"id","url","state"}]}}. */
     String json() {
         MetadataGroup group = this.group;
-        ClusterMetadata metadata = group == null ? ClusterMetadata.EMPTY : group.metadata();
+        // What placement follows: the replica's applied state, or newer from the leader while catching up.
+        ClusterMetadata metadata = cluster.knownMetadata().current();
         StringBuilder out = new StringBuilder(256)
                 .append("{\"epoch\":").append(metadata.epoch())
                 .append(",\"leader\":").append(JsonText.string(group == null ? null : group.leader().orElse(null)))

@@ -29,7 +29,8 @@ import java.util.concurrent.CompletionStage;
  * {@link ServingPeers}); {@code topology} is the node list's fingerprint (null until the cluster is joined), {@code warnings}
  * name what an operator must fix (a peer with another node list, a clock behind its peers), and
  * each peer is {@code up}, {@code down} or {@code unknown} as this node saw it, with since when.
- * {@code metadata} is the cluster metadata as this node last applied it ({@link MetadataStatus}):
+ * {@code metadata} is the newest cluster metadata this node knows, as applied from its replica of the
+ * log or read from the leader while catching up with a peer ahead ({@link MetadataStatus}):
  * epoch 0 and no members until the group's first leader formed it; {@code leader} is null while
  * this node knows of no leader, which changes nothing for data requests.
  *

@@ -24,7 +24,7 @@ import org.apache.ratis.protocol.TransferLeadershipRequest;
  * {@link RaftEndpoint}. A reply that says "not the leader" or "leader not ready" fails the call with
  * that exception, which is how the Ratis client learns to try another server.
  *
- * <p>Supported: ordinary client requests (writes, reads, watches), set-configuration,
+ * <p>Supported: ordinary client requests (writes, reads, watches; ordered or not), set-configuration,
  * transfer-leadership and group-info; other admin requests (group management, snapshots, leader
  * election management) fail with {@link UnsupportedOperationException}: ringkv does not send them.
  *
@@ -100,6 +100,16 @@ final class InternalPlaneClientRpc implements RaftClientRpc {
             throw new CompletionException(reply.getLeaderNotReadyException());
         }
         return reply;
+    }
+
+    /**
+     * Unordered calls (the catch-up reads, {@link MetadataGroup#readForCatchUp}) travel as the
+     * ordered ones do: each is an HTTP request of its own, so nothing orders them on the way; the
+     * ordering of ordered calls is the Ratis client's.
+     */
+    @Override
+    public CompletableFuture<RaftClientReply> sendRequestAsyncUnordered(RaftClientRequest request) {
+        return sendRequestAsync(request);
     }
 
     @Override

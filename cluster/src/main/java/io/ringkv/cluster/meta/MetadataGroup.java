@@ -74,9 +74,17 @@ public final class MetadataGroup implements AutoCloseable {
     /** Attempts of the client before a command or read gives up, {@link #CLIENT_RETRY_SLEEP} apart (about 10 s). */
     private static final int CLIENT_ATTEMPTS = 50;
     private static final TimeDuration CLIENT_RETRY_SLEEP = TimeDuration.valueOf(200, TimeUnit.MILLISECONDS);
+    /**
+     * Attempts of the catch-up reads' client ({@link #readForCatchUp}), {@link #CATCH_UP_RETRY_SLEEP}
+     * apart (about a second): a request waits for such a read at most 2 s, and a read that keeps
+     * failing while there is no leader must end soon, so that the next one starts once there is.
+     */
+    private static final int CATCH_UP_ATTEMPTS = 10;
+    private static final TimeDuration CATCH_UP_RETRY_SLEEP = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
 
     private final RaftServer server;
     private final RaftClient client;
+    private final RaftClient catchUpClient;
     private final MetadataStateMachine stateMachine;
     private final RaftPeerId self;
     private final List<Member> initialMembers;
@@ -84,11 +92,12 @@ public final class MetadataGroup implements AutoCloseable {
     /** One Initialize in flight at most from this node (leader-ready and start may both ask). */
     private final AtomicBoolean initializing = new AtomicBoolean();
 
-    private MetadataGroup(RaftServer server, RaftClient client, MetadataStateMachine stateMachine, RaftPeerId self,
-                          List<Member> initialMembers, int initialReplicationFactor) {
+    private MetadataGroup(RaftServer server, RaftClient client, RaftClient catchUpClient, MetadataStateMachine stateMachine,
+                          RaftPeerId self, List<Member> initialMembers, int initialReplicationFactor) {
         this.initialReplicationFactor = initialReplicationFactor;
         this.server = server;
         this.client = client;
+        this.catchUpClient = catchUpClient;
         this.stateMachine = stateMachine;
         this.self = self;
         this.initialMembers = initialMembers;
@@ -141,7 +150,13 @@ public final class MetadataGroup implements AutoCloseable {
                 .setClientRpc(new InternalPlaneClientRpc(calls, selfId, endpoint))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CLIENT_ATTEMPTS, CLIENT_RETRY_SLEEP))
                 .build();
-        MetadataGroup metadataGroup = new MetadataGroup(server, client, stateMachine, selfId, members,
+        RaftClient catchUpClient = RaftClient.newBuilder()
+                .setRaftGroup(group)
+                .setProperties(properties)
+                .setClientRpc(new InternalPlaneClientRpc(calls, selfId, endpoint))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CATCH_UP_ATTEMPTS, CATCH_UP_RETRY_SLEEP))
+                .build();
+        MetadataGroup metadataGroup = new MetadataGroup(server, client, catchUpClient, stateMachine, selfId, members,
                 initialReplicationFactor);
         started.set(metadataGroup);
         try {
@@ -207,12 +222,25 @@ public final class MetadataGroup implements AutoCloseable {
                 .thenApply(reply -> decode(reply, MetadataCodec::decodeMetadata));
     }
 
+    /**
+     * As {@link #readLinearizable}, through a client that gives up after about a second without a
+     * leader: what a node catching up with a peer's newer epoch reads ({@code MetadataCatchUp}).
+     * Unordered: Ratis's ordered async calls share a sliding window that a call failing for want
+     * of a leader closes for good, after which every later call of that client fails at once.
+     */
+    public CompletableFuture<ClusterMetadata> readForCatchUp() {
+        return catchUpClient.async().sendReadOnlyUnordered(Message.valueOf(ByteString.copyFrom(new byte[] {MetadataStateMachine.QUERY_METADATA})))
+                .thenApply(reply -> decode(reply, MetadataCodec::decodeMetadata));
+    }
+
     @Override
     public void close() {
-        try {
-            client.close();
-        } catch (IOException e) {
-            LOG.warn("closing the metadata client failed: {}", e.toString());
+        for (RaftClient each : List.of(client, catchUpClient)) {
+            try {
+                each.close();
+            } catch (IOException e) {
+                LOG.warn("closing a metadata client failed: {}", e.toString());
+            }
         }
         try {
             server.close();

@@ -61,9 +61,23 @@ final class ClusterCollector implements MultiCollector {
         }
         rejectedAnswers.putAll(cluster.rejectedAnswers());
         io.ringkv.cluster.meta.MetadataGroup metadata = cluster.metadata().orElse(null);
+        io.ringkv.cluster.EpochGate epochs = cluster.epochGate();
+        Map<String, Long> catchUps = new LinkedHashMap<>();
+        catchUps.put("request", epochs.catchUpsFromRequests());
+        catchUps.put("answer", epochs.catchUpsFromAnswers());
+        Map<String, Long> epochRefusals = new LinkedHashMap<>();
+        epochs.refusals().forEach((reason, count) -> epochRefusals.put(reason.label(), count));
         return new Families()
-                .gauge("ringkv_metadata_epoch", "Epoch of the cluster metadata this node last applied (0 before the "
-                        + "metadata group formed it)", metadata == null ? 0 : metadata.metadata().epoch())
+                .gauge("ringkv_metadata_epoch", "Epoch of the newest cluster metadata this node knows: applied from its "
+                        + "replica of the log, or read from the leader while catching up (0 before the group formed it)",
+                        cluster.knownMetadata().epoch())
+                .counter("ringkv_metadata_catch_ups", "Catch-ups with the cluster metadata (reads through its leader) "
+                        + "started because a peer's request (request) or answer (answer) named a newer epoch", "trigger", catchUps)
+                .counter("ringkv_metadata_epoch_waits", "Anti-entropy comparisons from a node ahead answered once this node "
+                        + "had caught up to their epoch", epochs.caughtUp())
+                .counter("ringkv_metadata_epoch_refusals", "Internal requests refused for their metadata epoch: behind "
+                        + "(503, this node did not catch up in time), busy (503, too many waiting), malformed (400), "
+                        + "beyond_cluster (400, above the metadata leader's epoch)", "reason", epochRefusals)
                 .gauge("ringkv_metadata_leader", "1 while this node leads the cluster metadata's Raft group",
                         metadata != null && metadata.isLeader() ? 1 : 0)
                 .gauge("ringkv_peer_up", "1 while the peer answers this node's calls and probes, 0 when down or not yet seen",
