@@ -78,6 +78,19 @@ public final class Headers {
         return Optional.empty();
     }
 
+    /**
+     * The index of the first field called {@code name} at or after {@code from}, or -1. For the
+     * codecs' per-message lookups, which must not allocate (as {@link #all} and {@link #first} do).
+     */
+    public int indexOf(String name, int from) {
+        for (int i = from; i < names.size(); i++) {
+            if (names.get(i).equalsIgnoreCase(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     public List<String> all(String name) {
         List<String> found = new ArrayList<>(1);
         for (int i = 0; i < names.size(); i++) {

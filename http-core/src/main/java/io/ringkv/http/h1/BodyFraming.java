@@ -20,6 +20,20 @@ final class BodyFraming {
      * @return the declared length, 0 when neither field is present, or {@link #CHUNKED}
      */
     static long bodyLength(Headers headers) throws H1ParseException {
+        int contentLength = headers.indexOf("Content-Length", 0);
+        if (headers.indexOf("Transfer-Encoding", 0) < 0) {
+            if (contentLength < 0) {
+                return 0;
+            }
+            // The common case, one Content-Length field with one value: no lists built.
+            if (headers.indexOf("Content-Length", contentLength + 1) < 0) {
+                String value = headers.value(contentLength).strip();
+                if (!value.isEmpty() && value.indexOf(',') < 0) {
+                    return parseDecimal(value);
+                }
+            }
+            return contentLength(headers.all("Content-Length"));
+        }
         List<String> transferEncodings = headers.all("Transfer-Encoding");
         List<String> contentLengths = headers.all("Content-Length");
         if (!transferEncodings.isEmpty()) {

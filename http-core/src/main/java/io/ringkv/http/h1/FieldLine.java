@@ -23,7 +23,8 @@ final class FieldLine {
             throw H1ParseException.badRequest("obsolete_line_folding");
         }
         int colon = nameEnd(line, length);
-        String name = new String(line, 0, colon, ISO_8859_1);
+        String known = KnownFieldNames.match(line, colon);
+        String name = known != null ? known : new String(line, 0, colon, ISO_8859_1);
         into.add(name, value(line, colon + 1, length));
     }
 

@@ -23,10 +23,20 @@ public final class RequestWriter {
         if (!ListValues.isToken(method)) {
             throw new IllegalArgumentException("method is not a token: " + method);
         }
-        if (target.isEmpty() || !target.chars().allMatch(HttpChars::isVisibleAscii)) {
+        if (target.isEmpty() || !isVisibleAscii(target)) {
             throw new IllegalArgumentException("request target must be non-empty visible ASCII: " + target);
         }
-        return HeadEncoder.encode(method + " " + target + " HTTP/1.1", headers);
+        return HeadEncoder.encodeRequest(method, target, headers);
+    }
+
+    /** A loop, not {@code chars().allMatch}: it runs on every request, and a stream allocates. */
+    private static boolean isVisibleAscii(String target) {
+        for (int i = 0; i < target.length(); i++) {
+            if (!HttpChars.isVisibleAscii(target.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Hex size + CRLF; size must be positive. */

@@ -180,6 +180,9 @@ public final class ResponseParser {
         if (framing == Framing.UNTIL_CLOSE || framing == Framing.SWITCHED) {
             return false;
         }
+        if (headers.indexOf("Connection", 0) < 0) {
+            return statusLine.minorVersion() >= 1; // most responses: no field, no list to build
+        }
         if (ListValues.containsToken(headers.all("Connection"), "close")) {
             return false;
         }

@@ -29,8 +29,10 @@ final class HeaderValidator {
             if (!REQUEST_PSEUDO.contains(f.name())) {
                 throw malformed(streamId, "bad_request_pseudo_header");
             }
-            if (fields.subList(0, i).stream().anyMatch(o -> o.name().equals(f.name()))) {
-                throw malformed(streamId, "duplicate_pseudo_header");
+            for (int j = 0; j < i; j++) {
+                if (fields.get(j).name().equals(f.name())) {
+                    throw malformed(streamId, "duplicate_pseudo_header");
+                }
             }
             // §8.2.1 applies to every field value, pseudo-header fields included: a :path with
             // CR LF would otherwise reach handlers, logs and HTTP/1.1 requests built from it.
@@ -87,7 +89,7 @@ final class HeaderValidator {
             throw malformed(streamId, "bad_response_pseudo_header");
         }
         String status = fields.get(0).value();
-        if (status.length() != 3 || !status.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        if (status.length() != 3 || !allDigits(status)) {
             throw malformed(streamId, "bad_status");
         }
         regular(streamId, fields, 1);
@@ -108,12 +110,13 @@ final class HeaderValidator {
      */
     static long contentLength(int streamId, List<HeaderField> fields) throws StreamError {
         long length = -1;
-        for (HeaderField f : fields) {
+        for (int i = 0; i < fields.size(); i++) { // indexed: no iterator on every message
+            HeaderField f = fields.get(i);
             if (!f.name().equals("content-length")) {
                 continue;
             }
             String value = f.value();
-            if (value.isEmpty() || value.length() > 18 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            if (value.isEmpty() || value.length() > 18 || !allDigits(value)) {
                 throw malformed(streamId, "bad_content_length");
             }
             long parsed = Long.parseLong(value);
@@ -229,6 +232,17 @@ final class HeaderValidator {
                 throw malformed(streamId, reason);
             }
         }
+    }
+
+    /** A loop, not {@code chars().allMatch}: these checks run on every message, and a stream allocates. */
+    private static boolean allDigits(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean isWhitespace(char c) {

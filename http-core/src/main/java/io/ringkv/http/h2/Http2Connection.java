@@ -605,10 +605,15 @@ public final class Http2Connection {
             throw new IllegalStateException("cannot open a stream now: " + state + ", "
                     + streams.activeInitiatedBy(true) + " active of " + peer.maxConcurrentStreams());
         }
-        checkOutbound(() -> HeaderValidator.request(0, fields));
+        // Inline rather than through checkOutbound: a capturing lambda on every request allocates.
+        try {
+            HeaderValidator.request(0, fields);
+        } catch (StreamError e) {
+            throw invalidOutbound(e);
+        }
         Http2Stream stream = streams.openLocal(peer.initialWindowSize(), config.local().initialWindowSize(),
                 config.creditRatio());
-        stream.headRequest(fields.stream().anyMatch(f -> f.name().equals(":method") && f.value().equals("HEAD")));
+        stream.headRequest(isHeadRequest(fields));
         queueHeaders(stream, fields, endStream);
         return stream.id;
     }
@@ -806,7 +811,22 @@ public final class Http2Connection {
         try {
             check.run();
         } catch (StreamError e) {
-            throw new IllegalArgumentException("invalid header list: " + e.reason(), e);
+            throw invalidOutbound(e);
         }
+    }
+
+    private static IllegalArgumentException invalidOutbound(StreamError e) {
+        return new IllegalArgumentException("invalid header list: " + e.reason(), e);
+    }
+
+    /** Whether a request's {@code :method} is HEAD; a loop, as it runs on every request. */
+    private static boolean isHeadRequest(List<HeaderField> fields) {
+        for (int i = 0; i < fields.size(); i++) {
+            HeaderField f = fields.get(i);
+            if (f.name().equals(":method") && f.value().equals("HEAD")) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -91,7 +91,8 @@ public final class HpackDecoder {
 
     /** Per-block bookkeeping. */
     private static final class Block {
-        final List<HeaderField> fields = new ArrayList<>(16);
+        /** Room for a typical response's fields; the list grows for more. */
+        final List<HeaderField> fields = new ArrayList<>(8);
         long listBytes;
         boolean tooLarge;
     }

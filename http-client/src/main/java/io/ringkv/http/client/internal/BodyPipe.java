@@ -95,7 +95,8 @@ public final class BodyPipe implements Flow.Subscription {
 
     private final Executor executor;
     private final Producer producer;
-    private final ArrayDeque<ByteBuffer> queue = new ArrayDeque<>();
+    /** Small at first: most bodies queue a piece or two at a time, and it grows when one does not. */
+    private final ArrayDeque<ByteBuffer> queue = new ArrayDeque<>(2);
     private final AtomicInteger work = new AtomicInteger();
     private final AtomicLong demand = new AtomicLong();
     private final AtomicLong queuedBytes = new AtomicLong();

@@ -7,6 +7,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 
 /**
  * One {@code send}/{@code sendAsync}: the future returned to the application, the exchange
@@ -19,13 +20,15 @@ import java.util.concurrent.atomic.AtomicReference;
  * included. A failure (timeout, cancellation, client shutdown) aborts the current exchange and
  * any exchange attached later; the first failure is the one the future reports.
  */
-public final class Call<T> {
+public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
     private final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     private final AtomicReference<Exchange> current = new AtomicReference<>();
     private final AtomicReference<Scheduler.Timer> timeout = new AtomicReference<>();
     private final Executor executor;
     private final PushPromises<T> pushes;
     private volatile Throwable failure;
+    /** Told when the result completes; set once by {@link #reportTo}. */
+    private volatile ClientLifecycle lifecycle;
 
     Call(Executor executor) {
         this(executor, null);
@@ -35,12 +38,35 @@ public final class Call<T> {
     Call(Executor executor, PushPromises<T> pushes) {
         this.executor = executor;
         this.pushes = pushes;
-        // Cancelling the returned future aborts the exchange (the JDK client does the same).
-        result.whenComplete((response, error) -> {
-            if (error instanceof CancellationException cancelled) {
-                abortExchange(cancelled);
-            }
-        });
+        // The call is its own completion action (accept): one per call, no lambda allocated.
+        result.whenComplete(this);
+    }
+
+    /**
+     * The result completed (any thread; not for other callers). Cancelling the returned future
+     * aborts the exchange (the JDK client does the same); the client's lifecycle learns the call
+     * is over.
+     */
+    @Override
+    public void accept(HttpResponse<T> response, Throwable error) {
+        if (error instanceof CancellationException cancelled) {
+            abortExchange(cancelled);
+        }
+        ClientLifecycle owner = lifecycle;
+        if (owner != null) {
+            owner.finished(this);
+        }
+    }
+
+    /**
+     * Makes {@code owner} hear of the call's end: at once if it already ended. A result that
+     * completes meanwhile may report twice, which {@link ClientLifecycle#finished} allows.
+     */
+    void reportTo(ClientLifecycle owner) {
+        lifecycle = owner;
+        if (result.isDone()) {
+            owner.finished(this);
+        }
     }
 
     public CompletableFuture<HttpResponse<T>> result() {

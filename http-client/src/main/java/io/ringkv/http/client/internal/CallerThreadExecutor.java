@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: {@link #execute} from any thread; {@link #await} only from the caller.
  */
-final class CallerThreadExecutor implements Executor {
+final class CallerThreadExecutor implements Executor, BiConsumer<Object, Throwable> {
     private static final Logger log = LoggerFactory.getLogger(CallerThreadExecutor.class);
     /** Polls between clock reads while spinning. */
     private static final int POLLS_PER_CLOCK_READ = 64;
@@ -71,8 +72,9 @@ final class CallerThreadExecutor implements Executor {
      * its value.
      */
     <T> T await(CompletableFuture<T> result) throws InterruptedException, ExecutionException {
-        // A completion from another thread (cancel, a failure completed elsewhere) must wake us too.
-        result.whenComplete((value, error) -> LockSupport.unpark(caller));
+        // A completion from another thread (cancel, a failure completed elsewhere) must wake us
+        // too: accept below, the executor itself as the action (no lambda per send).
+        result.whenComplete(this);
         try {
             while (true) {
                 for (Runnable task; (task = tasks.poll()) != null; ) {
@@ -101,6 +103,12 @@ final class CallerThreadExecutor implements Executor {
             released = true;
             handOver();
         }
+    }
+
+    /** The awaited result completed (any thread): wakes the caller. */
+    @Override
+    public void accept(Object value, Throwable error) {
+        LockSupport.unpark(caller);
     }
 
     /** Busy-waits for a task or the result; false when the spin timed out. */

@@ -36,7 +36,7 @@ final class ClientLifecycle {
             maybeTerminate();
             throw new IOException("HttpClient is shut down");
         }
-        call.result().whenComplete((response, error) -> finished(call));
+        call.reportTo(this);
     }
 
     void shutdown() {
@@ -60,7 +60,8 @@ final class ClientLifecycle {
         return terminated;
     }
 
-    private void finished(Call<?> call) {
+    /** The call's result completed; idempotent (a call may report twice, see {@link Call#reportTo}). */
+    void finished(Call<?> call) {
         inFlight.remove(call);
         maybeTerminate();
     }

@@ -28,19 +28,26 @@ public record ExchangeRequest(HttpRequest userRequest, String method, URI uri, H
         BodyPublisher body, HttpClient.Version version, boolean bodyToArray) {
 
     static ExchangeRequest of(HttpRequest request, HttpClient.Version clientVersion) {
-        Headers fields = new Headers(request.headers().map().size() + 4);
-        for (Map.Entry<String, List<String>> field : request.headers().map().entrySet()) {
-            for (String value : field.getValue()) {
-                fields.add(field.getKey(), value);
+        return of(request, clientVersion, false);
+    }
+
+    /**
+     * @param bodyToArray see the record's parameter of that name
+     */
+    static ExchangeRequest of(HttpRequest request, HttpClient.Version clientVersion, boolean bodyToArray) {
+        Map<String, List<String>> map = request.headers().map();
+        // Sized to the request's names (most have one value each), not padded: the links that
+        // add fields copy them first (withField), and an empty map costs no backing arrays.
+        Headers fields = new Headers(map.size());
+        if (!map.isEmpty()) {
+            for (Map.Entry<String, List<String>> field : map.entrySet()) {
+                for (String value : field.getValue()) {
+                    fields.add(field.getKey(), value);
+                }
             }
         }
         return new ExchangeRequest(request, request.method(), request.uri(), fields,
-                request.bodyPublisher().orElse(null), request.version().orElse(clientVersion), false);
-    }
-
-    /** The same request, whose response body the application reads into one array. */
-    ExchangeRequest withBodyToArray() {
-        return new ExchangeRequest(userRequest, method, uri, fields, body, version, true);
+                request.bodyPublisher().orElse(null), request.version().orElse(clientVersion), bodyToArray);
     }
 
     /** Whether the application asked for {@code Expect: 100-continue} (RFC 9110 §10.1.1). */

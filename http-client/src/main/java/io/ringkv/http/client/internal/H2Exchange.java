@@ -50,8 +50,12 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
     private final CompletableFuture<ResponseHead> head;
     /** The call's push handling; {@code null} when it has no push handler. */
     private final PushPromises<?> pushes;
-    /** Pushed exchanges started from this one's stream, aborted with it. */
-    private final java.util.Set<H2PushedExchange> promised = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /**
+     * Pushed exchanges started from this one's stream, aborted with it. Only a call with a push
+     * handler can have any (promises to others are refused): the others share an empty set
+     * rather than each building a concurrent one.
+     */
+    private final java.util.Set<H2PushedExchange> promised;
     /** Promises whose handler has not returned yet: the body completes after they are decided. */
     private final java.util.concurrent.atomic.AtomicInteger undecided = new java.util.concurrent.atomic.AtomicInteger();
     private volatile Attempt attempt;
@@ -111,6 +115,7 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
         this.codec = codec;
         this.executor = executor;
         this.pushes = pushes;
+        this.promised = pushes == null ? java.util.Set.of() : java.util.concurrent.ConcurrentHashMap.newKeySet();
         this.fields = H2Fields.request(request, route);
         this.response = new H2Response(request, executor, this);
         this.head = response.head();

@@ -3,6 +3,7 @@ package io.ringkv.http.client.internal;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 
 /**
  * The last link: selects the route (direct or through the {@link ProxySelector}'s HTTP proxy),
@@ -35,12 +36,72 @@ final class NetworkLink implements Link {
         Route route = Route.of(request.uri(), proxy, tunnelAuthorization(request));
         CompletableFuture<Exchange> started = staleRetries > 0
                 ? codec.startFresh(request, route, call) : codec.start(request, route, call);
-        CompletableFuture<Interim> answer = started.thenCompose(exchange -> {
-            call.attach(exchange);
-            return exchange.responseHead().thenApply(head -> new Interim(request, head, exchange, null));
-        });
-        return answer.exceptionallyCompose(error -> retryOrFail(request, call, staleRetries, unsentRetries,
-                Failures.unwrap(error)));
+        Attempt attempt = new Attempt(request, call, staleRetries, unsentRetries);
+        started.whenComplete(attempt);
+        return attempt.answer;
+    }
+
+    /**
+     * One attempt's way from the started exchange to its response head: the exchange is attached
+     * to the call, its head becomes the {@link Interim}, and a failure of either step goes to
+     * {@link #retryOrFail}. One object is the action of both steps, where a thenCompose,
+     * thenApply and exceptionallyCompose chain built three futures, four completions and three
+     * lambdas on every request.
+     *
+     * <p>Threading: {@link #accept} runs once for the start (on whatever thread completed it),
+     * then at most once for the head; the second run follows the first, which set {@code exchange}
+     * before asking for the head (the future's completion orders the write before the read).
+     */
+    private final class Attempt implements BiConsumer<Object, Throwable> {
+        final CompletableFuture<Interim> answer = new CompletableFuture<>();
+        private final ExchangeRequest request;
+        private final Call<?> call;
+        private final int staleRetries;
+        private final int unsentRetries;
+        private Exchange exchange;
+
+        Attempt(ExchangeRequest request, Call<?> call, int staleRetries, int unsentRetries) {
+            this.request = request;
+            this.call = call;
+            this.staleRetries = staleRetries;
+            this.unsentRetries = unsentRetries;
+        }
+
+        @Override
+        public void accept(Object value, Throwable error) {
+            if (error != null) {
+                failed(error);
+                return;
+            }
+            try {
+                if (exchange == null) {
+                    exchange = (Exchange) value;
+                    call.attach(exchange);
+                    exchange.responseHead().whenComplete(this);
+                } else {
+                    answer.complete(new Interim(request, (ResponseHead) value, exchange, null));
+                }
+            } catch (RuntimeException e) {
+                failed(e);
+            }
+        }
+
+        private void failed(Throwable error) {
+            CompletableFuture<Interim> next;
+            try {
+                next = retryOrFail(request, call, staleRetries, unsentRetries, Failures.unwrap(error));
+            } catch (RuntimeException e) {
+                answer.completeExceptionally(e);
+                return;
+            }
+            next.whenComplete((interim, failure) -> {
+                if (failure != null) {
+                    answer.completeExceptionally(Failures.unwrap(failure));
+                } else {
+                    answer.complete(interim);
+                }
+            });
+        }
     }
 
     private CompletableFuture<Interim> retryOrFail(ExchangeRequest request, Call<?> call, int staleRetries,

@@ -59,6 +59,8 @@ enum PipeState {
     }
 
     private static final PipeState[] BY_SIDES = values(); // ordinal = consumer * 3 + production
+    /** Production.values().length, read once: values() clones its array on every call. */
+    private static final int PRODUCTIONS = Production.values().length;
 
     final Consumer consumer;
     final Production production;
@@ -69,7 +71,7 @@ enum PipeState {
     }
 
     static PipeState of(Consumer consumer, Production production) {
-        return BY_SIDES[consumer.ordinal() * Production.values().length + production.ordinal()];
+        return BY_SIDES[consumer.ordinal() * PRODUCTIONS + production.ordinal()];
     }
 
     PipeState with(Consumer next) {

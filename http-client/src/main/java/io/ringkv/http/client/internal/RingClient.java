@@ -136,10 +136,7 @@ public final class RingClient extends HttpClient {
             return CompletableFuture.failedFuture(e);
         }
         request.timeout().ifPresent(timeout -> call.armTimeout(transport.scheduler(), timeout));
-        ExchangeRequest first = ExchangeRequest.of(request, config.version());
-        if (handler == JDK_BYTE_ARRAY_HANDLER) {
-            first = first.withBodyToArray();
-        }
+        ExchangeRequest first = ExchangeRequest.of(request, config.version(), handler == JDK_BYTE_ARRAY_HANDLER);
         CompletableFuture<Interim> head;
         try {
             head = new Chain(links, call).proceed(first);
