@@ -25,7 +25,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,36 +36,78 @@ import org.junit.jupiter.api.io.TempDir;
  * and reads with an application's token, {@code ringkv status --token}, the dashboard's reads of
  * its peers' metrics, and a reload of the file on SIGHUP (a token added works, a token removed
  * stops working, the node keeps running). Waits are bounded polls; how fast is not asserted.
+ *
+ * <p>The tests that only read and write share one cluster (starting one costs seconds of three
+ * JVMs' start-up on a two-core machine); the reload test changes the token file and one node's
+ * tokens, so it starts a cluster of its own.
  */
 class AccessControlIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Pattern DISK = Pattern.compile("\"node\":\"([^\"]+)\",.*?\"diskBytes\":(\\w+)");
 
-    @TempDir
-    Path root;
+    private static SecuredCluster shared;
 
+    /** The cluster the running test uses, its token file and client, and the two tokens in that file. */
+    private ProcessCluster cluster;
     private Path tokens;
+    private HttpClient client;
     private String app;
     private String ops;
-    private ProcessCluster cluster;
-    private HttpClient client;
+
+    @BeforeAll
+    static void startShared(@TempDir Path root) throws Exception {
+        shared = new SecuredCluster(root);
+    }
+
+    @AfterAll
+    static void stopShared() {
+        if (shared != null) {
+            shared.close();
+        }
+    }
 
     @BeforeEach
-    void start() throws Exception {
-        tokens = root.resolve("auth.tokens");
-        app = addToken("app", "read,write");
-        ops = addToken("ops", "admin");
-        cluster = new ProcessCluster(root, 3, List.of("--auth-file", tokens.toString()));
-        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+    void useShared() {
+        use(shared);
     }
 
-    @AfterEach
-    void stop() {
-        client.close();
-        cluster.close();
+    private void use(SecuredCluster secured) {
+        cluster = secured.cluster;
+        tokens = secured.tokens;
+        client = secured.client;
+        app = secured.app;
+        ops = secured.ops;
     }
 
-    private String addToken(String name, String scopes) throws Exception {
+    /**
+     * Three nodes reading one token file with an application's token ({@code app}: read, write)
+     * and an operator's ({@code ops}: admin).
+     *
+     * <p>Threading: made and closed on a test thread; its fields do not change after that.
+     */
+    private static final class SecuredCluster implements AutoCloseable {
+        final Path tokens;
+        final String app;
+        final String ops;
+        final ProcessCluster cluster;
+        final HttpClient client;
+
+        SecuredCluster(Path root) throws Exception {
+            tokens = root.resolve("auth.tokens");
+            app = addToken(tokens, "app", "read,write");
+            ops = addToken(tokens, "ops", "admin");
+            cluster = new ProcessCluster(root, 3, List.of("--auth-file", tokens.toString()));
+            client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+        }
+
+        @Override
+        public void close() {
+            client.close();
+            cluster.close();
+        }
+    }
+
+    private static String addToken(Path tokens, String name, String scopes) throws Exception {
         String token = BearerToken.generate();
         TokenFile.add(tokens, new Grant(name, AccessScope.parseList(scopes), null), BearerToken.sha256(token));
         return token;
@@ -142,8 +185,15 @@ class AccessControlIT {
     }
 
     @Test
-    void aHangUpReloadsTheTokenFile() throws Exception {
-        String late = addToken("late", "read,write");
+    void aHangUpReloadsTheTokenFile(@TempDir Path root) throws Exception {
+        try (SecuredCluster own = new SecuredCluster(root)) {
+            use(own);
+            hangUpReloadsTheTokenFile();
+        }
+    }
+
+    private void hangUpReloadsTheTokenFile() throws Exception {
+        String late = addToken(tokens, "late", "read,write");
         assertThat(send(0, late, "PUT", "/v0/entity?id=late", "v").statusCode(), is(401));
         cluster.signal(0, "HUP");
         awaitStatus(0, late, 201);

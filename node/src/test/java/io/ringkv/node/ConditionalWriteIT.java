@@ -26,7 +26,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,22 +39,35 @@ import org.junit.jupiter.api.io.TempDir;
  * every node; concurrent writers through every node, each round all naming the same version,
  * of whom at most one may win (and the key then holds the winner's value); the same while one
  * node is killed with SIGKILL and restarted; and Paxos messages forged by a peer that holds the
- * cluster secret, refused (400) without effect.
+ * cluster secret, refused (400) without effect. The tests that kill no node share one cluster
+ * (starting one costs seconds of three JVMs' start-up on a two-core machine).
  */
 @Timeout(600)
 class ConditionalWriteIT {
     private static final int WRITERS = 3;
 
-    @TempDir
-    Path root;
+    /** The cluster of the tests that kill no node: each writes keys the others do not touch. */
+    private static ProcessCluster shared;
 
     private ProcessCluster cluster;
     private HttpClient client;
     private ExecutorService writers;
 
+    @BeforeAll
+    static void startShared(@TempDir Path root) throws Exception {
+        shared = new ProcessCluster(root, 3, List.of());
+    }
+
+    @AfterAll
+    static void stopShared() {
+        if (shared != null) {
+            shared.close();
+        }
+    }
+
     @BeforeEach
-    void start() throws Exception {
-        cluster = new ProcessCluster(root, 3, List.of());
+    void start() {
+        cluster = shared;
         client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
         writers = Executors.newFixedThreadPool(WRITERS);
     }
@@ -61,7 +76,6 @@ class ConditionalWriteIT {
     void stop() {
         writers.shutdownNow();
         client.close();
-        cluster.close();
     }
 
     private HttpResponse<String> send(int node, String method, String id, String body, String... headers) throws Exception {
@@ -114,8 +128,16 @@ class ConditionalWriteIT {
         assertThat("some rounds had their winner", tally.roundsWon, greaterThan(0));
     }
 
+    /** Kills and restarts node-2, so on a cluster of its own. */
     @Test
-    void concurrentWritersKeepOneWinnerPerRoundWhileANodeIsKilled() throws Exception {
+    void concurrentWritersKeepOneWinnerPerRoundWhileANodeIsKilled(@TempDir Path root) throws Exception {
+        try (ProcessCluster own = new ProcessCluster(root, 3, List.of())) {
+            cluster = own;
+            playRoundsWhileNode2IsKilled();
+        }
+    }
+
+    private void playRoundsWhileNode2IsKilled() throws Exception {
         Tally tally = new Tally();
         Set<Integer> down = new HashSet<>();
         for (int round = 0; round < 45; round++) {
