@@ -52,10 +52,15 @@ class EventLoopTest {
     void timersFireInDeadlineOrderAndCancelledOnesNever() {
         EventLoop loop = group.next();
         List<String> fired = new CopyOnWriteArrayList<>();
-        loop.schedule(() -> fired.add("late"), Duration.ofMillis(60));
-        ScheduledTask cancelled = loop.schedule(() -> fired.add("cancelled"), Duration.ofMillis(20));
-        loop.schedule(() -> fired.add("early"), Duration.ofMillis(10));
-        cancelled.cancel();
+        // Scheduled and cancelled in one task on the loop, which fires no timer while the task runs:
+        // the cancelled one cannot fire first, whatever the scheduler does to the threads, and the
+        // deadlines are far enough apart that the order is the deadlines', not the calls'.
+        loop.execute(() -> {
+            loop.schedule(() -> fired.add("late"), Duration.ofMillis(1_500));
+            ScheduledTask cancelled = loop.schedule(() -> fired.add("cancelled"), Duration.ofMillis(20));
+            loop.schedule(() -> fired.add("early"), Duration.ofMillis(10));
+            cancelled.cancel();
+        });
         Poll.until("both timers fired", () -> fired.size() == 2);
         // A marker scheduled after the cancelled one's deadline proves it had its chance to run.
         CompletableFuture<Void> marker = new CompletableFuture<>();
