@@ -136,13 +136,15 @@ public final class Cleanup implements AutoCloseable {
         try (RangeCursor cursor = engine.range(new byte[0], null)) {
             while (cursor.next()) {
                 if (++sincePace == ScanPacer.BATCH) {
+                    // Paced and counted a batch at a time: the status lock and its copy once per batch, not per record.
                     pacer.scanned(sincePace);
+                    int batch = sincePace;
+                    update(status -> status.scanned(batch));
                     sincePace = 0;
                 }
                 byte[] key = cursor.key();
                 List<ClusterNode> owners = placement.owners(key, rf);
                 boolean ownedHere = owners.stream().anyMatch(topology::isSelf);
-                update(status -> status.scanned(1));
                 if (ownedHere) {
                     continue;
                 }
@@ -153,6 +155,8 @@ public final class Cleanup implements AutoCloseable {
                 }
             }
         }
+        int lastBatch = sincePace;
+        update(status -> status.scanned(lastBatch));
         handOver(chunk, failedOwners);
         synchronized (lock) {
             return current;

@@ -82,6 +82,7 @@ class CleanupTest {
         peerEngine.apply(newerThere, Record.value(1_000_000, "newer".getBytes(StandardCharsets.UTF_8)));
 
         CleanupStatus down = cleanup.run();
+        assertThat("every record read once", down.scanned(), is(3_000L));
         assertThat("not owned here", down.notOwned(), is((long) theirs.size()));
         assertThat("nothing dropped while the owner is down", down.dropped(), is(0L));
         assertThat(down.kept(), is((long) theirs.size()));

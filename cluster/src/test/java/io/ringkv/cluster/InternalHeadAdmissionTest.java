@@ -31,6 +31,8 @@ class InternalHeadAdmissionTest {
     void aHeadWithoutProofIsRefused403() {
         assertThat(status("PUT", InternalProtocol.WRITES_PATH, Headers.of(), 1 << 20), is(Optional.of(403)));
         assertThat(status("POST", InternalProtocol.RAFT_PREFIX + "request-vote", Headers.of(), 100), is(Optional.of(403)));
+        assertThat("a stranger cannot start a cleanup", status("POST", InternalProtocol.CLEANUP_PATH, Headers.of(), 0),
+                is(Optional.of(403)));
     }
 
     @Test
@@ -68,6 +70,8 @@ class InternalHeadAdmissionTest {
         assertThat("a length not known yet is let through at the head", status("POST", vote, signed, -1), is(Optional.empty()));
         assertThat(status("POST", InternalProtocol.READS_PATH, signed, ReadBatchCodec.BYTES_MAX + 1L), is(Optional.of(413)));
         assertThat(status("GET", InternalProtocol.TIME_PATH, signed, InternalBodyLimits.NO_BODY_BYTES_MAX + 1L), is(Optional.of(413)));
+        assertThat(status("POST", InternalProtocol.CLEANUP_PATH, signed, InternalBodyLimits.NO_BODY_BYTES_MAX + 1L),
+                is(Optional.of(413)));
         assertThat("record batches take what --max-body allows", status("PUT", InternalProtocol.WRITES_PATH, signed, 1L << 30),
                 is(Optional.empty()));
     }
@@ -79,6 +83,7 @@ class InternalHeadAdmissionTest {
         assertThat(limit(InternalProtocol.META_PREFIX + "replication-factor"), is((long) InternalBodyLimits.META_BODY_BYTES_MAX));
         assertThat(limit(InternalProtocol.READS_PATH), is((long) ReadBatchCodec.BYTES_MAX));
         assertThat(limit(InternalProtocol.TIME_PATH), is((long) InternalBodyLimits.NO_BODY_BYTES_MAX));
+        assertThat(limit(InternalProtocol.CLEANUP_PATH), is((long) InternalBodyLimits.NO_BODY_BYTES_MAX));
         assertThat("record batches take what --max-body allows", limit(InternalProtocol.WRITES_PATH), is(Long.MAX_VALUE));
         assertThat("a Paxos accept carries the proposed record, value and all", limit(InternalProtocol.PAXOS_ACCEPT_PATH),
                 is(Long.MAX_VALUE));
