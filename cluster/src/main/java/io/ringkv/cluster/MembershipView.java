@@ -1,0 +1,136 @@
+package io.ringkv.cluster;
+
+import io.ringkv.cluster.meta.ClusterMetadata;
+import io.ringkv.cluster.meta.Member;
+import io.ringkv.cluster.meta.MemberState;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Who is in the cluster at one metadata epoch, as placement needs it. Immutable.
+ *
+ * <ul>
+ *   <li><b>members</b>: every member that has not left, joining ones included: the peers a node
+ *       talks to (replica calls, hints, probes).
+ *   <li><b>owners</b> ({@link #placement()}): the members keys live on now, {@code normal} and
+ *       {@code leaving} ones. Reads ask them; the replication factor and {@code from} count them.
+ *   <li><b>future owners</b> ({@link #futurePlacement()}): who owns keys once the change in progress
+ *       is done: a joining member counts, a leaving one and the member a joining one replaces do
+ *       not. Without a change in progress they are the owners.
+ * </ul>
+ *
+ * A write goes to its owners and also to its <b>pending</b> replicas ({@link #pending}): the
+ * future owners of its key that do not own it yet. Its quorum grows by their number (as Cassandra
+ * counts pending ranges): any {@code ack + pending} of the {@code from + pending} replicas hold at
+ * least {@code ack} of the future owners, so a write acknowledged during a change is still held by
+ * a quorum of the owners after it.
+ *
+ * @param epoch the metadata epoch it was made from; 0 for a view made from the {@code --cluster}
+ *              list before the metadata is known
+ */
+public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterNode, MemberState> states,
+                             RendezvousPlacement placement, RendezvousPlacement futurePlacement, boolean changing) {
+
+    public MembershipView {
+        members = List.copyOf(members);
+        states = Collections.unmodifiableMap(new LinkedHashMap<>(states));
+    }
+
+    /** Every node of a list normal, at epoch 0: the cluster as its {@code --cluster} list names it. */
+    public static MembershipView ofList(List<ClusterNode> nodes) {
+        Map<ClusterNode, MemberState> states = new LinkedHashMap<>();
+        nodes.forEach(node -> states.put(node, MemberState.NORMAL));
+        RendezvousPlacement placement = new RendezvousPlacement(nodes);
+        return new MembershipView(0, nodes, states, placement, placement, false);
+    }
+
+    /**
+     * The view of initialised metadata.
+     *
+     * @throws IllegalArgumentException when it has no owner or a member URL does not parse
+     */
+    public static MembershipView of(ClusterMetadata metadata) {
+        List<ClusterNode> members = new ArrayList<>();
+        List<ClusterNode> owners = new ArrayList<>();
+        List<ClusterNode> future = new ArrayList<>();
+        Map<ClusterNode, MemberState> states = new LinkedHashMap<>();
+        List<String> replaced = metadata.members().stream().map(Member::replacing).filter(id -> id != null).toList();
+        boolean changing = false;
+        for (Member member : metadata.members()) {
+            if (member.state() == MemberState.LEFT) {
+                continue;
+            }
+            ClusterNode node = ClusterNode.parse(member.url());
+            members.add(node);
+            states.put(node, member.state());
+            switch (member.state()) {
+                case NORMAL -> {
+                    owners.add(node);
+                    if (!replaced.contains(member.id())) {
+                        future.add(node);
+                    }
+                }
+                case LEAVING -> {
+                    owners.add(node);
+                    changing = true;
+                }
+                case JOINING -> {
+                    future.add(node);
+                    changing = true;
+                }
+                default -> throw new IllegalStateException("unexpected state " + member.state());
+            }
+        }
+        if (owners.isEmpty()) {
+            throw new IllegalArgumentException("the metadata at epoch " + metadata.epoch() + " has no normal member");
+        }
+        RendezvousPlacement placement = new RendezvousPlacement(owners);
+        RendezvousPlacement futurePlacement = !changing || future.isEmpty() ? placement : new RendezvousPlacement(future);
+        return new MembershipView(metadata.epoch(), members, states, placement, futurePlacement, changing && !future.isEmpty());
+    }
+
+    /** Owners now: the nodes {@link #placement()} places keys on. */
+    public List<ClusterNode> owners() {
+        return placement.nodes();
+    }
+
+    public Optional<MemberState> state(ClusterNode node) {
+        return Optional.ofNullable(states.get(node));
+    }
+
+    public boolean isMember(ClusterNode node) {
+        return states.containsKey(node);
+    }
+
+    /**
+     * The replicas of {@code key} a write with {@code from} copies goes to besides its owners: its
+     * first {@code from} future owners (fewer when there are fewer) that are not among its first
+     * {@code from} owners. Empty without a change in progress.
+     */
+    public List<ClusterNode> pending(byte[] key, int from) {
+        if (!changing) {
+            return List.of();
+        }
+        List<ClusterNode> now = placement.replicas(key, Math.min(from, placement.clusterSize()));
+        List<ClusterNode> later = futurePlacement.replicas(key, Math.min(from, futurePlacement.clusterSize()));
+        List<ClusterNode> pending = null;
+        for (ClusterNode node : later) {
+            if (!now.contains(node)) {
+                if (pending == null) {
+                    pending = new ArrayList<>(2);
+                }
+                pending.add(node);
+            }
+        }
+        return pending == null ? List.of() : pending;
+    }
+
+    /** Same members in the same states: two such views place every key alike. */
+    public boolean sameLayout(MembershipView other) {
+        return states.equals(other.states);
+    }
+}
