@@ -122,7 +122,7 @@ public final class MetadataGroup implements AutoCloseable {
             throw new IllegalArgumentException("the replication factor must be in 1.." + nodes.size() + ", got "
                     + initialReplicationFactor);
         }
-        List<Member> members = nodes.stream().map(node -> new Member(Member.idOf(node), node.id(), MemberState.NORMAL))
+        List<Member> members = Member.initial(nodes).stream()
                 .sorted(Comparator.comparing(Member::id)).toList();
         RaftPeerId selfId = RaftPeerId.valueOf(Member.idOf(self));
         Files.createDirectories(settings.directory());
