@@ -42,12 +42,35 @@ final class JoinRequest {
     private JoinRequest() {
     }
 
+    /** A member that answers at all is not dead: replacing it would leave two nodes claiming its keys. */
+    private static void refuseIfLive(HttpClient http, ClusterNode dead) throws NodeStartException, InterruptedException {
+        int status;
+        try {
+            status = http.send(java.net.http.HttpRequest.newBuilder(URI.create(dead.id() + "/v0/status"))
+                    .timeout(Duration.ofSeconds(3)).build(), java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException down) {
+            return;
+        }
+        throw new NodeStartException("--replace " + dead.id() + ": that node answers (" + status + " on /v0/status), so it "
+                + "is not dead; decommission it (ringkv decommission --node " + dead.id() + ") or stop it first");
+    }
+
     /**
      * @param trust the cluster's TLS trust for an https cluster, or null
      * @throws NodeStartException naming what to do when the member cannot be reached, the secret is
      *                            wrong (its answer carries no proof of it) or the metadata refuses
      */
     static Joined ask(String memberUrl, String selfUrl, ClusterSecret secret, SSLContext trust) throws NodeStartException {
+        return ask(memberUrl, selfUrl, null, secret, trust);
+    }
+
+    /**
+     * As above; with {@code deadUrl}, this node takes the place of that member, which must be down
+     * ({@code serve --join URL --replace DEAD_URL}): it is asked for its status first, and a node
+     * that answers is not replaced (decommission it instead).
+     */
+    static Joined ask(String memberUrl, String selfUrl, String deadUrl, ClusterSecret secret, SSLContext trust)
+            throws NodeStartException {
         if (secret == null) {
             throw new NodeStartException("--join needs the cluster secret (--cluster-secret-file or $"
                     + ClusterSecret.ENVIRONMENT_VARIABLE + ")");
@@ -63,12 +86,24 @@ final class JoinRequest {
         if (trust != null) {
             builder.sslContext(trust);
         }
+        ClusterNode dead = null;
+        if (deadUrl != null) {
+            try {
+                dead = ClusterNode.parse(deadUrl);
+            } catch (IllegalArgumentException e) {
+                throw new NodeStartException("--replace " + deadUrl + ": " + e.getMessage());
+            }
+        }
         try (HttpClient http = builder.build()) {
+            if (dead != null) {
+                refuseIfLive(http, dead);
+            }
             InternalCallOptions.NodeIdentity identity = InternalCallOptions.identityOf(http, URI.create(member.id()));
             InternalAuth auth = new InternalAuth(secret, self.id(), identity.topology(), System::currentTimeMillis);
             SignedCalls calls = new SignedCalls(http, auth, () -> 0, Runnable::run);
-            SignedCalls.Answer answer = calls.call(identity.id(), "POST", InternalProtocol.META_JOIN_PATH,
-                    self.id().getBytes(StandardCharsets.UTF_8), CALL_TIMEOUT)
+            String path = dead == null ? InternalProtocol.META_JOIN_PATH : InternalProtocol.META_REPLACE_PATH;
+            String body = dead == null ? self.id() : Member.idOf(dead) + " " + self.id();
+            SignedCalls.Answer answer = calls.call(identity.id(), "POST", path, body.getBytes(StandardCharsets.UTF_8), CALL_TIMEOUT)
                     .get(CALL_TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS);
             if (answer.status() != 200) {
                 throw new NodeStartException("the cluster did not let this node join (" + identity.id() + " answered "

@@ -114,7 +114,7 @@ public final class Node implements AutoCloseable {
             String self = config.scheme() + "://" + config.host() + ":" + server.port();
             status.nodeUrl(self);
             JoinRequest.Joined joined = config.joinUrl() == null ? null
-                    : JoinRequest.ask(config.joinUrl(), self, config.secret(), config.interNodeTransport().trust());
+                    : JoinRequest.ask(config.joinUrl(), self, config.replaceUrl(), config.secret(), config.interNodeTransport().trust());
             ClusterSettings settings = joined == null ? clusterSettings(config, self)
                     : clusterSettings(config.withCluster(joined.metadata().active().stream().map(Member::url).toList()), self)
                             .withReplicationFactor(Math.min(joined.metadata().replicationFactor(),

@@ -59,6 +59,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "cluster secret; start it again with the same --join after a stop.")
     String join;
 
+    @Option(names = "--replace", paramLabel = "DEAD_URL",
+            description = "With --join: take the place of the member at DEAD_URL, which must be down. This node receives "
+                    + "the dead member's keys from the surviving owners; when it is done, the dead member has left.")
+    String replace;
+
     @Option(names = "--max-body", defaultValue = "16777216", paramLabel = "BYTES",
             description = "Largest request body accepted; larger ones get 413 (default: ${DEFAULT-VALUE}).")
     long maxBodyBytes;
@@ -299,7 +304,7 @@ final class ServeCommand implements Callable<Integer> {
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
                 readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters,
-                replicationFactor == null ? 0 : replicationFactor, conditionalWrites, join);
+                replicationFactor == null ? 0 : replicationFactor, conditionalWrites, join, replace);
         if (tokens != null && TokenReloadSignal.install(tokens)) {
             log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
         }
@@ -442,6 +447,9 @@ final class ServeCommand implements Callable<Integer> {
         if (join != null && !cluster.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "--join and --cluster exclude each other: a joining node takes "
                     + "its member list from the cluster");
+        }
+        if (replace != null && join == null) {
+            throw new ParameterException(spec.commandLine(), "--replace needs --join URL: the member to ask");
         }
         if (join != null && replicationFactor != null) {
             throw new ParameterException(spec.commandLine(), "--replication-factor is the cluster's (ringkv meta "

@@ -120,7 +120,11 @@ public final class JoinProcedure implements AutoCloseable {
         if (self.state() != MemberState.JOINING) {
             throw new IOException("this node is " + self.state().label() + ", not joining");
         }
-        List<ClusterNode> owners = topology.view().owners().stream().filter(node -> !topology.isSelf(node)).toList();
+        // A replacement does not wait for, nor stream from, the dead member it replaces.
+        String replaced = self.replacing() == null ? null
+                : metadata.member(self.replacing()).map(Member::url).map(url -> ClusterNode.parse(url).id()).orElse(null);
+        List<ClusterNode> owners = topology.view().owners().stream()
+                .filter(node -> !topology.isSelf(node) && !node.id().equals(replaced)).toList();
         phase("waiting for every owner to know epoch " + metadata.epoch());
         EpochWait.until(calls.calls(), owners, metadata.epoch(), () -> closed);
         phase("streaming");
