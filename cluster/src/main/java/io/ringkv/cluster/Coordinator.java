@@ -277,7 +277,8 @@ public final class Coordinator {
     /**
      * Routes by the membership view of this moment: reads ask the key's owners; writes go to its
      * owners and, while a member joins or leaves, to its pending replicas too, and need one more
-     * acknowledgement per pending replica ({@link MembershipView#pending}).
+     * acknowledgement per pending replica, save one that stands in for a member being replaced
+     * ({@link MembershipView#writeSet}).
      */
     private ReplicatedOperation start(byte[] key, Record record, ReplicationParams params) {
         MembershipView view = topology.view();
@@ -293,14 +294,10 @@ public final class Coordinator {
                     .start(deadlines, spareDelays, settings.executor());
         }
         int ack = params.ack();
-        if (record != null) {
-            List<ClusterNode> pending = view.pending(key, params.from());
-            if (!pending.isEmpty()) {
-                List<ClusterNode> all = new ArrayList<>(nodes);
-                all.addAll(pending);
-                nodes = all;
-                ack += pending.size();
-            }
+        if (record != null && view.changing()) {
+            MembershipView.WriteSet writes = view.writeSet(key, nodes, params.from(), ack);
+            nodes = writes.nodes();
+            ack = writes.ack();
         }
         return new ReplicatedOperation(key, record, localLast(nodes), ack, clock, missedWrites, boundMillis(), calls,
                 topology.self())

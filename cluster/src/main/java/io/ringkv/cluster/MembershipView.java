@@ -33,11 +33,13 @@ import java.util.Optional;
  *              list before the metadata is known
  */
 public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterNode, MemberState> states,
-                             RendezvousPlacement placement, RendezvousPlacement futurePlacement, boolean changing) {
+                             RendezvousPlacement placement, RendezvousPlacement futurePlacement, boolean changing,
+                             java.util.Set<ClusterNode> replaced) {
 
     public MembershipView {
         members = List.copyOf(members);
         states = Collections.unmodifiableMap(new LinkedHashMap<>(states));
+        replaced = java.util.Set.copyOf(replaced);
     }
 
     /** Every node of a list normal, at epoch 0: the cluster as its {@code --cluster} list names it. */
@@ -45,7 +47,7 @@ public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterN
         Map<ClusterNode, MemberState> states = new LinkedHashMap<>();
         nodes.forEach(node -> states.put(node, MemberState.NORMAL));
         RendezvousPlacement placement = new RendezvousPlacement(nodes);
-        return new MembershipView(0, nodes, states, placement, placement, false);
+        return new MembershipView(0, nodes, states, placement, placement, false, java.util.Set.of());
     }
 
     /**
@@ -60,6 +62,7 @@ public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterN
         Map<ClusterNode, MemberState> states = new LinkedHashMap<>();
         List<String> replaced = metadata.members().stream().map(Member::replacing).filter(id -> id != null).toList();
         boolean changing = false;
+        java.util.Set<ClusterNode> replacedNodes = new java.util.HashSet<>();
         for (Member member : metadata.members()) {
             if (member.state() == MemberState.LEFT) {
                 continue;
@@ -72,6 +75,8 @@ public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterN
                     owners.add(node);
                     if (!replaced.contains(member.id())) {
                         future.add(node);
+                    } else {
+                        replacedNodes.add(node);
                     }
                 }
                 case LEAVING -> {
@@ -90,7 +95,9 @@ public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterN
         }
         RendezvousPlacement placement = new RendezvousPlacement(owners);
         RendezvousPlacement futurePlacement = !changing || future.isEmpty() ? placement : new RendezvousPlacement(future);
-        return new MembershipView(metadata.epoch(), members, states, placement, futurePlacement, changing && !future.isEmpty());
+        boolean inProgress = changing && !future.isEmpty();
+        return new MembershipView(metadata.epoch(), members, states, placement, futurePlacement, inProgress,
+                inProgress ? replacedNodes : java.util.Set.of());
     }
 
     /** Owners now: the nodes {@link #placement()} places keys on. */
@@ -127,6 +134,36 @@ public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterN
             }
         }
         return pending == null ? List.of() : pending;
+    }
+
+    /**
+     * The replicas a write with {@code from} copies of {@code key} goes to, and the acknowledgements
+     * it needs, given its owners {@code owners} and {@code ack}: the owners and the pending replicas,
+     * with one more acknowledgement per pending replica ({@link #pending}). A member being replaced
+     * (it is down; a node takes its place) is left out of the write and its replacement stands in
+     * for it without a further acknowledgement: the dead member could never give the extra one, so
+     * counting it would need every other replica to answer.
+     */
+    public WriteSet writeSet(byte[] key, List<ClusterNode> owners, int from, int ack) {
+        List<ClusterNode> pending = pending(key, from);
+        if (pending.isEmpty()) {
+            return new WriteSet(owners, ack);
+        }
+        List<ClusterNode> nodes = new ArrayList<>(owners.size() + pending.size());
+        int substituted = 0;
+        for (ClusterNode owner : owners) {
+            if (replaced.contains(owner)) {
+                substituted++;
+            } else {
+                nodes.add(owner);
+            }
+        }
+        nodes.addAll(pending);
+        return new WriteSet(nodes, ack + pending.size() - substituted);
+    }
+
+    /** The replicas of a write and the acknowledgements it needs ({@link #writeSet}). */
+    public record WriteSet(List<ClusterNode> nodes, int ack) {
     }
 
     /** Same members in the same states: two such views place every key alike. */

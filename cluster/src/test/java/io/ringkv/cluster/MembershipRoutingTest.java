@@ -97,6 +97,46 @@ class MembershipRoutingTest {
         }
     }
 
+    /**
+     * A node replacing a dead member stands in for it: a write of one of the dead member's keys goes
+     * to the key's future owners only, and needs no more acknowledgements than before (the dead
+     * member could never give one); a key the replacement takes from a live owner counts it as
+     * pending, with one more.
+     */
+    @Test
+    void aReplacementStandsInForTheDeadMemberWithoutAFurtherAcknowledgement() {
+        List<Member> members = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            members.add(member(URLS.get(i), MemberState.NORMAL, i));
+        }
+        ClusterNode dead = ClusterNode.parse(URLS.get(2));
+        ClusterNode replacement = ClusterNode.parse(URLS.get(3));
+        members.add(new Member(Member.idOf(replacement), replacement.id(), MemberState.JOINING, 3, Member.idOf(dead)));
+        MembershipView view = MembershipView.of(new ClusterMetadata(2, 2, members));
+        assertThat(view.replaced(), contains(dead));
+        int substituted = 0;
+        int substitutedByReplacement = 0;
+        for (int i = 0; i < KEYS; i++) {
+            List<ClusterNode> owners = view.placement().replicas(key(i), 2);
+            MembershipView.WriteSet writes = view.writeSet(key(i), owners, 2, 2);
+            assertThat(writes.nodes(), not(org.hamcrest.Matchers.hasItem(dead)));
+            List<ClusterNode> pending = view.pending(key(i), 2);
+            assertThat(writes.nodes().containsAll(pending), is(true));
+            if (owners.contains(dead)) {
+                // Rendezvous hands a dead member's key to whichever node ranks next: the replacement
+                // or another owner; either way the write is the key's future owners, one ack fewer.
+                assertThat(writes.nodes().size(), is(2));
+                assertThat(writes.ack(), is(2 + pending.size() - 1));
+                substituted++;
+                substitutedByReplacement += writes.nodes().contains(replacement) ? 1 : 0;
+            } else {
+                assertThat(writes.ack(), is(2 + view.pending(key(i), 2).size()));
+            }
+        }
+        assertThat(substituted > 0, is(true));
+        assertThat(substitutedByReplacement > 0, is(true));
+    }
+
     @Test
     void withoutAChangeNothingIsPending() {
         MembershipView view = MembershipView.of(metadata(3, MemberState.NORMAL));
