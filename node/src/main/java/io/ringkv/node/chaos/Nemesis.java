@@ -105,7 +105,7 @@ final class Nemesis implements Runnable {
             case JUMP -> cluster.stepClock(node, Duration.ZERO);
             case MEMBERSHIP -> cluster.removeSpare();
         }
-        events.accept("HEALED node-" + node + " (" + fault + ")");
+        events.accept(fault == Fault.MEMBERSHIP ? "HEALED: the spare node left (MEMBERSHIP)" : "HEALED node-" + node + " (" + fault + ")");
     }
 
     private long between(long max) {
