@@ -60,6 +60,8 @@ public final class InternalProtocol {
     public static final String MEMBERSHIP_PREFIX = "/internal/v0/membership/";
     /** {@code POST}: this node starts leaving the cluster (202); {@code GET}: how far it got. */
     public static final String DECOMMISSION_PATH = "/internal/v0/membership/decommission";
+    /** {@code POST}: this node rolls back its decommission (back to normal) or its join (to left). */
+    public static final String MEMBERSHIP_ABORT_PATH = "/internal/v0/membership/abort";
     /** On a {@link #RECORDS_PATH} answer: how many records of the batch were newer than the stored ones. */
     public static final String APPLIED_COUNT_HEADER = "X-Ringkv-Applied-Count";
 

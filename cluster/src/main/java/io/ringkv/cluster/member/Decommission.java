@@ -56,6 +56,8 @@ public final class Decommission implements AutoCloseable {
     private Thread thread;
     private volatile boolean draining;
     private volatile boolean closed;
+    /** Set by {@link #abort}: the steps stop where they are. */
+    private volatile boolean aborted;
 
     /**
      * @param drainDelay how long {@code /v0/status} says {@code leaving} before the node leaves
@@ -109,6 +111,7 @@ public final class Decommission implements AutoCloseable {
             if (thread != null || closed) {
                 return;
             }
+            aborted = false;
             progress.set(new MembershipProgress("decommission", "leaving", epoch, 0, 0, 0, wallMillis.getAsLong(), null));
             thread = new Thread(() -> runLogged(epoch), "ringkv-decommission");
             thread.setDaemon(true);
@@ -126,7 +129,7 @@ public final class Decommission implements AutoCloseable {
     }
 
     private void runLogged(long epoch) {
-        while (!closed) {
+        while (!stopped()) {
             try {
                 steps(epoch);
                 return;
@@ -148,12 +151,15 @@ public final class Decommission implements AutoCloseable {
     private void steps(long epoch) throws IOException, InterruptedException {
         List<ClusterNode> others = topology.others();
         phase("waiting for every member to know epoch " + epoch);
-        EpochWait.until(calls.calls(), others, epoch, () -> closed);
+        EpochWait.until(calls.calls(), others, epoch, this::stopped);
         phase("streaming");
         handOver();
         phase("draining");
         draining = true;
         Thread.sleep(drainDelay.toMillis());
+        if (stopped()) {
+            throw new InterruptedException("stopped");
+        }
         ClusterMetadata after = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " left"));
         known.offer(after);
         phase("left");
@@ -168,8 +174,8 @@ public final class Decommission implements AutoCloseable {
             long after = cleanup.request();
             CleanupStatus status;
             do {
-                if (closed) {
-                    throw new InterruptedException("closed");
+                if (stopped()) {
+                    throw new InterruptedException("stopped");
                 }
                 Thread.sleep(RemoteRun.POLL.toMillis());
                 status = cleanup.status();
@@ -184,6 +190,52 @@ public final class Decommission implements AutoCloseable {
             LOG.warn("decommission: {}; running it again", why);
             progress.updateAndGet(now -> now.failed(why));
             Thread.sleep(JoinProcedure.RETRY_PAUSE.toMillis());
+        }
+    }
+
+    private boolean stopped() {
+        return closed || aborted;
+    }
+
+    /**
+     * Rolls a decommission back ({@code ringkv abort}): the steps stop, and the metadata makes this
+     * node {@code normal} again; the records it handed over stay where they went (extra copies,
+     * which the next cleanup of their holders drops).
+     *
+     * @throws MembershipRefusedException when this node is not leaving (it left already, or never began)
+     * @throws IOException                when no member of the metadata group took the step
+     */
+    public MembershipProgress abort() throws IOException, InterruptedException {
+        Thread running;
+        synchronized (lock) {
+            aborted = true;
+            running = thread;
+        }
+        if (running != null) {
+            running.interrupt();
+            running.join(JoinProcedure.RETRY_PAUSE.toMillis() * 10);
+        }
+        ClusterMetadata now = JoinProcedure.await(calls.read());
+        MemberState state = now.member(selfId).map(Member::state).orElse(MemberState.LEFT);
+        if (state != MemberState.LEAVING) {
+            throw new MembershipRefusedException("this node is " + state.label() + ", not leaving: there is no decommission "
+                    + "to abort");
+        }
+        ClusterMetadata after = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " normal"));
+        known.offer(after);
+        draining = false;
+        synchronized (lock) {
+            thread = null;
+        }
+        LOG.info("decommission aborted: this node is a normal member again at epoch {}", after.epoch());
+        progress.updateAndGet(now2 -> now2.phase("aborted"));
+        return progress.get();
+    }
+
+    /** Whether a decommission runs here now (begun, not left, not aborted). */
+    public boolean running() {
+        synchronized (lock) {
+            return thread != null && thread.isAlive();
         }
     }
 

@@ -54,6 +54,8 @@ public final class JoinProcedure implements AutoCloseable {
     private final AtomicReference<MembershipProgress> progress = new AtomicReference<>(MembershipProgress.NONE);
     private final Thread thread;
     private volatile boolean closed;
+    /** Set by {@link #abort}: the steps stop where they are. */
+    private volatile boolean aborted;
 
     public JoinProcedure(MembershipCalls calls, ClusterNodes topology, KnownMetadata known, LongSupplier wallMillis) {
         this.calls = calls;
@@ -82,7 +84,7 @@ public final class JoinProcedure implements AutoCloseable {
     }
 
     private void runLogged() {
-        while (!closed) {
+        while (!closed && !aborted) {
             try {
                 if (step()) {
                     return;
@@ -126,9 +128,12 @@ public final class JoinProcedure implements AutoCloseable {
         List<ClusterNode> owners = topology.view().owners().stream()
                 .filter(node -> !topology.isSelf(node) && !node.id().equals(replaced)).toList();
         phase("waiting for every owner to know epoch " + metadata.epoch());
-        EpochWait.until(calls.calls(), owners, metadata.epoch(), () -> closed);
+        EpochWait.until(calls.calls(), owners, metadata.epoch(), () -> closed || aborted);
         phase("streaming");
         stream(owners);
+        if (aborted) {
+            throw new InterruptedException("aborted");
+        }
         phase("becoming normal");
         ClusterMetadata after = await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " normal"));
         known.offer(after);
@@ -157,8 +162,8 @@ public final class JoinProcedure implements AutoCloseable {
         }
         List<RemoteRun> pending = new ArrayList<>(runs);
         while (!pending.isEmpty()) {
-            if (closed) {
-                throw new InterruptedException("closed");
+            if (closed || aborted) {
+                throw new InterruptedException("stopped");
             }
             Thread.sleep(RemoteRun.POLL.toMillis());
             for (RemoteRun run : List.copyOf(pending)) {
@@ -178,6 +183,31 @@ public final class JoinProcedure implements AutoCloseable {
             long scanned = runs.stream().mapToLong(RemoteRun::scanned).sum();
             progress.updateAndGet(now -> now.moved(records, bytes, scanned));
         }
+    }
+
+    /**
+     * Rolls the join back ({@code ringkv abort}): the steps stop, and the metadata makes this node
+     * {@code left}; the owners keep every key, and the records they sent here stay here unused.
+     * Stop this node and clear its data directory before it joins again.
+     *
+     * @throws MembershipRefusedException when this node is not joining (the join is done)
+     * @throws IOException                when no member of the metadata group took the step
+     */
+    public MembershipProgress abort() throws IOException, InterruptedException {
+        aborted = true;
+        thread.interrupt();
+        thread.join(RETRY_PAUSE.toMillis() * 10);
+        ClusterMetadata now = await(calls.read());
+        MemberState state = now.member(selfId).map(Member::state).orElse(MemberState.LEFT);
+        if (state != MemberState.JOINING) {
+            throw new MembershipRefusedException("this node is " + state.label() + ", not joining: there is no join to abort");
+        }
+        ClusterMetadata after = await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " left"));
+        known.offer(after);
+        LOG.warn("join aborted at epoch {}: this node owns nothing; stop it and clear its data directory before it joins "
+                + "again", after.epoch());
+        progress.updateAndGet(now2 -> now2.phase("aborted"));
+        return progress.get();
     }
 
     private void phase(String phase) {

@@ -18,6 +18,7 @@ import java.util.function.Supplier;
  * <pre>
  *   POST /internal/v0/membership/decommission  -> 202 progress | 409 refused, with the reason | 503 no majority
  *   GET  /internal/v0/membership/decommission  -> 200 progress (a join's, when this node is joining)
+ *   POST /internal/v0/membership/abort         -> 200 progress | 409 nothing to abort | 503 no majority
  * </pre>
  * A POST makes this node {@code leaving} through the metadata group, then answers; the steps after
  * run in the background ({@link Decommission}).
@@ -46,6 +47,10 @@ public final class MembershipEndpoint implements HttpHandler {
 
     @Override
     public CompletionStage<Response> handle(Request request) {
+        if (request.path().equals(InternalProtocol.MEMBERSHIP_ABORT_PATH)) {
+            return request.method().equals("POST") ? CompletableFuture.supplyAsync(this::abort, executor)
+                    : CompletableFuture.completedFuture(Response.text(405, "use POST").withHeader("Allow", "POST"));
+        }
         if (!request.path().equals(InternalProtocol.DECOMMISSION_PATH)) {
             return CompletableFuture.completedFuture(Response.text(404, "no membership request " + request.path()));
         }
@@ -69,6 +74,29 @@ public final class MembershipEndpoint implements HttpHandler {
             return Response.text(409, "refused: " + e.getMessage());
         } catch (IllegalArgumentException e) {
             return Response.text(400, e.getMessage());
+        } catch (IOException e) {
+            return Response.text(503, "the metadata group did not take the step (" + e.getMessage()
+                    + "); check that most of its voters run, then ask again");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Response.text(503, "this node is stopping");
+        }
+    }
+
+    /** Rolls back this node's decommission, or else its join; 409 when neither runs. */
+    private Response abort() {
+        try {
+            if (decommission.running() || decommission.progress().step().equals("decommission")
+                    && !decommission.progress().phase().equals("left") && !decommission.progress().phase().equals("aborted")) {
+                return json(200, decommission.abort());
+            }
+            Optional<JoinProcedure> joining = join.get().filter(running -> !running.done());
+            if (joining.isPresent()) {
+                return json(200, joining.get().abort());
+            }
+            return Response.text(409, "this node runs no join or decommission to abort");
+        } catch (MembershipRefusedException e) {
+            return Response.text(409, "refused: " + e.getMessage());
         } catch (IOException e) {
             return Response.text(503, "the metadata group did not take the step (" + e.getMessage()
                     + "); check that most of its voters run, then ask again");
