@@ -82,9 +82,12 @@ public final class SignedCalls {
             }
             if (!auth.answers().verifies(proof, response.statusCode(), response.headers(), response.body())) {
                 String text = new String(response.body(), StandardCharsets.UTF_8);
+                // Answers the server gives before any handler (503 while it sheds load, 4xx at the
+                // head) carry no proof; neither does a node with another secret. Neither is trusted.
+                String why = response.statusCode() == 503 ? " (not taken: the node sheds load or is starting)"
+                        : " without a valid proof of the cluster secret (another secret, or refused before any handler)";
                 throw new CompletionException(new IOException(nodeUrl + " answered " + response.statusCode() + " to " + path
-                        + " without a valid proof of the cluster secret (is the secret the same?): "
-                        + text.substring(0, Math.min(text.length(), REASON_CHARS_MAX))));
+                        + why + ": " + text.substring(0, Math.min(text.length(), REASON_CHARS_MAX))));
             }
             long theirs = -1;
             try {

@@ -6,6 +6,10 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import io.ringkv.cluster.ClusterNode;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -45,6 +49,10 @@ final class DecommissionCommand implements Callable<Integer> {
         ClusterSecret secret = target.secret();
         try (HttpClient http = target.httpClient()) {
             SignedCalls calls = target.signedCalls(http, uri, secret, "ringkv-decommission", CALL_TIMEOUT);
+            // The other members, asked once the node stops answering whether it left.
+            List<String> others = members(http, URI.create(target.base())).stream()
+                    .filter(member -> !member.url().equals(ClusterNode.parse(target.base()).id()))
+                    .map(MetadataTable.Member::url).toList();
             SignedCalls.Answer started = calls.send("POST");
             if (started.status() != 202) {
                 System.out.println("ringkv decommission: " + target.base() + " answered " + started.status() + ": "
@@ -52,15 +60,22 @@ final class DecommissionCommand implements Callable<Integer> {
                 return ChaosCommand.EXIT_VIOLATIONS;
             }
             System.out.println("ringkv decommission: " + target.base() + " is leaving: " + started.body().strip());
-            return noWait ? 0 : follow(calls);
+            return noWait ? 0 : follow(http, calls, others);
         } catch (IOException e) {
             System.out.println("ringkv decommission: cannot reach " + target.base() + ": " + e);
             return ChaosCommand.EXIT_VIOLATIONS;
         }
     }
 
+    /** The members a node's status lists (empty when it lists none). */
+    private static List<MetadataTable.Member> members(HttpClient http, URI node) throws IOException, InterruptedException {
+        HttpResponse<String> status = http.send(HttpRequest.newBuilder(node.resolve("/v0/status")).timeout(Duration.ofSeconds(10))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        return MetadataTable.parse(status.body()).map(MetadataTable::members).orElse(List.of());
+    }
+
     /** Prints each new phase until the node says {@code left} or stops answering after it drained. */
-    private int follow(SignedCalls calls) throws InterruptedException {
+    private int follow(HttpClient http, SignedCalls calls, List<String> others) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         String lastPhase = "";
         while (System.nanoTime() < deadline) {
@@ -76,9 +91,21 @@ final class DecommissionCommand implements Callable<Integer> {
                     return 0;
                 }
             } catch (ConnectException stopped) {
-                if (lastPhase.equals("draining") || lastPhase.equals("left")) {
-                    System.out.println("ringkv decommission: " + target.base() + " left the cluster and stopped");
-                    return 0;
+                // It stopped: between two polls it may have handed everything over and left.
+                String self = ClusterNode.parse(target.base()).id();
+                for (String other : others) {
+                    try {
+                        boolean left = members(http, URI.create(other)).stream()
+                                .anyMatch(member -> member.url().equals(self) && member.state().equals("left"));
+                        if (left) {
+                            System.out.println("ringkv decommission: " + target.base() + " left the cluster and stopped ("
+                                    + other + " lists it as left)");
+                            return 0;
+                        }
+                        break; // one member that answers is enough
+                    } catch (IOException unreachable) {
+                        // the next member
+                    }
                 }
                 System.out.println("ringkv decommission: " + target.base() + " stopped before it left (" + stopped
                         + "); start it again and it takes up the steps where they were");

@@ -64,6 +64,10 @@ final class MetadataTable {
         return Optional.of(table);
     }
 
+    List<Member> members() {
+        return members;
+    }
+
     void print(PrintWriter out) {
         String leaderText = leader == null ? "none known (metadata changes wait; data requests do not)"
                 : leader + members.stream().filter(member -> member.id().equals(leader)).map(member -> " (" + member.url() + ")")

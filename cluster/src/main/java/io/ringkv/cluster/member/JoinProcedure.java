@@ -167,15 +167,22 @@ public final class JoinProcedure implements AutoCloseable {
             }
             Thread.sleep(RemoteRun.POLL.toMillis());
             for (RemoteRun run : List.copyOf(pending)) {
-                if (run.finished()) {
-                    String shortfall = run.shortfall();
-                    if (shortfall == null) {
-                        pending.remove(run);
-                    } else {
-                        LOG.warn("join: {}; running it again", shortfall);
-                        progress.updateAndGet(now -> now.failed(shortfall));
-                        run.start();
+                // One owner's status read or restart that fails (it sheds load, a call times out) is
+                // tried again at the next poll; the other owners' runs go on meanwhile.
+                try {
+                    if (run.finished()) {
+                        String shortfall = run.shortfall();
+                        if (shortfall == null) {
+                            pending.remove(run);
+                        } else {
+                            LOG.warn("join: {}; running it again", shortfall);
+                            progress.updateAndGet(now -> now.failed(shortfall));
+                            run.start();
+                        }
                     }
+                } catch (IOException e) {
+                    LOG.debug("join: reading {}'s hand-over failed ({}); asking again", run.member().id(), e.getMessage());
+                    progress.updateAndGet(now -> now.failed(e.getMessage()));
                 }
             }
             long records = runs.stream().mapToLong(RemoteRun::handedOff).sum();
