@@ -90,7 +90,7 @@ class MembershipIT {
     @BeforeAll
     static void start() throws Exception {
         // Five JVMs at most on a shared two-core machine: a longer replica timeout than ProcessCluster's 1 s.
-        cluster = new ProcessCluster(root, 3, List.of("--replica-timeout", "PT5S", "--anti-entropy-scan-rate", SCAN_RATE));
+        cluster = startCluster();
         client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
         awaitStatus(cluster.url(0), "the metadata leader elected with 3 normal members",
                 status -> status.contains("\"leader\":\"n") && normalMembers(status).size() == 3);
@@ -104,6 +104,20 @@ class MembershipIT {
             writer.stop();
         }
         writers.clear();
+    }
+
+    /**
+     * The three initial nodes. A port chosen free can be taken before a node binds it on this shared
+     * machine (many TIME_WAIT connections of other tests, see {@link #startJoiner(String, String, Path)}),
+     * and ProcessCluster then fails to start: one more try on other ports, in a directory of its own.
+     */
+    private static ProcessCluster startCluster() throws Exception {
+        List<String> args = List.of("--replica-timeout", "PT5S", "--anti-entropy-scan-rate", SCAN_RATE);
+        try {
+            return new ProcessCluster(root.resolve("cluster-1"), 3, args);
+        } catch (AssertionError notReady) {
+            return new ProcessCluster(root.resolve("cluster-2"), 3, args);
+        }
     }
 
     @AfterAll
@@ -244,8 +258,7 @@ class MembershipIT {
     void aJoiningNodeKilledWhileStreamingCompletesWhenStartedAgain() throws Exception {
         BackgroundWriter writer = startWriter("w3-");
         writer.awaitMore(20);
-        int port = LocalPorts.free(1).get(0);
-        Joiner joining = startJoiner("joiner-4", port, cluster.url(1), cluster.secretFile());
+        Joiner joining = startJoiner("joiner-4", cluster.url(1), cluster.secretFile());
         awaitStatus(joining, "joiner-4 streaming", status -> "streaming".equals(membershipPhase(status)));
         joining.process().kill();
         String meanwhile = metadata(cluster.url(0));
@@ -257,7 +270,7 @@ class MembershipIT {
         assertThat(second.printed(), containsString("a change is in progress"));
         assertThat("a refused join changes nothing", metadata(cluster.url(0)), equalTo(meanwhile));
 
-        Joiner again = startJoiner("joiner-4", port, cluster.url(1), cluster.secretFile());
+        Joiner again = restart(joining, cluster.url(1));
         awaitJoined(again);
         writer.awaitMore(50);
         assertThat("writes during the join, of " + writer.writes(), writer.stop(), is(empty()));
@@ -279,8 +292,53 @@ class MembershipIT {
 
     // --- joining nodes
 
+    /**
+     * A new node asking to join, on a free port. The port is free when chosen, but on a machine
+     * shared with other tests another process may take it before the node binds it (seen here
+     * under load: the node exits at once, "Address already in use"); then it starts again on
+     * another port, up to a few times. Its data directory is still empty then: the node binds its
+     * port before it asks to join.
+     */
     private static Joiner startJoiner(String name, String member, Path secret) throws Exception {
-        return startJoiner(name, LocalPorts.free(1).get(0), member, secret);
+        for (int attempt = 1; ; attempt++) {
+            Joiner joiner = startJoiner(name, LocalPorts.free(1).get(0), member, secret);
+            if (!lostItsPort(joiner) || attempt == 3) {
+                return joiner;
+            }
+        }
+    }
+
+    /**
+     * The joiner started again on its port and data directory (its identity). Its port was free
+     * while it ran; should another process take it meanwhile (see above), it is tried again a few
+     * times, a second apart, for that process to let it go.
+     */
+    private static Joiner restart(Joiner joiner, String member) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            Joiner again = startJoiner(joiner.name(), joiner.port(), member, cluster.secretFile());
+            if (!lostItsPort(again) || attempt == 5) {
+                return again;
+            }
+            Thread.sleep(1000);
+        }
+    }
+
+    /** Whether the joiner exited because its port was taken (else it listens, or exited for another reason). */
+    private static boolean lostItsPort(Joiner joiner) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (joiner.process().isAlive() && System.nanoTime() < deadline) {
+            try {
+                send(joiner.url(), "GET", "/v0/status");
+                return false;
+            } catch (java.io.IOException notListeningYet) {
+                Thread.sleep(50);
+            }
+        }
+        if (joiner.process().isAlive()) {
+            return false;
+        }
+        awaitExit(joiner);
+        return joiner.printed().contains("Address already in use");
     }
 
     /** Starts {@code serve --join member} on {@code port}, its data in {@code root/name} (the same for a restart). */
