@@ -154,9 +154,11 @@ class Writes:
 
 
 class Load:
-    """Constant PUT and GET rates over the serving nodes, as back-to-back vegeta attacks of
-    CHUNK_SECONDS each. Threading: start() and stop() and serve_only() from the bench's thread; one
-    thread runs the attacks, another decodes their results (rows and the Writes ledger)."""
+    """Constant PUT and GET rates over the serving nodes, as vegeta attacks of CHUNK_SECONDS each,
+    one starting every CHUNK_SECONDS whether or not the one before has its last answers (waiting for
+    them would send nothing exactly while the cluster is slow). Threading: start(), stop() and
+    serve_only() from the bench's thread; one thread starts the attacks, another waits for each in
+    turn and decodes its results (rows and the Writes ledger)."""
 
     def __init__(self, vegeta_bin, rate, keys, value_bytes, load_cpus, tmp, writes):
         self.vegeta_bin, self.rate, self.keys, self.value_bytes = vegeta_bin, rate, keys, value_bytes
@@ -168,6 +170,7 @@ class Load:
         self.chunks = 0
         # serving changes bump its version; started_version is the version the running attack was made with.
         self.serving, self.serving_version, self.started_version = [], 0, 0
+        self.finished_through = -1  # every attack up to this index has exited
         self.cond = threading.Condition()
         self.stopping = False
         self.failure = None  # why the attacks stopped early, if they did
@@ -181,11 +184,15 @@ class Load:
         self.decoder.start()
 
     def serve_only(self, urls):
-        """From the next attack on, load goes to urls only; returns once an attack without the others began."""
+        """From the next attack on, load goes to urls only; returns once an attack without the others
+        began and every attack before it exited (its last request answered or timed out)."""
         with self.cond:
             self.serving = list(urls)
             self.serving_version += 1
             while self.started_version < self.serving_version and self.failure is None:
+                self.cond.wait()
+            first = self.chunks - 1
+            while self.finished_through < first - 1 and self.failure is None:
                 self.cond.wait()
             if self.failure:
                 raise SystemExit(self.failure)
@@ -232,9 +239,10 @@ class Load:
                 self.cond.notify_all()
 
     def _attacks(self):
+        next_start = time.monotonic()
         while True:
             with self.cond:
-                if self.stopping:
+                if self.stopping or self.failure:
                     return
                 serving, version, chunk = list(self.serving), self.serving_version, self.chunks
             targets, meta = self._targets(serving, chunk)
@@ -243,16 +251,13 @@ class Load:
             cmd = ["taskset", "-c", self.load_cpus, self.vegeta_bin, "attack", "-format=http", "-targets",
                    path + ".targets", "-rate", "%d/s" % (2 * self.rate), "-duration", "%ds" % CHUNK_SECONDS,
                    "-timeout", "5s", "-max-body", "0", "-output", path + ".bin"]
+            time.sleep(max(0.0, next_start - time.monotonic()))
             proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            next_start += CHUNK_SECONDS
             with self.cond:
                 self.chunks += 1
                 self.started_version = version
-                self.cond.notify_all()
-            err = proc.communicate()[1]
-            if proc.returncode != 0:
-                raise SystemExit("vegeta attack failed: %s" % err.decode()[-500:])
-            with self.cond:
-                self.decode_queue.append((path, meta))
+                self.decode_queue.append((chunk, proc, path, meta))
                 self.cond.notify_all()
 
     def _decode_loop(self):
@@ -263,7 +268,15 @@ class Load:
                 item = self.decode_queue.pop(0)
             if item is None:
                 return
-            path, meta = item
+            chunk, proc, path, meta = item
+            err = proc.communicate()[1]
+            with self.cond:
+                self.finished_through = chunk
+                if proc.returncode != 0:
+                    self.failure = "vegeta attack failed: %s" % err.decode()[-500:]
+                self.cond.notify_all()
+            if proc.returncode != 0:
+                continue
             enc = subprocess.run([self.vegeta_bin, "encode", "--to", "csv", path + ".bin"], capture_output=True,
                                  check=True).stdout
             for rec in csv.reader(io.StringIO(enc.decode())):
