@@ -300,7 +300,8 @@ def window(rows, start, end):
     puts = sorted(r[3] for r in sel if r[1] == "PUT")
     failed = collections.Counter("%s %d" % (r[1], r[2]) for r in sel
                                  if (r[1] == "PUT" and r[2] != 201) or (r[1] == "GET" and r[2] not in (200, 404)))
-    return {"requests": len(sel), "gets": len(gets), "puts": len(puts), "failed": sum(failed.values()),
+    return {"requests": len(sel), "offered_per_s": len(sel) / (end - start) if end > start else None,
+            "gets": len(gets), "puts": len(puts), "failed": sum(failed.values()),
             "failed_by_status": dict(failed), "get_p99_ms": vegeta.percentile(gets, 0.99),
             "get_p50_ms": vegeta.percentile(gets, 0.5), "put_p99_ms": vegeta.percentile(puts, 0.99)}
 
@@ -594,7 +595,12 @@ class Bench:
             steady["cpu_cores"] = steady_cpu / (steady_end - steady_start)
             steady["nodes"] = steady_counters
             log("round %d: checking owners and reading back %d keys" % (self.rnd, len(self.writes.by_key)))
+            # Requests sent per second from the steady window on: where the offered load fell short.
+            first = int(steady_start)
+            per_second = collections.Counter(r[0] // 1_000_000_000 - first for r in self.load.rows)
+            sent = [per_second.get(i, 0) for i in range(max(per_second) + 1)] if per_second else []
             result = {"round": self.rnd, "steady": steady, "steps": steps, "owners": self.owners(),
+                      "sent_per_second_from": first, "sent_per_second": sent,
                       "read_back": self.read_back(), "load_errors": dict(self.load.errors.most_common(5)),
                       "members_at_end": ((status(self.serving()[0]) or {}).get("metadata") or {}).get("members")}
             return result
@@ -655,8 +661,8 @@ def summarise(doc):
         fmt(interval([r["steady"]["cpu_cores"] for r in rounds]))))
     lines.extend(failure_lines([r["steady"] for r in rounds], [r["steady"].get("nodes", {}) for r in rounds]))
     lines.append("")
-    lines.append("%-8s %-10s %-10s %-12s %-9s %-13s %-12s %-10s %-10s %-9s %s" % (
-        "step", "seconds", "GET p99 ms", "x steady", "verdict", "failed", "streamed MB", "stream s", "MB/s",
+    lines.append("%-8s %-10s %-8s %-10s %-12s %-9s %-13s %-12s %-10s %-10s %-9s %s" % (
+        "step", "seconds", "sent/s", "GET p99 ms", "x steady", "verdict", "failed", "streamed MB", "stream s", "MB/s",
         "unique MB", "CPU cores"))
     for name in meta["steps"]:
         ss = [(r, s) for r in rounds for s in r["steps"] if s["step"] == name]
@@ -667,8 +673,9 @@ def summarise(doc):
         failed = sum(s["load"]["failed"] for _, s in ss)
         verdict = "met" if ratio[0] <= P99_TARGET and failed == 0 and (ratio[1] is None or ratio[0] + ratio[1] <= P99_TARGET) \
             else ("NOT met" if ratio[0] > P99_TARGET or failed else "inconclusive")
-        lines.append("%-8s %-10s %-10s %-12s %-9s %-13s %-12s %-10s %-10s %-9s %s" % (
+        lines.append("%-8s %-10s %-8s %-10s %-12s %-9s %-13s %-12s %-10s %-10s %-9s %s" % (
             name, fmt(interval([s["duration_s"] for _, s in ss]), "%.1f"),
+            fmt(interval([s["load"].get("offered_per_s") for _, s in ss]), "%.0f"),
             fmt(interval([s["load"]["get_p99_ms"] for _, s in ss])), fmt(ratio), verdict,
             "%d of %d" % (failed, sum(s["load"]["requests"] for _, s in ss)),
             fmt(interval([s["streamed_bytes"] / 1e6 for _, s in ss]), "%.1f"),
@@ -687,6 +694,8 @@ def summarise(doc):
               "streaming;",
               "  unique MB: value bytes of the keys the node owns (grow, replace) or owned before it left (shrink).",
               "CPU cores: CPU time of every node process during the step over its duration (2 cores on this machine).",
+              "sent/s: requests vegeta sent per second in the step (%d asked for); fewer: the load generator itself "
+              "was starved." % (2 * meta["rate"]),
               ""]
     for r in rounds:
         o, rb = r["owners"], r["read_back"]
