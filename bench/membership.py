@@ -32,6 +32,7 @@ import io
 import json
 import os
 import random
+import re
 import signal
 import socket
 import statistics
@@ -492,6 +493,12 @@ class Bench:
                                                                                       out[-2000:]))
         end = time.time()
         self.state[url] = "left"
+        # The node may stop between two status polls, after more was handed over than the last poll saw:
+        # its last log line about leaving has the total.
+        with open(self.cluster.logs[self.cluster.urls.index(url)], errors="replace") as f:
+            said = re.findall(r"left the cluster at epoch \d+; (\d+) records \((\d+) bytes\) handed over", f.read())
+        if said:
+            watch.progress = dict(watch.progress, records=int(said[-1][0]), bytes=int(said[-1][1]), source="node log")
         self.decommission_cli = {"exit": cli.returncode, "last_line": out.strip().splitlines()[-1] if out.strip() else ""}
         return start, end, watch, url, owned
 
