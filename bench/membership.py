@@ -361,11 +361,14 @@ class StepWatch:
         return sum(self.cpu[p] - self.cpu_start[p] for p in self.pids) / CLK_TCK
 
     def streaming_seconds(self, end):
-        """From the first sight of "streaming" to the first sight of the phase after it."""
-        for i, (phase, at) in enumerate(self.phases):
-            if phase == "streaming":
-                return (self.phases[i + 1][1] if i + 1 < len(self.phases) else end) - at
-        return None
+        """From the first sight of "streaming" to the first sight of the phase after the last one: a
+        join pass that failed (an owner did not answer) starts again from waiting, and the bytes
+        count both passes."""
+        seen = [i for i, (phase, _) in enumerate(self.phases) if phase == "streaming"]
+        if not seen:
+            return None
+        last = seen[-1]
+        return (self.phases[last + 1][1] if last + 1 < len(self.phases) else end) - self.phases[seen[0]][1]
 
 
 def node_counters(urls):
