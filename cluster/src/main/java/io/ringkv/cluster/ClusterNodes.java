@@ -178,7 +178,7 @@ public final class ClusterNodes {
         }
         MembershipView next;
         try {
-            next = MembershipView.of(metadata);
+            next = MembershipView.of(metadata, view.members());
         } catch (IllegalArgumentException e) {
             LOG.error("cannot route by the cluster metadata at epoch {}: {}; keeping the view of epoch {}", metadata.epoch(),
                     e.getMessage(), view.epoch());

@@ -56,6 +56,15 @@ public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterN
      * @throws IllegalArgumentException when it has no owner or a member URL does not parse
      */
     public static MembershipView of(ClusterMetadata metadata) {
+        return of(metadata, List.of());
+    }
+
+    /**
+     * As {@link #of(ClusterMetadata)}, with the members listed in {@code order} first, in that order
+     * (the previous view's: the {@code --cluster} list's order, which the status and the dashboard
+     * show), then any others in the metadata's order. Placement does not depend on it.
+     */
+    public static MembershipView of(ClusterMetadata metadata, List<ClusterNode> order) {
         List<ClusterNode> members = new ArrayList<>();
         List<ClusterNode> owners = new ArrayList<>();
         List<ClusterNode> future = new ArrayList<>();
@@ -93,10 +102,19 @@ public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterN
         if (owners.isEmpty()) {
             throw new IllegalArgumentException("the metadata at epoch " + metadata.epoch() + " has no normal member");
         }
+        java.util.Comparator<ClusterNode> byOrder = java.util.Comparator.comparingInt(node -> {
+            int at = order.indexOf(node);
+            return at < 0 ? Integer.MAX_VALUE : at;
+        });
+        members.sort(byOrder); // stable: nodes not in the order keep the metadata's
+        Map<ClusterNode, MemberState> ordered = new LinkedHashMap<>();
+        for (ClusterNode node : members) {
+            ordered.put(node, states.get(node));
+        }
         RendezvousPlacement placement = new RendezvousPlacement(owners);
         RendezvousPlacement futurePlacement = !changing || future.isEmpty() ? placement : new RendezvousPlacement(future);
         boolean inProgress = changing && !future.isEmpty();
-        return new MembershipView(metadata.epoch(), members, states, placement, futurePlacement, inProgress,
+        return new MembershipView(metadata.epoch(), members, ordered, placement, futurePlacement, inProgress,
                 inProgress ? replacedNodes : java.util.Set.of());
     }
 

@@ -52,7 +52,7 @@ class MembershipRoutingTest {
 
     private static ClusterMetadata metadata(long epoch, MemberState fourth) {
         List<Member> members = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
+        for (int i = 2; i >= 0; i--) { // not in the list's order: the view keeps the list's
             members.add(member(URLS.get(i), MemberState.NORMAL, i));
         }
         members.add(member(URLS.get(3), fourth, 3));
@@ -154,6 +154,8 @@ class MembershipRoutingTest {
         assertThat(topology.all().size(), is(3));
         topology.follow(metadata(2, MemberState.JOINING));
         assertThat(topology.all().size(), is(4));
+        // The list's order stays (the status and the dashboard show it); a new member comes after it.
+        assertThat(topology.all(), equalTo(URLS.stream().map(ClusterNode::parse).toList()));
         assertThat(topology.size(), is(3)); // owners: the joining member owns nothing yet
         topology.follow(metadata(3, MemberState.NORMAL));
         assertThat(topology.size(), is(4));
