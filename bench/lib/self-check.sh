@@ -355,6 +355,40 @@ assert "put     500/s p99              0.50x +- 0.00" in text, text
 assert "put     500/s CPU per request  1.00x +- 0.00" in text, text
 EOF
 }
+membership_refuses_bad_input_and_summarises() { # exit 2 for bad options; read-back rule and summary from made-up rounds
+  local bad
+  for bad in "--rounds 0" "--keys 0" "--steps grow,resize" "--steps shrink" "--steps shrink,grow" "--value-bytes 8" \
+             "--no-such-option"; do
+    # shellcheck disable=SC2086 # an option and its value
+    python3 "$BENCH_DIR/membership.py" $bad 2>"$WORK/membership.err"
+    [[ $? == 2 ]] && grep -q 'error' "$WORK/membership.err" || { echo "not refused: $bad"; return 1; }
+  done
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$BENCH_DIR" python3 - <<'EOF2'
+import membership as m
+w = m.Writes()
+w.add(7, 100, 1, True); w.add(7, 200, 2, False); w.add(7, 300, 3, True); w.add(7, 400, 4, False)
+assert w.acceptable(7) == {3, 4}, w.acceptable(7)  # the last acknowledged, or a later unanswered one
+w.add(8, 100, 1, False)
+assert w.acceptable(8) == {0, 1}, w.acceptable(8)  # nothing acknowledged: the preload, or the unanswered write
+assert m.value(3, 32) == b"g00000003-" + b"v" * 22
+def load(p99, failed):
+    return {"requests": 1000, "failed": failed, "failed_by_status": {"PUT 504": failed} if failed else {},
+            "get_p99_ms": p99, "put_p99_ms": p99}
+def rnd(r, grow_p99, failed):
+    step = {"step": "grow", "duration_s": 20.0, "load": load(grow_p99, failed), "streamed_bytes": 12e6, "streaming_s": 6.0,
+            "streamed_mb_per_s": 2.0, "unique_value_bytes": 4e6, "cpu_cores": 1.5, "nodes": {"503_server_overload": 3}}
+    steady = dict(load(10.0, 0), cpu_cores=1.0, nodes={})
+    return {"round": r, "steady": steady, "steps": [step], "load_errors": {},
+            "owners": {"nodes": {"a": 5, "b": 5, "c": 5}, "copies_histogram": {"0": 0, "3": 5}, "keys_not_on_3": 0},
+            "read_back": {"keys_checked": 5, "acknowledged_puts": 9, "mismatches": 0, "first_mismatches": []}}
+meta = {"keys": 5, "value_bytes": 1024, "rate": 10, "steps": ["grow"], "steady_s": 10}
+text = m.summarise({"meta": meta, "rounds": [rnd(1, 15.0, 0), rnd(2, 17.0, 0)]})
+assert "grow     20.0 +- 0.0" in text and "1.60 +- 1.27" in text and "inconclusive" in text, text
+assert "the nodes counted: 503_server_overload 6" in text, text
+assert "NOT met" in m.summarise({"meta": meta, "rounds": [rnd(1, 15.0, 2)]})
+assert " met " in m.summarise({"meta": meta, "rounds": [rnd(1, 15.0, 0)]})
+EOF2
+}
 help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }
 bad_option_is_refused() { ! "$BENCH_DIR/run.sh" --no-such-option 2>/dev/null; }
 
@@ -371,6 +405,7 @@ check "the h2-abuse step's frames and summary" h2_abuse_frames_and_summary
 check "the large-hints step refuses bad input and summarises" large_hints_refuses_bad_input_and_summarises
 check "the cas-throughput step refuses bad input and summarises" cas_throughput_refuses_bad_input_and_summarises
 check "the etcd step refuses bad input and summarises" etcd_compare_refuses_bad_input_and_summarises
+check "the membership step refuses bad input and summarises" membership_refuses_bad_input_and_summarises
 check "vegeta targets are well formed" targets_are_well_formed
 check "fragments parse wrk and vegeta output" fragments_parse_tool_output
 check "assemble joins fragments into results" assemble_builds_results

@@ -115,10 +115,22 @@ public final class AntiEntropy implements AutoCloseable {
     /** Paces this node's scans, and those it runs for peers ({@link InternalApiHandler}). */
     private final ScanPacer pacer;
     private int scannedSincePace;
-    /** This node's digest, kept per write; null in a one-node cluster, which compares with nobody. */
-    private final LiveDigest digest;
-    private final RendezvousPlacement placement;
+    /**
+     * The owners this node compares with and its digest kept per write for them; the digest is null
+     * in a one-node cluster, which compares with nobody. Replaced whole when the owners change.
+     */
+    private volatile Digested digested;
     private final IntSupplier replicationFactor;
+
+    /**
+     * A placement and the live digest built for it. The digest keeps per-peer levels only while this
+     * node is one of the owners (a joining node compares with nobody until it owns keys).
+     */
+    private record Digested(RendezvousPlacement placement, LiveDigest digest) {
+        boolean owner(ClusterNode self) {
+            return placement.contains(self);
+        }
+    }
 
     /**
      * @param collectedElsewhere true for a tombstone so old that peers may have collected it
@@ -137,11 +149,10 @@ public final class AntiEntropy implements AutoCloseable {
     public AntiEntropy(StorageEngine engine, ClusterNodes topology, ReplicaClient client, AntiEntropySettings settings,
                        Predicate<Record> collectedElsewhere, IntSupplier replicationFactor) throws StoreException {
         this.engine = engine;
-        this.placement = new RendezvousPlacement(topology);
         this.replicationFactor = replicationFactor;
         // One scan now, while nothing writes (before the node serves); every round and every peer's
         // digest request then reads the live digest instead of the store.
-        this.digest = topology.others().isEmpty() ? null : LiveDigest.attach(engine, placement, topology.self());
+        this.digested = digestFor(engine, topology);
         this.collectedElsewhere = collectedElsewhere;
         this.topology = topology;
         this.client = client;
@@ -152,6 +163,39 @@ public final class AntiEntropy implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        topology.onChange((before, after) -> {
+            if (!java.util.Set.copyOf(before.owners()).equals(java.util.Set.copyOf(after.owners()))) {
+                try {
+                    thread.execute(this::rebuildDigest);
+                } catch (java.util.concurrent.RejectedExecutionException closed) {
+                    // closed: no more rounds to compare for
+                }
+            }
+        });
+    }
+
+    private static Digested digestFor(StorageEngine engine, ClusterNodes topology) throws StoreException {
+        RendezvousPlacement placement = topology.placement();
+        if (topology.others().isEmpty()) {
+            return new Digested(placement, null);
+        }
+        boolean owner = placement.contains(topology.self());
+        return new Digested(placement, LiveDigest.attach(engine, owner ? placement : null, topology.self()));
+    }
+
+    /**
+     * Builds the digest again for the owners of the current view (on this object's thread, between
+     * rounds). The store is written meanwhile: a write that lands while the scan passes its key may
+     * leave its bucket's digest off by that record, which costs that bucket a comparison of versions
+     * (nothing is repaired wrongly) in each round until the next rebuild.
+     */
+    private void rebuildDigest() {
+        try {
+            digested = digestFor(engine, topology);
+            LOG.info("anti-entropy digest rebuilt for the owners at epoch {}", topology.view().epoch());
+        } catch (StoreException e) {
+            LOG.error("anti-entropy digest could not be rebuilt for the new owners; comparisons use the old ones", e);
+        }
     }
 
     /** Schedules rounds every {@link AntiEntropySettings#interval()}; a one-node cluster has none. */
@@ -190,10 +234,14 @@ public final class AntiEntropy implements AutoCloseable {
         long differing = 0;
         long failed = 0;
         try {
-            int rf = replicationFactor.getAsInt();
-            for (ClusterNode peer : topology.others()) {
+            Digested current = digested;
+            int rf = Math.min(replicationFactor.getAsInt(), current.placement().clusterSize());
+            for (ClusterNode peer : current.owner(topology.self()) ? current.placement().nodes() : List.<ClusterNode>of()) {
+                if (topology.isSelf(peer)) {
+                    continue;
+                }
                 try {
-                    differing += compareWith(peer, rf);
+                    differing += compareWith(current, peer, rf);
                 } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
                     failed++;
                     LOG.debug("anti-entropy with {} failed; next round in {}: {}", peer, settings.interval(), e.toString());
@@ -218,22 +266,23 @@ public final class AntiEntropy implements AutoCloseable {
     }
 
     /** @return how many buckets differed */
-    private int compareWith(ClusterNode peer, int rf)
+    private int compareWith(Digested current, ClusterNode peer, int rf)
             throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
+        LiveDigest digest = current.digest();
         long[] mine = digest.snapshot(peer, rf);
         long[] theirs = client.digest(peer, rf).get(answerMillis(), TimeUnit.MILLISECONDS);
         BitSet differing = DigestBuckets.differing(mine, theirs);
         if (!differing.isEmpty()) {
-            BitSet left = pushRecentKeys(peer, rf, differing);
+            BitSet left = pushRecentKeys(current, peer, rf, differing);
             if (!left.isEmpty()) {
-                repairBuckets(peer, rf, left);
+                repairBuckets(current, peer, rf, left);
             }
         }
         return differing.cardinality();
     }
 
     /** Whether this node and {@code peer} both own {@code key} under {@code rf}: the keys they compare. */
-    private boolean shared(byte[] key, ClusterNode peer, int rf) {
+    private boolean shared(RendezvousPlacement placement, byte[] key, ClusterNode peer, int rf) {
         return rf >= placement.clusterSize() || placement.bothOwn(key, topology.self(), peer, rf);
     }
 
@@ -246,13 +295,14 @@ public final class AntiEntropy implements AutoCloseable {
      *         {@code differing} whose digests still disagree (a bucket that differs for other
      *         reasons, such as records the peer holds newer or keys changed longer ago, stays)
      */
-    private BitSet pushRecentKeys(ClusterNode peer, int rf, BitSet differing)
+    private BitSet pushRecentKeys(Digested current, ClusterNode peer, int rf, BitSet differing)
             throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
         PushBatch push = new PushBatch(peer);
+        LiveDigest digest = current.digest();
         List<byte[]> keys = digest.recentKeys(differing);
         keys.sort(Arrays::compareUnsigned); // a record batch is in ascending key order (RecordFrameReader)
         for (byte[] key : keys) {
-            if (!shared(key, peer, rf)) {
+            if (!shared(current.placement(), key, peer, rf)) {
                 continue;
             }
             throttle();
@@ -266,7 +316,7 @@ public final class AntiEntropy implements AutoCloseable {
             return differing;
         }
         long[] theirs = client.digest(peer, rf).get(answerMillis(), TimeUnit.MILLISECONDS);
-        BitSet left = DigestBuckets.differing(digest.snapshot(peer, rf), theirs);
+        BitSet left = DigestBuckets.differing(current.digest().snapshot(peer, rf), theirs);
         left.and(differing);
         recentPassesSufficed.addAndGet(differing.cardinality() - left.cardinality());
         return left;
@@ -279,7 +329,7 @@ public final class AntiEntropy implements AutoCloseable {
      * buckets went 64 at a time, each batch a full scan on both sides, with the peer's versions
      * of the batch held in a map).
      */
-    private void repairBuckets(ClusterNode peer, int rf, BitSet buckets)
+    private void repairBuckets(Digested current, ClusterNode peer, int rf, BitSet buckets)
             throws IOException, StoreException, ExecutionException, TimeoutException, InterruptedException {
         PushBatch push = new PushBatch(peer);
         try (RecordStream theirs = client.versions(peer, buckets, rf).get(answerMillis(), TimeUnit.MILLISECONDS);
@@ -288,7 +338,7 @@ public final class AntiEntropy implements AutoCloseable {
             while (cursor.next()) {
                 throttle();
                 byte[] key = cursor.key();
-                if (!buckets.get(DigestBuckets.bucketOf(key)) || !shared(key, peer, rf)) {
+                if (!buckets.get(DigestBuckets.bucketOf(key)) || !shared(current.placement(), key, peer, rf)) {
                     continue;
                 }
                 // Keys the peer holds and this node lacks are passed: the peer's own round sends them.
@@ -390,6 +440,7 @@ public final class AntiEntropy implements AutoCloseable {
 
     /** This node's digest now, from the live digest: no scan. Null in a one-node cluster. */
     long[] digestNow() {
+        LiveDigest digest = digested.digest();
         return digest == null ? null : digest.snapshot();
     }
 
@@ -400,26 +451,36 @@ public final class AntiEntropy implements AutoCloseable {
      * @throws IllegalArgumentException for an id not of this cluster, or {@code rf} outside 1..n
      */
     long[] digestFor(String peerId, int rf) {
+        Digested current = digested;
+        RendezvousPlacement placement = current.placement();
         ReplicationFactor.check(rf, placement.clusterSize());
-        if (digest == null || rf == placement.clusterSize()) {
-            return digestNow(); // every node owns every key: the peer does not matter
+        if (current.digest() == null || rf == placement.clusterSize()) {
+            return current.digest() == null ? null : current.digest().snapshot(); // every node owns every key
         }
-        return digest.snapshot(peer(peerId), rf);
+        if (!current.owner(topology.self())) {
+            throw new IllegalArgumentException("this node owns no keys yet (it is joining): it compares with nobody");
+        }
+        return current.digest().snapshot(peer(placement, peerId), rf);
     }
 
     /** The keys this node and {@code peerId} both own under {@code rf}: what a versions answer to that peer holds. */
     Predicate<byte[]> sharedWith(String peerId, int rf) {
+        RendezvousPlacement placement = digested.placement();
         ReplicationFactor.check(rf, placement.clusterSize());
         if (rf == placement.clusterSize()) {
             return key -> true;
         }
-        ClusterNode peer = peer(peerId);
-        return key -> shared(key, peer, rf);
+        if (!placement.contains(topology.self())) {
+            throw new IllegalArgumentException("this node owns no keys yet (it is joining): it compares with nobody");
+        }
+        ClusterNode peer = peer(placement, peerId);
+        return key -> shared(placement, key, peer, rf);
     }
 
-    private ClusterNode peer(String peerId) {
-        return topology.others().stream().filter(node -> node.id().equals(peerId)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("not a peer of this node: " + LogText.of(peerId)));
+    /** The owner named {@code peerId}: only an owner compares, and only with owners. */
+    private ClusterNode peer(RendezvousPlacement placement, String peerId) {
+        return placement.nodes().stream().filter(node -> node.id().equals(peerId) && !topology.isSelf(node)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("not an owner of this cluster: " + LogText.of(peerId)));
     }
 
     /** The pace of every anti-entropy scan on this node, the peers' digest and versions requests included. */

@@ -50,7 +50,6 @@ public final class Cleanup implements AutoCloseable {
 
     private final StorageEngine engine;
     private final ClusterNodes topology;
-    private final RendezvousPlacement placement;
     private final IntSupplier replicationFactor;
     private final ReplicaClient client;
     private final ScanPacer pacer;
@@ -61,14 +60,15 @@ public final class Cleanup implements AutoCloseable {
     private boolean running;
     /** Guarded by {@link #lock}. */
     private CleanupStatus last = CleanupStatus.NONE;
+    /** Guarded by {@link #lock}: another run was asked for while one ran; it starts when that one ends. */
+    private boolean again;
     /** Guarded by {@link #lock}: the run in progress, as far as it got. */
     private CleanupStatus current;
 
-    Cleanup(StorageEngine engine, ClusterNodes topology, RendezvousPlacement placement, IntSupplier replicationFactor,
+    Cleanup(StorageEngine engine, ClusterNodes topology, IntSupplier replicationFactor,
             ReplicaClient client, ScanPacer pacer, Duration answerWait) {
         this.engine = engine;
         this.topology = topology;
-        this.placement = placement;
         this.replicationFactor = replicationFactor;
         this.client = client;
         this.pacer = pacer;
@@ -81,17 +81,22 @@ public final class Cleanup implements AutoCloseable {
     }
 
     /**
-     * Starts a run unless one is running. @return the runs completed before this call, so a caller
-     * can tell when the run it asked for is over ({@link CleanupStatus#runsCompleted} above it)
+     * Starts a run, or, while one runs, another right after it: the one running may have started
+     * under an older membership view, and the caller asks for a run under the view of now.
+     *
+     * @return a count the caller's run is over past ({@link CleanupStatus#runsCompleted} above it):
+     *         the runs completed before this call, plus the one running
      */
     public long request() {
         synchronized (lock) {
             long before = last.runsCompleted();
-            if (!running) {
-                running = true;
-                current = CleanupStatus.started(before);
-                thread.execute(this::runLogged);
+            if (running) {
+                again = true;
+                return before + 1;
             }
+            running = true;
+            current = CleanupStatus.started(before);
+            thread.execute(this::runLogged);
             return before;
         }
     }
@@ -119,6 +124,16 @@ public final class Cleanup implements AutoCloseable {
         }
         synchronized (lock) {
             last = done.finished(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            if (again) {
+                again = false;
+                current = CleanupStatus.started(last.runsCompleted());
+                try {
+                    thread.execute(this::runLogged);
+                    return;
+                } catch (java.util.concurrent.RejectedExecutionException closed) {
+                    // closed meanwhile: no more runs
+                }
+            }
             running = false;
             current = null;
         }
@@ -130,6 +145,8 @@ public final class Cleanup implements AutoCloseable {
             current = CleanupStatus.started(last.runsCompleted());
         }
         int rf = replicationFactor.getAsInt();
+        MembershipView view = topology.view();
+        ClusterNode self = topology.self();
         Set<ClusterNode> failedOwners = new HashSet<>();
         List<NotOwned> chunk = new ArrayList<>();
         int sincePace = 0;
@@ -143,12 +160,11 @@ public final class Cleanup implements AutoCloseable {
                     sincePace = 0;
                 }
                 byte[] key = cursor.key();
-                List<ClusterNode> owners = placement.owners(key, rf);
-                boolean ownedHere = owners.stream().anyMatch(topology::isSelf);
-                if (ownedHere) {
+                NotOwned handOver = handOver(view, self, key, cursor.record(), rf);
+                if (handOver == null) {
                     continue;
                 }
-                chunk.add(new NotOwned(key, cursor.record(), owners));
+                chunk.add(handOver);
                 if (chunk.size() == CHUNK_RECORDS) {
                     handOver(chunk, failedOwners);
                     chunk = new ArrayList<>();
@@ -161,6 +177,26 @@ public final class Cleanup implements AutoCloseable {
         synchronized (lock) {
             return current;
         }
+    }
+
+    /**
+     * What becomes of one record: null when it stays as it is; else the nodes it goes to, and
+     * whether it is purged here once they all took it. A node that owns the key now or after the
+     * change in progress keeps it and sends it to the owners to be ({@link MembershipView#pending}),
+     * which is how a joining node gets its keys and a leaving one hands its keys on; a node that
+     * owns it neither now nor later sends it to every owner to be, then drops it.
+     */
+    private static NotOwned handOver(MembershipView view, ClusterNode self, byte[] key, Record record, int rf) {
+        RendezvousPlacement now = view.placement();
+        RendezvousPlacement later = view.futurePlacement();
+        boolean ownsNow = now.contains(self) && now.owns(key, self, Math.min(rf, now.clusterSize()));
+        boolean ownsLater = later.contains(self) && later.owns(key, self, Math.min(rf, later.clusterSize()));
+        if (ownsNow || ownsLater) {
+            List<ClusterNode> pending = view.pending(key, rf);
+            return pending.isEmpty() || pending.equals(List.of(self)) ? null
+                    : new NotOwned(key, record, pending.stream().filter(node -> !node.equals(self)).toList(), false);
+        }
+        return new NotOwned(key, record, later.owners(key, Math.min(rf, later.clusterSize())), true);
     }
 
     /** Sends a chunk to its owners, then purges each record every one of its owners took. */
@@ -196,7 +232,10 @@ public final class Cleanup implements AutoCloseable {
         }
         for (NotOwned record : chunk) {
             boolean handedOver = !refused.contains(record.key()) && record.owners().stream().noneMatch(failedOwners::contains);
-            if (!handedOver) {
+            if (!record.purge()) {
+                long bytes = record.key().length + record.record().value().length;
+                update(status -> handedOver ? status.handedOff(1, bytes) : status.kept(1));
+            } else if (!handedOver) {
                 update(status -> status.notOwned(1).kept(1));
             } else if (engine.purge(record.key(), record.record())) {
                 long bytes = record.key().length + record.record().value().length;
@@ -232,7 +271,10 @@ public final class Cleanup implements AutoCloseable {
         }
     }
 
-    /** A record this node holds but does not own, and the nodes that do. */
-    private record NotOwned(byte[] key, Record record, List<ClusterNode> owners) {
+    /**
+     * A record to hand over: the nodes it goes to ({@code owners}), and whether it is purged here
+     * once they all took it (this node owns it neither now nor after the change in progress).
+     */
+    private record NotOwned(byte[] key, Record record, List<ClusterNode> owners, boolean purge) {
     }
 }

@@ -14,59 +14,70 @@ package io.ringkv.cluster;
  * @param ownersFailed   owners that could not be reached during the run
  * @param lastRunMillis  how long the run took, once over (0 before)
  * @param error          why the run stopped early, or null
+ * @param handedOff      records this node keeps (it owns them now or after the join or leave in
+ *                       progress) that it sent to their new owners
+ * @param bytesHandedOff key and value bytes of those
  */
 public record CleanupStatus(boolean running, long runsCompleted, long scanned, long notOwned, long dropped, long kept,
-                            long bytesDropped, int ownersFailed, long lastRunMillis, String error) {
+                            long bytesDropped, int ownersFailed, long lastRunMillis, String error, long handedOff,
+                            long bytesHandedOff) {
 
     /** No run yet. */
-    static final CleanupStatus NONE = new CleanupStatus(false, 0, 0, 0, 0, 0, 0, 0, 0, null);
+    static final CleanupStatus NONE = new CleanupStatus(false, 0, 0, 0, 0, 0, 0, 0, 0, null, 0, 0);
 
     static CleanupStatus started(long runsCompletedBefore) {
-        return new CleanupStatus(true, runsCompletedBefore, 0, 0, 0, 0, 0, 0, 0, null);
+        return new CleanupStatus(true, runsCompletedBefore, 0, 0, 0, 0, 0, 0, 0, null, 0, 0);
     }
 
     CleanupStatus scanned(long records) {
         return new CleanupStatus(running, runsCompleted, scanned + records, notOwned, dropped, kept, bytesDropped,
-                ownersFailed, lastRunMillis, error);
+                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff);
     }
 
     CleanupStatus notOwned(long records) {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned + records, dropped, kept, bytesDropped,
-                ownersFailed, lastRunMillis, error);
+                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff);
     }
 
     CleanupStatus dropped(long records, long bytes) {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped + records, kept, bytesDropped + bytes,
-                ownersFailed, lastRunMillis, error);
+                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff);
     }
 
     CleanupStatus kept(long records) {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept + records, bytesDropped,
-                ownersFailed, lastRunMillis, error);
+                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff);
+    }
+
+    /** Records this node keeps (it owns them, now or after the change in progress) sent to their new owners. */
+    CleanupStatus handedOff(long records, long bytes) {
+        return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept, bytesDropped,
+                ownersFailed, lastRunMillis, error, handedOff + records, bytesHandedOff + bytes);
     }
 
     CleanupStatus ownerFailed() {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept, bytesDropped,
-                ownersFailed + 1, lastRunMillis, error);
+                ownersFailed + 1, lastRunMillis, error, handedOff, bytesHandedOff);
     }
 
     CleanupStatus failed(String why) {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept, bytesDropped,
-                ownersFailed, lastRunMillis, why);
+                ownersFailed, lastRunMillis, why, handedOff, bytesHandedOff);
     }
 
     /** The run is over: counted, with its duration. */
     CleanupStatus finished(long millis) {
         return new CleanupStatus(false, runsCompleted + 1, scanned, notOwned, dropped, kept, bytesDropped,
-                ownersFailed, millis, error);
+                ownersFailed, millis, error, handedOff, bytesHandedOff);
     }
 
     /** One JSON object: the fields above by name, {@code error} only when there is one. */
     public String toJson() {
-        StringBuilder json = new StringBuilder(200).append("{\"running\":").append(running)
+        StringBuilder json = new StringBuilder(240).append("{\"running\":").append(running)
                 .append(",\"runsCompleted\":").append(runsCompleted).append(",\"scanned\":").append(scanned)
                 .append(",\"notOwned\":").append(notOwned).append(",\"dropped\":").append(dropped)
                 .append(",\"kept\":").append(kept).append(",\"bytesDropped\":").append(bytesDropped)
+                .append(",\"handedOff\":").append(handedOff).append(",\"bytesHandedOff\":").append(bytesHandedOff)
                 .append(",\"ownersFailed\":").append(ownersFailed).append(",\"lastRunMillis\":").append(lastRunMillis);
         if (error != null) {
             json.append(",\"error\":\"").append(error.replace("\\", "\\\\").replace("\"", "\\\"")

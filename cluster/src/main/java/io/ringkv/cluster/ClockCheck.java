@@ -28,7 +28,8 @@ final class ClockCheck implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClockCheck.class);
 
-    private final List<ClusterNode> peers;
+    /** Replaced whole when members join or leave ({@link #members}). */
+    private volatile List<ClusterNode> peers;
     private final ReplicaClient client;
     private final ClockSkew skew;
     private final LongSupplier wallMillis;
@@ -37,6 +38,11 @@ final class ClockCheck implements AutoCloseable {
     static final long UNCONFIRMED_EVERY_MILLIS = 100;
     private volatile CompletableFuture<Void> round = CompletableFuture.completedFuture(null);
     private volatile long roundStartedNanos;
+
+    /** Measures exactly these peers from the next round on (the membership changed). */
+    void members(List<ClusterNode> others) {
+        this.peers = List.copyOf(others);
+    }
 
     ClockCheck(List<ClusterNode> peers, ReplicaClient client, ClockSkew skew, LongSupplier wallMillis, long intervalMillis) {
         this.peers = List.copyOf(peers);
@@ -97,6 +103,7 @@ final class ClockCheck implements AutoCloseable {
 
     private CompletableFuture<Void> measureAll() {
         roundStartedNanos = System.nanoTime();
+        List<ClusterNode> peers = this.peers;
         CompletableFuture<?>[] answers = new CompletableFuture<?>[peers.size()];
         for (int i = 0; i < peers.size(); i++) {
             answers[i] = measure(peers.get(i));

@@ -47,7 +47,8 @@ public final class ClockSkew {
     private final HybridLogicalClock clock;
     private final LongSupplier nanoTime;
     private final long boundMillis;
-    private final Set<String> peers;
+    /** Replaced whole when members join or leave ({@link #members}). */
+    private volatile Set<String> peers;
     private final Map<String, Sample> heard = new ConcurrentHashMap<>();
     private final Map<String, Sample> measured = new ConcurrentHashMap<>();
     /** Starts a measurement round now (or joins the one running); set by {@link ClockCheck}. */
@@ -100,6 +101,11 @@ public final class ClockSkew {
         this.nanoTime = nanoTime;
         this.boundMillis = boundMillis;
         this.peers = Set.copyOf(peers);
+    }
+
+    /** Measures exactly these peers (ids) from now on: the membership changed. */
+    public void members(Set<String> others) {
+        this.peers = Set.copyOf(others);
     }
 
     /** Records a peer's sending time (epoch millis, its own clock) from a request it sent. */

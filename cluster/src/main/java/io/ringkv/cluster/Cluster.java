@@ -1,5 +1,9 @@
 package io.ringkv.cluster;
 
+import io.ringkv.cluster.member.Decommission;
+import io.ringkv.cluster.member.JoinProcedure;
+import io.ringkv.cluster.member.MembershipCalls;
+import io.ringkv.cluster.member.MembershipEndpoint;
 import io.ringkv.cluster.meta.MetadataAdminEndpoint;
 import io.ringkv.cluster.meta.MetadataGroup;
 import io.ringkv.cluster.meta.MetadataSettings;
@@ -15,6 +19,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -63,7 +68,8 @@ public final class Cluster implements AutoCloseable {
     private final KeyReplicas keyReplicas;
     private final CompareAndSet compareAndSet;
     private final ReplicaClient client;
-    private final java.util.Map<ClusterNode, Replica> replicas;
+    /** Each member's Paxos peer, made on first use (members may join). */
+    private final java.util.Map<ClusterNode, PaxosPeer> paxosPeers = new java.util.concurrent.ConcurrentHashMap<>();
     private final InternalAuth auth;
     private final ReplicationFactor replicationFactor;
     private final KnownMetadata knownMetadata = new KnownMetadata();
@@ -73,14 +79,25 @@ public final class Cluster implements AutoCloseable {
     private final Object metadataLock = new Object();
     private volatile MetadataGroup metadata;
     private boolean closed;
+    /** Reads the metadata through members, for a node outside the group ({@link #followMetadataRemotely}). */
+    private final java.util.concurrent.ScheduledExecutorService metadataPoll = java.util.concurrent.Executors
+            .newSingleThreadScheduledExecutor(task -> {
+                Thread thread = new Thread(task, "ringkv-metadata-poll");
+                thread.setDaemon(true);
+                return thread;
+            });
+    private volatile Decommission decommission;
+    private volatile JoinProcedure join;
 
     /** How often a peer no request went to is probed. */
     static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
 
-    private Cluster(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock, Executor handlerExecutor,
-                    ReplicaCallListener callListener) throws StoreException {
-        this.topology = ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
-        this.replicationFactor = new ReplicationFactor(settings.replicationFactor(), topology.size());
+    private Cluster(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
+                    Executor handlerExecutor, ReplicaCallListener callListener) throws StoreException {
+        this.topology = joined != null ? joined : ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
+        this.replicationFactor = new ReplicationFactor(Math.min(settings.replicationFactor(), topology.size()), topology::size);
+        // The view first: the factor's bound is the number of owners it names.
+        knownMetadata.listen(topology::follow);
         knownMetadata.listen(replicationFactor::follow);
         this.epochGate = new EpochGate(catchUp, EpochGate.waitLimitFor(settings.replicaTimeout()));
         this.clientExecutor = InterNodeHttpClients.newExecutor(settings.clientThreads());
@@ -106,10 +123,12 @@ public final class Cluster implements AutoCloseable {
         ReplicaCallListener calls = ReplicaCallListener.both(ReplicaCallListener.both(peerHealth, slow), callListener);
         this.clockCheck = new ClockCheck(topology.others(), client, clockSkew, clock::wallMillis, PROBE_INTERVAL.toMillis());
         this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);
-        this.replicas = Coordinator.replicasFor(topology, local, client, settings.transport().batchesPerPeer());
-        this.coordinator = new Coordinator(topology, replicas, clock,
-                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor, settings.readSpareDelay()), hintedHandoff, clockSkew, calls);
-        this.keyReplicas = new KeyReplicas(new RendezvousPlacement(topology), replicas);
+        int batchesPerPeer = settings.transport().batchesPerPeer();
+        this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client, batchesPerPeer),
+                node -> new RemoteReplica(node, client, batchesPerPeer), clock,
+                new CoordinatorSettings(settings.coordinatorDeadline(), handlerExecutor, settings.readSpareDelay()), hintedHandoff,
+                clockSkew, calls);
+        this.keyReplicas = new KeyReplicas(topology::placement, coordinator::replica);
         this.tombstones = new TombstoneCollector(engine, settings.tombstoneGrace(), clock::wallMillis,
                 clockSkew::agreedEarliestMillis);
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::mayBeCollectedElsewhere,
@@ -117,21 +136,27 @@ public final class Cluster implements AutoCloseable {
         PaxosAcceptor acceptor = new PaxosAcceptor(engine,
                 timestamp -> tombstones.mayBeCollectedElsewhere(io.ringkv.store.Record.tombstone(timestamp)));
         tombstones.alsoCollect(acceptor);
-        java.util.Map<ClusterNode, PaxosPeer> paxosPeers = new java.util.HashMap<>();
-        for (ClusterNode node : topology.all()) {
-            paxosPeers.put(node, topology.isSelf(node) ? PaxosPeer.local(node, acceptor) : PaxosPeer.remote(node, client));
-        }
-        this.compareAndSet = new CompareAndSet(new RendezvousPlacement(topology), replicationFactor::current, paxosPeers, coordinator,
-                clock, clockSkew, handlerExecutor);
+        this.compareAndSet = new CompareAndSet(topology, replicationFactor::current,
+                node -> paxosPeers.computeIfAbsent(node, member -> topology.isSelf(member) ? PaxosPeer.local(member, acceptor)
+                        : PaxosPeer.remote(member, client)),
+                coordinator, clock, clockSkew, handlerExecutor);
         this.internalHandler = topology.size() > 1
                 ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew, acceptor, epochGate,
                         handlerExecutor) : null;
         this.range = new ClusterRange(topology, engine, client, coordinator::expiryClockMillis, replicationFactor::current);
-        this.cleanup = new Cleanup(engine, topology, new RendezvousPlacement(topology), replicationFactor::current, client,
+        this.cleanup = new Cleanup(engine, topology, replicationFactor::current, client,
                 antiEntropy.pacer(), client.requestTimeout().multipliedBy(2));
         if (internalHandler != null) {
             internalHandler.mountCleanup(cleanup);
         }
+        topology.onChange((before, after) -> {
+            List<ClusterNode> others = topology.others();
+            peerHealth.members(others);
+            slow.members(others);
+            clockSkew.members(others.stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
+            clockCheck.members(others);
+            hintedHandoff.members(others);
+        });
     }
 
     /**
@@ -149,7 +174,17 @@ public final class Cluster implements AutoCloseable {
     /** As above; {@code calls} is told of every remote replica call of the coordinator (metrics). */
     public static Cluster start(ClusterSettings settings, StorageEngine engine, HybridLogicalClock clock,
                                 Executor handlerExecutor, ReplicaCallListener calls) throws StoreException {
-        Cluster cluster = new Cluster(settings, engine, clock, handlerExecutor, calls);
+        return start(settings, null, engine, clock, handlerExecutor, calls);
+    }
+
+    /**
+     * As above, for a node that joined a running cluster: {@code joined} is its view from the join's
+     * answer ({@link ClusterNodes#joined}); {@code settings.nodeUrls()} are ignored but for the
+     * replication factor's bound.
+     */
+    public static Cluster start(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
+                                Executor handlerExecutor, ReplicaCallListener calls) throws StoreException {
+        Cluster cluster = new Cluster(settings, joined, engine, clock, handlerExecutor, calls);
         cluster.peerProbe.start();
         cluster.clockCheck.start();
         try {
@@ -193,11 +228,73 @@ public final class Cluster implements AutoCloseable {
                     topology.self(), calls, endpoint, replicationFactor.current(), knownMetadata::offer);
             catchUp.attach(group::readForCatchUp);
             if (internalHandler != null) {
-                internalHandler.mountMetadata(endpoint, new MetadataAdminEndpoint(group));
+                internalHandler.mountMetadata(endpoint, new MetadataAdminEndpoint(group, topology.self()));
             }
             this.metadata = group;
             return group;
         }
+    }
+
+    /**
+     * For a node that runs no part of the metadata group (one that joined): follows the metadata
+     * by reading it through the group's members ({@link MembershipCalls#read}), every
+     * {@code interval} and whenever a peer names a newer epoch. Call once, after {@link #start}.
+     */
+    public void followMetadataRemotely(Duration interval) {
+        MembershipCalls calls = membershipCalls();
+        catchUp.attach(calls::read);
+        metadataPoll.scheduleWithFixedDelay(() -> calls.read().thenAccept(knownMetadata::offer).exceptionally(failure -> {
+            LOG.debug("reading the cluster metadata through its members failed: {}", failure.toString());
+            return null;
+        }), 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Serves this node's membership steps: its decommission ({@code ringkv decommission}), and its
+     * join when {@code joining} (the node was started with {@code --join} and the metadata names it
+     * joining). Call once, after the metadata is followed ({@link #startMetadata} or
+     * {@link #followMetadataRemotely}).
+     *
+     * @param drainDelay how long a leaving node says so on {@code /v0/status} before it leaves
+     * @param onLeft     run once this node has left (the node stops)
+     */
+    public void startMembership(Duration drainDelay, Runnable onLeft, boolean joining) {
+        MembershipCalls calls = membershipCalls();
+        Decommission leaving = new Decommission(calls, topology, knownMetadata, cleanup, drainDelay, onLeft,
+                System::currentTimeMillis);
+        JoinProcedure join = joining ? new JoinProcedure(calls, topology, knownMetadata, System::currentTimeMillis).start() : null;
+        this.decommission = leaving;
+        this.join = join;
+        if (internalHandler != null) {
+            internalHandler.mountMembership(new MembershipEndpoint(leaving, () -> Optional.ofNullable(this.join),
+                    this::decommissionRefusal, clientExecutor, System::currentTimeMillis));
+        }
+        knownMetadata.listen(leaving::resumeIfLeaving);
+        leaving.resumeIfLeaving(knownMetadata.current());
+    }
+
+    /** Why this node may not be decommissioned: a voter of the metadata group keeps its vote until voters can change. */
+    private Optional<String> decommissionRefusal() {
+        MetadataGroup group = metadata;
+        if (group != null && group.role().map(role -> !role.equals("listener")).orElse(false)) {
+            return Optional.of("this node is a voter of the cluster metadata (" + group.role().get() + "); ringkv cannot move "
+                    + "a vote to another node yet, so voters stay: decommission a node that is not a voter");
+        }
+        return Optional.empty();
+    }
+
+    /** This node's join in progress, or empty (not joining, or the join is over). */
+    public Optional<JoinProcedure> join() {
+        return Optional.ofNullable(join);
+    }
+
+    /** This node's decommission; empty until {@link #startMembership}. */
+    public Optional<Decommission> decommission() {
+        return Optional.ofNullable(decommission);
+    }
+
+    private MembershipCalls membershipCalls() {
+        return new MembershipCalls(new SignedCalls(http, auth, knownMetadata::epoch, clientExecutor), topology);
     }
 
     /** This node's part of the metadata group; empty until {@link #startMetadata}. */
@@ -309,7 +406,7 @@ public final class Cluster implements AutoCloseable {
     public java.util.List<PeerBatches> peerBatches() {
         java.util.List<PeerBatches> all = new java.util.ArrayList<>();
         for (ClusterNode peer : topology.others()) {
-            if (replicas.get(peer) instanceof RemoteReplica remote) {
+            if (coordinator.replica(peer) instanceof RemoteReplica remote) {
                 remote.batches().ifPresent(all::add);
             }
         }
@@ -342,6 +439,13 @@ public final class Cluster implements AutoCloseable {
             if (metadata != null) {
                 metadata.close(); // before the HTTP client its calls use
             }
+        }
+        metadataPoll.shutdownNow();
+        if (join != null) {
+            join.close();
+        }
+        if (decommission != null) {
+            decommission.close();
         }
         peerProbe.close();
         clockCheck.close();

@@ -29,7 +29,6 @@ public final class ClusterRange {
     private final StorageEngine local;
     private final ReplicaClient client;
     private final LongSupplier nowMillis;
-    private final RendezvousPlacement placement;
     private final IntSupplier replicationFactor;
 
     /** @param nowMillis the time the merges judge expiry by ({@link Coordinator#expiryClockMillis}) */
@@ -44,7 +43,6 @@ public final class ClusterRange {
         this.local = local;
         this.client = client;
         this.nowMillis = nowMillis;
-        this.placement = new RendezvousPlacement(topology);
         this.replicationFactor = replicationFactor;
     }
 
@@ -55,13 +53,21 @@ public final class ClusterRange {
      *         caller owns the merge and must close it (the server closes a streamed body)
      */
     public CompletableFuture<ClusterRangeMerge> open(byte[] start, byte[] end) {
-        int rf = replicationFactor.getAsInt();
-        List<CompletableFuture<RecordStream>> opening = new ArrayList<>(topology.size());
-        for (ClusterNode node : topology.others()) {
-            opening.add(client.openRange(node, start, end).<RecordStream>thenApply(stream -> owned(stream, node, rf))
+        // The owners of this moment: a joining node is not asked (it may not hold its keys yet), a
+        // leaving one is (it still does).
+        RendezvousPlacement placement = topology.placement();
+        int rf = Math.min(replicationFactor.getAsInt(), placement.clusterSize());
+        List<CompletableFuture<RecordStream>> opening = new ArrayList<>(placement.clusterSize());
+        for (ClusterNode node : placement.nodes()) {
+            if (topology.isSelf(node)) {
+                continue;
+            }
+            opening.add(client.openRange(node, start, end).<RecordStream>thenApply(stream -> owned(placement, stream, node, rf))
                     .exceptionallyCompose(e -> CompletableFuture.failedFuture(new ReplicaException(node, "range unavailable", e))));
         }
-        opening.add(openLocal(start, end).thenApply(stream -> owned(stream, topology.self(), rf)));
+        if (placement.contains(topology.self())) {
+            opening.add(openLocal(start, end).thenApply(stream -> owned(placement, stream, topology.self(), rf)));
+        }
         return CompletableFuture.allOf(opening.toArray(CompletableFuture[]::new))
                 .handle((ignored, error) -> {
                     if (error != null) {
@@ -82,7 +88,7 @@ public final class ClusterRange {
     }
 
     /** {@code stream} as far as {@code node} owns its keys; all of it when every node owns every key. */
-    private RecordStream owned(RecordStream stream, ClusterNode node, int rf) {
+    private static RecordStream owned(RendezvousPlacement placement, RecordStream stream, ClusterNode node, int rf) {
         return rf >= placement.clusterSize() ? stream : new OwnedRecordStream(stream, placement, node, rf);
     }
 

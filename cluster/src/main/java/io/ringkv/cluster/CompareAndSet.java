@@ -55,9 +55,10 @@ public final class CompareAndSet {
     /** The longest random pause between two attempts, in ms; the pause doubles from 2 ms up to it. */
     static final int BACKOFF_MILLIS_MAX = 64;
 
-    private final RendezvousPlacement placement;
+    private final java.util.function.Supplier<RendezvousPlacement> placement;
+    private final java.util.function.Supplier<MembershipView> view;
     private final IntSupplier replicationFactor;
-    private final Map<ClusterNode, PaxosPeer> peers;
+    private final java.util.function.Function<ClusterNode, PaxosPeer> peers;
     private final Coordinator coordinator;
     private final HybridLogicalClock clock;
     private final ClockSkew clockSkew;
@@ -66,9 +67,25 @@ public final class CompareAndSet {
     /** @param replicationFactor the factor placement follows now: a key's Paxos replicas are its owners */
     CompareAndSet(RendezvousPlacement placement, IntSupplier replicationFactor, Map<ClusterNode, PaxosPeer> peers,
                   Coordinator coordinator, HybridLogicalClock clock, ClockSkew clockSkew, Executor executor) {
+        this(() -> placement, null, replicationFactor, Map.copyOf(peers)::get, coordinator, clock, clockSkew, executor);
+    }
+
+    /**
+     * @param topology the cluster whose current owners are each key's Paxos replicas
+     * @param peers    the Paxos peer of each member (called per round; cache it)
+     */
+    CompareAndSet(ClusterNodes topology, IntSupplier replicationFactor, java.util.function.Function<ClusterNode, PaxosPeer> peers,
+                  Coordinator coordinator, HybridLogicalClock clock, ClockSkew clockSkew, Executor executor) {
+        this(topology::placement, topology::view, replicationFactor, peers, coordinator, clock, clockSkew, executor);
+    }
+
+    private CompareAndSet(java.util.function.Supplier<RendezvousPlacement> placement, java.util.function.Supplier<MembershipView> view,
+                          IntSupplier replicationFactor, java.util.function.Function<ClusterNode, PaxosPeer> peers,
+                          Coordinator coordinator, HybridLogicalClock clock, ClockSkew clockSkew, Executor executor) {
         this.placement = placement;
+        this.view = view;
         this.replicationFactor = replicationFactor;
-        this.peers = Map.copyOf(peers);
+        this.peers = peers;
         this.coordinator = coordinator;
         this.clock = clock;
         this.clockSkew = clockSkew;
@@ -84,6 +101,11 @@ public final class CompareAndSet {
      */
     public CompletableFuture<CasOutcome> write(byte[] key, CasCondition condition, LongFunction<Record> write,
                                                ReplicationParams params) {
+        MembershipView now = view == null ? null : view.get();
+        if (now != null && now.changing()) {
+            return CompletableFuture.failedFuture(new MembershipChangeException("a member is joining or leaving the cluster "
+                    + "(metadata epoch " + now.epoch() + "): conditional writes are refused until it is done; retry then"));
+        }
         List<ClusterNode> nodes = replicasOf(key);
         int quorum = ReplicationParams.quorum(nodes.size());
         ReplicationParams commit = new ReplicationParams(Math.max(params.ack(), quorum), nodes.size());
@@ -103,7 +125,8 @@ public final class CompareAndSet {
      * ask (a membership change under Paxos, not made safe yet: see docs/cluster.md).
      */
     private List<ClusterNode> replicasOf(byte[] key) {
-        return placement.owners(key, replicationFactor.getAsInt());
+        RendezvousPlacement owners = placement.get();
+        return owners.owners(key, Math.min(replicationFactor.getAsInt(), owners.clusterSize()));
     }
 
     /** One conditional write's attempts; its fields are touched by one step at a time (each after the previous). */
@@ -143,7 +166,7 @@ public final class CompareAndSet {
             }
             List<CompletableFuture<PaxosMessages.Promise>> calls = new ArrayList<>(nodes.size());
             for (ClusterNode node : nodes) {
-                calls.add(peers.get(node).prepare(key, ballot));
+                calls.add(peers.apply(node).prepare(key, ballot));
             }
             return QuorumTally.of(calls, quorum, PaxosMessages.Promise::granted)
                     .thenComposeAsync(round -> afterPrepare(attempt, ballot, round), executor);
@@ -226,7 +249,7 @@ public final class CompareAndSet {
         private CompletableFuture<QuorumTally.Result<PaxosMessages.Accepted>> propose(long ballot, Record record) {
             List<CompletableFuture<PaxosMessages.Accepted>> calls = new ArrayList<>(nodes.size());
             for (ClusterNode node : nodes) {
-                calls.add(peers.get(node).accept(key, ballot, record));
+                calls.add(peers.apply(node).accept(key, ballot, record));
             }
             return QuorumTally.of(calls, quorum, PaxosMessages.Accepted::granted);
         }

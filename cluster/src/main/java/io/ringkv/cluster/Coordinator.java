@@ -43,8 +43,9 @@ public final class Coordinator {
     static final int RESTAMPS_MAX = 3;
 
     private final ClusterNodes topology;
-    private final RendezvousPlacement placement;
+    /** One replica per member seen so far; a member that joins gets one from {@link #newMember} on first use. */
     private final Map<ClusterNode, Replica> replicas;
+    private final java.util.function.Function<ClusterNode, Replica> newMember;
     private final HybridLogicalClock clock;
     private final CoordinatorSettings settings;
     private final DeadlineQueue deadlines;
@@ -77,15 +78,28 @@ public final class Coordinator {
     public Coordinator(ClusterNodes topology, Map<ClusterNode, Replica> replicas, HybridLogicalClock clock,
                        CoordinatorSettings settings, MissedWriteListener missedWrites, ClockSkew clockSkew,
                        ReplicaCallListener calls) {
+        this(topology, replicas, node -> {
+            throw new IllegalStateException("no replica for " + node.id() + ", which is not of the cluster this coordinator was made for");
+        }, clock, settings, missedWrites, clockSkew, calls);
+    }
+
+    /**
+     * @param newMember makes the replica of a member that joined after this coordinator was made
+     *                  (called once per member, from any thread)
+     */
+    public Coordinator(ClusterNodes topology, Map<ClusterNode, Replica> replicas,
+                       java.util.function.Function<ClusterNode, Replica> newMember, HybridLogicalClock clock,
+                       CoordinatorSettings settings, MissedWriteListener missedWrites, ClockSkew clockSkew,
+                       ReplicaCallListener calls) {
         this.calls = calls;
+        this.newMember = newMember;
         for (ClusterNode node : topology.all()) {
             if (!replicas.containsKey(node)) {
                 throw new IllegalArgumentException("no replica given for node " + node);
             }
         }
         this.topology = topology;
-        this.placement = new RendezvousPlacement(topology);
-        this.replicas = Map.copyOf(replicas);
+        this.replicas = new java.util.concurrent.ConcurrentHashMap<>(replicas);
         this.clock = clock;
         this.settings = settings;
         this.deadlines = new DeadlineQueue(settings.deadline(), settings.executor());
@@ -105,7 +119,7 @@ public final class Coordinator {
      */
     public static Map<ClusterNode, Replica> replicasFor(ClusterNodes topology, Replica local, ReplicaClient client,
                                                         int batchesInFlight) {
-        Map<ClusterNode, Replica> replicas = new HashMap<>();
+        Map<ClusterNode, Replica> replicas = new java.util.concurrent.ConcurrentHashMap<>();
         for (ClusterNode node : topology.all()) {
             replicas.put(node, topology.isSelf(node) ? local : new RemoteReplica(node, client, batchesInFlight));
         }
@@ -192,6 +206,12 @@ public final class Coordinator {
         return topology;
     }
 
+    /** The replica this coordinator calls for {@code node}, made now for a member that joined since. */
+    public Replica replica(ClusterNode node) {
+        Replica replica = replicas.get(node);
+        return replica != null ? replica : replicas.computeIfAbsent(node, newMember);
+    }
+
     /** Visible for tests that wait for read repair ({@link ReplicatedOperation#done()}). */
     ReplicatedOperation startRead(byte[] key, ReplicationParams params) {
         return start(key, null, params);
@@ -254,7 +274,15 @@ public final class Coordinator {
         return clockSkew == null ? Long.MAX_VALUE : clockSkew.boundMillis();
     }
 
+    /**
+     * Routes by the membership view of this moment: reads ask the key's owners; writes go to its
+     * owners and, while a member joins or leaves, to its pending replicas too, and need one more
+     * acknowledgement per pending replica, save one that stands in for a member being replaced
+     * ({@link MembershipView#writeSet}).
+     */
     private ReplicatedOperation start(byte[] key, Record record, ReplicationParams params) {
+        MembershipView view = topology.view();
+        RendezvousPlacement placement = view.placement();
         if (params.from() > placement.clusterSize()) {
             throw new IllegalArgumentException("from=" + params.from() + " exceeds the cluster size " + placement.clusterSize());
         }
@@ -265,7 +293,13 @@ public final class Coordinator {
                     calls, topology.self())
                     .start(deadlines, spareDelays, settings.executor());
         }
-        return new ReplicatedOperation(key, record, localLast(nodes), params.ack(), clock, missedWrites, boundMillis(), calls,
+        int ack = params.ack();
+        if (record != null && view.changing()) {
+            MembershipView.WriteSet writes = view.writeSet(key, nodes, params.from(), ack);
+            nodes = writes.nodes();
+            ack = writes.ack();
+        }
+        return new ReplicatedOperation(key, record, localLast(nodes), ack, clock, missedWrites, boundMillis(), calls,
                 topology.self())
                 .start(deadlines, settings.executor());
     }
@@ -285,10 +319,10 @@ public final class Coordinator {
             if (topology.isSelf(node)) {
                 continue;
             }
-            (ordered.size() < remoteFirst ? ordered : spares).add(replicas.get(node));
+            (ordered.size() < remoteFirst ? ordered : spares).add(replica(node));
         }
         if (holdsKey) {
-            ordered.add(replicas.get(topology.self()));
+            ordered.add(replica(topology.self()));
         }
         ordered.addAll(spares);
         return ordered;
@@ -300,9 +334,9 @@ public final class Coordinator {
         Replica local = null;
         for (ClusterNode node : nodes) {
             if (topology.isSelf(node)) {
-                local = replicas.get(node);
+                local = replica(node);
             } else {
-                ordered.add(replicas.get(node));
+                ordered.add(replica(node));
             }
         }
         if (local != null) {

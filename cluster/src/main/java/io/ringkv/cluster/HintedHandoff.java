@@ -86,6 +86,15 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         });
     }
 
+    /**
+     * Hints for exactly these peers from now on: a member that joined can be hinted, one that left
+     * gets no new hints (its old ones expire by age).
+     */
+    public void members(List<ClusterNode> others) {
+        others.forEach(node -> targets.put(node.id(), node));
+        targets.keySet().retainAll(others.stream().map(ClusterNode::id).toList());
+    }
+
     /** Starts the replay rounds. */
     public HintedHandoff start() {
         scheduler.schedule(this::roundThenNext, settings.interval().toMillis(), TimeUnit.MILLISECONDS);

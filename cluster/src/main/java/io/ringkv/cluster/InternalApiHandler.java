@@ -72,6 +72,8 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     private final RateLimitedLog refusals = new RateLimitedLog(60_000);
     private volatile HttpHandler raft;
     private volatile HttpHandler metaAdmin;
+    /** Serves {@link InternalProtocol#MEMBERSHIP_PREFIX}; null until {@link #mountMembership}. */
+    private volatile HttpHandler membership;
     /** Serves {@link InternalProtocol#CLEANUP_PATH}; null until {@link #mountCleanup}. */
     private volatile Cleanup cleanup;
 
@@ -120,6 +122,11 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         this.cleanup = cleanup;
     }
 
+    /** Serves {@link InternalProtocol#MEMBERSHIP_PREFIX} (this node's own join or decommission); until then 503. */
+    public void mountMembership(HttpHandler endpoint) {
+        this.membership = endpoint;
+    }
+
     public void mountMetadata(HttpHandler endpoint, HttpHandler admin) {
         this.metaAdmin = admin;
         this.raft = endpoint;
@@ -156,8 +163,10 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         }
         // Anti-entropy's comparisons follow this node's view of owners; every other data request is
         // answered the same under any metadata (EpochGate says why).
+        // A cleanup, too: a run started for a joining node must hand records over by the view that
+        // names it.
         boolean dependsOnMetadata = request.path().equals(InternalProtocol.DIGEST_PATH)
-                || request.path().equals(InternalProtocol.VERSIONS_PATH);
+                || request.path().equals(InternalProtocol.VERSIONS_PATH) || request.path().equals(InternalProtocol.CLEANUP_PATH);
         CompletableFuture<Optional<Response>> admitted = epochGate.admit(request.headers().first(InternalProtocol.EPOCH_HEADER),
                 dependsOnMetadata);
         if (admitted.isDone()) {
@@ -210,12 +219,14 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     }
 
     private static boolean isMetadata(String path) {
-        return path.startsWith(InternalProtocol.RAFT_PREFIX) || path.startsWith(InternalProtocol.META_PREFIX);
+        return path.startsWith(InternalProtocol.RAFT_PREFIX) || path.startsWith(InternalProtocol.META_PREFIX)
+                || path.startsWith(InternalProtocol.MEMBERSHIP_PREFIX);
     }
 
     /** A Raft call or a metadata admin request, answered when the metadata group answers it. */
     private CompletionStage<Response> metadata(Request request) throws Exception {
-        HttpHandler endpoint = request.path().startsWith(InternalProtocol.RAFT_PREFIX) ? raft : metaAdmin;
+        HttpHandler endpoint = request.path().startsWith(InternalProtocol.RAFT_PREFIX) ? raft
+                : request.path().startsWith(InternalProtocol.MEMBERSHIP_PREFIX) ? membership : metaAdmin;
         return endpoint != null ? endpoint.handle(request)
                 : CompletableFuture.completedFuture(Response.text(503, "this node runs no metadata group yet"));
     }

@@ -25,7 +25,7 @@ final class InternalBodyLimits {
         if (path.startsWith(InternalProtocol.RAFT_PREFIX)) {
             return MetadataGroup.RAFT_MESSAGE_BYTES_MAX;
         }
-        if (path.startsWith(InternalProtocol.META_PREFIX)) {
+        if (path.startsWith(InternalProtocol.META_PREFIX) || path.startsWith(InternalProtocol.MEMBERSHIP_PREFIX)) {
             return META_BODY_BYTES_MAX;
         }
         return switch (path) {

@@ -48,6 +48,20 @@ public final class InternalProtocol {
     public static final String META_PREFIX = "/internal/v0/meta/";
     /** POST a new replication factor (decimal text). */
     public static final String META_REPLICATION_FACTOR_PATH = "/internal/v0/meta/replication-factor";
+    /** A node asks to join ({@code POST}, body = its URL, which must be the signed sender): the metadata after, encoded. */
+    public static final String META_JOIN_PATH = "/internal/v0/meta/join";
+    /** A member's state moves ({@code POST}, body = {@code ID STATE}): the metadata after, encoded. */
+    public static final String META_MEMBER_STATE_PATH = "/internal/v0/meta/member-state";
+    /** A new member takes a dead one's place ({@code POST}, body = {@code DEAD_ID NEW_URL}): the metadata after, encoded. */
+    public static final String META_REPLACE_PATH = "/internal/v0/meta/replace";
+    /** The metadata as the leader has it ({@code GET}), encoded: how a member outside the Raft group follows it. */
+    public static final String META_READ_PATH = "/internal/v0/meta/metadata";
+    /** Membership work this node runs itself ({@code /internal/v0/membership/...}): its decommission, its join's progress. */
+    public static final String MEMBERSHIP_PREFIX = "/internal/v0/membership/";
+    /** {@code POST}: this node starts leaving the cluster (202); {@code GET}: how far it got. */
+    public static final String DECOMMISSION_PATH = "/internal/v0/membership/decommission";
+    /** {@code POST}: this node rolls back its decommission (back to normal) or its join (to left). */
+    public static final String MEMBERSHIP_ABORT_PATH = "/internal/v0/membership/abort";
     /** On a {@link #RECORDS_PATH} answer: how many records of the batch were newer than the stored ones. */
     public static final String APPLIED_COUNT_HEADER = "X-Ringkv-Applied-Count";
 

@@ -38,23 +38,29 @@ public final class KeyReplicas {
         }
     }
 
-    private final RendezvousPlacement placement;
-    private final Map<ClusterNode, Replica> replicas;
+    private final java.util.function.Supplier<RendezvousPlacement> placement;
+    private final java.util.function.Function<ClusterNode, Replica> replicas;
 
     /** @param replicas one per node of the placement's cluster ({@link Coordinator#replicasFor}) */
     public KeyReplicas(RendezvousPlacement placement, Map<ClusterNode, Replica> replicas) {
+        this(() -> placement, Map.copyOf(replicas)::get);
+    }
+
+    /** @param placement the owners of this moment, read per lookup; @param replicas each owner's replica */
+    public KeyReplicas(java.util.function.Supplier<RendezvousPlacement> placement,
+                       java.util.function.Function<ClusterNode, Replica> replicas) {
         this.placement = placement;
-        this.replicas = Map.copyOf(replicas);
+        this.replicas = replicas;
     }
 
     /** Every node's copy of {@code key}, in the key's replica order (the primary first). */
     public CompletableFuture<List<Copy>> read(byte[] key) {
-        List<ClusterNode> order = placement.order(key);
+        List<ClusterNode> order = placement.get().order(key);
         List<CompletableFuture<Copy>> reads = new ArrayList<>(order.size());
         for (int i = 0; i < order.size(); i++) {
             ClusterNode node = order.get(i);
             int rank = i + 1;
-            reads.add(replicas.get(node).read(key).handle((record, error) -> error == null
+            reads.add(replicas.apply(node).read(key).handle((record, error) -> error == null
                     ? new Copy(node, rank, record, null)
                     : new Copy(node, rank, null, describe(error))));
         }

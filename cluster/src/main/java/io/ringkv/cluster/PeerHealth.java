@@ -51,7 +51,8 @@ public final class PeerHealth implements ReplicaCallListener {
         void onStateChange(ClusterNode peer, State from, State to, String why);
     }
 
-    private final Map<ClusterNode, Peer> peers = new LinkedHashMap<>();
+    /** Replaced whole when members join or leave ({@link #members}); read without a lock. */
+    private volatile Map<ClusterNode, Peer> peers = new LinkedHashMap<>();
     private final LongSupplier wallMillis;
     private final List<StateListener> listeners = new CopyOnWriteArrayList<>();
 
@@ -65,6 +66,20 @@ public final class PeerHealth implements ReplicaCallListener {
         for (ClusterNode node : others) {
             peers.put(node, new Peer(node, now));
         }
+    }
+
+    /**
+     * Tracks exactly these peers from now on: a member that joined starts unknown, one that left is
+     * forgotten, the others keep their state. Called when the membership changes.
+     */
+    public synchronized void members(List<ClusterNode> others) {
+        Map<ClusterNode, Peer> next = new LinkedHashMap<>();
+        long now = wallMillis.getAsLong();
+        for (ClusterNode node : others) {
+            Peer known = peers.get(node);
+            next.put(node, known != null ? known : new Peer(node, now));
+        }
+        peers = next;
     }
 
     @Override

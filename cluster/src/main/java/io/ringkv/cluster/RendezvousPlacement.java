@@ -28,8 +28,19 @@ public final class RendezvousPlacement {
     private final ClusterNode[] nodes;
     private final long[] seeds;
 
+    /** The placement over the owners of {@code topology}'s current view. */
     public RendezvousPlacement(ClusterNodes topology) {
-        this.nodes = topology.all().toArray(ClusterNode[]::new);
+        this(topology.placement().nodes());
+    }
+
+    /**
+     * @throws IllegalArgumentException for no node
+     */
+    public RendezvousPlacement(List<ClusterNode> owners) {
+        if (owners.isEmpty()) {
+            throw new IllegalArgumentException("a placement needs at least one node");
+        }
+        this.nodes = owners.toArray(ClusterNode[]::new);
         this.seeds = new long[nodes.length];
         for (int i = 0; i < nodes.length; i++) {
             seeds[i] = PlacementHash.hash(nodes[i].placementKey().getBytes(StandardCharsets.UTF_8), 0);
@@ -141,6 +152,16 @@ public final class RendezvousPlacement {
     public boolean bothOwn(byte[] key, ClusterNode a, ClusterNode b, int rf) {
         int[] ranks = ranks(key);
         return ranks[indexOf(a)] <= rf && ranks[indexOf(b)] <= rf;
+    }
+
+    /** Whether {@code node} is one of this placement's nodes. */
+    public boolean contains(ClusterNode node) {
+        for (ClusterNode each : nodes) {
+            if (each.equals(node)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The position of {@code node} in {@link #nodes()}. */

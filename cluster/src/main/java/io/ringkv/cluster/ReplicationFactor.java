@@ -24,7 +24,7 @@ public final class ReplicationFactor {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationFactor.class);
 
-    private final int clusterSize;
+    private final java.util.function.IntSupplier clusterSize;
     private volatile int current;
     private volatile boolean fromMetadata;
 
@@ -32,7 +32,16 @@ public final class ReplicationFactor {
      * @throws IllegalArgumentException unless {@code 1 <= configured <= clusterSize}
      */
     public ReplicationFactor(int configured, int clusterSize) {
-        check(configured, clusterSize);
+        this(configured, () -> clusterSize);
+    }
+
+    /**
+     * @param clusterSize the owners now ({@link ClusterNodes#size}): a factor from the metadata above
+     *                    it is not applied
+     * @throws IllegalArgumentException unless {@code 1 <= configured <= clusterSize}
+     */
+    public ReplicationFactor(int configured, java.util.function.IntSupplier clusterSize) {
+        check(configured, clusterSize.getAsInt());
         this.clusterSize = clusterSize;
         this.current = configured;
     }
@@ -70,6 +79,7 @@ public final class ReplicationFactor {
             return;
         }
         int rf = metadata.replicationFactor();
+        int clusterSize = this.clusterSize.getAsInt();
         if (rf < 1 || rf > clusterSize) {
             LOG.error("the cluster metadata (epoch {}) sets replication factor {}, which this node of a {}-node list "
                     + "cannot apply; it keeps {}", metadata.epoch(), rf, clusterSize, current);

@@ -21,13 +21,23 @@ final class SlowReplicaLog implements ReplicaCallListener {
     static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final long thresholdNanos;
-    private final Map<ClusterNode, Counts> peers = new HashMap<>();
+    /** Replaced whole when members join or leave ({@link #members}). */
+    private volatile Map<ClusterNode, Counts> peers = new HashMap<>();
 
     SlowReplicaLog(List<ClusterNode> others, long thresholdNanos) {
         this.thresholdNanos = thresholdNanos;
         for (ClusterNode node : others) {
             peers.put(node, new Counts());
         }
+    }
+
+    /** Watches exactly these peers from now on (the membership changed). */
+    synchronized void members(List<ClusterNode> others) {
+        Map<ClusterNode, Counts> next = new HashMap<>();
+        for (ClusterNode node : others) {
+            next.put(node, peers.getOrDefault(node, new Counts()));
+        }
+        peers = next;
     }
 
     @Override

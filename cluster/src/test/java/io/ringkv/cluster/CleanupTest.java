@@ -53,7 +53,7 @@ class CleanupTest {
         }
         String self = "http://127.0.0.1:1"; // never contacted: this node
         topology = ClusterNodes.of(List.of(self, "http://127.0.0.1:" + peerPort), self);
-        cleanup = new Cleanup(engine, topology, new RendezvousPlacement(topology), () -> 1, client,
+        cleanup = new Cleanup(engine, topology, () -> 1, client,
                 new ScanPacer(1_000_000), Duration.ofSeconds(2));
         resources.add(cleanup);
     }

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 
 class ReplicationFactorTest {
 
-    private static final List<Member> MEMBERS = List.of(new Member("na", "http://a:1", MemberState.NORMAL),
-            new Member("nb", "http://b:1", MemberState.NORMAL), new Member("nc", "http://c:1", MemberState.NORMAL),
-            new Member("nd", "http://d:1", MemberState.NORMAL), new Member("ne", "http://e:1", MemberState.NORMAL));
+    private static final List<Member> MEMBERS = List.of(new Member("na", "http://a:1", MemberState.NORMAL, 0, null),
+            new Member("nb", "http://b:1", MemberState.NORMAL, 1, null), new Member("nc", "http://c:1", MemberState.NORMAL, 2, null),
+            new Member("nd", "http://d:1", MemberState.NORMAL, 3, null), new Member("ne", "http://e:1", MemberState.NORMAL, 4, null));
 
     @Test
     void defaultsToThreeOrEveryNodeOfASmallerCluster() {

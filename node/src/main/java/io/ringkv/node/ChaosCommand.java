@@ -55,7 +55,8 @@ final class ChaosCommand implements Callable<Integer> {
     int nodes;
 
     @Option(names = "--faults", split = ",", defaultValue = "KILL,PAUSE,WIPE",
-            description = "Faults to inject: KILL, PAUSE, WIPE, PARTITION (needs root: nodes in network namespaces), "
+            description = "Faults to inject: KILL, PAUSE, WIPE, PARTITION (needs root: nodes in network namespaces), MEMBERSHIP "
+                    + "(a spare node joins, then is decommissioned), "
                     + "SKEW (a restart with the clock up to 3 s off, then one with the true clock), "
                     + "JUMP (the running node's clock steps up to 3 s either way, then back) "
                     + "(default: ${DEFAULT-VALUE}).")
@@ -91,6 +92,11 @@ final class ChaosCommand implements Callable<Integer> {
         }
         if (minutes <= 0 || keys < 1 || clients < 1 || rate <= 0 || faults.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "--minutes, --keys, --clients and --rate must be positive, --faults not empty");
+        }
+        if (faults.contains(Fault.MEMBERSHIP) && (faults.contains(Fault.PARTITION) || workload == WorkloadKind.CAS)) {
+            throw new ParameterException(spec.commandLine(), "MEMBERSHIP runs neither with PARTITION (the joining node is "
+                    + "not in a network namespace) nor with --workload CAS (conditional writes are refused while a node "
+                    + "joins or leaves)");
         }
         if (workload == WorkloadKind.CAS && faults.contains(Fault.WIPE)) {
             throw new ParameterException(spec.commandLine(), "--workload CAS cannot run with WIPE: a replica whose data is"

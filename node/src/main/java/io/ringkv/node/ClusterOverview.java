@@ -61,8 +61,24 @@ final class ClusterOverview {
      */
     record NodeRow(String node, boolean self, String health, String detail, String seenBySelf, Long seenForSeconds,
                    Long uptimeSeconds, String version, List<String> warnings, Double perSecond, Double p50Millis,
-                   Double p99Millis, Long diskBytes, Long metadataEpoch) {
+                   Double p99Millis, Long diskBytes, Long metadataEpoch, String member) {
     }
+
+    /**
+     * The node's member state as this node's metadata has it ({@code joining}, {@code normal},
+     * {@code leaving}), and, while the node itself joins or leaves, its step's phase and the bytes
+     * moved so far (from its status): e.g. {@code joining: streaming, 12.3 MB}.
+     */
+    static String member(String state, String statusBody) {
+        java.util.regex.Matcher own = OWN_STEP.matcher(statusBody);
+        if (own.find() && !own.group(1).equals("none") && !own.group(2).equals("done")) {
+            return state + ": " + own.group(2) + ", " + String.format(Locale.ROOT, "%.1f MB", Long.parseLong(own.group(3)) / 1e6);
+        }
+        return state;
+    }
+
+    private static final java.util.regex.Pattern OWN_STEP = java.util.regex.Pattern.compile(
+            "\"membership\":\\{\"step\":\"(\\w+)\",\"phase\":\"([^\"]*)\",\"epoch\":\\d+,\"records\":\\d+,\"bytes\":(\\d+)");
 
     /** The epoch of the cluster metadata in a node's status; null when it names none (not answered, an older node). */
     static Long metadataEpoch(String statusBody) {
@@ -170,7 +186,8 @@ final class ClusterOverview {
                 rates.map(r -> millis(r.quantileSeconds(0.5))).orElse(null),
                 rates.map(r -> millis(r.quantileSeconds(0.99))).orElse(null),
                 disk,
-                metadataEpoch(body));
+                metadataEpoch(body),
+                member(cluster.topology().view().state(reading.node()).map(state -> state.label()).orElse("-"), body));
     }
 
     private static Double millis(OptionalDouble seconds) {

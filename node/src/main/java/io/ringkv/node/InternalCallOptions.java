@@ -104,7 +104,7 @@ final class InternalCallOptions {
         return new SignedCalls(http, auth, endpoint, target.id(), timeout);
     }
 
-    private static NodeIdentity identityOf(HttpClient http, URI endpoint) throws IOException, InterruptedException {
+    static NodeIdentity identityOf(HttpClient http, URI endpoint) throws IOException, InterruptedException {
         URI status = endpoint.resolve("/v0/status");
         HttpResponse<String> response = http.send(HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());

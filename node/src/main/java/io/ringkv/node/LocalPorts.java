@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Port choice for local clusters. */
-final class LocalPorts {
+public final class LocalPorts {
     private LocalPorts() {
     }
 
@@ -17,7 +17,7 @@ final class LocalPorts {
      * so the list has no duplicates; another program may still take one before a node binds it,
      * in which case that node exits with a clear message.
      */
-    static List<Integer> free(int count) {
+    public static List<Integer> free(int count) {
         List<ServerSocket> held = new ArrayList<>(count);
         try {
             for (int i = 0; i < count; i++) {

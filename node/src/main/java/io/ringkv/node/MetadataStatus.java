@@ -38,24 +38,39 @@ final class MetadataStatus {
      * the node's start need not wait for, since nothing it serves uses the metadata yet. Until then
      * the status shows epoch 0 and no members. Never throws; a failure is logged and shown.
      */
-    static MetadataStatus startInBackground(Cluster cluster, NodeConfig config) {
+    static MetadataStatus startInBackground(Cluster cluster, NodeConfig config, Runnable started) {
         MetadataStatus status = new MetadataStatus(cluster);
         MetadataSettings settings = MetadataSettings.defaults(config.dataDir().resolve("meta")).withVoters(config.metaVoters());
-        Thread starter = new Thread(() -> status.start(cluster, settings), "ringkv-metadata-start");
+        Thread starter = new Thread(() -> {
+            if (status.start(cluster, settings)) {
+                started.run();
+            }
+        }, "ringkv-metadata-start");
         starter.setDaemon(true);
         starter.start();
         return status;
     }
 
-    private void start(Cluster cluster, MetadataSettings settings) {
+    /**
+     * The status of a node that joined: it runs no part of the Raft group and reads the metadata
+     * through the group's members; its role shows as {@code outside}.
+     */
+    static MetadataStatus outsideTheGroup(Cluster cluster) {
+        return new MetadataStatus(cluster);
+    }
+
+    /** @return whether the group started */
+    private boolean start(Cluster cluster, MetadataSettings settings) {
         try {
             group = cluster.startMetadata(settings);
+            return true;
         } catch (IllegalStateException closedMeanwhile) {
             log.debug("the node stopped before its metadata group started");
         } catch (IOException | RuntimeException e) {
             startFailure = "the metadata group did not start (" + e.getMessage() + "); data requests are served as usual";
             log.error("{}: check {}", startFailure, settings.directory().toAbsolutePath(), e);
         }
+        return false;
     }
 
     /** What an operator must fix about the metadata, if anything. */
@@ -76,16 +91,24 @@ final class MetadataStatus {
         StringBuilder out = new StringBuilder(256)
                 .append("{\"epoch\":").append(metadata.epoch())
                 .append(",\"leader\":").append(JsonText.string(group == null ? null : group.leader().orElse(null)))
-                .append(",\"self\":").append(JsonText.string(group == null ? null : group.selfId()))
-                .append(",\"role\":").append(JsonText.string(group == null ? null : group.role().orElse(null)))
+                .append(",\"self\":").append(JsonText.string(group == null ? Member.idOf(cluster.topology().self()) : group.selfId()))
+                .append(",\"role\":").append(JsonText.string(group == null ? (cluster.join().isPresent() ? "outside" : null)
+                        : group.role().orElse(null)))
                 .append(",\"replicationFactor\":").append(metadata.replicationFactor())
                 .append(",\"members\":[");
         for (int i = 0; i < metadata.members().size(); i++) {
             Member member = metadata.members().get(i);
             out.append(i == 0 ? "" : ",").append("{\"id\":").append(JsonText.string(member.id()))
                     .append(",\"url\":").append(JsonText.string(member.url()))
-                    .append(",\"state\":").append(JsonText.string(member.state().label())).append('}');
+                    .append(",\"state\":").append(JsonText.string(member.state().label()))
+                    .append(",\"index\":").append(member.index()).append('}');
         }
-        return out.append("]}").toString();
+        out.append("]");
+        io.ringkv.cluster.member.MembershipProgress own = cluster.decommission()
+                .map(io.ringkv.cluster.member.Decommission::progress)
+                .filter(progress -> !progress.step().equals("none"))
+                .or(() -> cluster.join().map(io.ringkv.cluster.member.JoinProcedure::progress))
+                .orElse(io.ringkv.cluster.member.MembershipProgress.NONE);
+        return out.append(",\"membership\":").append(own.toJson(System.currentTimeMillis())).append('}').toString();
     }
 }

@@ -15,7 +15,11 @@ import java.util.regex.Pattern;
 final class MetadataTable {
 
     private static final String STRING = "\"((?:[^\"\\\\]|\\\\.)*)\"";
-    private static final Pattern MEMBER = Pattern.compile("\\{\"id\":" + STRING + ",\"url\":" + STRING + ",\"state\":" + STRING + "}");
+    private static final Pattern MEMBER = Pattern.compile("\\{\"id\":" + STRING + ",\"url\":" + STRING + ",\"state\":" + STRING
+            + "(?:,\"index\":\\d+)?}");
+    /** The node's own join or decommission, when it runs one. */
+    private static final Pattern MEMBERSHIP = Pattern.compile("\"membership\":\\{\"step\":" + STRING + ",\"phase\":" + STRING
+            + ",\"epoch\":\\d+,\"records\":(\\d+),\"bytes\":(\\d+)");
 
     /** A member as the status names it. */
     record Member(String id, String url, String state) {
@@ -25,6 +29,8 @@ final class MetadataTable {
     private final String leader;
     private final long replicationFactor;
     private final List<Member> members;
+    /** "join streaming: 123 records, 4567 bytes", or null without a step of the node's own. */
+    private String ownStep;
 
     private MetadataTable(long epoch, String leader, long replicationFactor, List<Member> members) {
         this.epoch = epoch;
@@ -49,7 +55,17 @@ final class MetadataTable {
         while (m.find()) {
             members.add(new Member(JsonText.unescape(m.group(1)), JsonText.unescape(m.group(2)), JsonText.unescape(m.group(3))));
         }
-        return Optional.of(new MetadataTable(epoch, leader, factor, members));
+        MetadataTable table = new MetadataTable(epoch, leader, factor, members);
+        Matcher own = MEMBERSHIP.matcher(metadata);
+        if (own.find() && !own.group(1).equals("none")) {
+            table.ownStep = JsonText.unescape(own.group(1)) + " " + JsonText.unescape(own.group(2)) + ": " + own.group(3)
+                    + " records, " + own.group(4) + " bytes handed over";
+        }
+        return Optional.of(table);
+    }
+
+    List<Member> members() {
+        return members;
     }
 
     void print(PrintWriter out) {
@@ -68,6 +84,9 @@ final class MetadataTable {
         out.printf(format, "MEMBER", "URL", "STATE");
         for (Member member : members) {
             out.printf(format, member.id(), member.url(), member.state());
+        }
+        if (ownStep != null) {
+            out.println("  this node's " + ownStep);
         }
     }
 }

@@ -5,6 +5,8 @@ import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.CoordinatorSettings;
 import io.ringkv.cluster.InternalAuth;
 import io.ringkv.cluster.ReplicaCallListener;
+import io.ringkv.cluster.meta.Member;
+import io.ringkv.cluster.meta.MemberState;
 import io.ringkv.http.h1.H1Limits;
 import io.ringkv.http.server.ExchangeListener;
 import io.ringkv.http.server.HttpHandler;
@@ -43,6 +45,8 @@ public final class Node implements AutoCloseable {
 
     private final NodeConfig config;
     private static final int COORDINATION_THREADS = 2;
+    /** How often a node outside the metadata group reads the metadata through its members. */
+    private static final Duration METADATA_POLL = Duration.ofSeconds(1);
 
     private final StorageEngine engine;
     private final Cluster cluster;
@@ -78,6 +82,14 @@ public final class Node implements AutoCloseable {
      * can answer. A node of a new cluster, or alone, serves at once.
      */
     public static Node start(NodeConfig config, Duration warmUp) throws NodeStartException {
+        return start(config, warmUp, () -> log.info("this node left the cluster; it serves nothing of it any more"));
+    }
+
+    /**
+     * As above; {@code onLeft} runs once this node has left the cluster ({@code ringkv decommission}),
+     * on a thread of the decommission (e.g. to stop the process).
+     */
+    public static Node start(NodeConfig config, Duration warmUp, Runnable onLeft) throws NodeStartException {
         NodeLifecycle lifecycle = new NodeLifecycle();
         NodeMetrics metrics = config.metrics() ? new NodeMetrics() : NodeMetrics.off();
         RecentEvents events = new RecentEvents(System::currentTimeMillis);
@@ -101,16 +113,34 @@ public final class Node implements AutoCloseable {
         try {
             String self = config.scheme() + "://" + config.host() + ":" + server.port();
             status.nodeUrl(self);
-            ClusterSettings settings = clusterSettings(config, self);
-            WarmUp.beforeServing(io.ringkv.cluster.ClusterNodes.of(settings.nodeUrls(), settings.selfUrl()),
-                    config.interNodeTransport().trust(), warmUp);
-            Cluster cluster = Cluster.start(settings, engine, clockFor(wallClock, settings, engine), coordination,
+            JoinRequest.Joined joined = config.joinUrl() == null ? null
+                    : JoinRequest.ask(config.joinUrl(), self, config.replaceUrl(), config.secret(), config.interNodeTransport().trust());
+            ClusterSettings settings = joined == null ? clusterSettings(config, self)
+                    : clusterSettings(config.withCluster(joined.metadata().active().stream().map(Member::url).toList()), self)
+                            .withReplicationFactor(Math.min(joined.metadata().replicationFactor(),
+                                    (int) joined.metadata().members().stream().filter(m -> m.state() == MemberState.NORMAL).count()));
+            io.ringkv.cluster.ClusterNodes topology = joined == null
+                    ? io.ringkv.cluster.ClusterNodes.of(settings.nodeUrls(), settings.selfUrl())
+                    : io.ringkv.cluster.ClusterNodes.joined(io.ringkv.cluster.ClusterNode.parse(self), joined.fingerprint(),
+                            joined.metadata(), joined.self().index());
+            WarmUp.beforeServing(topology, config.interNodeTransport().trust(), warmUp);
+            HybridLogicalClock clock = HybridLogicalClock.forNode(wallClock, topology.indexOfSelf(), engine.clockLease());
+            Cluster cluster = Cluster.start(settings, joined == null ? null : topology, engine, clock, coordination,
                     metrics.enabled() ? ReplicaCallListener.both(metrics.replicaCallListener(), events.replicaCallFailures())
                             : events.replicaCallFailures());
             metrics.watch(cluster);
             cluster.peerHealth().addListener(events.peerChanges());
-            // Not waited for (nor any election): the node serves data whether or not the group runs or has a leader.
-            status.metadata(MetadataStatus.startInBackground(cluster, config));
+            if (joined == null) {
+                // Not waited for (nor any election): the node serves data whether or not the group runs or has a leader.
+                status.metadata(MetadataStatus.startInBackground(cluster, config,
+                        () -> cluster.startMembership(config.drainDelay(), onLeft, false)));
+            } else {
+                // A node that joined runs no part of the Raft group: it reads the metadata through its members.
+                cluster.knownMetadata().offer(joined.metadata());
+                cluster.followMetadataRemotely(METADATA_POLL);
+                cluster.startMembership(config.drainDelay(), onLeft, true);
+                status.metadata(MetadataStatus.outsideTheGroup(cluster));
+            }
             status.cluster(cluster);
             PeerSignature peers = config.secret() == null ? null : new PeerSignature(new InternalAuth(config.secret(),
                     cluster.topology().self().id(), cluster.topology().fingerprint(), wallClock));
@@ -135,13 +165,13 @@ public final class Node implements AutoCloseable {
                 log.info("metrics are off (--metrics off): nothing is recorded and /metrics answers 404");
             }
             return new Node(config, engine, cluster, coordination, dashboardWork, server, lifecycle, wallClock);
-        } catch (RuntimeException | StoreException e) {
+        } catch (RuntimeException | StoreException | NodeStartException e) {
             wallClock.close();
             server.close();
             coordination.shutdownNow();
             dashboardWork.shutdownNow();
             engine.close();
-            throw new NodeStartException("cannot join the cluster: " + e.getMessage(), e);
+            throw e instanceof NodeStartException start ? start : new NodeStartException("cannot join the cluster: " + e.getMessage(), e);
         }
     }
 
@@ -199,16 +229,6 @@ public final class Node implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-    }
-
-    /**
-     * This node's hybrid logical clock: its index among the sorted node ids in the low bits of every
-     * timestamp, and its high-water mark kept in the store, so it never goes back across restarts.
-     */
-    private static HybridLogicalClock clockFor(ShiftedWallClock wallClock, ClusterSettings settings, StorageEngine engine)
-            throws StoreException {
-        int index = io.ringkv.cluster.ClusterNodes.of(settings.nodeUrls(), settings.selfUrl()).indexOfSelf();
-        return HybridLogicalClock.forNode(wallClock, index, engine.clockLease());
     }
 
     /**

@@ -36,7 +36,9 @@ import java.util.List;
  * --replication-factor}; 0 for the default, 3 or every node of a smaller cluster); {@code
  * conditionalWrites} serves PUT/DELETE with {@code If-Match}, {@code If-None-Match} or {@code
  * If-Unmodified-Since} as a compare-and-set (the default); false ({@code serve
- * --no-conditional-writes}) refuses them with 501.
+ * --no-conditional-writes}) refuses them with 501. {@code joinUrl} is a member of a running cluster
+ * this node asks to join ({@code serve --join}), or null for a node of a {@code --cluster} list;
+ * {@code replaceUrl} the dead member it takes the place of ({@code serve --replace}), or null.
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
@@ -46,7 +48,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          int rangeStreamsMax, int connectionsMax, Duration drainDelay, ServerTls tls,
                          boolean metrics, Duration readSpareDelay, TokenRegistry tokens, Duration idleTimeout,
                          Duration headerTimeout, List<String> uiAllowedHosts, int metaVoters, int replicationFactor,
-                         boolean conditionalWrites) {
+                         boolean conditionalWrites, String joinUrl, String replaceUrl) {
 
     /** Cluster ranges open at once, by default. */
     public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
@@ -59,7 +61,12 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, ClockShift.NONE, RANGE_STREAMS_MAX_DEFAULT,
                 ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true,
                 io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY, null, ServerConfig.IDLE_TIMEOUT_DEFAULT,
-                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of(), io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS, 0, true);
+                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of(), io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS, 0, true, null, null);
+    }
+
+    /** Joins the running cluster of the member at {@code url} ({@code serve --join}) instead of a {@code --cluster} list. */
+    public NodeConfig withJoin(String url) {
+        return with(b -> b.joinUrl = url);
     }
 
     public NodeConfig withCluster(List<String> urls) {
@@ -175,6 +182,8 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         private int metaVoters;
         private int replicationFactor;
         private boolean conditionalWrites;
+        private String joinUrl;
+        private String replaceUrl;
 
         Builder(NodeConfig from) {
             this.host = from.host;
@@ -207,10 +216,12 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
             this.metaVoters = from.metaVoters;
             this.replicationFactor = from.replicationFactor;
             this.conditionalWrites = from.conditionalWrites;
+            this.joinUrl = from.joinUrl;
+            this.replaceUrl = from.replaceUrl;
         }
 
         NodeConfig build() {
-            return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace, inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret, maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites);
+            return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace, inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret, maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites, joinUrl, replaceUrl);
         }
     }
 }

@@ -51,6 +51,7 @@ final class OverviewJson {
                     .append(",\"p99Millis\":").append(number(row.p99Millis()))
                     .append(",\"diskBytes\":").append(row.diskBytes())
                     .append(",\"metadataEpoch\":").append(row.metadataEpoch())
+                    .append(",\"member\":").append(JsonText.string(row.member()))
                     .append('}');
         }
         out.append("],\"events\":[");

@@ -259,7 +259,8 @@ public final class PublicApi implements HttpHandler {
 
     private static Response failure(Throwable error) {
         Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
-        if (cause instanceof ClockRefusedException || cause instanceof RangeBusyException) {
+        if (cause instanceof ClockRefusedException || cause instanceof RangeBusyException
+                || cause instanceof io.ringkv.cluster.MembershipChangeException) {
             return Response.text(503, cause.getMessage());
         }
         if (cause instanceof NotEnoughReplicasException || cause instanceof ReplicaException) {

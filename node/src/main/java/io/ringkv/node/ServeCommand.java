@@ -53,6 +53,17 @@ final class ServeCommand implements Callable<Integer> {
                     + "a single node.")
     List<String> cluster = List.of();
 
+    @Option(names = "--join", paramLabel = "URL",
+            description = "Join the running cluster of the member at URL instead of starting from a --cluster list: the "
+                    + "node asks to join, receives the keys it will own from their owners, then serves them. Needs the "
+                    + "cluster secret; start it again with the same --join after a stop.")
+    String join;
+
+    @Option(names = "--replace", paramLabel = "DEAD_URL",
+            description = "With --join: take the place of the member at DEAD_URL, which must be down. This node receives "
+                    + "the dead member's keys from the surviving owners; when it is done, the dead member has left.")
+    String replace;
+
     @Option(names = "--max-body", defaultValue = "16777216", paramLabel = "BYTES",
             description = "Largest request body accepted; larger ones get 413 (default: ${DEFAULT-VALUE}).")
     long maxBodyBytes;
@@ -293,13 +304,17 @@ final class ServeCommand implements Callable<Integer> {
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
                 readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters,
-                replicationFactor == null ? 0 : replicationFactor, conditionalWrites);
+                replicationFactor == null ? 0 : replicationFactor, conditionalWrites, join, replace);
         if (tokens != null && TokenReloadSignal.install(tokens)) {
             log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
         }
         Node node;
         try {
-            node = Node.start(config, warmUp);
+            // Once decommissioned, the process stops with status 0; the shutdown hook closes the node.
+            node = Node.start(config, warmUp, () -> {
+                Thread exit = new Thread(() -> System.exit(0), "ringkv-left");
+                exit.start();
+            });
         } catch (NodeStartException e) {
             log.error("cannot start: {}", e.getMessage());
             return Main.EXIT_CANNOT_START;
@@ -428,6 +443,17 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (metaVoters != 3 && metaVoters != 5) {
             throw new ParameterException(spec.commandLine(), "--meta-voters must be 3 or 5, got " + metaVoters);
+        }
+        if (join != null && !cluster.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--join and --cluster exclude each other: a joining node takes "
+                    + "its member list from the cluster");
+        }
+        if (replace != null && join == null) {
+            throw new ParameterException(spec.commandLine(), "--replace needs --join URL: the member to ask");
+        }
+        if (join != null && replicationFactor != null) {
+            throw new ParameterException(spec.commandLine(), "--replication-factor is the cluster's (ringkv meta "
+                    + "set-replication-factor); a joining node takes it from the cluster");
         }
         int members = Math.max(1, cluster.size());
         if (replicationFactor != null && (replicationFactor < 1 || replicationFactor > members)) {

@@ -13,7 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * {@code GET /v0/status}: {@code 200} while the node serves, {@code 503} while it starts or stops,
+ * {@code GET /v0/status}: {@code 200} while the node serves, {@code 503} while it starts or stops
+ * or drains before it leaves the cluster ({@code "state":"leaving"}),
  * so load balancers and orchestrators can use it as a health check as it is. The body is a small
  * JSON object either way:
  *
@@ -69,21 +70,28 @@ final class StatusEndpoint implements HttpHandler {
                     + request.path()).withHeader("Allow", "GET, HEAD"));
         }
         NodeLifecycle.Phase phase = lifecycle.phase();
-        Response response = Response.of(phase == NodeLifecycle.Phase.SERVING ? 200 : 503,
-                        json(phase).getBytes(StandardCharsets.UTF_8))
+        boolean ok = phase == NodeLifecycle.Phase.SERVING && !leaving();
+        Response response = Response.of(ok ? 200 : 503, json(phase).getBytes(StandardCharsets.UTF_8))
                 .withHeader("Content-Type", "application/json")
                 .withHeader("Cache-Control", "no-store");
-        if (phase != NodeLifecycle.Phase.SERVING) {
+        if (!ok) {
             response = response.withHeader("Retry-After", "1");
         }
         return CompletableFuture.completedFuture(response);
+    }
+
+    /** Whether this node drains before it leaves the cluster: clients should move away ({@code 503 leaving}). */
+    private boolean leaving() {
+        Cluster joined = cluster;
+        return joined != null && joined.decommission().map(io.ringkv.cluster.member.Decommission::draining).orElse(false);
     }
 
     String json(NodeLifecycle.Phase phase) {
         Cluster joined = cluster;
         StringBuilder out = new StringBuilder(256);
         out.append("{\"node\":").append(JsonText.string(nodeUrl))
-                .append(",\"state\":").append(JsonText.string(phase.label()))
+                .append(",\"state\":").append(JsonText.string(phase == NodeLifecycle.Phase.SERVING && leaving() ? "leaving"
+                        : phase.label()))
                 .append(",\"version\":").append(JsonText.string(Node.VERSION))
                 .append(",\"uptimeSeconds\":").append(lifecycle.uptimeMillis() / 1000)
                 .append(",\"servingSeconds\":").append(lifecycle.servingMillis() / 1000)

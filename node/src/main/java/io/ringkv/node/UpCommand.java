@@ -164,6 +164,16 @@ final class UpCommand implements Callable<Integer> {
             Path secret = data.resolve(ClusterSecretFile.NAME).toAbsolutePath();
             lines.add("  ./ringkv repair --node " + first + " --wait --cluster-secret-file " + secret + trust);
             lines.add("");
+            // A port next to the cluster's; any free one will do.
+            int port = java.net.URI.create(urls.getLast()).getPort() + 1;
+            String added = java.net.URI.create(urls.getLast()).getScheme() + "://" + host + ":" + port;
+            String tls = certificate == null ? "" : " --tls-cert " + certificate.certificate().toAbsolutePath() + " --tls-key "
+                    + certificate.key().toAbsolutePath();
+            lines.add("Add a node (it joins, receives the keys it will own, then serves them), and take it out again:");
+            lines.add("  ./ringkv serve --port " + port + " --data " + data.resolve("node-" + (urls.size() + 1)).toAbsolutePath()
+                    + " --join " + first + " --cluster-secret-file " + secret + tls);
+            lines.add("  ./ringkv decommission --node " + added + " --cluster-secret-file " + secret + trust);
+            lines.add("");
             lines.add("Node-to-node requests are authenticated with the secret in " + secret + ".");
         }
         lines.add("");

@@ -171,7 +171,12 @@ class DashboardTest {
     @Test
     void eachNodeRowCarriesTheMetadataEpochItsStatusNames() throws Exception {
         String json = text(get("/ui/api/cluster"));
-        assertThat(json, matchesPattern(".*\"diskBytes\":\\w+,\"metadataEpoch\":[01]}.*"));
+        assertThat(json, matchesPattern(".*\"diskBytes\":\\w+,\"metadataEpoch\":[01],\"member\":\"[a-z-]+\"}.*"));
+        // A node that joins or leaves shows its phase and the bytes moved so far beside its state.
+        assertThat(ClusterOverview.member("joining", "{\"metadata\":{\"membership\":{\"step\":\"join\",\"phase\":\"streaming\","
+                + "\"epoch\":2,\"records\":10,\"bytes\":12345678,\"scanned\":20}}}"), is("joining: streaming, 12.3 MB"));
+        assertThat(ClusterOverview.member("normal", "{\"metadata\":{\"membership\":{\"step\":\"join\",\"phase\":\"done\","
+                + "\"epoch\":3,\"records\":10,\"bytes\":12345678,\"scanned\":20}}}"), is("normal"));
         assertThat(ClusterOverview.metadataEpoch("{\"peers\":[],\"metadata\":{\"epoch\":7,\"leader\":null}}"), is(7L));
         assertThat(ClusterOverview.metadataEpoch("{\"peers\":[]}"), is((Long) null));
     }

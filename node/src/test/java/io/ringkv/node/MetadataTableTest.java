@@ -24,6 +24,19 @@ class MetadataTableTest {
         assertThat(printed, containsString("  nb      http://127.0.0.1:8081  leaving"));
     }
 
+    /** The status as nodes write it now: each member's clock slot, and the node's own membership step. */
+    @Test
+    void readsMembersWithTheirSlotsAndTheNodesOwnStep() {
+        String printed = print("{\"metadata\":{\"epoch\":7,\"leader\":\"na\",\"self\":\"nc\",\"role\":\"outside\","
+                + "\"replicationFactor\":3,\"members\":[{\"id\":\"na\",\"url\":\"http://127.0.0.1:8080\",\"state\":\"normal\","
+                + "\"index\":0},{\"id\":\"nc\",\"url\":\"http://127.0.0.1:8083\",\"state\":\"joining\",\"index\":3}],"
+                + "\"membership\":{\"step\":\"join\",\"phase\":\"streaming\",\"epoch\":7,\"records\":1200,\"bytes\":1250000,"
+                + "\"scanned\":3000,\"bytesPerSecond\":500000,\"startedMillis\":1}}}");
+        assertThat(printed, containsString("  na      http://127.0.0.1:8080  normal"));
+        assertThat(printed, containsString("  nc      http://127.0.0.1:8083  joining"));
+        assertThat(printed, containsString("this node's join streaming: 1200 records, 1250000 bytes handed over"));
+    }
+
     @Test
     void saysWhenThereIsNoLeaderOrNoMembersYet() {
         String printed = print("{\"metadata\":{\"epoch\":0,\"leader\":null,\"self\":\"na\",\"replicationFactor\":0,\"members\":[]}}");

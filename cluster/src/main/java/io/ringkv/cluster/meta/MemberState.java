@@ -3,9 +3,9 @@ package io.ringkv.cluster.meta;
 import java.util.Locale;
 
 /**
- * Where a member is in its life in the cluster. Stage 1 of issue 33 forms every member
- * {@link #NORMAL}; the other states are kept in the log so that joining and leaving (later stages)
- * need no change of format.
+ * Where a member is in its life in the cluster. A cluster forms with every member {@link #NORMAL};
+ * {@link ClusterMetadata#apply} moves one member at a time through a join (JOINING, NORMAL) or a
+ * decommission (NORMAL, LEAVING, LEFT), either of which may be aborted.
  */
 public enum MemberState {
     /** Asked to join; will own keys once it has streamed them. */
@@ -14,7 +14,10 @@ public enum MemberState {
     NORMAL,
     /** Streaming what it owns to others before it leaves. */
     LEAVING,
-    /** Gone; kept so that its id is never reused by accident. */
+    /**
+     * Gone; kept as a record. Its index is free for the next member, and a member joining later
+     * under its id or URL takes the place of its entry.
+     */
     LEFT;
 
     /** The name in JSON and on the command line: lower case. */

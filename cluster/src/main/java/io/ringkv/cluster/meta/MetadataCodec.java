@@ -13,29 +13,45 @@ import java.util.List;
 
 /**
  * The binary forms of the metadata's commands (Raft log entries), of the metadata itself (snapshots,
- * read answers) and of an applied command's outcome. All big-endian:
+ * read answers) and of an applied command's outcome. All big-endian; this build writes version 2
+ * (outcomes version 1, which has not changed) and reads versions 1 and 2:
  * <pre>
- *   command  = version:u8 (1) kind:u8 body                         nothing may follow the body
+ *   command  = version:u8 kind:u8 body                             nothing may follow the body
  *     kind 1 Initialize            rf:i32 count:u16 member*count
  *     kind 2 AddMember             member
  *     kind 3 SetMemberState        id:text state:u8
  *     kind 4 SetReplicationFactor  rf:i32
- *   member   = id:text url:text state:u8                           state: MemberState ordinal
+ *     kind 5 Replace               deadId:text member              version 2 only
+ *   member   = id:text url:text state:u8 index:u8 replacing:text-or-empty
+ *                                                                  state: MemberState ordinal; index 0..15;
+ *                                                                  replacing: length 0 = none
  *   text     = length:u16 UTF-8 bytes                              1..{@link Member#TEXT_BYTES_MAX}, strict UTF-8
- *   metadata = version:u8 (1) epoch:i64 rf:i32 count:u16 member*count
- *   outcome  = version:u8 (1) applied:u8 (1 applied, 0 refused) epoch:i64 reason:text-or-empty
+ *   text-or-empty = length:u16 UTF-8 bytes                         0..{@link Member#TEXT_BYTES_MAX}
+ *   metadata = version:u8 epoch:i64 rf:i32 count:u16 member*count  count: at most {@link ClusterMetadata#ENTRIES_MAX}
+ *   outcome  = version:u8 applied:u8 (1 applied, 0 refused) epoch:i64 reason:text-or-empty
  * </pre>
- * Every decoder checks each length against the bytes left and that nothing is left over, and
+ * Version 1 (stage 1 of issue 33, still in stored logs and snapshots) differs only in its member,
+ * {@code id:text url:text state:u8}, and in having no kind 5 and at most 16 members. Reading it,
+ * the members of metadata and of Initialize get their indexes by the order of their URLs
+ * ({@link Member#initial}), which is what nodes of that version stamp their clocks with; an
+ * AddMember's member gets index 0, which applying it replaces anyway.
+ *
+ * <p>Every decoder checks each length against the bytes left and that nothing is left over, and
  * throws {@link CorruptMetadataException} naming what is wrong: the bytes come from a disk or a
  * peer, and a misread member list would be worse than a stopped state machine.
  */
 public final class MetadataCodec {
 
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    /** The first version, still read: members without index and replacing. */
+    static final int VERSION_1 = 1;
+    /** Outcomes did not change in version 2; writing 1 keeps them readable by a node of version 1. */
+    static final int OUTCOME_VERSION = 1;
     private static final int INITIALIZE = 1;
     private static final int ADD_MEMBER = 2;
     private static final int SET_MEMBER_STATE = 3;
     private static final int SET_REPLICATION_FACTOR = 4;
+    private static final int REPLACE = 5;
 
     private MetadataCodec() {
     }
@@ -62,6 +78,11 @@ public final class MetadataCodec {
                     out.writeByte(SET_REPLICATION_FACTOR);
                     out.writeInt(set.replicationFactor());
                 }
+                case MetadataCommand.Replace replace -> {
+                    out.writeByte(REPLACE);
+                    writeText(out, replace.deadId());
+                    writeMember(out, replace.member());
+                }
             }
         });
     }
@@ -78,6 +99,18 @@ public final class MetadataCodec {
             case ADD_MEMBER -> new MetadataCommand.AddMember(in.member());
             case SET_MEMBER_STATE -> new MetadataCommand.SetMemberState(in.text(), MemberState.ofCode(in.u8()));
             case SET_REPLICATION_FACTOR -> new MetadataCommand.SetReplicationFactor(in.i32());
+            case REPLACE -> {
+                if (in.version == VERSION_1) {
+                    throw new CorruptMetadataException("command: kind " + REPLACE + " (Replace) in format version 1");
+                }
+                String deadId = in.text();
+                Member member = in.member();
+                try {
+                    yield new MetadataCommand.Replace(deadId, member);
+                } catch (IllegalArgumentException e) {
+                    throw new CorruptMetadataException("command: " + e.getMessage());
+                }
+            }
             default -> throw new CorruptMetadataException("unknown command kind " + kind);
         };
         in.end();
@@ -113,7 +146,7 @@ public final class MetadataCodec {
 
     public static byte[] encode(Outcome outcome) {
         return write(out -> {
-            out.writeByte(VERSION);
+            out.writeByte(OUTCOME_VERSION);
             out.writeByte(outcome.applied() ? 1 : 0);
             out.writeLong(outcome.epoch());
             byte[] reason = outcome.reason() == null ? new byte[0] : truncated(outcome.reason());
@@ -124,7 +157,7 @@ public final class MetadataCodec {
 
     public static Outcome decodeOutcome(byte[] bytes) throws CorruptMetadataException {
         Reader in = new Reader(bytes, "outcome");
-        in.version();
+        in.version(); // 1 and 2 are alike
         int applied = in.u8();
         if (applied > 1) {
             throw new CorruptMetadataException("outcome: applied flag " + applied);
@@ -157,8 +190,8 @@ public final class MetadataCodec {
     }
 
     private static void writeMembers(DataOutputStream out, List<Member> members) throws IOException {
-        if (members.size() > ClusterMetadata.MEMBERS_MAX) {
-            throw new IllegalArgumentException("at most " + ClusterMetadata.MEMBERS_MAX + " members, got " + members.size());
+        if (members.size() > ClusterMetadata.ENTRIES_MAX) {
+            throw new IllegalArgumentException("at most " + ClusterMetadata.ENTRIES_MAX + " members, got " + members.size());
         }
         out.writeShort(members.size());
         for (Member member : members) {
@@ -170,6 +203,12 @@ public final class MetadataCodec {
         writeText(out, member.id());
         writeText(out, member.url());
         out.writeByte(member.state().ordinal());
+        out.writeByte(member.index());
+        if (member.replacing() == null) {
+            out.writeShort(0);
+        } else {
+            writeText(out, member.replacing());
+        }
     }
 
     private static void writeText(DataOutputStream out, String text) throws IOException {
@@ -185,6 +224,8 @@ public final class MetadataCodec {
     private static final class Reader {
         private final ByteBuffer buffer;
         private final String what;
+        /** The format version read by {@link #version}: how members are laid out. */
+        private int version;
 
         Reader(byte[] bytes, String what) throws CorruptMetadataException {
             if (bytes == null || bytes.length == 0) {
@@ -195,10 +236,12 @@ public final class MetadataCodec {
         }
 
         void version() throws CorruptMetadataException {
-            int version = u8();
-            if (version != VERSION) {
-                throw new CorruptMetadataException(what + ": format version " + version + ", this build reads " + VERSION);
+            int read = u8();
+            if (read != VERSION_1 && read != VERSION) {
+                throw new CorruptMetadataException(what + ": format version " + read + ", this build reads "
+                        + VERSION_1 + " and " + VERSION);
             }
+            version = read;
         }
 
         int u8() throws CorruptMetadataException {
@@ -222,12 +265,22 @@ public final class MetadataCodec {
         }
 
         String text() throws CorruptMetadataException {
-            int length = u16();
-            if (length == 0 || length > Member.TEXT_BYTES_MAX) {
-                throw new CorruptMetadataException(what + ": text of " + length + " bytes at offset "
-                        + (buffer.position() - 2) + "; 1.." + Member.TEXT_BYTES_MAX + " allowed");
+            String text = textOrNone();
+            if (text == null) {
+                throw new CorruptMetadataException(what + ": empty text at offset " + (buffer.position() - 2)
+                        + "; 1.." + Member.TEXT_BYTES_MAX + " bytes allowed");
             }
-            return utf8(length);
+            return text;
+        }
+
+        /** A text-or-empty: null for length 0. */
+        String textOrNone() throws CorruptMetadataException {
+            int length = u16();
+            if (length > Member.TEXT_BYTES_MAX) {
+                throw new CorruptMetadataException(what + ": text of " + length + " bytes at offset "
+                        + (buffer.position() - 2) + "; at most " + Member.TEXT_BYTES_MAX + " allowed");
+            }
+            return length == 0 ? null : utf8(length);
         }
 
         String utf8(int length) throws CorruptMetadataException {
@@ -246,19 +299,35 @@ public final class MetadataCodec {
             String id = text();
             String url = text();
             MemberState state = MemberState.ofCode(u8());
-            return new Member(id, url, state);
+            int index = 0;
+            String replacing = null;
+            if (version != VERSION_1) {
+                index = u8();
+                if (index > Member.INDEX_MAX) {
+                    throw new CorruptMetadataException(what + ": member " + id + " has index " + index + "; 0.."
+                            + Member.INDEX_MAX + " allowed");
+                }
+                replacing = textOrNone();
+            }
+            try {
+                return new Member(id, url, state, index, replacing);
+            } catch (IllegalArgumentException e) {
+                throw new CorruptMetadataException(what + ": " + e.getMessage());
+            }
         }
 
+        /** A member list; a version 1 list gets its indexes by URL order ({@link Member#indexedByUrl}). */
         List<Member> members() throws CorruptMetadataException {
             int count = u16();
-            if (count > ClusterMetadata.MEMBERS_MAX) {
-                throw new CorruptMetadataException(what + ": " + count + " members; at most " + ClusterMetadata.MEMBERS_MAX);
+            int max = version == VERSION_1 ? ClusterMetadata.MEMBERS_MAX : ClusterMetadata.ENTRIES_MAX;
+            if (count > max) {
+                throw new CorruptMetadataException(what + ": " + count + " members; at most " + max);
             }
             List<Member> members = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 members.add(member());
             }
-            return members;
+            return version == VERSION_1 ? Member.indexedByUrl(members) : members;
         }
 
         void end() throws CorruptMetadataException {

@@ -15,11 +15,31 @@ public sealed interface MetadataCommand {
         }
     }
 
-    /** Adds a member that is not one yet. */
+    /**
+     * Adds a member that is not one yet, as JOINING; applying it assigns the member's index (the
+     * index in the command is not used).
+     */
     record AddMember(Member member) implements MetadataCommand {
     }
 
-    /** Moves a member to another state. */
+    /**
+     * Adds {@code member} as JOINING to take the place of the NORMAL member {@code deadId}: when it
+     * turns NORMAL, {@code deadId} turns LEFT in the same step. That the dead node is really down is
+     * for the caller to check. {@code member.replacing()} is {@code deadId} (or null, filled in).
+     */
+    record Replace(String deadId, Member member) implements MetadataCommand {
+        public Replace {
+            java.util.Objects.requireNonNull(deadId, "deadId");
+            if (member.replacing() == null) {
+                member = member.withReplacing(deadId);
+            } else if (!member.replacing().equals(deadId)) {
+                throw new IllegalArgumentException("member " + member.id() + " replaces " + member.replacing()
+                        + ", not " + deadId);
+            }
+        }
+    }
+
+    /** Moves a member to another state ({@link ClusterMetadata#apply} lists the moves allowed). */
     record SetMemberState(String id, MemberState state) implements MetadataCommand {
     }
 

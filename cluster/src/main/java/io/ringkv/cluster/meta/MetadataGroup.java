@@ -82,7 +82,17 @@ public final class MetadataGroup implements AutoCloseable {
     private static final int CATCH_UP_ATTEMPTS = 10;
     private static final TimeDuration CATCH_UP_RETRY_SLEEP = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
 
+    /** Changes queued at most behind the one being submitted; more are refused at once. */
+    private static final int SUBMITS_QUEUED_MAX = 64;
+
     private final RaftServer server;
+    /** Submits changes one at a time through the blocking client ({@link #submit}). */
+    private final java.util.concurrent.ThreadPoolExecutor submitter = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0,
+            TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(SUBMITS_QUEUED_MAX), task -> {
+                Thread thread = new Thread(task, "ringkv-metadata-submit");
+                thread.setDaemon(true);
+                return thread;
+            });
     private final RaftClient client;
     private final RaftClient catchUpClient;
     private final MetadataStateMachine stateMachine;
@@ -122,7 +132,7 @@ public final class MetadataGroup implements AutoCloseable {
             throw new IllegalArgumentException("the replication factor must be in 1.." + nodes.size() + ", got "
                     + initialReplicationFactor);
         }
-        List<Member> members = nodes.stream().map(node -> new Member(Member.idOf(node), node.id(), MemberState.NORMAL))
+        List<Member> members = Member.initial(nodes).stream()
                 .sorted(Comparator.comparing(Member::id)).toList();
         RaftPeerId selfId = RaftPeerId.valueOf(Member.idOf(self));
         Files.createDirectories(settings.directory());
@@ -212,13 +222,27 @@ public final class MetadataGroup implements AutoCloseable {
      * outcome, or fails after about ten seconds without a majority of voters.
      */
     public CompletableFuture<MetadataCodec.Outcome> submit(MetadataCommand command) {
-        return client.async().send(Message.valueOf(ByteString.copyFrom(MetadataCodec.encode(command))))
-                .thenApply(reply -> decode(reply, MetadataCodec::decodeOutcome));
+        // The blocking API on a thread of its own, not the async one: Ratis's ordered async calls share
+        // a sliding window that one call failing for want of a leader closes for good, after which
+        // every later change through this node would fail at once. Changes are rare and small.
+        Message message = Message.valueOf(ByteString.copyFrom(MetadataCodec.encode(command)));
+        try {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return client.io().send(message);
+                } catch (IOException e) {
+                    throw new CompletionException(e);
+                }
+            }, submitter).thenApply(reply -> decode(reply, MetadataCodec::decodeOutcome));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new IOException("the metadata group is closed, or "
+                    + SUBMITS_QUEUED_MAX + " changes wait already", e));
+        }
     }
 
     /** The metadata as the leader has it now (a Raft read index), or failed without a majority of voters. */
     public CompletableFuture<ClusterMetadata> readLinearizable() {
-        return client.async().sendReadOnly(Message.valueOf(ByteString.copyFrom(new byte[] {MetadataStateMachine.QUERY_METADATA})))
+        return client.async().sendReadOnlyUnordered(Message.valueOf(ByteString.copyFrom(new byte[] {MetadataStateMachine.QUERY_METADATA})))
                 .thenApply(reply -> decode(reply, MetadataCodec::decodeMetadata));
     }
 
@@ -235,6 +259,7 @@ public final class MetadataGroup implements AutoCloseable {
 
     @Override
     public void close() {
+        submitter.shutdownNow();
         for (RaftClient each : List.of(client, catchUpClient)) {
             try {
                 each.close();

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 /** The metadata state machine alone, fed log entries as Ratis would, with its snapshot storage on disk. */
 class MetadataStateMachineTest {
 
-    private static final Member A = new Member("na", "http://127.0.0.1:8080", MemberState.NORMAL);
-    private static final Member B = new Member("nb", "http://127.0.0.1:8081", MemberState.NORMAL);
-    private static final Member C = new Member("nc", "http://127.0.0.1:8082", MemberState.NORMAL);
+    private static final Member A = new Member("na", "http://127.0.0.1:8080", MemberState.NORMAL, 0, null);
+    private static final Member B = new Member("nb", "http://127.0.0.1:8081", MemberState.NORMAL, 1, null);
+    private static final Member C = new Member("nc", "http://127.0.0.1:8082", MemberState.NORMAL, 2, null);
 
     /** Just enough of a server for the state machine's name: its id. */
     private static final org.apache.ratis.server.RaftServer SERVER = (org.apache.ratis.server.RaftServer)
@@ -63,12 +63,15 @@ class MetadataStateMachineTest {
         assertThat(machine.metadata().replicationFactor(), is(3));
 
         assertThat(apply(machine, new MetadataCommand.SetReplicationFactor(2)).epoch(), is(2L));
-        assertThat(apply(machine, new MetadataCommand.SetMemberState("nb", MemberState.LEAVING)).epoch(), is(3L));
-        assertThat(machine.metadata().member("nb").orElseThrow().state(), is(MemberState.LEAVING));
-
         MetadataCodec.Outcome tooMany = apply(machine, new MetadataCommand.SetReplicationFactor(4));
         assertThat(tooMany.applied(), is(false));
         assertThat(tooMany.reason(), containsString("between 1 and the number of members (3)"));
+        assertThat(apply(machine, new MetadataCommand.SetMemberState("nb", MemberState.LEAVING)).epoch(), is(3L));
+        assertThat(machine.metadata().member("nb").orElseThrow().state(), is(MemberState.LEAVING));
+
+        MetadataCodec.Outcome busy = apply(machine, new MetadataCommand.SetReplicationFactor(1));
+        assertThat(busy.applied(), is(false));
+        assertThat(busy.reason(), containsString("change is in progress"));
         MetadataCodec.Outcome again = apply(machine, new MetadataCommand.Initialize(List.of(A), 1));
         assertThat(again.applied(), is(false));
         assertThat(machine.metadata().epoch(), is(3L));

@@ -34,6 +34,8 @@ final class ChaosCluster implements AutoCloseable {
     private final Duration[] clockSteps;
     private final NetworkNamespaces namespaces;
     private final PrintStream logSink;
+    /** The node {@link Fault#MEMBERSHIP} adds and removes; null without that fault. */
+    private SpareMember spare;
 
     /**
      * @param ports     one per node, free on 127.0.0.1
@@ -76,6 +78,42 @@ final class ChaosCluster implements AutoCloseable {
             args.addAll(extraArgs);
             serveArgs.add(List.copyOf(args));
         }
+    }
+
+    /**
+     * Keeps a port for a node that joins and leaves ({@link Fault#MEMBERSHIP}), started with
+     * {@code extraArgs} (which name the cluster secret file {@code secretFile}).
+     */
+    void addSpare(int port, List<String> extraArgs, Path secretFile) {
+        List<String> args = new ArrayList<>(List.of("--warm-up", "PT0S"));
+        args.addAll(extraArgs);
+        spare = new SpareMember(root.resolve("spare"), port, args, secretFile, logSink);
+    }
+
+    /** The spare node joins through node 0 (or the first node running); returns once it is normal. */
+    void joinSpare() throws IOException, InterruptedException {
+        requireSpare().join(firstRunning());
+    }
+
+    /** The spare node leaves; returns once its process exited. */
+    void removeSpare() throws IOException, InterruptedException {
+        requireSpare().leave();
+    }
+
+    private SpareMember requireSpare() {
+        if (spare == null) {
+            throw new IllegalStateException("MEMBERSHIP needs the spare node the run keeps for it");
+        }
+        return spare;
+    }
+
+    private String firstRunning() {
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null && nodes[i].isAlive() && !paused[i]) {
+                return urls.get(i);
+            }
+        }
+        return urls.getFirst();
     }
 
     private NodeProcess process(int node) {
@@ -205,6 +243,9 @@ final class ChaosCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        if (spare != null) {
+            spare.stop();
+        }
         for (int i = 0; i < nodes.length; i++) {
             if (nodes[i] != null) {
                 try {
@@ -238,7 +279,7 @@ final class ChaosCluster implements AutoCloseable {
         }
     }
 
-    private static void deleteRecursively(Path dir) throws IOException {
+    static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

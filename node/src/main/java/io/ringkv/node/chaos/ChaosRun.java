@@ -97,7 +97,8 @@ public final class ChaosRun {
         List<String> events = new CopyOnWriteArrayList<>();
         long start = System.nanoTime();
         try (ClusterSession session = ClusterSession.start(settings.root(), settings.ports(),
-                settings.faults().contains(Fault.PARTITION), settings.extraServeArgs(), console)) {
+                settings.faults().contains(Fault.PARTITION), settings.faults().contains(Fault.MEMBERSHIP),
+                settings.extraServeArgs(), console)) {
             ChaosCluster cluster = session.cluster();
             console.println("[chaos] " + cluster.size() + " nodes up; running " + settings.duration().toSeconds()
                     + " s with faults " + settings.faults() + ", seed " + settings.seed());

@@ -33,6 +33,12 @@ final class ClusterSession implements AutoCloseable {
      */
     static ClusterSession start(Path root, List<Integer> ports, boolean partitions, List<String> extraServeArgs,
                                 PrintStream console) throws IOException, InterruptedException {
+        return start(root, ports, partitions, false, extraServeArgs, console);
+    }
+
+    /** @param spare keep a node that joins and leaves ({@link Fault#MEMBERSHIP}) */
+    static ClusterSession start(Path root, List<Integer> ports, boolean partitions, boolean spare, List<String> extraServeArgs,
+                                PrintStream console) throws IOException, InterruptedException {
         NetworkNamespaces namespaces = null;
         if (partitions) {
             String unavailable = NetworkNamespaces.unavailableReason();
@@ -55,6 +61,9 @@ final class ClusterSession implements AutoCloseable {
             serveArgs.addAll(List.of("--cluster-secret-file",
                     ClusterSecretFile.create(root.resolve(ClusterSecretFile.NAME)).toString()));
             cluster = new ChaosCluster(root, ports, namespaces, serveArgs, console);
+            if (spare) {
+                cluster.addSpare(io.ringkv.node.LocalPorts.free(1).getFirst(), serveArgs, root.resolve(ClusterSecretFile.NAME));
+            }
             cluster.startAll();
             return new ClusterSession(namespaces, cluster, removeOnExit);
         } catch (IOException | InterruptedException | RuntimeException e) {

@@ -23,5 +23,11 @@ public enum Fault {
      * The node's wall clock steps while it runs (an NTP step, a VM restored from a snapshot), then
      * steps back to heal; no restart. The step is drawn as for {@link #SKEW}.
      */
-    JUMP
+    JUMP,
+    /**
+     * A node joins the cluster ({@code serve --join}, streaming the keys it will own), then, to
+     * heal, is decommissioned and leaves: the owners of a part of the keys change twice while the
+     * workload runs. The target node is not faulted; clients keep addressing the initial nodes.
+     */
+    MEMBERSHIP
 }

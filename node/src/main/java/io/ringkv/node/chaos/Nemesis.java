@@ -72,7 +72,7 @@ final class Nemesis implements Runnable {
     private void inflict(Fault fault, int node) throws Exception {
         boolean clockFault = fault == Fault.SKEW || fault == Fault.JUMP;
         Duration offset = clockFault ? skewOffset() : Duration.ZERO;
-        events.accept(fault + " node-" + node + (clockFault ? " clock " + offset : ""));
+        events.accept(fault == Fault.MEMBERSHIP ? "MEMBERSHIP spare node joins" : fault + " node-" + node + (clockFault ? " clock " + offset : ""));
         switch (fault) {
             case KILL -> cluster.kill(node);
             case PAUSE -> cluster.pause(node);
@@ -80,6 +80,7 @@ final class Nemesis implements Runnable {
             case PARTITION -> cluster.isolate(node);
             case SKEW -> cluster.restartSkewed(node, offset);
             case JUMP -> cluster.stepClock(node, offset);
+            case MEMBERSHIP -> cluster.joinSpare();
         }
     }
 
@@ -102,8 +103,9 @@ final class Nemesis implements Runnable {
             case PARTITION -> cluster.rejoin(node);
             case SKEW -> cluster.restartWithTrueClock(node);
             case JUMP -> cluster.stepClock(node, Duration.ZERO);
+            case MEMBERSHIP -> cluster.removeSpare();
         }
-        events.accept("HEALED node-" + node + " (" + fault + ")");
+        events.accept(fault == Fault.MEMBERSHIP ? "HEALED: the spare node left (MEMBERSHIP)" : "HEALED node-" + node + " (" + fault + ")");
     }
 
     private long between(long max) {

@@ -67,7 +67,28 @@ final class ClusterCollector implements MultiCollector {
         catchUps.put("answer", epochs.catchUpsFromAnswers());
         Map<String, Long> epochRefusals = new LinkedHashMap<>();
         epochs.refusals().forEach((reason, count) -> epochRefusals.put(reason.label(), count));
+        Map<String, Long> membersByState = new LinkedHashMap<>();
+        for (io.ringkv.cluster.meta.MemberState state : io.ringkv.cluster.meta.MemberState.values()) {
+            membersByState.put(state.label(), 0L);
+        }
+        cluster.knownMetadata().current().members().forEach(member -> membersByState.merge(member.state().label(), 1L, Long::sum));
+        io.ringkv.cluster.member.MembershipProgress own = cluster.decommission()
+                .map(io.ringkv.cluster.member.Decommission::progress)
+                .filter(progress -> !progress.step().equals("none"))
+                .or(() -> cluster.join().map(io.ringkv.cluster.member.JoinProcedure::progress))
+                .orElse(io.ringkv.cluster.member.MembershipProgress.NONE);
+        Map<String, Long> moved = new LinkedHashMap<>();
+        moved.put("records", own.records());
+        moved.put("bytes", own.bytes());
         return new Families()
+                .gauge("ringkv_metadata_members", "Members of the cluster metadata this node knows, by state (joining, "
+                        + "normal, leaving, left)", "state", membersByState)
+                .gauge("ringkv_membership_moved", "This node's own join or decommission: records and key-and-value bytes "
+                        + "handed over so far (to it by the owners while it joins, by it while it leaves; 0 without one)",
+                        "unit", moved)
+                .gauge("ringkv_membership_in_progress", "1 while this node's own join or decommission runs",
+                        own.step().equals("none") || own.phase().equals("done") || own.phase().equals("left")
+                                || own.phase().equals("aborted") ? 0 : 1)
                 .gauge("ringkv_metadata_epoch", "Epoch of the newest cluster metadata this node knows: applied from its "
                         + "replica of the log, or read from the leader while catching up (0 before the group formed it)",
                         cluster.knownMetadata().epoch())

@@ -96,7 +96,8 @@ function renderNodes(view) {
       name, health, el('td', { 'data-seen': node.seenBySelf ?? '' }, seen), el('td', {}, duration(node.uptimeSeconds)),
       el('td', { class: 'number rate' }, rate(node.perSecond)), el('td', { class: 'number p50' }, millis(node.p50Millis)),
       el('td', { class: 'number p99' }, millis(node.p99Millis)), el('td', { class: 'number' }, bytes(node.diskBytes)),
-      el('td', { class: 'number epoch' }, node.metadataEpoch ?? '-'), warnings);
+      el('td', { class: 'number epoch' }, node.metadataEpoch ?? '-'), el('td', { class: 'member' }, node.member ?? '-'),
+      warnings);
   });
   document.querySelector('#nodes tbody').replaceChildren(...rows);
 }

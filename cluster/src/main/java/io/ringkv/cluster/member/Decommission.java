@@ -1,0 +1,256 @@
+package io.ringkv.cluster.member;
+
+import io.ringkv.cluster.Cleanup;
+import io.ringkv.cluster.CleanupStatus;
+import io.ringkv.cluster.ClusterNode;
+import io.ringkv.cluster.ClusterNodes;
+import io.ringkv.cluster.InternalProtocol;
+import io.ringkv.cluster.KnownMetadata;
+import io.ringkv.cluster.meta.ClusterMetadata;
+import io.ringkv.cluster.meta.Member;
+import io.ringkv.cluster.meta.MemberState;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node leaving the cluster ({@code ringkv decommission --node URL}), as metadata steps that
+ * survive a restart (a node started again while {@code leaving} takes up the steps again):
+ * <ol>
+ *   <li><b>Leaving.</b> The metadata makes this node {@code leaving} ({@link #begin}, refused with
+ *       the metadata's reason: a change already in progress, too few members left for the
+ *       replication factor). It still owns its keys; the owners its keys will have get every write
+ *       too (pending replicas).
+ *   <li><b>Every member knows that epoch</b> (as for a join).
+ *   <li><b>Streaming.</b> A cleanup run here sends each record to the owners its key will have
+ *       that do not own it yet; a run that could not hand every record over is run again.
+ *   <li><b>Draining.</b> {@code /v0/status} answers {@code 503 leaving} for the drain delay, so
+ *       that clients and load balancers move away before this node stops answering.
+ *   <li><b>Left.</b> The metadata makes this node {@code left}; the node then stops
+ *       ({@code onLeft}), exit status 0.
+ * </ol>
+ *
+ * <p>Threading: {@link #begin} from a handler thread (it waits for the metadata's answer); the
+ * steps after it run on their own thread ({@code ringkv-decommission}); {@link #progress} and
+ * {@link #draining} from any thread.
+ */
+public final class Decommission implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Decommission.class);
+
+    private final MembershipCalls calls;
+    private final ClusterNodes topology;
+    private final KnownMetadata known;
+    private final Cleanup cleanup;
+    private final Duration drainDelay;
+    private final Runnable onLeft;
+    private final LongSupplier wallMillis;
+    private final String selfId;
+    private final AtomicReference<MembershipProgress> progress = new AtomicReference<>(MembershipProgress.NONE);
+    private final Object lock = new Object();
+    /** Guarded by {@link #lock}. */
+    private Thread thread;
+    private volatile boolean draining;
+    private volatile boolean closed;
+    /** Set by {@link #abort}: the steps stop where they are. */
+    private volatile boolean aborted;
+
+    /**
+     * @param drainDelay how long {@code /v0/status} says {@code leaving} before the node leaves
+     * @param onLeft     run once the metadata says {@code left} (stops the node)
+     */
+    public Decommission(MembershipCalls calls, ClusterNodes topology, KnownMetadata known, Cleanup cleanup, Duration drainDelay,
+                        Runnable onLeft, LongSupplier wallMillis) {
+        this.calls = calls;
+        this.topology = topology;
+        this.known = known;
+        this.cleanup = cleanup;
+        this.drainDelay = drainDelay;
+        this.onLeft = onLeft;
+        this.wallMillis = wallMillis;
+        this.selfId = Member.idOf(topology.self());
+    }
+
+    /**
+     * Makes this node {@code leaving} (or finds it so: asking twice is safe) and starts the steps
+     * after it.
+     *
+     * @throws MembershipRefusedException when the metadata refuses (its reason says why)
+     * @throws IOException                when no member of the metadata group took the step
+     */
+    public MembershipProgress begin() throws IOException, InterruptedException {
+        ClusterMetadata now = JoinProcedure.await(calls.read());
+        MemberState state = now.member(selfId).map(Member::state).orElse(MemberState.LEFT);
+        if (state == MemberState.NORMAL) {
+            now = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " leaving"));
+        } else if (state != MemberState.LEAVING) {
+            throw new MembershipRefusedException("this node is " + state.label() + "; only a normal member can be decommissioned");
+        }
+        known.offer(now);
+        resume(now.epoch());
+        return progress.get();
+    }
+
+    /**
+     * Takes up the steps after {@code leaving} when the metadata says this node is leaving (a node
+     * started again in the middle of its decommission); does nothing otherwise.
+     */
+    public void resumeIfLeaving(ClusterMetadata metadata) {
+        if (metadata.member(selfId).map(Member::state).orElse(null) == MemberState.LEAVING) {
+            LOG.info("decommission: this node is leaving (epoch {}); taking up the steps again", metadata.epoch());
+            resume(metadata.epoch());
+        }
+    }
+
+    private void resume(long epoch) {
+        synchronized (lock) {
+            if (thread != null || closed) {
+                return;
+            }
+            aborted = false;
+            progress.set(new MembershipProgress("decommission", "leaving", epoch, 0, 0, 0, wallMillis.getAsLong(), null));
+            thread = new Thread(() -> runLogged(epoch), "ringkv-decommission");
+            thread.setDaemon(true);
+            thread.start();
+        }
+    }
+
+    public MembershipProgress progress() {
+        return progress.get();
+    }
+
+    /** Whether this node tells clients to go elsewhere ({@code /v0/status} 503) before it leaves. */
+    public boolean draining() {
+        return draining;
+    }
+
+    private void runLogged(long epoch) {
+        while (!stopped()) {
+            try {
+                steps(epoch);
+                return;
+            } catch (IOException | MembershipRefusedException | IllegalArgumentException e) {
+                LOG.warn("decommission: {} failed ({}); trying again in {}", progress.get().phase(), e.getMessage(),
+                        JoinProcedure.RETRY_PAUSE);
+                progress.updateAndGet(now -> now.failed(e.getMessage()));
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                Thread.sleep(JoinProcedure.RETRY_PAUSE.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void steps(long epoch) throws IOException, InterruptedException {
+        List<ClusterNode> others = topology.others();
+        phase("waiting for every member to know epoch " + epoch);
+        EpochWait.until(calls.calls(), others, epoch, this::stopped);
+        phase("streaming");
+        handOver();
+        phase("draining");
+        draining = true;
+        Thread.sleep(drainDelay.toMillis());
+        if (stopped()) {
+            throw new InterruptedException("stopped");
+        }
+        ClusterMetadata after = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " left"));
+        known.offer(after);
+        phase("left");
+        LOG.info("decommission: this node left the cluster at epoch {}; {} records ({} bytes) handed over; stopping",
+                after.epoch(), progress.get().records(), progress.get().bytes());
+        onLeft.run();
+    }
+
+    /** One full cleanup run here that handed every record over; runs again until one does. */
+    private void handOver() throws IOException, InterruptedException {
+        while (true) {
+            long after = cleanup.request();
+            CleanupStatus status;
+            do {
+                if (stopped()) {
+                    throw new InterruptedException("stopped");
+                }
+                Thread.sleep(RemoteRun.POLL.toMillis());
+                status = cleanup.status();
+                CleanupStatus seen = status;
+                progress.updateAndGet(now -> now.moved(seen.handedOff() + seen.dropped(),
+                        seen.bytesHandedOff() + seen.bytesDropped(), seen.scanned()));
+            } while (status.running() || status.runsCompleted() <= after);
+            if (status.error() == null && status.ownersFailed() == 0 && status.kept() == 0) {
+                return;
+            }
+            String why = "the hand-over run fell short: " + status.toJson();
+            LOG.warn("decommission: {}; running it again", why);
+            progress.updateAndGet(now -> now.failed(why));
+            Thread.sleep(JoinProcedure.RETRY_PAUSE.toMillis());
+        }
+    }
+
+    private boolean stopped() {
+        return closed || aborted;
+    }
+
+    /**
+     * Rolls a decommission back ({@code ringkv abort}): the steps stop, and the metadata makes this
+     * node {@code normal} again; the records it handed over stay where they went (extra copies,
+     * which the next cleanup of their holders drops).
+     *
+     * @throws MembershipRefusedException when this node is not leaving (it left already, or never began)
+     * @throws IOException                when no member of the metadata group took the step
+     */
+    public MembershipProgress abort() throws IOException, InterruptedException {
+        Thread running;
+        synchronized (lock) {
+            aborted = true;
+            running = thread;
+        }
+        if (running != null) {
+            running.interrupt();
+            running.join(JoinProcedure.RETRY_PAUSE.toMillis() * 10);
+        }
+        ClusterMetadata now = JoinProcedure.await(calls.read());
+        MemberState state = now.member(selfId).map(Member::state).orElse(MemberState.LEFT);
+        if (state != MemberState.LEAVING) {
+            throw new MembershipRefusedException("this node is " + state.label() + ", not leaving: there is no decommission "
+                    + "to abort");
+        }
+        ClusterMetadata after = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " normal"));
+        known.offer(after);
+        draining = false;
+        synchronized (lock) {
+            thread = null;
+        }
+        LOG.info("decommission aborted: this node is a normal member again at epoch {}", after.epoch());
+        progress.updateAndGet(now2 -> now2.phase("aborted"));
+        return progress.get();
+    }
+
+    /** Whether a decommission runs here now (begun, not left, not aborted). */
+    public boolean running() {
+        synchronized (lock) {
+            return thread != null && thread.isAlive();
+        }
+    }
+
+    private void phase(String phase) {
+        LOG.info("decommission: {}", phase);
+        progress.updateAndGet(now -> now.phase(phase));
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            closed = true;
+            if (thread != null) {
+                thread.interrupt();
+            }
+        }
+    }
+}

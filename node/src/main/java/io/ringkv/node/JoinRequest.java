@@ -1,0 +1,126 @@
+package io.ringkv.node;
+
+import io.ringkv.cluster.ClusterNode;
+import io.ringkv.cluster.ClusterSecret;
+import io.ringkv.cluster.InternalAuth;
+import io.ringkv.cluster.InternalProtocol;
+import io.ringkv.cluster.SignedCalls;
+import io.ringkv.cluster.meta.ClusterMetadata;
+import io.ringkv.cluster.meta.CorruptMetadataException;
+import io.ringkv.cluster.meta.Member;
+import io.ringkv.cluster.meta.MemberState;
+import io.ringkv.cluster.meta.MetadataCodec;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLContext;
+
+/**
+ * {@code serve --join URL}: before the node serves, asks the member at {@code URL} to add it to the
+ * cluster ({@code POST /internal/v0/meta/join}, signed with the cluster secret and naming this
+ * node as sender), and takes from the answer what the node starts from: the cluster's identity
+ * (the fingerprint every internal request carries, read from the member's {@code /v0/status}), the
+ * metadata that names this node {@code joining} (or {@code normal}, for a node that joined before
+ * and restarts), and this node's clock slot.
+ *
+ * <p>Stateless; blocks the starting thread.
+ */
+final class JoinRequest {
+
+    /** Per call: the member waits up to about ten seconds for a majority of the metadata voters. */
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(20);
+
+    /** What the node starts from. */
+    record Joined(String fingerprint, ClusterMetadata metadata, Member self) {
+    }
+
+    private JoinRequest() {
+    }
+
+    /** A member that answers at all is not dead: replacing it would leave two nodes claiming its keys. */
+    private static void refuseIfLive(HttpClient http, ClusterNode dead) throws NodeStartException, InterruptedException {
+        int status;
+        try {
+            status = http.send(java.net.http.HttpRequest.newBuilder(URI.create(dead.id() + "/v0/status"))
+                    .timeout(Duration.ofSeconds(3)).build(), java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException down) {
+            return;
+        }
+        throw new NodeStartException("--replace " + dead.id() + ": that node answers (" + status + " on /v0/status), so it "
+                + "is not dead; decommission it (ringkv decommission --node " + dead.id() + ") or stop it first");
+    }
+
+    /**
+     * @param trust the cluster's TLS trust for an https cluster, or null
+     * @throws NodeStartException naming what to do when the member cannot be reached, the secret is
+     *                            wrong (its answer carries no proof of it) or the metadata refuses
+     */
+    static Joined ask(String memberUrl, String selfUrl, ClusterSecret secret, SSLContext trust) throws NodeStartException {
+        return ask(memberUrl, selfUrl, null, secret, trust);
+    }
+
+    /**
+     * As above; with {@code deadUrl}, this node takes the place of that member, which must be down
+     * ({@code serve --join URL --replace DEAD_URL}): it is asked for its status first, and a node
+     * that answers is not replaced (decommission it instead).
+     */
+    static Joined ask(String memberUrl, String selfUrl, String deadUrl, ClusterSecret secret, SSLContext trust)
+            throws NodeStartException {
+        if (secret == null) {
+            throw new NodeStartException("--join needs the cluster secret (--cluster-secret-file or $"
+                    + ClusterSecret.ENVIRONMENT_VARIABLE + ")");
+        }
+        ClusterNode member;
+        ClusterNode self = ClusterNode.parse(selfUrl);
+        try {
+            member = ClusterNode.parse(memberUrl);
+        } catch (IllegalArgumentException e) {
+            throw new NodeStartException("--join " + memberUrl + ": " + e.getMessage());
+        }
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (trust != null) {
+            builder.sslContext(trust);
+        }
+        ClusterNode dead = null;
+        if (deadUrl != null) {
+            try {
+                dead = ClusterNode.parse(deadUrl);
+            } catch (IllegalArgumentException e) {
+                throw new NodeStartException("--replace " + deadUrl + ": " + e.getMessage());
+            }
+        }
+        try (HttpClient http = builder.build()) {
+            if (dead != null) {
+                refuseIfLive(http, dead);
+            }
+            InternalCallOptions.NodeIdentity identity = InternalCallOptions.identityOf(http, URI.create(member.id()));
+            InternalAuth auth = new InternalAuth(secret, self.id(), identity.topology(), System::currentTimeMillis);
+            SignedCalls calls = new SignedCalls(http, auth, () -> 0, Runnable::run);
+            String path = dead == null ? InternalProtocol.META_JOIN_PATH : InternalProtocol.META_REPLACE_PATH;
+            String body = dead == null ? self.id() : Member.idOf(dead) + " " + self.id();
+            SignedCalls.Answer answer = calls.call(identity.id(), "POST", path, body.getBytes(StandardCharsets.UTF_8), CALL_TIMEOUT)
+                    .get(CALL_TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+            if (answer.status() != 200) {
+                throw new NodeStartException("the cluster did not let this node join (" + identity.id() + " answered "
+                        + answer.status() + "): " + answer.text());
+            }
+            ClusterMetadata metadata = MetadataCodec.decodeMetadata(answer.body());
+            Member mine = metadata.member(Member.idOf(self)).filter(m -> m.state() == MemberState.JOINING
+                    || m.state() == MemberState.NORMAL).orElseThrow(() -> new NodeStartException("the cluster answered the "
+                    + "join with metadata (epoch " + metadata.epoch() + ") that does not list this node as joining"));
+            return new Joined(identity.topology(), metadata, mine);
+        } catch (ExecutionException e) {
+            throw new NodeStartException("cannot join through " + memberUrl + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (IOException | TimeoutException e) {
+            throw new NodeStartException("cannot join through " + memberUrl + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new NodeStartException("interrupted while joining through " + memberUrl, e);
+        }
+    }
+}
