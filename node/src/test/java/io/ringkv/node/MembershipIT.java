@@ -283,6 +283,68 @@ class MembershipIT {
         awaitOnExactlyThree(nodes);
     }
 
+    /**
+     * {@code ringkv abort} rolls back a join in the middle of its streaming (the node becomes
+     * {@code left}; the owners keep every key) and a decommission in the middle of its hand-over
+     * (the node becomes {@code normal} again and answers {@code /v0/status} with 200); nothing
+     * acknowledged is lost, and a node with no step in progress has nothing to abort (exit 1).
+     */
+    @Test
+    @Order(4)
+    void abortRollsAJoinAndADecommissionBack() throws Exception {
+        BackgroundWriter writer = startWriter("w4-");
+        writer.awaitMore(20);
+        Joiner joining = startJoiner("joiner-6", cluster.url(0), cluster.secretFile());
+        awaitStatus(joining, "joiner-6 streaming", status -> "streaming".equals(membershipPhase(status)));
+        Cli aborted = cli("abort", "--node", joining.url());
+        assertThat(aborted.output(), aborted.exit(), is(0));
+        String afterJoin = metadata(cluster.url(0));
+        assertThat(afterJoin, stateOf(afterJoin, joining.url()), is("left"));
+        joining.process().stop(Duration.ofSeconds(10));
+
+        // joiner-4 joined in the test before: it is a normal member that is not a voter.
+        Joiner member = joiners.stream().filter(j -> j.name().equals("joiner-4") && j.process().isAlive()).findFirst()
+                .orElseThrow(() -> new AssertionError("joiner-4 from the test before is not running"));
+        Cli leaving = cli("decommission", "--node", member.url(), "--no-wait");
+        assertThat(leaving.output(), leaving.exit(), is(0));
+        Cli back = cli("abort", "--node", member.url());
+        assertThat(back.output(), back.exit(), is(0));
+        String afterLeave = metadata(cluster.url(0));
+        assertThat(afterLeave, stateOf(afterLeave, member.url()), is("normal"));
+        assertThat(member.process().isAlive(), is(true));
+        assertThat(status(member.url()), is(200));
+        Cli nothing = cli("abort", "--node", member.url());
+        assertThat(nothing.output(), nothing.exit(), is(1));
+        assertThat(nothing.output(), containsString("no join or decommission to abort"));
+
+        writer.awaitMore(50);
+        assertThat("writes during the aborts, of " + writer.writes(), writer.stop(), is(empty()));
+        readBack(List.of(cluster.url(0), cluster.url(1), cluster.url(2), member.url()));
+    }
+
+    /** A command of the node's CLI in this JVM, its {@code System.out} captured (this class's tests run one at a time). */
+    private static Cli cli(String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--cluster-secret-file", cluster.secretFile().toString()));
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        PrintStream original = System.out;
+        int exit;
+        System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+        try {
+            exit = Main.run(all.toArray(String[]::new));
+        } finally {
+            System.setOut(original);
+        }
+        String output = printed.toString(StandardCharsets.UTF_8);
+        original.print(output);
+        return new Cli(exit, output);
+    }
+
+    private static int status(String node) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create(node + "/v0/status")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
     /** A writer through the initial nodes (the joined ones come and go), new keys under {@code PREFIX + name}. */
     private static BackgroundWriter startWriter(String name) {
         BackgroundWriter writer = new BackgroundWriter(cluster, INITIAL, PREFIX + name, acknowledged, preloadKeys());
