@@ -193,10 +193,31 @@ public final class Cleanup implements AutoCloseable {
         boolean ownsLater = later.contains(self) && later.owns(key, self, Math.min(rf, later.clusterSize()));
         if (ownsNow || ownsLater) {
             List<ClusterNode> pending = view.pending(key, rf);
-            return pending.isEmpty() || pending.equals(List.of(self)) ? null
-                    : new NotOwned(key, record, pending.stream().filter(node -> !node.equals(self)).toList(), false);
+            if (pending.isEmpty() || pending.equals(List.of(self)) || !sends(view, self, key, rf)) {
+                return null;
+            }
+            return new NotOwned(key, record, pending.stream().filter(node -> !node.equals(self)).toList(), false);
         }
         return new NotOwned(key, record, later.owners(key, Math.min(rf, later.clusterSize())), true);
+    }
+
+    /**
+     * Whether this node sends its copy of {@code key} to the key's pending replicas. A leaving node
+     * sends every key it holds: it is the only node that runs a hand-over for its leave. For a join
+     * (or a replacement), every owner runs one, and a majority of the key's owners (the member being
+     * replaced left out) send their copies, the first by rank: a write acknowledged by a majority
+     * of the owners is on at least one of them, so the joining node gets its newest acknowledged
+     * version while receiving about two copies of each record at RF 3 rather than three.
+     */
+    static boolean sends(MembershipView view, ClusterNode self, byte[] key, int rf) {
+        if (view.state(self).orElse(null) == io.ringkv.cluster.meta.MemberState.LEAVING) {
+            return true;
+        }
+        RendezvousPlacement now = view.placement();
+        List<ClusterNode> sources = new ArrayList<>(now.replicas(key, Math.min(rf, now.clusterSize())));
+        sources.removeAll(view.replaced());
+        int rank = sources.indexOf(self);
+        return rank >= 0 && rank < sources.size() / 2 + 1;
     }
 
     /** Sends a chunk to its owners, then purges each record every one of its owners took. */

@@ -137,6 +137,38 @@ class MembershipRoutingTest {
         assertThat(substitutedByReplacement > 0, is(true));
     }
 
+    /**
+     * Who sends a key to the node that joins: a majority of the key's owners (two at RF 3), the
+     * first by rank, so a write acknowledged by a majority reaches it; for a replacement, the
+     * surviving owners (the dead member left out); a leaving node sends every key it holds.
+     */
+    @Test
+    void aMajorityOfTheOwnersSendEachKeyToAJoiningNodeAndALeavingNodeSendsAll() {
+        MembershipView joining = MembershipView.of(metadata(2, MemberState.JOINING));
+        MembershipView leaving = MembershipView.of(metadata(4, MemberState.LEAVING));
+        ClusterNode leaver = ClusterNode.parse(URLS.get(3));
+        for (int i = 0; i < KEYS; i++) {
+            byte[] key = key(i);
+            List<ClusterNode> owners = joining.placement().replicas(key, 3);
+            List<ClusterNode> senders = owners.stream().filter(node -> Cleanup.sends(joining, node, key, 3)).toList();
+            assertThat(senders, equalTo(owners.subList(0, 2)));
+            assertThat(Cleanup.sends(leaving, leaver, key(i), 3), is(true));
+        }
+        List<Member> members = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            members.add(member(URLS.get(i), MemberState.NORMAL, i));
+        }
+        ClusterNode dead = ClusterNode.parse(URLS.get(2));
+        ClusterNode replacement = ClusterNode.parse(URLS.get(3));
+        members.add(new Member(Member.idOf(replacement), replacement.id(), MemberState.JOINING, 3, Member.idOf(dead)));
+        MembershipView replacing = MembershipView.of(new ClusterMetadata(2, 3, members));
+        for (int i = 0; i < KEYS; i++) {
+            for (ClusterNode survivor : List.of(ClusterNode.parse(URLS.get(0)), ClusterNode.parse(URLS.get(1)))) {
+                assertThat(Cleanup.sends(replacing, survivor, key(i), 3), is(true));
+            }
+        }
+    }
+
     @Test
     void withoutAChangeNothingIsPending() {
         MembershipView view = MembershipView.of(metadata(3, MemberState.NORMAL));
