@@ -15,6 +15,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -69,22 +71,20 @@ final class JoinRequest {
      * ({@code serve --join URL --replace DEAD_URL}): it is asked for its status first, and a node
      * that answers is not replaced (decommission it instead).
      */
-    static Joined ask(String memberUrl, String selfUrl, String deadUrl, ClusterSecret secret, SSLContext trust)
+    static Joined ask(String memberUrls, String selfUrl, String deadUrl, ClusterSecret secret, SSLContext trust)
             throws NodeStartException {
         if (secret == null) {
             throw new NodeStartException("--join needs the cluster secret (--cluster-secret-file or $"
                     + ClusterSecret.ENVIRONMENT_VARIABLE + ")");
         }
-        ClusterNode member;
         ClusterNode self = ClusterNode.parse(selfUrl);
-        try {
-            member = ClusterNode.parse(memberUrl);
-        } catch (IllegalArgumentException e) {
-            throw new NodeStartException("--join " + memberUrl + ": " + e.getMessage());
-        }
-        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
-        if (trust != null) {
-            builder.sslContext(trust);
+        List<ClusterNode> members = new ArrayList<>();
+        for (String url : memberUrls.split(",")) {
+            try {
+                members.add(ClusterNode.parse(url.strip()));
+            } catch (IllegalArgumentException e) {
+                throw new NodeStartException("--join " + url + ": " + e.getMessage());
+            }
         }
         ClusterNode dead = null;
         if (deadUrl != null) {
@@ -94,10 +94,42 @@ final class JoinRequest {
                 throw new NodeStartException("--replace " + deadUrl + ": " + e.getMessage());
             }
         }
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (trust != null) {
+            builder.sslContext(trust);
+        }
         try (HttpClient http = builder.build()) {
             if (dead != null) {
                 refuseIfLive(http, dead);
             }
+            // Any live member will do: the next one is asked when one cannot be reached or has no
+            // majority behind it; a refusal (the cluster said no) ends the attempt.
+            StringBuilder unreachable = new StringBuilder();
+            for (ClusterNode member : members) {
+                try {
+                    return askOne(http, member, self, dead, secret);
+                } catch (MemberUnavailable e) {
+                    unreachable.append(' ').append(member.id()).append(": ").append(e.getMessage()).append(';');
+                }
+            }
+            throw new NodeStartException("cannot join: no member named by --join took the request:" + unreachable
+                    + " start this node again once one of them serves (several may be given, comma-separated)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new NodeStartException("interrupted while joining through " + memberUrls, e);
+        }
+    }
+
+    /** A member that could not take the join now (unreachable, no metadata majority): the next is asked. */
+    private static final class MemberUnavailable extends Exception {
+        MemberUnavailable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private static Joined askOne(HttpClient http, ClusterNode member, ClusterNode self, ClusterNode dead, ClusterSecret secret)
+            throws NodeStartException, MemberUnavailable, InterruptedException {
+        try {
             InternalCallOptions.NodeIdentity identity = InternalCallOptions.identityOf(http, URI.create(member.id()));
             InternalAuth auth = new InternalAuth(secret, self.id(), identity.topology(), System::currentTimeMillis);
             SignedCalls calls = new SignedCalls(http, auth, () -> 0, Runnable::run);
@@ -105,6 +137,9 @@ final class JoinRequest {
             String body = dead == null ? self.id() : Member.idOf(dead) + " " + self.id();
             SignedCalls.Answer answer = calls.call(identity.id(), "POST", path, body.getBytes(StandardCharsets.UTF_8), CALL_TIMEOUT)
                     .get(CALL_TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+            if (answer.status() == 503) {
+                throw new MemberUnavailable(answer.text(), null);
+            }
             if (answer.status() != 200) {
                 throw new NodeStartException("the cluster did not let this node join (" + identity.id() + " answered "
                         + answer.status() + "): " + answer.text());
@@ -115,12 +150,14 @@ final class JoinRequest {
                     + "join with metadata (epoch " + metadata.epoch() + ") that does not list this node as joining"));
             return new Joined(identity.topology(), metadata, mine);
         } catch (ExecutionException e) {
-            throw new NodeStartException("cannot join through " + memberUrl + ": " + e.getCause().getMessage(), e.getCause());
+            Throwable cause = e.getCause();
+            // An answer without the cluster's proof: another secret, not an unreachable member.
+            if (cause.getMessage() != null && cause.getMessage().contains("proof of the cluster secret")) {
+                throw new NodeStartException("cannot join through " + member.id() + ": " + cause.getMessage(), cause);
+            }
+            throw new MemberUnavailable(cause.getMessage(), cause);
         } catch (IOException | TimeoutException e) {
-            throw new NodeStartException("cannot join through " + memberUrl + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new NodeStartException("interrupted while joining through " + memberUrl, e);
+            throw new MemberUnavailable(e.toString(), e);
         }
     }
 }

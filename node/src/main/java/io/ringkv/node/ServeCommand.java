@@ -53,10 +53,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "a single node.")
     List<String> cluster = List.of();
 
-    @Option(names = "--join", paramLabel = "URL",
+    @Option(names = "--join", paramLabel = "URL[,URL...]",
             description = "Join the running cluster of the member at URL instead of starting from a --cluster list: the "
-                    + "node asks to join, receives the keys it will own from their owners, then serves them. Needs the "
-                    + "cluster secret; start it again with the same --join after a stop.")
+                    + "node asks to join, receives the keys it will own from their owners, then serves them. Several "
+                    + "members, comma-separated, are asked in turn until one takes the request. Needs the cluster "
+                    + "secret; start it again with the same --join after a stop.")
     String join;
 
     @Option(names = "--replace", paramLabel = "DEAD_URL",
