@@ -270,7 +270,8 @@ class MembershipIT {
         assertThat(second.printed(), containsString("a change is in progress"));
         assertThat("a refused join changes nothing", metadata(cluster.url(0)), equalTo(meanwhile));
 
-        Joiner again = restart(joining, cluster.url(1));
+        // --join names a member that is not there first: the next one is asked.
+        Joiner again = restart(joining, "http://127.0.0.1:1," + cluster.url(1));
         awaitJoined(again);
         writer.awaitMore(50);
         assertThat("writes during the join, of " + writer.writes(), writer.stop(), is(empty()));
