@@ -4,6 +4,7 @@ import io.ringkv.cluster.member.Decommission;
 import io.ringkv.cluster.member.JoinProcedure;
 import io.ringkv.cluster.member.MembershipCalls;
 import io.ringkv.cluster.member.MembershipEndpoint;
+import io.ringkv.cluster.member.MembershipProgress;
 import io.ringkv.cluster.meta.MetadataAdminEndpoint;
 import io.ringkv.cluster.meta.MetadataGroup;
 import io.ringkv.cluster.meta.MetadataSettings;
@@ -267,7 +268,7 @@ public final class Cluster implements AutoCloseable {
         this.join = join;
         if (internalHandler != null) {
             internalHandler.mountMembership(new MembershipEndpoint(leaving, () -> Optional.ofNullable(this.join),
-                    this::decommissionRefusal, clientExecutor, System::currentTimeMillis));
+                    this::membershipProgress, this::decommissionRefusal, clientExecutor, System::currentTimeMillis));
         }
         knownMetadata.listen(leaving::resumeIfLeaving);
         leaving.resumeIfLeaving(knownMetadata.current());
@@ -281,6 +282,16 @@ public final class Cluster implements AutoCloseable {
                     + "a vote to another node yet, so voters stay: decommission a node that is not a voter");
         }
         return Optional.empty();
+    }
+
+    /** This node's own membership step: its decommission once begun, else its join, else none. */
+    public MembershipProgress membershipProgress() {
+        Decommission leaving = decommission;
+        if (leaving != null && !leaving.progress().step().equals("none")) {
+            return leaving.progress();
+        }
+        JoinProcedure joining = join;
+        return joining != null ? joining.progress() : MembershipProgress.NONE;
     }
 
     /** This node's join in progress, or empty (not joining, or the join is over). */

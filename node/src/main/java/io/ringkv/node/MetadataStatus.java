@@ -104,11 +104,7 @@ final class MetadataStatus {
                     .append(",\"index\":").append(member.index()).append('}');
         }
         out.append("]");
-        io.ringkv.cluster.member.MembershipProgress own = cluster.decommission()
-                .map(io.ringkv.cluster.member.Decommission::progress)
-                .filter(progress -> !progress.step().equals("none"))
-                .or(() -> cluster.join().map(io.ringkv.cluster.member.JoinProcedure::progress))
-                .orElse(io.ringkv.cluster.member.MembershipProgress.NONE);
+        io.ringkv.cluster.member.MembershipProgress own = cluster.membershipProgress();
         return out.append(",\"membership\":").append(own.toJson(System.currentTimeMillis())).append('}').toString();
     }
 }

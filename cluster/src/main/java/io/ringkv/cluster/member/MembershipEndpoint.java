@@ -29,6 +29,7 @@ public final class MembershipEndpoint implements HttpHandler {
 
     private final Decommission decommission;
     private final Supplier<Optional<JoinProcedure>> join;
+    private final Supplier<MembershipProgress> progress;
     private final Supplier<Optional<String>> refusal;
     private final Executor executor;
     private final LongSupplier wallMillis;
@@ -37,9 +38,11 @@ public final class MembershipEndpoint implements HttpHandler {
      * @param refusal why this node may not be decommissioned now (e.g. it is a metadata voter), or empty
      */
     public MembershipEndpoint(Decommission decommission, Supplier<Optional<JoinProcedure>> join,
-                              Supplier<Optional<String>> refusal, Executor executor, LongSupplier wallMillis) {
+                              Supplier<MembershipProgress> progress, Supplier<Optional<String>> refusal, Executor executor,
+                              LongSupplier wallMillis) {
         this.decommission = decommission;
         this.join = join;
+        this.progress = progress;
         this.refusal = refusal;
         this.executor = executor;
         this.wallMillis = wallMillis;
@@ -55,7 +58,7 @@ public final class MembershipEndpoint implements HttpHandler {
             return CompletableFuture.completedFuture(Response.text(404, "no membership request " + request.path()));
         }
         return switch (request.method()) {
-            case "GET" -> CompletableFuture.completedFuture(json(200, progress()));
+            case "GET" -> CompletableFuture.completedFuture(json(200, progress.get()));
             case "POST" -> {
                 Optional<String> no = refusal.get();
                 if (no.isPresent()) {
@@ -104,15 +107,6 @@ public final class MembershipEndpoint implements HttpHandler {
             Thread.currentThread().interrupt();
             return Response.text(503, "this node is stopping");
         }
-    }
-
-    /** The decommission's progress, or the join's while this node joins. */
-    private MembershipProgress progress() {
-        MembershipProgress leaving = decommission.progress();
-        if (!leaving.step().equals("none")) {
-            return leaving;
-        }
-        return join.get().map(JoinProcedure::progress).orElse(MembershipProgress.NONE);
     }
 
     private Response json(int status, MembershipProgress progress) {

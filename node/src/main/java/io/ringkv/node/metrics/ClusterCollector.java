@@ -72,11 +72,7 @@ final class ClusterCollector implements MultiCollector {
             membersByState.put(state.label(), 0L);
         }
         cluster.knownMetadata().current().members().forEach(member -> membersByState.merge(member.state().label(), 1L, Long::sum));
-        io.ringkv.cluster.member.MembershipProgress own = cluster.decommission()
-                .map(io.ringkv.cluster.member.Decommission::progress)
-                .filter(progress -> !progress.step().equals("none"))
-                .or(() -> cluster.join().map(io.ringkv.cluster.member.JoinProcedure::progress))
-                .orElse(io.ringkv.cluster.member.MembershipProgress.NONE);
+        io.ringkv.cluster.member.MembershipProgress own = cluster.membershipProgress();
         Map<String, Long> moved = new LinkedHashMap<>();
         moved.put("records", own.records());
         moved.put("bytes", own.bytes());
