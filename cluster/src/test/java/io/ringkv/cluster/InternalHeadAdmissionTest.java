@@ -11,6 +11,7 @@ import io.ringkv.http.server.Response;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.InMemoryStorageEngine;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -74,6 +75,25 @@ class InternalHeadAdmissionTest {
                 is(Optional.of(413)));
         assertThat("record batches take what --max-body allows", status("PUT", InternalProtocol.WRITES_PATH, signed, 1L << 30),
                 is(Optional.empty()));
+    }
+
+    /**
+     * The membership routes, reachable from outside like their siblings: a stranger is refused at
+     * the head (403) whichever of them it asks, a signed body up to the metadata limit goes on, one
+     * byte more is 413 at the head, and a body of unknown length is held to that limit.
+     */
+    @Test
+    void theMembershipRoutesRefuseStrangersAndBodiesOverTheirLimitAtTheHead() {
+        List<String> routes = List.of(InternalProtocol.META_JOIN_PATH, InternalProtocol.META_MEMBER_STATE_PATH,
+                InternalProtocol.META_REPLACE_PATH, InternalProtocol.META_READ_PATH, InternalProtocol.DECOMMISSION_PATH,
+                InternalProtocol.MEMBERSHIP_ABORT_PATH);
+        for (String route : routes) {
+            assertThat("a stranger on " + route, status("POST", route, Headers.of(), 10), is(Optional.of(403)));
+            Headers signed = headers(peer.sign(TestAuth.SELF, "POST", route, Map.of(), new byte[0]));
+            assertThat(route, status("POST", route, signed, InternalBodyLimits.META_BODY_BYTES_MAX), is(Optional.empty()));
+            assertThat(route, status("POST", route, signed, InternalBodyLimits.META_BODY_BYTES_MAX + 1L), is(Optional.of(413)));
+            assertThat(route, limit(route), is((long) InternalBodyLimits.META_BODY_BYTES_MAX));
+        }
     }
 
     /** A body whose length the head does not announce is held to the same route limits while it is read. */
