@@ -48,6 +48,8 @@ public final class Cleanup implements AutoCloseable {
     /** Records not owned here sent per chunk before the chunk's purges. */
     static final int CHUNK_RECORDS = 1_024;
     private static final int PUSH_RECORDS_MAX = 256;
+    /** Batches on their way to one owner at once: the scan reads on while the owner applies one. */
+    private static final int PUSH_BATCHES_IN_FLIGHT = 2;
     /** Bytes read between two calls to the pacer at most (fewer records when they are large). */
     private static final long PACE_BYTES_MAX = 256 * 1024;
 
@@ -240,7 +242,7 @@ public final class Cleanup implements AutoCloseable {
                     continue;
                 }
                 RecordPusher pusher = pushers.computeIfAbsent(owner, node -> new RecordPusher(client, node, PUSH_RECORDS_MAX,
-                        answerWait, (key, refusedRecord, why) -> refused.add(key)));
+                        PUSH_BATCHES_IN_FLIGHT, answerWait, (key, refusedRecord, why) -> refused.add(key)));
                 try {
                     pusher.add(record.key(), record.record());
                 } catch (ExecutionException | TimeoutException e) {
