@@ -149,6 +149,8 @@ public final class Cleanup implements AutoCloseable {
         synchronized (lock) {
             current = CleanupStatus.started(last.runsCompleted());
         }
+        long toScan = engine.stats().estimatedKeys();
+        update(status -> status.toScan(Math.max(0, toScan)));
         int rf = replicationFactor.getAsInt();
         MembershipView view = topology.view();
         ClusterNode self = topology.self();
