@@ -36,6 +36,10 @@ final class JoinRequest {
 
     /** Per call: the member waits up to about ten seconds for a majority of the metadata voters. */
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(20);
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JoinRequest.class);
+    /** How long a starting node keeps asking while no member can take its join (overloaded, no majority). */
+    static final Duration PATIENCE = Duration.ofSeconds(60);
+    static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
 
     /** What the node starts from. */
     record Joined(String fingerprint, ClusterMetadata metadata, Member self) {
@@ -73,6 +77,17 @@ final class JoinRequest {
      */
     static Joined ask(String memberUrls, String selfUrl, String deadUrl, ClusterSecret secret, SSLContext trust)
             throws NodeStartException {
+        return ask(memberUrls, selfUrl, deadUrl, secret, trust, PATIENCE, RETRY_PAUSE);
+    }
+
+    /**
+     * As above, asking the members again every {@code pause} while none could take the request
+     * (each unreachable, shedding load, or without a majority of the metadata voters behind it),
+     * for up to {@code patience}: a member that answers {@code 503 overloaded} while the cluster
+     * serves a burst is not a reason for the new node to give up.
+     */
+    static Joined ask(String memberUrls, String selfUrl, String deadUrl, ClusterSecret secret, SSLContext trust,
+                      Duration patience, Duration pause) throws NodeStartException {
         if (secret == null) {
             throw new NodeStartException("--join needs the cluster secret (--cluster-secret-file or $"
                     + ClusterSecret.ENVIRONMENT_VARIABLE + ")");
@@ -103,17 +118,29 @@ final class JoinRequest {
                 refuseIfLive(http, dead);
             }
             // Any live member will do: the next one is asked when one cannot be reached or has no
-            // majority behind it; a refusal (the cluster said no) ends the attempt.
-            StringBuilder unreachable = new StringBuilder();
-            for (ClusterNode member : members) {
-                try {
-                    return askOne(http, member, self, dead, secret);
-                } catch (MemberUnavailable e) {
-                    unreachable.append(' ').append(member.id()).append(": ").append(e.getMessage()).append(';');
+            // majority behind it; a refusal (the cluster said no) ends the attempt. When none could
+            // take it, all are asked again after a pause, until the patience runs out.
+            long deadline = System.nanoTime() + patience.toNanos();
+            int rounds = 0;
+            while (true) {
+                StringBuilder unreachable = new StringBuilder();
+                rounds++;
+                for (ClusterNode member : members) {
+                    try {
+                        return askOne(http, member, self, dead, secret);
+                    } catch (MemberUnavailable e) {
+                        unreachable.append(' ').append(member.id()).append(": ").append(e.getMessage()).append(';');
+                    }
                 }
+                if (System.nanoTime() + pause.toNanos() - deadline > 0) {
+                    throw new NodeStartException("cannot join: no member named by --join took the request in " + rounds
+                            + " rounds over " + patience.toSeconds() + " s; the last answers:" + unreachable
+                            + " start this node again once one of them serves (several may be given, comma-separated)");
+                }
+                LOG.info("no member named by --join took the request yet ({}); asking again in {} ms",
+                        unreachable.toString().strip(), pause.toMillis());
+                Thread.sleep(pause.toMillis());
             }
-            throw new NodeStartException("cannot join: no member named by --join took the request:" + unreachable
-                    + " start this node again once one of them serves (several may be given, comma-separated)");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new NodeStartException("interrupted while joining through " + memberUrls, e);
