@@ -112,8 +112,11 @@ final class JoinRequest {
                     unreachable.append(' ').append(member.id()).append(": ").append(e.getMessage()).append(';');
                 }
             }
+            // A replace moves the dead member's vote, if it had one, like any metadata change: by a majority of the voters.
             throw new NodeStartException("cannot join: no member named by --join took the request:" + unreachable
-                    + " start this node again once one of them serves (several may be given, comma-separated)");
+                    + " start this node again once one of them serves (several may be given, comma-separated)"
+                    + (dead == null ? "" : "; a replace needs a majority of the metadata voters up, the dead member counted "
+                            + "among them (with three voters, the two others)"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new NodeStartException("interrupted while joining through " + memberUrls, e);

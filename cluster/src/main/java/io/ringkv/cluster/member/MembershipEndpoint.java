@@ -62,7 +62,8 @@ public final class MembershipEndpoint implements HttpHandler {
         try {
             return json(202, decommission.begin());
         } catch (MembershipRefusedException e) {
-            return Response.text(409, "refused: " + e.getMessage());
+            // The metadata's own refusal says "refused: " already.
+            return Response.text(409, e.getMessage().startsWith("refused: ") ? e.getMessage() : "refused: " + e.getMessage());
         } catch (IllegalArgumentException e) {
             return Response.text(400, e.getMessage());
         } catch (IOException e) {
