@@ -63,38 +63,13 @@ class MetadataVotersTest {
 
     @Test
     void aJoinedMemberTakesTheVoteOfARetiredOneAndTheGroupCommitsWithoutIt() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            listen();
-        }
-        for (int i = 0; i < 3; i++) {
-            Cluster cluster = Cluster.start(ClusterSettings.of(urls, urls.get(i)).withSecret(TestAuth.SECRET),
-                    new InMemoryStorageEngine(), HybridLogicalClock.systemClock(), handlerExecutor);
-            mount(i, cluster);
-            groups.add(cluster.startMetadata(MetadataSettings.defaults(dir.resolve("node" + i))));
-        }
-        running.addAll(groups);
-        awaitTrue(() -> running.stream().allMatch(group -> group.metadata().epoch() == 1), "every node at epoch 1");
-        Set<String> initial = groups.stream().map(MetadataGroup::selfId).collect(java.util.stream.Collectors.toSet());
-        awaitTrue(() -> leader().isPresent() && leader().get().configuration().orElseThrow().voters().equals(initial),
-                "the three initial members vote");
+        Set<String> initial = startInitialMembers();
 
         // A fourth node joins: the metadata names it joining, then its own server starts outside the group.
         String joinerUrl = listen();
-        ClusterNode joiner = ClusterNode.parse(joinerUrl);
-        String joinerId = Member.idOf(joiner);
-        applied(new MetadataCommand.AddMember(new Member(joinerId, joiner.id(), MemberState.JOINING, 0, null)));
-        ClusterMetadata withJoiner = leader().orElseThrow().metadata();
-        ClusterNodes joinedView = ClusterNodes.joined(joiner, clusters.getFirst().topology().fingerprint(), withJoiner,
-                withJoiner.member(joinerId).orElseThrow().index());
-        Cluster joinerCluster = Cluster.start(ClusterSettings.of(List.of(joinerUrl), joinerUrl).withSecret(TestAuth.SECRET),
-                joinedView, new InMemoryStorageEngine(), HybridLogicalClock.systemClock(), handlerExecutor, ReplicaCallListener.NONE);
-        mount(3, joinerCluster);
-        MetadataGroup joined = joinerCluster.startMetadata(MetadataSettings.defaults(dir.resolve("node3")));
-        groups.add(joined);
-        running.add(joined);
-        // The leader adds it as a listener, which never votes while joining.
-        awaitTrue(() -> joined.role().orElse("").equals("listener") && joined.metadata().epoch() == withJoiner.epoch(),
-                "the joining node listens and has applied the log");
+        String joinerId = Member.idOf(ClusterNode.parse(joinerUrl));
+        MetadataGroup joined = join(joinerUrl, new MetadataCommand.AddMember(
+                new Member(joinerId, ClusterNode.parse(joinerUrl).id(), MemberState.JOINING, 0, null)));
         assertThat(leader().orElseThrow().configuration().orElseThrow().voters(), equalTo(initial));
         applied(new MetadataCommand.SetMemberState(joinerId, MemberState.NORMAL));
         // Normal, it still listens: the voters keep their votes while they are normal.
@@ -135,6 +110,75 @@ class MetadataVotersTest {
             assertThat(group.configuration().orElseThrow().voters(), not(org.hamcrest.Matchers.hasItem(retiringId)));
             assertThat(group.configuration().orElseThrow().listeners(), not(org.hamcrest.Matchers.hasItem(retiringId)));
         }
+    }
+
+    @Test
+    void aReplacementTakesTheVoteOfADeadVoterAndTheDeadOneLeavesTheGroup() throws Exception {
+        Set<String> initial = startInitialMembers();
+        // A voter that is not the leader dies.
+        MetadataGroup dead = running.stream().filter(group -> !group.isLeader()).findFirst().orElseThrow();
+        String deadId = dead.selfId();
+        stop(dead);
+
+        String replacementUrl = listen();
+        String replacementId = Member.idOf(ClusterNode.parse(replacementUrl));
+        MetadataGroup replacement = join(replacementUrl, new MetadataCommand.Replace(deadId,
+                new Member(replacementId, ClusterNode.parse(replacementUrl).id(), MemberState.JOINING, 0, null)));
+        // Normal: the dead member is left in the same entry; its vote goes to the replacement and it leaves the group.
+        applied(new MetadataCommand.SetMemberState(replacementId, MemberState.NORMAL));
+        Set<String> after = new java.util.HashSet<>(initial);
+        after.remove(deadId);
+        after.add(replacementId);
+        awaitTrue(() -> running.stream().allMatch(group -> group.configuration()
+                        .map(conf -> conf.settled() && conf.voters().equals(after) && conf.listeners().isEmpty()).orElse(false)),
+                "every member's configuration: the replacement votes, the dead member is gone");
+        awaitTrue(() -> replacement.role().filter(role -> role.equals("follower") || role.equals("leader")).isPresent(),
+                "the replacement's server runs as a voter");
+        applied(new MetadataCommand.SetReplicationFactor(2));
+    }
+
+    /** Three nodes form the group; returns their ids, the voters. */
+    private Set<String> startInitialMembers() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            listen();
+        }
+        for (int i = 0; i < 3; i++) {
+            Cluster cluster = Cluster.start(ClusterSettings.of(urls, urls.get(i)).withSecret(TestAuth.SECRET),
+                    new InMemoryStorageEngine(), HybridLogicalClock.systemClock(), handlerExecutor);
+            mount(i, cluster);
+            groups.add(cluster.startMetadata(MetadataSettings.defaults(dir.resolve("node" + i))));
+        }
+        running.addAll(groups);
+        awaitTrue(() -> running.stream().allMatch(group -> group.metadata().epoch() == 1), "every node at epoch 1");
+        Set<String> initial = groups.stream().map(MetadataGroup::selfId).collect(java.util.stream.Collectors.toSet());
+        awaitTrue(() -> leader().isPresent() && leader().get().configuration().orElseThrow().voters().equals(initial),
+                "the three initial members vote");
+        return initial;
+    }
+
+    /**
+     * The node at {@code url} joins by {@code command} (an add or a replace): the metadata names it
+     * joining, then its own server starts outside the group, and the leader adds it as a listener,
+     * which never votes while joining.
+     */
+    private MetadataGroup join(String url, MetadataCommand command) throws Exception {
+        ClusterNode joiner = ClusterNode.parse(url);
+        String joinerId = Member.idOf(joiner);
+        Set<String> votersBefore = leader().orElseThrow().configuration().orElseThrow().voters();
+        applied(command);
+        ClusterMetadata withJoiner = leader().orElseThrow().metadata();
+        ClusterNodes joinedView = ClusterNodes.joined(joiner, clusters.getFirst().topology().fingerprint(), withJoiner,
+                withJoiner.member(joinerId).orElseThrow().index());
+        Cluster joinerCluster = Cluster.start(ClusterSettings.of(List.of(url), url).withSecret(TestAuth.SECRET),
+                joinedView, new InMemoryStorageEngine(), HybridLogicalClock.systemClock(), handlerExecutor, ReplicaCallListener.NONE);
+        mount(clusters.size(), joinerCluster);
+        MetadataGroup joined = joinerCluster.startMetadata(MetadataSettings.defaults(dir.resolve("node" + groups.size())));
+        groups.add(joined);
+        running.add(joined);
+        awaitTrue(() -> joined.role().orElse("").equals("listener") && joined.metadata().epoch() == withJoiner.epoch(),
+                "the joining node listens and has applied the log");
+        assertThat(leader().orElseThrow().configuration().orElseThrow().voters(), equalTo(votersBefore));
+        return joined;
     }
 
     /** Submits {@code command} through whichever running group answers; it must apply. */
