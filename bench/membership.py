@@ -77,6 +77,8 @@ def parser():
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0,1"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "0,1"))
     ap.add_argument("--out-dir", default=os.path.join(results_file.BENCH_DIR, "results"))
+    ap.add_argument("--node-args", default="",
+                    help="extra flags for every node, the joining ones too, e.g. \"--stream-rate 8\"")
     results_file.add_summarise_argument(ap)
     return ap
 
@@ -398,7 +400,8 @@ class Bench:
 
     def __init__(self, args, tmp, vegeta_bin, rnd):
         self.args, self.tmp, self.rnd = args, tmp, rnd
-        self.node_args = ["--replication-factor", "3", "--warm-up", "PT0S"]
+        self.extra = args.node_args.split()
+        self.node_args = ["--replication-factor", "3", "--warm-up", "PT0S"] + self.extra
         self.cluster = Cluster("r%d" % rnd, 3, self.node_args, tmp, args.server_cpus)
         self.secret_file = os.path.join(tmp, "r%d-secret" % rnd)
         with open(os.open(self.secret_file, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
@@ -423,7 +426,7 @@ class Bench:
         c.logs.append(os.path.join(self.tmp, c.name, "node%d.log" % (i + 1)))
         c.cmds.append(["taskset", "-c", self.args.server_cpus, os.path.join(ROOT, "ringkv"), "serve", "--host",
                        "127.0.0.1", "--port", str(port), "--data", data, "--join", through,
-                       "--cluster-secret-file", self.secret_file, "--warm-up", "PT0S"] + extra)
+                       "--cluster-secret-file", self.secret_file, "--warm-up", "PT0S"] + self.extra + extra)
         c.procs.append(c._start(i))
         self.state[url] = "joining"
         return i
@@ -730,7 +733,7 @@ def main():
             "value_bytes": args.value_bytes, "steps": args.step_list, "rounds": args.rounds, "quick": args.quick,
             "steady_s": args.steady_seconds, "warmup_s": args.warmup_seconds, "chunk_s": CHUNK_SECONDS,
             "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "cores": os.cpu_count(),
-            "loadavg_at_start": results_file.loadavg(),
+            "node_args": args.node_args, "loadavg_at_start": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--membership"] + sys.argv[1:])}
     vegeta_bin = vegeta.ensure_vegeta()
     rounds = []

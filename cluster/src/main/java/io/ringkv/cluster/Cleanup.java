@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * down, and after a write with an explicit {@code from} above the factor; anti-entropy never
  * compares those copies (it compares only what both sides own), so they would stay, stale, for good.
  *
- * <p>A run scans the store once, in key order and at the anti-entropy scan pace (the two share one
- * {@link ScanPacer}). Each record whose owners ({@link RendezvousPlacement#owners}) do not include
+ * <p>A run scans the store once, in key order, at the node's hand-over pace: at most
+ * {@link ClusterSettings#streamBytesPerSecond} bytes of keys and values read per second (its own
+ * {@link ScanPacer}, not anti-entropy's, so that a join or a leave moves at a rate of its own). Each record whose owners ({@link RendezvousPlacement#owners}) do not include
  * this node is sent to every owner ({@link RecordPusher}, applied there by last-write-wins, so an
  * owner that holds something newer keeps it), a chunk at a time. Only once every owner took the
  * chunk is each record purged here, and only if it is still the stored one
@@ -47,6 +48,10 @@ public final class Cleanup implements AutoCloseable {
     /** Records not owned here sent per chunk before the chunk's purges. */
     static final int CHUNK_RECORDS = 1_024;
     private static final int PUSH_RECORDS_MAX = 256;
+    /** Batches on their way to one owner at once: the scan reads on while the owner applies one. */
+    private static final int PUSH_BATCHES_IN_FLIGHT = 2;
+    /** Bytes read between two calls to the pacer at most (fewer records when they are large). */
+    private static final long PACE_BYTES_MAX = 256 * 1024;
 
     private final StorageEngine engine;
     private final ClusterNodes topology;
@@ -144,23 +149,29 @@ public final class Cleanup implements AutoCloseable {
         synchronized (lock) {
             current = CleanupStatus.started(last.runsCompleted());
         }
+        long toScan = engine.stats().estimatedKeys();
+        update(status -> status.toScan(Math.max(0, toScan)));
         int rf = replicationFactor.getAsInt();
         MembershipView view = topology.view();
         ClusterNode self = topology.self();
         Set<ClusterNode> failedOwners = new HashSet<>();
         List<NotOwned> chunk = new ArrayList<>();
         int sincePace = 0;
+        long bytesSincePace = 0;
         try (RangeCursor cursor = engine.range(new byte[0], null)) {
             while (cursor.next()) {
-                if (++sincePace == ScanPacer.BATCH) {
+                byte[] key = cursor.key();
+                Record record = cursor.record();
+                bytesSincePace += key.length + record.value().length;
+                if (++sincePace == ScanPacer.BATCH || bytesSincePace >= PACE_BYTES_MAX) {
                     // Paced and counted a batch at a time: the status lock and its copy once per batch, not per record.
-                    pacer.scanned(sincePace);
+                    pacer.scanned(bytesSincePace);
                     int batch = sincePace;
                     update(status -> status.scanned(batch));
                     sincePace = 0;
+                    bytesSincePace = 0;
                 }
-                byte[] key = cursor.key();
-                NotOwned handOver = handOver(view, self, key, cursor.record(), rf);
+                NotOwned handOver = handOver(view, self, key, record, rf);
                 if (handOver == null) {
                     continue;
                 }
@@ -233,7 +244,7 @@ public final class Cleanup implements AutoCloseable {
                     continue;
                 }
                 RecordPusher pusher = pushers.computeIfAbsent(owner, node -> new RecordPusher(client, node, PUSH_RECORDS_MAX,
-                        answerWait, (key, refusedRecord, why) -> refused.add(key)));
+                        PUSH_BATCHES_IN_FLIGHT, answerWait, (key, refusedRecord, why) -> refused.add(key)));
                 try {
                     pusher.add(record.key(), record.record());
                 } catch (ExecutionException | TimeoutException e) {

@@ -17,58 +17,66 @@ package io.ringkv.cluster;
  * @param handedOff      records this node keeps (it owns them now or after the join or leave in
  *                       progress) that it sent to their new owners
  * @param bytesHandedOff key and value bytes of those
+ * @param toScan         about how many records the run reads in all (the store's own estimate at
+ *                       its start; 0 when it keeps none), for an estimate of the time left
  */
 public record CleanupStatus(boolean running, long runsCompleted, long scanned, long notOwned, long dropped, long kept,
                             long bytesDropped, int ownersFailed, long lastRunMillis, String error, long handedOff,
-                            long bytesHandedOff) {
+                            long bytesHandedOff, long toScan) {
 
     /** No run yet. */
-    static final CleanupStatus NONE = new CleanupStatus(false, 0, 0, 0, 0, 0, 0, 0, 0, null, 0, 0);
+    static final CleanupStatus NONE = new CleanupStatus(false, 0, 0, 0, 0, 0, 0, 0, 0, null, 0, 0, 0);
 
     static CleanupStatus started(long runsCompletedBefore) {
-        return new CleanupStatus(true, runsCompletedBefore, 0, 0, 0, 0, 0, 0, 0, null, 0, 0);
+        return new CleanupStatus(true, runsCompletedBefore, 0, 0, 0, 0, 0, 0, 0, null, 0, 0, 0);
     }
 
     CleanupStatus scanned(long records) {
         return new CleanupStatus(running, runsCompleted, scanned + records, notOwned, dropped, kept, bytesDropped,
-                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff);
+                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff, toScan);
+    }
+
+    /** About {@code records} to read in all: the store's estimate when the run starts. */
+    CleanupStatus toScan(long records) {
+        return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept, bytesDropped,
+                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff, records);
     }
 
     CleanupStatus notOwned(long records) {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned + records, dropped, kept, bytesDropped,
-                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff);
+                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff, toScan);
     }
 
     CleanupStatus dropped(long records, long bytes) {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped + records, kept, bytesDropped + bytes,
-                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff);
+                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff, toScan);
     }
 
     CleanupStatus kept(long records) {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept + records, bytesDropped,
-                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff);
+                ownersFailed, lastRunMillis, error, handedOff, bytesHandedOff, toScan);
     }
 
     /** Records this node keeps (it owns them, now or after the change in progress) sent to their new owners. */
     CleanupStatus handedOff(long records, long bytes) {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept, bytesDropped,
-                ownersFailed, lastRunMillis, error, handedOff + records, bytesHandedOff + bytes);
+                ownersFailed, lastRunMillis, error, handedOff + records, bytesHandedOff + bytes, toScan);
     }
 
     CleanupStatus ownerFailed() {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept, bytesDropped,
-                ownersFailed + 1, lastRunMillis, error, handedOff, bytesHandedOff);
+                ownersFailed + 1, lastRunMillis, error, handedOff, bytesHandedOff, toScan);
     }
 
     CleanupStatus failed(String why) {
         return new CleanupStatus(running, runsCompleted, scanned, notOwned, dropped, kept, bytesDropped,
-                ownersFailed, lastRunMillis, why, handedOff, bytesHandedOff);
+                ownersFailed, lastRunMillis, why, handedOff, bytesHandedOff, toScan);
     }
 
     /** The run is over: counted, with its duration. */
     CleanupStatus finished(long millis) {
         return new CleanupStatus(false, runsCompleted + 1, scanned, notOwned, dropped, kept, bytesDropped,
-                ownersFailed, millis, error, handedOff, bytesHandedOff);
+                ownersFailed, millis, error, handedOff, bytesHandedOff, toScan);
     }
 
     /** One JSON object: the fields above by name, {@code error} only when there is one. */
@@ -78,7 +86,8 @@ public record CleanupStatus(boolean running, long runsCompleted, long scanned, l
                 .append(",\"notOwned\":").append(notOwned).append(",\"dropped\":").append(dropped)
                 .append(",\"kept\":").append(kept).append(",\"bytesDropped\":").append(bytesDropped)
                 .append(",\"handedOff\":").append(handedOff).append(",\"bytesHandedOff\":").append(bytesHandedOff)
-                .append(",\"ownersFailed\":").append(ownersFailed).append(",\"lastRunMillis\":").append(lastRunMillis);
+                .append(",\"ownersFailed\":").append(ownersFailed).append(",\"lastRunMillis\":").append(lastRunMillis)
+                .append(",\"toScan\":").append(toScan);
         if (error != null) {
             json.append(",\"error\":\"").append(error.replace("\\", "\\\\").replace("\"", "\\\"")
                     .replaceAll("[\\x00-\\x1f]", " ")).append('"');

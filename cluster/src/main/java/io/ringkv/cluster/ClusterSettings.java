@@ -26,16 +26,21 @@ import java.util.List;
  * @param replicationFactor    how many nodes own each key until the cluster metadata says otherwise
  *                             ({@link ReplicationFactor}); the value written into the metadata when
  *                             it is initialised; 1 to the number of nodes
+ * @param streamBytesPerSecond how fast this node's hand-overs (a join, a leave, a replacement,
+ *                             {@code ringkv cleanup}) read its store, in bytes of keys and values
+ *                             per second; what moves is sent on as it is read ({@link Cleanup})
  */
 public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration replicaTimeout,
                               Duration coordinatorDeadline, int clientThreads, ClusterSecret secret,
                               InterNodeTransport transport, HintSettings hints,
                               AntiEntropySettings antiEntropy, Duration tombstoneGrace, Duration maxClockOffset,
-                              Duration readSpareDelay, int replicationFactor) {
+                              Duration readSpareDelay, int replicationFactor, long streamBytesPerSecond) {
 
     public static final int DEFAULT_CLIENT_THREADS = 2;
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     public static final Duration DEFAULT_MAX_CLOCK_OFFSET = Duration.ofMillis(500);
+    /** The hand-over pace unless told otherwise: 32 MB read per second ({@code serve --stream-rate}). */
+    public static final long DEFAULT_STREAM_BYTES_PER_SECOND = 32_000_000L;
 
     public ClusterSettings {
         nodeUrls = List.copyOf(nodeUrls);
@@ -57,6 +62,9 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
             throw new IllegalArgumentException("clientThreads must be positive, got " + clientThreads);
         }
         ReplicationFactor.check(replicationFactor, nodeUrls.size());
+        if (streamBytesPerSecond < 1) {
+            throw new IllegalArgumentException("the stream rate must be positive, got " + streamBytesPerSecond);
+        }
     }
 
     /** With the default replication factor for the node list ({@link ReplicationFactor#defaultFor}). */
@@ -66,32 +74,38 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
                            AntiEntropySettings antiEntropy, Duration tombstoneGrace, Duration maxClockOffset,
                            Duration readSpareDelay) {
         this(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret, transport, hints, antiEntropy,
-                tombstoneGrace, maxClockOffset, readSpareDelay, ReplicationFactor.defaultFor(nodeUrls.size()));
+                tombstoneGrace, maxClockOffset, readSpareDelay, ReplicationFactor.defaultFor(nodeUrls.size()),
+                DEFAULT_STREAM_BYTES_PER_SECOND);
     }
 
     public ClusterSettings withReplicationFactor(int rf) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay, rf);
+                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay, rf, streamBytesPerSecond);
     }
 
     public ClusterSettings withHints(HintSettings hintSettings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                transport, hintSettings, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay, replicationFactor);
+                transport, hintSettings, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay, replicationFactor, streamBytesPerSecond);
     }
 
     public ClusterSettings withAntiEntropy(AntiEntropySettings settings) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                transport, hints, settings, tombstoneGrace, maxClockOffset, readSpareDelay, replicationFactor);
+                transport, hints, settings, tombstoneGrace, maxClockOffset, readSpareDelay, replicationFactor, streamBytesPerSecond);
     }
 
     public ClusterSettings withSecret(ClusterSecret clusterSecret) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, clusterSecret,
-                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay, replicationFactor);
+                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay, replicationFactor, streamBytesPerSecond);
     }
 
     public ClusterSettings withTombstoneGrace(Duration grace) {
         return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
-                transport, hints, antiEntropy, grace, maxClockOffset, readSpareDelay, replicationFactor);
+                transport, hints, antiEntropy, grace, maxClockOffset, readSpareDelay, replicationFactor, streamBytesPerSecond);
+    }
+
+    public ClusterSettings withStreamRate(long bytesPerSecond) {
+        return new ClusterSettings(nodeUrls, selfUrl, replicaTimeout, coordinatorDeadline, clientThreads, secret,
+                transport, hints, antiEntropy, tombstoneGrace, maxClockOffset, readSpareDelay, replicationFactor, bytesPerSecond);
     }
 
     /** Default timeouts and threads, no secret (enough for one node; add one with {@link #withSecret}). */

@@ -3,6 +3,7 @@ package io.ringkv.cluster;
 import io.ringkv.store.Record;
 import java.time.Duration;
 import java.util.AbstractMap;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,10 @@ import java.util.concurrent.TimeoutException;
  *       {@link Outcomes#refused} and the others still arrive.</li>
  * </ul>
  * Any other failure (the peer down, too slow, answering 5xx) is thrown: the caller gives up on
- * that peer until its next round.
+ * that peer until its next round (batches still in flight then are left to finish or fail alone).
+ *
+ * <p>Up to {@code inFlightMax} batches travel at once: with more than one, the caller goes on
+ * reading while the peer applies the batch before, instead of the two taking turns.
  *
  * <p>Threading: confined to its caller's thread, which waits for each answer (at most
  * {@code answerWait}); one pusher per peer and pass.
@@ -48,6 +52,9 @@ final class RecordPusher {
     private final ReplicaClient client;
     private final ClusterNode peer;
     private final int recordsMax;
+    private final int inFlightMax;
+    /** Batches sent and not yet answered, oldest first; at most {@link #inFlightMax}. */
+    private final ArrayDeque<Sent> inFlight = new ArrayDeque<>();
     private final long answerMillis;
     private final Outcomes outcomes;
     private List<Map.Entry<byte[], Record>> pending = new ArrayList<>();
@@ -58,9 +65,18 @@ final class RecordPusher {
     private static final int END_MARKER_BYTES = Integer.BYTES;
 
     RecordPusher(ReplicaClient client, ClusterNode peer, int recordsMax, Duration answerWait, Outcomes outcomes) {
+        this(client, peer, recordsMax, 1, answerWait, outcomes);
+    }
+
+    RecordPusher(ReplicaClient client, ClusterNode peer, int recordsMax, int inFlightMax, Duration answerWait,
+                 Outcomes outcomes) {
         if (recordsMax < 1) {
             throw new IllegalArgumentException("a batch must hold at least one record, got " + recordsMax);
         }
+        if (inFlightMax < 1) {
+            throw new IllegalArgumentException("at least one batch must be allowed in flight, got " + inFlightMax);
+        }
+        this.inFlightMax = inFlightMax;
         this.client = client;
         this.peer = peer;
         this.recordsMax = recordsMax;
@@ -82,9 +98,12 @@ final class RecordPusher {
         pendingBodyBytes += frame;
     }
 
-    /** Sends what is left; returns how many records the peer took in all. */
+    /** Sends what is left and waits for every answer; returns how many records the peer took in all. */
     int finish() throws ExecutionException, TimeoutException, InterruptedException {
         flush();
+        while (!inFlight.isEmpty()) {
+            complete(inFlight.removeFirst());
+        }
         return taken;
     }
 
@@ -96,18 +115,25 @@ final class RecordPusher {
         long bodyBytes = pendingBodyBytes;
         pending = new ArrayList<>();
         pendingBodyBytes = END_MARKER_BYTES;
-        send(batch, bodyBytes);
+        if (inFlight.size() == inFlightMax) {
+            complete(inFlight.removeFirst());
+        }
+        inFlight.addLast(send(batch, bodyBytes));
     }
 
-    private void send(List<Map.Entry<byte[], Record>> batch, long bodyBytes)
-            throws ExecutionException, TimeoutException, InterruptedException {
+    private Sent send(List<Map.Entry<byte[], Record>> batch, long bodyBytes) {
+        if (batch.size() == 1 && bodyBytes > client.batchBodyBytesMax()) {
+            Map.Entry<byte[], Record> alone = batch.getFirst();
+            return new Sent(batch, client.write(peer, alone.getKey(), alone.getValue()));
+        }
+        return new Sent(batch, client.writeBatch(peer, batch));
+    }
+
+    /** Waits for a batch's answer; one refused for its content goes again a record at a time. */
+    private void complete(Sent sent) throws ExecutionException, TimeoutException, InterruptedException {
+        List<Map.Entry<byte[], Record>> batch = sent.batch();
         try {
-            if (batch.size() == 1 && bodyBytes > client.batchBodyBytesMax()) {
-                Map.Entry<byte[], Record> alone = batch.getFirst();
-                await(client.write(peer, alone.getKey(), alone.getValue()));
-            } else {
-                await(client.writeBatch(peer, batch));
-            }
+            await(sent.answer());
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof RecordsRefusedException refusal)) {
                 throw e;
@@ -117,7 +143,7 @@ final class RecordPusher {
                 return;
             }
             for (Map.Entry<byte[], Record> entry : batch) {
-                send(List.of(entry), END_MARKER_BYTES + RecordFrames.frameBytes(entry.getKey(), entry.getValue()));
+                complete(send(List.of(entry), END_MARKER_BYTES + RecordFrames.frameBytes(entry.getKey(), entry.getValue())));
             }
             return;
         }
@@ -127,5 +153,9 @@ final class RecordPusher {
 
     private void await(Future<?> answer) throws ExecutionException, TimeoutException, InterruptedException {
         answer.get(answerMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** A batch on its way, and the answer it will get. */
+    private record Sent(List<Map.Entry<byte[], Record>> batch, Future<?> answer) {
     }
 }

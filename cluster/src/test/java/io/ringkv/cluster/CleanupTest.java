@@ -54,7 +54,7 @@ class CleanupTest {
         String self = "http://127.0.0.1:1"; // never contacted: this node
         topology = ClusterNodes.of(List.of(self, "http://127.0.0.1:" + peerPort), self);
         cleanup = new Cleanup(engine, topology, () -> 1, client,
-                new ScanPacer(1_000_000), Duration.ofSeconds(2));
+                new ScanPacer(1_000_000_000L), Duration.ofSeconds(2));
         resources.add(cleanup);
     }
 
@@ -109,6 +109,26 @@ class CleanupTest {
             assertThat("owned here: kept", engine.get(key).isPresent(), is(true));
         }
         assertThat("a second run finds nothing to move", cleanup.run().notOwned(), is(0L));
+    }
+
+    @Test
+    void aRunReadsTheStoreAtTheStreamRateInBytesOfKeysAndValues() throws Exception {
+        for (int i = 0; i < 640; i++) { // ten pacing batches of 64 records, 1,004 bytes each
+            byte[] key = String.format("k%03d", i).getBytes(StandardCharsets.UTF_8);
+            engine.apply(key, Record.value(100 + i, new byte[1_000]));
+        }
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(0);
+        Cleanup paced = new Cleanup(engine, topology, () -> 1, client,
+                new ScanPacer(100_000, now::get, now::addAndGet), Duration.ofSeconds(2));
+        resources.add(paced);
+
+        paced.run();
+
+        // 642,560 bytes at 100,000 per second: 6.4256 s on the pacer's clock, less its 10 ms of burst credit
+        // (counting records instead, at any rate a record count could be mistaken for, gives far less or far more).
+        long expected = TimeUnit.MICROSECONDS.toNanos(6_425_600);
+        assertThat(now.get(), org.hamcrest.Matchers.allOf(org.hamcrest.Matchers.greaterThanOrEqualTo(expected
+                - TimeUnit.MILLISECONDS.toNanos(10)), org.hamcrest.Matchers.lessThanOrEqualTo(expected)));
     }
 
     private void peerComesUp() throws Exception {

@@ -27,7 +27,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -79,8 +80,8 @@ class RecordPusherTest {
                 peerBodyBytesMax);
     }
 
-    private RecordPusher pusher(ReplicaClient client, ClusterNode node) {
-        return new RecordPusher(client, node, 256, Duration.ofSeconds(5), new RecordPusher.Outcomes() {
+    private RecordPusher pusher(ReplicaClient client, ClusterNode node, int inFlight) {
+        return new RecordPusher(client, node, 256, inFlight, Duration.ofSeconds(5), new RecordPusher.Outcomes() {
             @Override
             public void taken(int records) {
                 taken += records;
@@ -99,10 +100,11 @@ class RecordPusherTest {
      * stays within the limit, the large record travels alone on the one-record path, and the peer
      * takes everything.
      */
-    @Test
-    void batchesStayWithinThePeersBodyLimitAndARecordAtTheLimitTravelsAlone() throws Exception {
+    @ParameterizedTest(name = "{0} batch(es) in flight")
+    @ValueSource(ints = {1, 3})
+    void batchesStayWithinThePeersBodyLimitAndARecordAtTheLimitTravelsAlone(int inFlight) throws Exception {
         ClusterNode node = servePeer();
-        RecordPusher pusher = pusher(client(PEER_BODY_MAX), node);
+        RecordPusher pusher = pusher(client(PEER_BODY_MAX), node, inFlight);
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             String key = String.format("k%03d", i);
@@ -127,10 +129,11 @@ class RecordPusherTest {
      * {@code --max-body}): the batches are refused, sent again a record at a time, and only the
      * record larger than the peer's limit stays out.
      */
-    @Test
-    void aRecordThePeerRefusesCostsOnlyItself() throws Exception {
+    @ParameterizedTest(name = "{0} batch(es) in flight")
+    @ValueSource(ints = {1, 3})
+    void aRecordThePeerRefusesCostsOnlyItself(int inFlight) throws Exception {
         ClusterNode node = servePeer();
-        RecordPusher pusher = pusher(client(16L << 20), node);
+        RecordPusher pusher = pusher(client(16L << 20), node, inFlight);
         for (int i = 0; i < 20; i++) {
             pusher.add(utf8(String.format("k%03d", i)), Record.value(10 + i, new byte[i == 7 ? 100_000 : 10_000]));
         }
@@ -143,13 +146,14 @@ class RecordPusherTest {
         }
     }
 
-    @Test
-    void aPeerThatDoesNotAnswerFailsThePush() throws Exception {
+    @ParameterizedTest(name = "{0} batch(es) in flight")
+    @ValueSource(ints = {1, 3})
+    void aPeerThatDoesNotAnswerFailsThePush(int inFlight) throws Exception {
         int port;
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
         }
-        RecordPusher pusher = pusher(client(PEER_BODY_MAX), ClusterNode.parse("http://127.0.0.1:" + port));
+        RecordPusher pusher = pusher(client(PEER_BODY_MAX), ClusterNode.parse("http://127.0.0.1:" + port), inFlight);
         pusher.add(utf8("k"), Record.value(10, utf8("v")));
         ExecutionException failure = assertThrows(ExecutionException.class, pusher::finish);
         assertThat(failure.getCause() instanceof RecordsRefusedException, is(false));

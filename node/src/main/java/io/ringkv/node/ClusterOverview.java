@@ -67,14 +67,22 @@ final class ClusterOverview {
     /**
      * The node's member state as this node's metadata has it ({@code joining}, {@code normal},
      * {@code leaving}), and, while the node itself joins or leaves, its step's phase and the bytes
-     * moved so far (from its status): e.g. {@code joining: streaming, 12.3 MB}.
+     * moved so far (from its status), with the time left once there is an estimate: e.g.
+     * {@code joining: streaming, 12.3 MB, about 4 s left}.
      */
     static String member(String state, String statusBody) {
         java.util.regex.Matcher own = OWN_STEP.matcher(statusBody);
         if (own.find() && !own.group(1).equals("none") && !own.group(2).equals("done")) {
-            return state + ": " + own.group(2) + ", " + String.format(Locale.ROOT, "%.1f MB", Long.parseLong(own.group(3)) / 1e6);
+            return state + ": " + own.group(2) + ", " + String.format(Locale.ROOT, "%.1f MB", Long.parseLong(own.group(3)) / 1e6)
+                    + timeLeft(statusBody.substring(own.start()));
         }
         return state;
+    }
+
+    /** ", about 12 s left" while a step's hand-over has an estimate ({@code secondsLeft}), else nothing. */
+    static String timeLeft(String membershipJson) {
+        long seconds = JsonText.numberField(membershipJson, "secondsLeft").map(Double::longValue).orElse(-1L);
+        return seconds < 0 ? "" : ", about " + seconds + " s left";
     }
 
     private static final java.util.regex.Pattern OWN_STEP = java.util.regex.Pattern.compile(

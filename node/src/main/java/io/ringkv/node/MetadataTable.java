@@ -59,7 +59,7 @@ final class MetadataTable {
         Matcher own = MEMBERSHIP.matcher(metadata);
         if (own.find() && !own.group(1).equals("none")) {
             table.ownStep = JsonText.unescape(own.group(1)) + " " + JsonText.unescape(own.group(2)) + ": " + own.group(3)
-                    + " records, " + own.group(4) + " bytes handed over";
+                    + " records, " + own.group(4) + " bytes handed over" + ClusterOverview.timeLeft(metadata.substring(own.start()));
         }
         return Optional.of(table);
     }

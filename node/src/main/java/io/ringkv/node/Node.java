@@ -243,7 +243,8 @@ public final class Node implements AutoCloseable {
                 defaults.clientThreads(), config.secret(),
                 config.interNodeTransport().withPeerBodyBytesMax(config.maxBodyBytes()), config.hints(),
                 config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset(), config.readSpareDelay(),
-                config.replicationFactor() == 0 ? defaults.replicationFactor() : config.replicationFactor());
+                config.replicationFactor() == 0 ? defaults.replicationFactor() : config.replicationFactor(),
+                config.streamBytesPerSecond());
     }
 
     private static StorageEngine openStore(NodeConfig config) throws NodeStartException {

@@ -39,6 +39,8 @@ import java.util.List;
  * --no-conditional-writes}) refuses them with 501. {@code joinUrl} is a member of a running cluster
  * this node asks to join ({@code serve --join}), or null for a node of a {@code --cluster} list;
  * {@code replaceUrl} the dead member it takes the place of ({@code serve --replace}), or null.
+ * {@code streamBytesPerSecond} is the pace of this node's hand-overs ({@code serve --stream-rate},
+ * {@link ClusterSettings#streamBytesPerSecond}).
  */
 public record NodeConfig(String host, int port, Path dataDir, List<String> clusterUrls, long maxBodyBytes,
                          Durability durability, Duration replicaTimeout, Duration shutdownGrace,
@@ -48,7 +50,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                          int rangeStreamsMax, int connectionsMax, Duration drainDelay, ServerTls tls,
                          boolean metrics, Duration readSpareDelay, TokenRegistry tokens, Duration idleTimeout,
                          Duration headerTimeout, List<String> uiAllowedHosts, int metaVoters, int replicationFactor,
-                         boolean conditionalWrites, String joinUrl, String replaceUrl) {
+                         boolean conditionalWrites, String joinUrl, String replaceUrl, long streamBytesPerSecond) {
 
     /** Cluster ranges open at once, by default. */
     public static final int RANGE_STREAMS_MAX_DEFAULT = 16;
@@ -61,7 +63,8 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
                 ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, ClockShift.NONE, RANGE_STREAMS_MAX_DEFAULT,
                 ServerConfig.CONNECTIONS_MAX_DEFAULT, Duration.ZERO, null, true,
                 io.ringkv.cluster.CoordinatorSettings.DEFAULT_READ_SPARE_DELAY, null, ServerConfig.IDLE_TIMEOUT_DEFAULT,
-                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of(), io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS, 0, true, null, null);
+                ServerConfig.HEADER_READ_TIMEOUT_DEFAULT, List.of(), io.ringkv.cluster.meta.MetadataSettings.DEFAULT_VOTERS, 0, true, null, null,
+                ClusterSettings.DEFAULT_STREAM_BYTES_PER_SECOND);
     }
 
     /** Joins the running cluster of the member at {@code url} ({@code serve --join}) instead of a {@code --cluster} list. */
@@ -126,6 +129,11 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return with(b -> b.replicationFactor = rf);
     }
 
+    /** With hand-overs reading {@code bytesPerSecond} of this node's store ({@code serve --stream-rate}). */
+    public NodeConfig withStreamRate(long bytesPerSecond) {
+        return with(b -> b.streamBytesPerSecond = bytesPerSecond);
+    }
+
     /** The scheme of this node's URL: https with TLS, http without. */
     public String scheme() {
         return tls == null ? "http" : "https";
@@ -184,6 +192,7 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         private boolean conditionalWrites;
         private String joinUrl;
         private String replaceUrl;
+        private long streamBytesPerSecond;
 
         Builder(NodeConfig from) {
             this.host = from.host;
@@ -218,10 +227,11 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
             this.conditionalWrites = from.conditionalWrites;
             this.joinUrl = from.joinUrl;
             this.replaceUrl = from.replaceUrl;
+            this.streamBytesPerSecond = from.streamBytesPerSecond;
         }
 
         NodeConfig build() {
-            return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace, inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret, maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites, joinUrl, replaceUrl);
+            return new NodeConfig(host, port, dataDir, clusterUrls, maxBodyBytes, durability, replicaTimeout, shutdownGrace, inFlightMax, handlerThreads, interNodeTransport, hints, antiEntropy, tombstoneGrace, secret, maxClockOffset, clockShift, rangeStreamsMax, connectionsMax, drainDelay, tls, metrics, readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters, replicationFactor, conditionalWrites, joinUrl, replaceUrl, streamBytesPerSecond);
         }
     }
 }

@@ -148,6 +148,14 @@ final class ServeCommand implements Callable<Integer> {
                     + "longer (default: " + AntiEntropySettings.DEFAULT_SCAN_RATE + ").")
     int antiEntropyScanRate = AntiEntropySettings.DEFAULT_SCAN_RATE;
 
+    @Option(names = "--stream-rate", paramLabel = "MB_PER_S",
+            description = "Megabytes (10^6 bytes) of keys and values per second this node reads from its store when it "
+                    + "hands records over (a node joining, leaving or being replaced; `ringkv cleanup`): what moves is "
+                    + "sent on as it is read. Lower costs foreground requests less and makes a membership change "
+                    + "longer (default: " + io.ringkv.cluster.ClusterSettings.DEFAULT_STREAM_BYTES_PER_SECOND / 1_000_000
+                    + ").")
+    int streamRateMegabytes = (int) (io.ringkv.cluster.ClusterSettings.DEFAULT_STREAM_BYTES_PER_SECOND / 1_000_000);
+
     @Option(names = "--tombstone-grace", paramLabel = "DURATION",
             description = "Deleted keys' tombstones older than this are collected; must exceed --anti-entropy-interval "
                     + "and --hint-max-age, and a node away longer must be wiped before it rejoins, ISO-8601 (default: P10D).")
@@ -305,7 +313,8 @@ final class ServeCommand implements Callable<Integer> {
                 shutdownGrace, inFlightMax, handlerThreads, transport, hintSettings(), antiEntropySettings(), tombstoneGrace, clusterSecret(), maxClockOffset, new ClockShift(clockOffsetForTests, clockOffsetFileForTests),
                 rangeStreamsMax, connectionsMax, drainDelay, tls == null ? null : tls.server(), metrics == Switch.ON,
                 readSpareDelay, tokens, idleTimeout, headerTimeout, uiAllowedHosts, metaVoters,
-                replicationFactor == null ? 0 : replicationFactor, conditionalWrites, join, replace);
+                replicationFactor == null ? 0 : replicationFactor, conditionalWrites, join, replace,
+                streamRateMegabytes * 1_000_000L);
         if (tokens != null && TokenReloadSignal.install(tokens)) {
             log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
         }
@@ -478,6 +487,10 @@ final class ServeCommand implements Callable<Integer> {
             DashboardHosts.of(host, uiAllowedHosts);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--ui-allowed-hosts: " + e.getMessage());
+        }
+        if (streamRateMegabytes < 1) {
+            throw new ParameterException(spec.commandLine(), "--stream-rate must be at least 1 (MB per second), got "
+                    + streamRateMegabytes);
         }
         if (readSpareDelay.isNegative()) {
             throw new ParameterException(spec.commandLine(), "--read-spare-delay must not be negative, got " + readSpareDelay);

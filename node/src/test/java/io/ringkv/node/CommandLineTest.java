@@ -114,7 +114,7 @@ class CommandLineTest {
     @ParameterizedTest
     @ValueSource(strings = {"--tombstone-grace PT1M --anti-entropy-interval PT1M", "--tombstone-grace PT1H --hint-max-age PT2H",
             "--tombstone-grace PT0S", "--anti-entropy-interval PT0S", "--hint-replay-rate 0",
-            "--anti-entropy-scan-rate 0", "--anti-entropy-scan-rate -5", "--hint-max-bytes-per-node -1"})
+            "--anti-entropy-scan-rate 0", "--anti-entropy-scan-rate -5", "--stream-rate 0", "--hint-max-bytes-per-node -1"})
     void tombstoneGraceThatCouldResurrectDeletesIsAUsageError(String flags) {
         List<String> args = new java.util.ArrayList<>(List.of("serve", "--port", "0", "--data", dir.toString()));
         args.addAll(List.of(flags.split(" ")));

@@ -57,11 +57,11 @@ class MembershipIT {
     private static final int PRELOAD = 2_000;
     private static final String PREFIX = "mi-";
     /**
-     * The owners' scan pace, records per second (anti-entropy's, which a join's streaming and a
-     * cleanup share): slow enough that the streaming of a few thousand records lasts seconds, so
-     * that test 2 can kill the joining node while it streams.
+     * The owners' hand-over pace, MB read per second (`--stream-rate`): about 1,000 of these
+     * 1 KB records a second, slow enough that the streaming of a few thousand records lasts
+     * seconds, so that test 2 can kill the joining node while it streams.
      */
-    private static final String SCAN_RATE = "1000";
+    private static final String STREAM_RATE = "1";
     private static final int[] INITIAL = {0, 1, 2};
     private static final Pattern MEMBER = Pattern.compile(
             "\\{\"id\":\"([^\"]*)\",\"url\":\"([^\"]*)\",\"state\":\"([^\"]*)\",\"index\":(\\d+)\\}");
@@ -112,7 +112,7 @@ class MembershipIT {
      * and ProcessCluster then fails to start: one more try on other ports, in a directory of its own.
      */
     private static ProcessCluster startCluster() throws Exception {
-        List<String> args = List.of("--replica-timeout", "PT5S", "--anti-entropy-scan-rate", SCAN_RATE);
+        List<String> args = List.of("--replica-timeout", "PT5S", "--stream-rate", STREAM_RATE);
         try {
             return new ProcessCluster(root.resolve("cluster-1"), 3, args);
         } catch (AssertionError notReady) {
@@ -453,7 +453,7 @@ class MembershipIT {
     private static Joiner startJoiner(String name, int port, String member, Path secret) throws Exception {
         List<String> args = List.of("--port", Integer.toString(port), "--data", root.resolve(name).toString(), "--join", member,
                 "--cluster-secret-file", secret.toString(), "--warm-up", "PT0S", "--replica-timeout", "PT5S",
-                "--anti-entropy-scan-rate", SCAN_RATE, "--drain-delay", "PT1S");
+                "--stream-rate", STREAM_RATE, "--drain-delay", "PT1S");
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         NodeProcess process = new NodeProcess(name, args, new PrintStream(output, true, StandardCharsets.UTF_8)).start();
         Joiner joiner = new Joiner(name, "http://127.0.0.1:" + port, process, output);

@@ -31,10 +31,10 @@ class MetadataTableTest {
                 + "\"replicationFactor\":3,\"members\":[{\"id\":\"na\",\"url\":\"http://127.0.0.1:8080\",\"state\":\"normal\","
                 + "\"index\":0},{\"id\":\"nc\",\"url\":\"http://127.0.0.1:8083\",\"state\":\"joining\",\"index\":3}],"
                 + "\"membership\":{\"step\":\"join\",\"phase\":\"streaming\",\"epoch\":7,\"records\":1200,\"bytes\":1250000,"
-                + "\"scanned\":3000,\"bytesPerSecond\":500000,\"startedMillis\":1}}}");
+                + "\"scanned\":3000,\"toScan\":9000,\"secondsLeft\":12,\"bytesPerSecond\":500000,\"startedMillis\":1}}}");
         assertThat(printed, containsString("  na      http://127.0.0.1:8080  normal"));
         assertThat(printed, containsString("  nc      http://127.0.0.1:8083  joining"));
-        assertThat(printed, containsString("this node's join streaming: 1200 records, 1250000 bytes handed over"));
+        assertThat(printed, containsString("this node's join streaming: 1200 records, 1250000 bytes handed over, about 12 s left"));
     }
 
     @Test

@@ -121,7 +121,7 @@ public final class Decommission implements AutoCloseable {
                 return;
             }
             aborted = false;
-            progress.set(new MembershipProgress("decommission", "leaving", epoch, 0, 0, 0, wallMillis.getAsLong(), null));
+            progress.set(MembershipProgress.started("decommission", "leaving", epoch, wallMillis.getAsLong()));
             thread = new Thread(() -> runLogged(epoch), "ringkv-decommission");
             thread.setDaemon(true);
             thread.start();
@@ -202,6 +202,7 @@ public final class Decommission implements AutoCloseable {
     private void handOver() throws IOException, InterruptedException {
         while (true) {
             long after = cleanup.request();
+            ScanEstimate estimate = new ScanEstimate();
             CleanupStatus status;
             do {
                 if (stopped()) {
@@ -210,8 +211,9 @@ public final class Decommission implements AutoCloseable {
                 Thread.sleep(RemoteRun.POLL.toMillis());
                 status = cleanup.status();
                 CleanupStatus seen = status;
+                long secondsLeft = estimate.secondsLeft(wallMillis.getAsLong(), seen.scanned(), seen.toScan());
                 progress.updateAndGet(now -> now.moved(seen.handedOff() + seen.dropped(),
-                        seen.bytesHandedOff() + seen.bytesDropped(), seen.scanned()));
+                        seen.bytesHandedOff() + seen.bytesDropped(), seen.scanned(), seen.toScan(), secondsLeft));
             } while (status.running() || status.runsCompleted() <= after);
             if (status.error() == null && status.ownersFailed() == 0 && status.kept() == 0) {
                 return;

@@ -69,7 +69,7 @@ public final class JoinProcedure implements AutoCloseable {
 
     /** Starts the steps on their thread. */
     public JoinProcedure start() {
-        progress.set(new MembershipProgress("join", "starting", known.epoch(), 0, 0, 0, wallMillis.getAsLong(), null));
+        progress.set(MembershipProgress.started("join", "starting", known.epoch(), wallMillis.getAsLong()));
         thread.start();
         return this;
     }
@@ -161,6 +161,7 @@ public final class JoinProcedure implements AutoCloseable {
             runs.add(run);
         }
         List<RemoteRun> pending = new ArrayList<>(runs);
+        ScanEstimate estimate = new ScanEstimate();
         while (!pending.isEmpty()) {
             if (closed || aborted) {
                 throw new InterruptedException("stopped");
@@ -188,7 +189,9 @@ public final class JoinProcedure implements AutoCloseable {
             long records = runs.stream().mapToLong(RemoteRun::handedOff).sum();
             long bytes = runs.stream().mapToLong(RemoteRun::bytesHandedOff).sum();
             long scanned = runs.stream().mapToLong(RemoteRun::scanned).sum();
-            progress.updateAndGet(now -> now.moved(records, bytes, scanned));
+            long toScan = runs.stream().mapToLong(RemoteRun::toScan).sum();
+            long secondsLeft = estimate.secondsLeft(wallMillis.getAsLong(), scanned, toScan);
+            progress.updateAndGet(now -> now.moved(records, bytes, scanned, toScan, secondsLeft));
         }
     }
 

@@ -79,6 +79,11 @@ final class RemoteRun {
         return longField(lastStatus, "scanned").orElse(0);
     }
 
+    /** About how many records the run reads in all, as the member's store estimated at its start. */
+    long toScan() {
+        return longField(lastStatus, "toScan").orElse(0);
+    }
+
     ClusterNode member() {
         return member;
     }

@@ -82,6 +82,9 @@ final class ClusterCollector implements MultiCollector {
                 .gauge("ringkv_membership_moved", "This node's own join or decommission: records and key-and-value bytes "
                         + "handed over so far (to it by the owners while it joins, by it while it leaves; 0 without one)",
                         "unit", moved)
+                .gauge("ringkv_membership_seconds_left", "This node's own join or decommission: estimated seconds until "
+                        + "its hand-over has read every record, at its pace so far (0 once read; -1 while unknown, or without a step)",
+                        own.secondsLeft())
                 .gauge("ringkv_membership_in_progress", "1 while this node's own join or decommission runs",
                         own.step().equals("none") || own.phase().equals("done") || own.phase().equals("left")
                                 || own.phase().equals("aborted") ? 0 : 1)
