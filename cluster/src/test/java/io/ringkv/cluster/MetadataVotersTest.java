@@ -135,6 +135,33 @@ class MetadataVotersTest {
         awaitTrue(() -> replacement.role().filter(role -> role.equals("follower") || role.equals("leader")).isPresent(),
                 "the replacement's server runs as a voter");
         applied(new MetadataCommand.SetReplicationFactor(2));
+
+        // The replacement restarts: its server recovers the group from its directory, a voter at once.
+        MetadataGroup restarted = restartJoined(replacement, replacementUrl);
+        awaitTrue(() -> restarted.role().filter(role -> role.equals("follower") || role.equals("leader")).isPresent()
+                        && restarted.configuration().map(conf -> conf.voters().equals(after)).orElse(false),
+                "the restarted replacement votes, by its stored configuration");
+        applied(new MetadataCommand.SetReplicationFactor(1));
+        awaitTrue(() -> restarted.metadata().replicationFactor() == 1, "the restarted replacement applied RF 1");
+    }
+
+    /** Stops the node that joined at {@code url} and starts it again on its directory, as {@code serve --join} would. */
+    private MetadataGroup restartJoined(MetadataGroup joined, String url) throws Exception {
+        int index = groups.indexOf(joined);
+        clusters.get(index).close();
+        running.remove(joined);
+        ClusterNode node = ClusterNode.parse(url);
+        ClusterMetadata now = leader().orElseThrow().metadata();
+        ClusterNodes view = ClusterNodes.joined(node, clusters.getFirst().topology().fingerprint(), now,
+                now.member(Member.idOf(node)).orElseThrow().index());
+        Cluster again = Cluster.start(ClusterSettings.of(List.of(url), url).withSecret(TestAuth.SECRET),
+                view, new InMemoryStorageEngine(), HybridLogicalClock.systemClock(), handlerExecutor, ReplicaCallListener.NONE);
+        clusters.set(index, again);
+        handlers.get(urls.indexOf(url)).set(again.internalHandler());
+        MetadataGroup group = again.startMetadata(MetadataSettings.defaults(dir.resolve("node" + index)));
+        groups.set(index, group);
+        running.add(group);
+        return group;
     }
 
     /** Three nodes form the group; returns their ids, the voters. */
