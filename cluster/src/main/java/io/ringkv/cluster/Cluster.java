@@ -89,6 +89,8 @@ public final class Cluster implements AutoCloseable {
             });
     private volatile Decommission decommission;
     private volatile JoinProcedure join;
+    /** This node joined a running cluster ({@code serve --join}): its metadata server starts outside the group. */
+    private final boolean joinedCluster;
 
     /** How often a peer no request went to is probed. */
     static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
@@ -96,6 +98,7 @@ public final class Cluster implements AutoCloseable {
     private Cluster(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
                     Executor handlerExecutor, ReplicaCallListener callListener) throws StoreException {
         this.topology = joined != null ? joined : ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
+        this.joinedCluster = joined != null;
         this.replicationFactor = new ReplicationFactor(Math.min(settings.replicationFactor(), topology.size()), topology::size);
         // The view first: the factor's bound is the number of owners it names.
         knownMetadata.listen(topology::follow);
@@ -207,8 +210,11 @@ public final class Cluster implements AutoCloseable {
      * Starts this node's part of the cluster metadata's Raft group, its calls carried on the internal
      * plane with the same proof of the cluster secret as every internal request. Returns without
      * waiting for a leader. The group's replication factor, once this node applied it, is the one
-     * placement follows ({@link #replicationFactor()}); a new group is initialised with the configured one. Call once, after
-     * {@link #start}, from any thread; {@link #close} stops it, and waits for a start under way.
+     * placement follows ({@link #replicationFactor()}); a new group is initialised with the configured one.
+     * A node that joined starts its server outside the group ({@link MetadataGroup#startJoined}) and
+     * goes on following the metadata through members ({@link #followMetadataRemotely}) until the
+     * leader has added it and its server has applied the log. Call once, after {@link #start}, from
+     * any thread; {@link #close} stops it, and waits for a start under way.
      *
      * @throws java.io.IOException   when its directory cannot be made or its stored state not read
      * @throws IllegalStateException when it was started already, or the cluster is closed
@@ -225,9 +231,13 @@ public final class Cluster implements AutoCloseable {
             RaftEndpoint endpoint = new RaftEndpoint();
             RaftPeerCalls calls = new RaftPeerCalls(http, auth,
                     settings.callTimeout(), clientExecutor);
-            MetadataGroup group = MetadataGroup.start(settings, topology.all(),
-                    topology.self(), calls, endpoint, replicationFactor.current(), knownMetadata::offer);
-            catchUp.attach(group::readForCatchUp);
+            MetadataGroup group = joinedCluster
+                    ? MetadataGroup.startJoined(settings, topology.all(), topology.self(), calls, endpoint, knownMetadata::offer)
+                    : MetadataGroup.start(settings, topology.all(), topology.self(), calls, endpoint, replicationFactor.current(),
+                            knownMetadata::offer);
+            if (!joinedCluster) {
+                catchUp.attach(group::readForCatchUp); // a joined node's reader picks its source: followMetadataRemotely
+            }
             if (internalHandler != null) {
                 internalHandler.mountMetadata(endpoint, new MetadataAdminEndpoint(group, topology.self()));
             }
@@ -237,17 +247,30 @@ public final class Cluster implements AutoCloseable {
     }
 
     /**
-     * For a node that runs no part of the metadata group (one that joined): follows the metadata
-     * by reading it through the group's members ({@link MembershipCalls#read}), every
-     * {@code interval} and whenever a peer names a newer epoch. Call once, after {@link #start}.
+     * For a node that joined: follows the metadata by reading it through the group's members
+     * ({@link MembershipCalls#read}), every {@code interval} and whenever a peer names a newer
+     * epoch, until its own metadata server is in the group and has applied what it knows; from then
+     * on its server's log is what it follows, and a catch-up reads through the leader. Call once,
+     * after {@link #start}.
      */
     public void followMetadataRemotely(Duration interval) {
         MembershipCalls calls = membershipCalls();
-        catchUp.attach(calls::read);
-        metadataPoll.scheduleWithFixedDelay(() -> calls.read().thenAccept(knownMetadata::offer).exceptionally(failure -> {
-            LOG.debug("reading the cluster metadata through its members failed: {}", failure.toString());
-            return null;
-        }), 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        catchUp.attach(() -> ownGroupCaughtUp() ? metadata.readForCatchUp() : calls.read());
+        metadataPoll.scheduleWithFixedDelay(() -> {
+            if (ownGroupCaughtUp()) {
+                return;
+            }
+            calls.read().thenAccept(knownMetadata::offer).exceptionally(failure -> {
+                LOG.debug("reading the cluster metadata through its members failed: {}", failure.toString());
+                return null;
+            });
+        }, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether this node's own metadata server is a member of the group and has applied the newest metadata known here. */
+    private boolean ownGroupCaughtUp() {
+        MetadataGroup group = metadata;
+        return group != null && group.inGroup() && group.metadata().epoch() >= knownMetadata.epoch();
     }
 
     /**
@@ -262,26 +285,25 @@ public final class Cluster implements AutoCloseable {
     public void startMembership(Duration drainDelay, Runnable onLeft, boolean joining) {
         MembershipCalls calls = membershipCalls();
         Decommission leaving = new Decommission(calls, topology, knownMetadata, cleanup, drainDelay, onLeft,
-                System::currentTimeMillis);
+                System::currentTimeMillis, this::votes);
         JoinProcedure join = joining ? new JoinProcedure(calls, topology, knownMetadata, System::currentTimeMillis).start() : null;
         this.decommission = leaving;
         this.join = join;
         if (internalHandler != null) {
             internalHandler.mountMembership(new MembershipEndpoint(leaving, () -> Optional.ofNullable(this.join),
-                    this::membershipProgress, this::decommissionRefusal, clientExecutor, System::currentTimeMillis));
+                    this::membershipProgress, clientExecutor, System::currentTimeMillis));
         }
         knownMetadata.listen(leaving::resumeIfLeaving);
         leaving.resumeIfLeaving(knownMetadata.current());
     }
 
-    /** Why this node may not be decommissioned: a voter of the metadata group keeps its vote until voters can change. */
-    private Optional<String> decommissionRefusal() {
+    /**
+     * Whether this node holds a vote in the metadata group, as its own server knows the
+     * configuration; false when it runs no server (its metadata group did not start).
+     */
+    private boolean votes() {
         MetadataGroup group = metadata;
-        if (group != null && group.role().map(role -> !role.equals("listener")).orElse(false)) {
-            return Optional.of("this node is a voter of the cluster metadata (" + group.role().get() + "); ringkv cannot move "
-                    + "a vote to another node yet, so voters stay: decommission a node that is not a voter");
-        }
-        return Optional.empty();
+        return group != null && group.votes();
     }
 
     /** This node's own membership step: its decommission once begun, else its join, else none. */

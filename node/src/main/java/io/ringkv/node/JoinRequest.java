@@ -133,9 +133,12 @@ final class JoinRequest {
                     }
                 }
                 if (System.nanoTime() + pause.toNanos() - deadline > 0) {
+                    // A replace moves the dead member's vote, if it had one, like any metadata change: by a majority of the voters.
                     throw new NodeStartException("cannot join: no member named by --join took the request in " + rounds
                             + " rounds over " + patience.toSeconds() + " s; the last answers:" + unreachable
-                            + " start this node again once one of them serves (several may be given, comma-separated)");
+                            + " start this node again once one of them serves (several may be given, comma-separated)"
+                            + (dead == null ? "" : "; a replace needs a majority of the metadata voters up, the dead member "
+                                    + "counted among them (with three voters, the two others)"));
                 }
                 LOG.info("no member named by --join took the request yet ({}); asking again in {} ms",
                         unreachable.toString().strip(), pause.toMillis());

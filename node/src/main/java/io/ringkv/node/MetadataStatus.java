@@ -51,14 +51,6 @@ final class MetadataStatus {
         return status;
     }
 
-    /**
-     * The status of a node that joined: it runs no part of the Raft group and reads the metadata
-     * through the group's members; its role shows as {@code outside}.
-     */
-    static MetadataStatus outsideTheGroup(Cluster cluster) {
-        return new MetadataStatus(cluster);
-    }
-
     /** @return whether the group started */
     private boolean start(Cluster cluster, MetadataSettings settings) {
         try {
@@ -92,8 +84,9 @@ final class MetadataStatus {
                 .append("{\"epoch\":").append(metadata.epoch())
                 .append(",\"leader\":").append(JsonText.string(group == null ? null : group.leader().orElse(null)))
                 .append(",\"self\":").append(JsonText.string(group == null ? Member.idOf(cluster.topology().self()) : group.selfId()))
+                // A joined node is outside the group until the leader adds its server (and while it starts).
                 .append(",\"role\":").append(JsonText.string(group == null ? (cluster.join().isPresent() ? "outside" : null)
-                        : group.role().orElse(null)))
+                        : group.role().orElse(cluster.join().isPresent() ? "outside" : null)))
                 .append(",\"replicationFactor\":").append(metadata.replicationFactor())
                 .append(",\"members\":[");
         for (int i = 0; i < metadata.members().size(); i++) {

@@ -135,11 +135,12 @@ public final class Node implements AutoCloseable {
                 status.metadata(MetadataStatus.startInBackground(cluster, config,
                         () -> cluster.startMembership(config.drainDelay(), onLeft, false)));
             } else {
-                // A node that joined runs no part of the Raft group: it reads the metadata through its members.
+                // A node that joined reads the metadata through its members until its own metadata
+                // server, started outside the group, has been added by the leader and caught up.
                 cluster.knownMetadata().offer(joined.metadata());
                 cluster.followMetadataRemotely(METADATA_POLL);
                 cluster.startMembership(config.drainDelay(), onLeft, true);
-                status.metadata(MetadataStatus.outsideTheGroup(cluster));
+                status.metadata(MetadataStatus.startInBackground(cluster, config, () -> { }));
             }
             status.cluster(cluster);
             PeerSignature peers = config.secret() == null ? null : new PeerSignature(new InternalAuth(config.secret(),

@@ -138,6 +138,16 @@ final class ProcessCluster implements AutoCloseable {
         assertThat("node-" + i + " ready", nodes[i].awaitReady(urls.get(i), READY, trust), is(true));
     }
 
+    /** Waits until node {@code i}'s process exits by itself (at most {@code deadline}, then fails) and returns its status. */
+    int awaitExit(int i, Duration deadline) throws InterruptedException {
+        long until = System.nanoTime() + deadline.toNanos();
+        while (nodes[i].isAlive()) {
+            assertThat("node-" + i + " exited within " + deadline, System.nanoTime() < until, is(true));
+            Thread.sleep(100);
+        }
+        return nodes[i].waitFor();
+    }
+
     void kill(int i) throws InterruptedException {
         nodes[i].kill();
     }

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,10 @@ import org.slf4j.LoggerFactory;
  *       that do not own it yet; a run that could not hand every record over is run again.
  *   <li><b>Draining.</b> {@code /v0/status} answers {@code 503 leaving} for the drain delay, so
  *       that clients and load balancers move away before this node stops answering.
+ *   <li><b>Moving its vote.</b> Waits until this node holds no vote in the metadata group: the
+ *       leader moves a {@code leaving} member's vote to a {@code normal} one that has none
+ *       ({@code VoterReconciler}), usually while the records stream, so a node that left never
+ *       counts among the voters a majority is made of.
  *   <li><b>Left.</b> The metadata makes this node {@code left}; the node then stops
  *       ({@code onLeft}), exit status 0.
  * </ol>
@@ -50,6 +55,8 @@ public final class Decommission implements AutoCloseable {
     private final Runnable onLeft;
     private final LongSupplier wallMillis;
     private final String selfId;
+    /** Whether this node still holds a vote in the metadata group's configuration. */
+    private final BooleanSupplier votes;
     private final AtomicReference<MembershipProgress> progress = new AtomicReference<>(MembershipProgress.NONE);
     private final Object lock = new Object();
     /** Guarded by {@link #lock}. */
@@ -62,9 +69,11 @@ public final class Decommission implements AutoCloseable {
     /**
      * @param drainDelay how long {@code /v0/status} says {@code leaving} before the node leaves
      * @param onLeft     run once the metadata says {@code left} (stops the node)
+     * @param votes      whether this node holds a vote in the metadata group now (as its own server knows the configuration)
      */
     public Decommission(MembershipCalls calls, ClusterNodes topology, KnownMetadata known, Cleanup cleanup, Duration drainDelay,
-                        Runnable onLeft, LongSupplier wallMillis) {
+                        Runnable onLeft, LongSupplier wallMillis, BooleanSupplier votes) {
+        this.votes = votes;
         this.calls = calls;
         this.topology = topology;
         this.known = known;
@@ -160,12 +169,33 @@ public final class Decommission implements AutoCloseable {
         if (stopped()) {
             throw new InterruptedException("stopped");
         }
+        awaitNoVote();
         ClusterMetadata after = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " left"));
         known.offer(after);
         phase("left");
         LOG.info("decommission: this node left the cluster at epoch {}; {} records ({} bytes) handed over; stopping",
                 after.epoch(), progress.get().records(), progress.get().bytes());
         onLeft.run();
+    }
+
+    /**
+     * Waits until this node holds no vote in the metadata group. The leader moves it as soon as
+     * this node is {@code leaving}; it cannot while a majority of the voters is down, which the
+     * phase says.
+     */
+    private void awaitNoVote() throws InterruptedException {
+        if (!votes.getAsBoolean()) {
+            return;
+        }
+        phase("moving its vote: waiting for the metadata leader to give this node's vote to another member "
+                + "(needs a majority of the metadata voters up)");
+        while (votes.getAsBoolean()) {
+            if (stopped()) {
+                throw new InterruptedException("stopped");
+            }
+            Thread.sleep(RemoteRun.POLL.toMillis());
+        }
+        LOG.info("decommission: this node holds no vote in the metadata group any more");
     }
 
     /** One full cleanup run here that handed every record over; runs again until one does. */

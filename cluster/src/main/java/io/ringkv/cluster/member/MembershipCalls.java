@@ -17,8 +17,8 @@ import java.util.concurrent.CompletionException;
 
 /**
  * Reads and changes the cluster metadata through whichever member of the metadata group answers,
- * over the internal plane ({@code /internal/v0/meta/...}, signed): how a node that runs no part of
- * the Raft group (one that joined) follows and changes the metadata, and how membership steps
+ * over the internal plane ({@code /internal/v0/meta/...}, signed): how a node whose own server is
+ * not in the Raft group yet (one that joined) follows and changes the metadata, and how membership steps
  * reach the group from any node. Members are tried in turn, this node first: one that cannot be
  * reached, runs no group ({@code 503}) or has no majority behind it is passed over.
  *

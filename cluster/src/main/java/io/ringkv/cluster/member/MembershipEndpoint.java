@@ -30,20 +30,14 @@ public final class MembershipEndpoint implements HttpHandler {
     private final Decommission decommission;
     private final Supplier<Optional<JoinProcedure>> join;
     private final Supplier<MembershipProgress> progress;
-    private final Supplier<Optional<String>> refusal;
     private final Executor executor;
     private final LongSupplier wallMillis;
 
-    /**
-     * @param refusal why this node may not be decommissioned now (e.g. it is a metadata voter), or empty
-     */
     public MembershipEndpoint(Decommission decommission, Supplier<Optional<JoinProcedure>> join,
-                              Supplier<MembershipProgress> progress, Supplier<Optional<String>> refusal, Executor executor,
-                              LongSupplier wallMillis) {
+                              Supplier<MembershipProgress> progress, Executor executor, LongSupplier wallMillis) {
         this.decommission = decommission;
         this.join = join;
         this.progress = progress;
-        this.refusal = refusal;
         this.executor = executor;
         this.wallMillis = wallMillis;
     }
@@ -59,13 +53,7 @@ public final class MembershipEndpoint implements HttpHandler {
         }
         return switch (request.method()) {
             case "GET" -> CompletableFuture.completedFuture(json(200, progress.get()));
-            case "POST" -> {
-                Optional<String> no = refusal.get();
-                if (no.isPresent()) {
-                    yield CompletableFuture.completedFuture(Response.text(409, no.get()));
-                }
-                yield CompletableFuture.supplyAsync(this::begin, executor);
-            }
+            case "POST" -> CompletableFuture.supplyAsync(this::begin, executor);
             default -> CompletableFuture.completedFuture(Response.text(405, "use GET or POST").withHeader("Allow", "GET, POST"));
         };
     }
@@ -74,7 +62,8 @@ public final class MembershipEndpoint implements HttpHandler {
         try {
             return json(202, decommission.begin());
         } catch (MembershipRefusedException e) {
-            return Response.text(409, "refused: " + e.getMessage());
+            // The metadata's own refusal says "refused: " already.
+            return Response.text(409, e.getMessage().startsWith("refused: ") ? e.getMessage() : "refused: " + e.getMessage());
         } catch (IllegalArgumentException e) {
             return Response.text(400, e.getMessage());
         } catch (IOException e) {

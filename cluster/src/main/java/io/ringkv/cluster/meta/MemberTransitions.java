@@ -37,7 +37,7 @@ final class MemberTransitions {
                 if (left < metadata.replicationFactor()) {
                     throw new MetadataRefusedException("decommissioning " + id + " would leave " + left
                             + " members for replication factor " + metadata.replicationFactor()
-                            + "; lower it first with ringkv meta set-replication-factor");
+                            + "; lower it first with ringkv meta set-replication-factor, or join another node first");
                 }
                 yield metadata.with(List.of(member.withState(MemberState.LEAVING)), List.of());
             }

@@ -14,20 +14,29 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -49,11 +58,25 @@ import org.slf4j.LoggerFactory;
  * Whichever server first becomes leader of a new group submits {@link MetadataCommand.Initialize}
  * (every member {@code normal}, epoch 1); a second one is refused by the state machine.
  *
+ * <p>A node that joined a running cluster ({@link #startJoined}) starts its server as a listener
+ * of a provisional configuration (the members it knows, itself listening) and waits, {@code outside}
+ * the group, until the leader adds it; its own directory holds the real configuration from then
+ * on. After that the group's configuration follows the metadata: the leader's
+ * {@link VoterReconciler} changes it one step at a time as {@link VoterRule} says.
+ *
+ * <p>Ratis 3.2.1 sets a server's role (voter or listener) only when the server starts: a listener
+ * given a vote would go on refusing votes and never stand for election, and a voter made a
+ * listener would shut itself down at its first election timeout. So when the committed
+ * configuration and this server's role disagree, this node restarts its server from its
+ * directory (a second or so, nothing lost), which then starts in the role the configuration gives it.
+ *
  * <p>Nothing on the data path waits for this group: {@link #start} returns before any election,
  * and {@link #metadata()} answers from this replica's last applied state, leader or not.
  *
  * <p>Threading: thread-safe; Ratis runs its own threads (election, log appenders, the state
- * machine updater), which {@link #close} stops.
+ * machine updater), which {@link #close} stops. The role checks, the restarts and the reconciler run
+ * on one thread of this object's ({@code ringkv-metadata-conf}); the server is swapped under a
+ * lock that {@link #close} takes too.
  */
 public final class MetadataGroup implements AutoCloseable {
     /** The most a log append batch or a snapshot chunk carries ({@link #properties}: Ratis's appender buffer and chunk size). */
@@ -82,10 +105,19 @@ public final class MetadataGroup implements AutoCloseable {
     private static final int CATCH_UP_ATTEMPTS = 10;
     private static final TimeDuration CATCH_UP_RETRY_SLEEP = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
 
+    /** Call ids of the configuration requests this node's server is handed in process. */
+    private static final AtomicLong CALL_IDS = new AtomicLong();
     /** Changes queued at most behind the one being submitted; more are refused at once. */
     private static final int SUBMITS_QUEUED_MAX = 64;
+    /**
+     * How often the conf thread checks this server's role against the configuration and, on the
+     * leader, the configuration against the metadata: a backstop, since every applied entry and
+     * every configuration change asks for the same check at once.
+     */
+    static final Duration CONF_CHECK_INTERVAL = Duration.ofSeconds(2);
+    /** A server that stopped by itself (not by {@link #close}) is started again at most this often. */
+    private static final Duration DEAD_SERVER_RESTART_PAUSE = Duration.ofSeconds(30);
 
-    private final RaftServer server;
     /** Submits changes one at a time through the blocking client ({@link #submit}). */
     private final java.util.concurrent.ThreadPoolExecutor submitter = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0,
             TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(SUBMITS_QUEUED_MAX), task -> {
@@ -93,28 +125,80 @@ public final class MetadataGroup implements AutoCloseable {
                 thread.setDaemon(true);
                 return thread;
             });
+    /** Runs {@link #check}: the role repair and the reconciler, one at a time. */
+    private final ScheduledExecutorService confThread = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread thread = new Thread(task, "ringkv-metadata-conf");
+        thread.setDaemon(true);
+        return thread;
+    });
+    /** A check is queued on {@link #confThread} already: triggers that come meanwhile add none. */
+    private final AtomicBoolean checkQueued = new AtomicBoolean();
     private final RaftClient client;
     private final RaftClient catchUpClient;
-    private final MetadataStateMachine stateMachine;
     private final RaftPeerId self;
     private final List<Member> initialMembers;
     private final int initialReplicationFactor;
     /** One Initialize in flight at most from this node (leader-ready and start may both ask). */
     private final AtomicBoolean initializing = new AtomicBoolean();
+    /** What a server of this node is built from, each time one starts. */
+    private final RaftGroup serverGroup;
+    private final RaftProperties properties;
+    private final RaftPeerCalls calls;
+    private final RaftEndpoint endpoint;
+    private final String selfUrl;
+    private final Consumer<ClusterMetadata> applied;
+    /** Started by a join: outside the group until a configuration from the leader names it. */
+    private final boolean joined;
+    private final VoterReconciler reconciler;
+    /** The newest metadata any of this node's servers applied (a restarted one replays older entries first). */
+    private final AtomicReference<ClusterMetadata> latest = new AtomicReference<>(ClusterMetadata.EMPTY);
+    /** Guards swapping {@link #replica} against {@link #close}. */
+    private final Object serverLock = new Object();
+    private volatile Replica replica;
+    /** Guarded by {@link #serverLock}. */
+    private boolean closed;
+    /** When a server last started; read and written on the conf thread. */
+    private long lastStartNanos = System.nanoTime();
 
-    private MetadataGroup(RaftServer server, RaftClient client, RaftClient catchUpClient, MetadataStateMachine stateMachine,
-                          RaftPeerId self, List<Member> initialMembers, int initialReplicationFactor) {
+    /** One running Ratis server of this node and its state machine; a restart makes a new pair. */
+    private record Replica(RaftServer server, MetadataStateMachine machine) {
+    }
+
+    private MetadataGroup(MetadataSettings settings, RaftGroup serverGroup, RaftGroup clientGroup, RaftPeerCalls calls,
+                          RaftEndpoint endpoint, ClusterNode self, List<Member> initialMembers, int initialReplicationFactor,
+                          Consumer<ClusterMetadata> applied, boolean joined) {
         this.initialReplicationFactor = initialReplicationFactor;
-        this.server = server;
-        this.client = client;
-        this.catchUpClient = catchUpClient;
-        this.stateMachine = stateMachine;
-        this.self = self;
+        this.self = RaftPeerId.valueOf(Member.idOf(self));
+        this.selfUrl = self.id();
         this.initialMembers = initialMembers;
+        this.serverGroup = serverGroup;
+        this.properties = properties(settings);
+        this.calls = calls;
+        this.endpoint = endpoint;
+        this.applied = applied;
+        this.joined = joined;
+        this.reconciler = new VoterReconciler(this, settings.voters());
+        // Each client asks this node's own server first (in process): a follower's answer names the
+        // leader and the peers of the configuration it has, whatever the client's group once said.
+        this.client = RaftClient.newBuilder()
+                .setRaftGroup(clientGroup)
+                .setLeaderId(this.self)
+                .setProperties(properties)
+                .setClientRpc(new InternalPlaneClientRpc(calls, this.self, endpoint))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CLIENT_ATTEMPTS, CLIENT_RETRY_SLEEP))
+                .build();
+        this.catchUpClient = RaftClient.newBuilder()
+                .setRaftGroup(clientGroup)
+                .setLeaderId(this.self)
+                .setProperties(properties)
+                .setClientRpc(new InternalPlaneClientRpc(calls, this.self, endpoint))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CATCH_UP_ATTEMPTS, CATCH_UP_RETRY_SLEEP))
+                .build();
     }
 
     /**
-     * Starts this node's Raft server; returns without waiting for a leader.
+     * Starts this node's Raft server as a member of the cluster formed from {@code nodes}; returns
+     * without waiting for a leader.
      *
      * @param nodes    every node of the cluster list, self included
      * @param self     this node
@@ -127,63 +211,178 @@ public final class MetadataGroup implements AutoCloseable {
      */
     public static MetadataGroup start(MetadataSettings settings, List<ClusterNode> nodes, ClusterNode self,
                                       RaftPeerCalls calls, RaftEndpoint endpoint, int initialReplicationFactor,
-                                      java.util.function.Consumer<ClusterMetadata> applied) throws IOException {
+                                      Consumer<ClusterMetadata> applied) throws IOException {
         if (initialReplicationFactor < 1 || initialReplicationFactor > nodes.size()) {
             throw new IllegalArgumentException("the replication factor must be in 1.." + nodes.size() + ", got "
                     + initialReplicationFactor);
         }
         List<Member> members = Member.initial(nodes).stream()
                 .sorted(Comparator.comparing(Member::id)).toList();
-        RaftPeerId selfId = RaftPeerId.valueOf(Member.idOf(self));
-        Files.createDirectories(settings.directory());
-        RaftProperties properties = properties(settings);
         RaftGroup group = RaftGroup.valueOf(GROUP_ID, peers(members, settings.voters()));
-        // The state machine exists before the group it calls back; the hook is set once both do.
-        AtomicReference<MetadataGroup> started = new AtomicReference<>();
-        MetadataStateMachine stateMachine = new MetadataStateMachine(() -> {
-            MetadataGroup running = started.get();
-            if (running != null) {
-                running.initializeIfNew();
+        return started(new MetadataGroup(settings, group, group, calls, endpoint, self, members, initialReplicationFactor,
+                applied, false), settings);
+    }
+
+    /**
+     * Starts this node's Raft server for a node that joined a running cluster: with nothing stored
+     * yet, as a listener of a provisional configuration ({@code members}, this node listening),
+     * which the leader's configuration replaces once it adds this node; with a stored group, as
+     * that group says. It never initialises the metadata.
+     *
+     * @param members  the members the join's answer named (self included): whom the clients ask first
+     * @throws IOException when the directory cannot be made or the stored group cannot be read
+     */
+    public static MetadataGroup startJoined(MetadataSettings settings, List<ClusterNode> members, ClusterNode self,
+                                            RaftPeerCalls calls, RaftEndpoint endpoint,
+                                            Consumer<ClusterMetadata> applied) throws IOException {
+        String selfId = Member.idOf(self);
+        List<RaftPeer> peers = new ArrayList<>();
+        for (ClusterNode member : members) {
+            String id = Member.idOf(member);
+            if (!id.equals(selfId)) {
+                peers.add(RaftPeer.newBuilder().setId(id).setAddress(member.id()).setStartupRole(RaftPeerRole.FOLLOWER).build());
             }
-        }, applied);
+        }
+        peers.add(RaftPeer.newBuilder().setId(selfId).setAddress(self.id()).setStartupRole(RaftPeerRole.LISTENER).build());
+        RaftGroup group = RaftGroup.valueOf(GROUP_ID, peers);
+        return started(new MetadataGroup(settings, group, group, calls, endpoint, self, List.of(), 1, applied, true), settings);
+    }
+
+    private static MetadataGroup started(MetadataGroup group, MetadataSettings settings) throws IOException {
+        try {
+            Files.createDirectories(settings.directory());
+            synchronized (group.serverLock) {
+                group.replica = group.newReplica();
+            }
+        } catch (IOException | RuntimeException e) {
+            group.close();
+            throw e;
+        }
+        if (group.isLeader()) {
+            group.initializeIfNew(); // a one-voter group may have become leader before its hook could act
+        }
+        long interval = CONF_CHECK_INTERVAL.toMillis();
+        group.confThread.scheduleWithFixedDelay(group::check, interval, interval, TimeUnit.MILLISECONDS);
+        return group;
+    }
+
+    /** Builds and starts a server from this node's directory; its state machine reports to this group. */
+    private Replica newReplica() throws IOException {
+        MetadataStateMachine machine = new MetadataStateMachine(this::leaderReady, this::appliedEntry, this::queueCheck);
         RaftServer server = RaftServer.newBuilder()
-                .setServerId(selfId)
-                .setGroup(group)
-                .setStateMachine(stateMachine)
+                .setServerId(self)
+                .setGroup(serverGroup)
+                .setStateMachine(machine)
                 .setProperties(properties)
-                .setParameters(InternalPlaneRpcType.parameters(calls, endpoint, self.id()))
+                .setParameters(InternalPlaneRpcType.parameters(calls, endpoint, selfUrl))
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
-        RaftClient client = RaftClient.newBuilder()
-                .setRaftGroup(group)
-                .setProperties(properties)
-                .setClientRpc(new InternalPlaneClientRpc(calls, selfId, endpoint))
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CLIENT_ATTEMPTS, CLIENT_RETRY_SLEEP))
-                .build();
-        RaftClient catchUpClient = RaftClient.newBuilder()
-                .setRaftGroup(group)
-                .setProperties(properties)
-                .setClientRpc(new InternalPlaneClientRpc(calls, selfId, endpoint))
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CATCH_UP_ATTEMPTS, CATCH_UP_RETRY_SLEEP))
-                .build();
-        MetadataGroup metadataGroup = new MetadataGroup(server, client, catchUpClient, stateMachine, selfId, members,
-                initialReplicationFactor);
-        started.set(metadataGroup);
         try {
             server.start();
         } catch (IOException | RuntimeException e) {
-            metadataGroup.close();
+            closeQuietly(server);
             throw e;
         }
-        if (metadataGroup.isLeader()) {
-            metadataGroup.initializeIfNew(); // a one-voter group may have become leader before the hook was set
+        lastStartNanos = System.nanoTime();
+        return new Replica(server, machine);
+    }
+
+    /** On the applier thread: must not block. */
+    private void appliedEntry(ClusterMetadata next) {
+        ClusterMetadata now = latest.updateAndGet(known -> next.epoch() >= known.epoch() ? next : known);
+        if (now == next) {
+            applied.accept(next);
         }
-        return metadataGroup;
+        queueCheck();
+    }
+
+    /** On a Ratis thread when this server becomes a ready leader: must not block. */
+    private void leaderReady() {
+        initializeIfNew();
+        queueCheck();
+    }
+
+    /** Asks the conf thread for a {@link #check} soon; never blocks. */
+    private void queueCheck() {
+        if (checkQueued.compareAndSet(false, true)) {
+            try {
+                confThread.execute(this::check);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                checkQueued.set(false);
+            }
+        }
+    }
+
+    /** On the conf thread: this server's role against the configuration, then (on the leader) the configuration against the metadata. */
+    private void check() {
+        checkQueued.set(false);
+        try {
+            repairRole();
+            reconciler.reconcile();
+        } catch (RuntimeException e) {
+            LOG.warn("metadata: checking the group's configuration failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Restarts this node's server when its role is not the one the committed configuration gives it
+     * (Ratis 3.2.1 sets it only at start), or when it stopped by itself (a voter made a listener
+     * shuts down at an election timeout), at most every {@link #DEAD_SERVER_RESTART_PAUSE} then.
+     */
+    private void repairRole() {
+        Replica now = replica;
+        Optional<RaftServer.Division> division = division(now);
+        if (division.isEmpty() || !division.get().getInfo().isAlive()) {
+            if (now != null && now.machine().failure() == null
+                    && System.nanoTime() - lastStartNanos > DEAD_SERVER_RESTART_PAUSE.toNanos()) {
+                restart("it stopped");
+            }
+            return;
+        }
+        RaftConfiguration conf = division.get().getRaftConf();
+        DivisionInfo info = division.get().getInfo();
+        if (!conf.getPreviousPeers(RaftPeerRole.FOLLOWER).isEmpty() || conf.getLogEntryIndex() > info.getLastAppliedIndex()) {
+            return; // a change under way, or not committed yet: the role to have is not settled
+        }
+        boolean voter = conf.getPeer(self, RaftPeerRole.FOLLOWER) != null;
+        boolean listener = conf.getPeer(self, RaftPeerRole.LISTENER) != null;
+        RaftPeerRole role = info.getCurrentRole();
+        if (voter && role == RaftPeerRole.LISTENER) {
+            restart("the configuration at index " + conf.getLogEntryIndex() + " gives this node a vote");
+        } else if (listener && role != RaftPeerRole.LISTENER) {
+            restart("the configuration at index " + conf.getLogEntryIndex() + " makes this node a listener");
+        }
+    }
+
+    /** On the conf thread: closes this node's server and starts a new one from its directory. */
+    private void restart(String why) {
+        synchronized (serverLock) {
+            if (closed) {
+                return;
+            }
+            LOG.info("metadata: restarting this node's Raft server, as {}", why);
+            closeQuietly(replica.server());
+            try {
+                replica = newReplica();
+            } catch (IOException | RuntimeException e) {
+                lastStartNanos = System.nanoTime();
+                LOG.error("metadata: this node's Raft server did not start again ({}); trying again in {} s", e.toString(),
+                        DEAD_SERVER_RESTART_PAUSE.toSeconds());
+            }
+        }
+    }
+
+    private static void closeQuietly(RaftServer server) {
+        try {
+            server.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("closing the metadata server failed: {}", e.toString());
+        }
     }
 
     /** The metadata as of the last entry this node applied: no Raft call, whether or not there is a leader. */
     public ClusterMetadata metadata() {
-        return stateMachine.metadata();
+        return latest.get();
     }
 
     /** The leader's member id as this node knows it; empty while there is none (or none known). */
@@ -197,10 +396,107 @@ public final class MetadataGroup implements AutoCloseable {
 
     /**
      * This node's part in the group now: {@code leader}, {@code follower}, {@code candidate} or
-     * {@code listener} (follows the log without a vote); empty while its server is not running.
+     * {@code listener} (follows the log without a vote); {@code outside} while the configuration
+     * this server has does not name it (a node that joined, until the leader adds it; a member
+     * removed); empty while its server is not running.
      */
     public Optional<String> role() {
-        return info().map(info -> info.getCurrentRole().name().toLowerCase(java.util.Locale.ROOT));
+        return division(replica).filter(division -> division.getInfo().isAlive())
+                .map(division -> inConf(division) ? division.getInfo().getCurrentRole().name().toLowerCase(java.util.Locale.ROOT)
+                        : "outside");
+    }
+
+    /** Whether this node's server is a member of the group as its configuration says (not {@code outside}). */
+    public boolean inGroup() {
+        return role().map(role -> !role.equals("outside")).orElse(false);
+    }
+
+    /**
+     * Whether this node holds a vote as far as its server knows: a voter of its configuration, or of
+     * either side of a change under way. A decommission waits until it holds none.
+     */
+    public boolean votes() {
+        return division(replica).map(division -> division.getRaftConf().getPeer(self, RaftPeerRole.FOLLOWER) != null)
+                .orElse(false);
+    }
+
+    /**
+     * The group's configuration as this node's server has it: the ids of its voters and of its
+     * listeners (both sides of a change under way; {@code settled} false then).
+     */
+    public record Configuration(java.util.Set<String> voters, java.util.Set<String> listeners, boolean settled) {
+    }
+
+    /** This node's server's configuration now; empty while its server is not running. */
+    public Optional<Configuration> configuration() {
+        return division(replica).filter(division -> division.getInfo().isAlive()).map(division -> {
+            RaftConfiguration conf = division.getRaftConf();
+            return new Configuration(ids(conf, RaftPeerRole.FOLLOWER), ids(conf, RaftPeerRole.LISTENER),
+                    conf.getPreviousPeers(RaftPeerRole.FOLLOWER).isEmpty() && conf.getPreviousPeers(RaftPeerRole.LISTENER).isEmpty());
+        });
+    }
+
+    private static java.util.Set<String> ids(RaftConfiguration conf, RaftPeerRole role) {
+        return conf.getAllPeers(role).stream().map(peer -> peer.getId().toString())
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    }
+
+    /** Named by the configuration this server has; a joined node's provisional one (never logged) does not count. */
+    private boolean inConf(RaftServer.Division division) {
+        RaftConfiguration conf = division.getRaftConf();
+        return conf.getPeer(self, RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) != null
+                && (!joined || conf.getLogEntryIndex() >= 0);
+    }
+
+    /** The leader's configuration when it is settled (no change under way, committed and applied), for the reconciler. */
+    Optional<RaftConfiguration> settledConfiguration() {
+        return division(replica).filter(division -> {
+            RaftConfiguration conf = division.getRaftConf();
+            return division.getInfo().isLeaderReady() && conf.getPreviousPeers(RaftPeerRole.FOLLOWER).isEmpty()
+                    && conf.getPreviousPeers(RaftPeerRole.LISTENER).isEmpty()
+                    && conf.getLogEntryIndex() <= division.getInfo().getLastAppliedIndex();
+        }).map(RaftServer.Division::getRaftConf);
+    }
+
+    /**
+     * Asks this node's server, the leader, to change the configuration to {@code conf}; waits for
+     * the change to commit, or for {@code timeout}.
+     *
+     * @throws IOException when the server refuses or fails the change
+     */
+    void setConfiguration(VoterRule.Conf conf, Duration timeout) throws IOException, InterruptedException, TimeoutException {
+        RaftServer server = replica.server();
+        SetConfigurationRequest request = new SetConfigurationRequest(ClientId.randomId(), self, GROUP_ID, CALL_IDS.getAndIncrement(),
+                raftPeers(conf.voters()), raftPeers(conf.listeners()));
+        awaitReply(server.setConfigurationAsync(request), timeout);
+    }
+
+    /**
+     * Asks this node's server, the leader, to hand its leadership to {@code voter}; waits until it
+     * has, or for {@code timeout}.
+     */
+    void transferLeadership(String voter, Duration timeout) throws IOException, InterruptedException, TimeoutException {
+        RaftServer server = replica.server();
+        TransferLeadershipRequest request = new TransferLeadershipRequest(ClientId.randomId(), self, GROUP_ID,
+                CALL_IDS.getAndIncrement(), RaftPeerId.valueOf(voter), timeout.toMillis());
+        awaitReply(server.transferLeadershipAsync(request), timeout.plusSeconds(1));
+    }
+
+    private static void awaitReply(CompletableFuture<RaftClientReply> reply, Duration timeout)
+            throws IOException, InterruptedException, TimeoutException {
+        RaftClientReply answer;
+        try {
+            answer = reply.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
+        if (!answer.isSuccess()) {
+            throw answer.getException() != null ? answer.getException() : new IOException("refused: " + answer);
+        }
+    }
+
+    private static List<RaftPeer> raftPeers(List<Member> members) {
+        return members.stream().map(member -> RaftPeer.newBuilder().setId(member.id()).setAddress(member.url()).build()).toList();
     }
 
     /** This node's member id (its Raft peer id). */
@@ -210,7 +506,8 @@ public final class MetadataGroup implements AutoCloseable {
 
     /** Why this node stopped applying the metadata log (a corrupt entry), or empty. */
     public Optional<String> failure() {
-        String failure = stateMachine.failure();
+        Replica now = replica;
+        String failure = now == null ? "this node's metadata server did not start" : now.machine().failure();
         if (failure == null && info().map(info -> !info.isAlive()).orElse(false)) {
             return Optional.of("this node's metadata server has stopped");
         }
@@ -259,6 +556,7 @@ public final class MetadataGroup implements AutoCloseable {
 
     @Override
     public void close() {
+        confThread.shutdownNow();
         submitter.shutdownNow();
         for (RaftClient each : List.of(client, catchUpClient)) {
             try {
@@ -267,10 +565,11 @@ public final class MetadataGroup implements AutoCloseable {
                 LOG.warn("closing a metadata client failed: {}", e.toString());
             }
         }
-        try {
-            server.close();
-        } catch (IOException e) {
-            LOG.warn("closing the metadata server failed: {}", e.toString());
+        synchronized (serverLock) {
+            closed = true;
+            if (replica != null) {
+                closeQuietly(replica.server());
+            }
         }
     }
 
@@ -292,7 +591,7 @@ public final class MetadataGroup implements AutoCloseable {
 
     /** Runs on a Ratis thread when this server becomes a ready leader: must not block. */
     private void initializeIfNew() {
-        if (metadata().initialised() || !initializing.compareAndSet(false, true)) {
+        if (initialMembers.isEmpty() || metadata().initialised() || !initializing.compareAndSet(false, true)) {
             return;
         }
         int factor = initialReplicationFactor;
@@ -308,8 +607,15 @@ public final class MetadataGroup implements AutoCloseable {
     }
 
     private Optional<DivisionInfo> info() {
+        return division(replica).map(RaftServer.Division::getInfo);
+    }
+
+    private static Optional<RaftServer.Division> division(Replica replica) {
+        if (replica == null) {
+            return Optional.empty();
+        }
         try {
-            return Optional.of(server.getDivision(GROUP_ID).getInfo());
+            return Optional.of(replica.server().getDivision(GROUP_ID));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

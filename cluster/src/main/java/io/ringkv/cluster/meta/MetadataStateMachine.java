@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -47,6 +48,7 @@ public final class MetadataStateMachine extends BaseStateMachine {
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final Runnable onLeaderReady;
     private final Consumer<ClusterMetadata> onApplied;
+    private final Runnable onConfigurationChanged;
     private volatile ClusterMetadata metadata = ClusterMetadata.EMPTY;
     private volatile String failure;
 
@@ -60,8 +62,17 @@ public final class MetadataStateMachine extends BaseStateMachine {
      *                  snapshot is loaded (on the applier thread; must not block)
      */
     public MetadataStateMachine(Runnable onLeaderReady, Consumer<ClusterMetadata> onApplied) {
+        this(onLeaderReady, onApplied, () -> { });
+    }
+
+    /**
+     * @param onConfigurationChanged run when this replica applies a change of the group's
+     *                               configuration (on the applier thread; must not block)
+     */
+    public MetadataStateMachine(Runnable onLeaderReady, Consumer<ClusterMetadata> onApplied, Runnable onConfigurationChanged) {
         this.onLeaderReady = onLeaderReady;
         this.onApplied = onApplied;
+        this.onConfigurationChanged = onConfigurationChanged;
     }
 
     /** The metadata as of the last entry this replica applied. */
@@ -155,6 +166,11 @@ public final class MetadataStateMachine extends BaseStateMachine {
     @Override
     public void notifyLeaderReady() {
         onLeaderReady.run();
+    }
+
+    @Override
+    public void notifyConfigurationChanged(long term, long index, RaftConfigurationProto configuration) {
+        onConfigurationChanged.run();
     }
 
     private void load(SingleFileSnapshotInfo snapshot) throws IOException {

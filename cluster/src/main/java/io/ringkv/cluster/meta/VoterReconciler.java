@@ -1,0 +1,92 @@
+package io.ringkv.cluster.meta;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.server.RaftConfiguration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * On the leader, keeps the metadata group's Raft configuration what the applied metadata calls for
+ * ({@link VoterRule}): a member that joined is added as a listener, a vote moves from a member that
+ * stops being {@code normal} to one that is, a {@code left} member is removed. One
+ * {@code setConfiguration} at a time, and only from a settled configuration (no change under way,
+ * the last one committed). When this leader itself must lose its vote it first hands its leadership
+ * to a member that keeps one, since Ratis 3.2.1 would leave a leader made a listener in charge; the
+ * next leader makes the change.
+ *
+ * <p>A change of voters needs a majority of the old voters and of the new ones (Ratis's joint
+ * consensus): with a majority of the old voters down it cannot commit, as no metadata change can.
+ *
+ * <p>Threading: {@link #reconcile} runs on the group's conf thread only ({@link MetadataGroup}
+ * calls it after every applied entry, every configuration change and every few seconds), and waits
+ * for the change it asked for; so no two changes are ever in flight from here.
+ */
+final class VoterReconciler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VoterReconciler.class);
+    /** How long a change may take: a new listener is first caught up with the log (a snapshot at most). */
+    private static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TRANSFER_TIMEOUT = Duration.ofSeconds(10);
+
+    private final MetadataGroup group;
+    private final int votersMax;
+    /** The last change that failed, so that a change failing every round is logged once (conf thread only). */
+    private String lastFailure;
+
+    VoterReconciler(MetadataGroup group, int votersMax) {
+        this.group = group;
+        this.votersMax = votersMax;
+    }
+
+    /** Makes one step towards the configuration the metadata calls for, if this node leads and one is needed. */
+    void reconcile() {
+        ClusterMetadata metadata = group.metadata();
+        Optional<RaftConfiguration> settled = group.settledConfiguration();
+        if (!metadata.initialised() || settled.isEmpty()) {
+            return;
+        }
+        Set<String> voters = ids(settled.get().getCurrentPeers(RaftPeerRole.FOLLOWER));
+        Set<String> listeners = ids(settled.get().getCurrentPeers(RaftPeerRole.LISTENER));
+        VoterRule.Conf target = VoterRule.target(metadata, voters, votersMax);
+        if (target.voters().isEmpty() || target.voterIds().equals(voters) && target.listenerIds().equals(listeners)) {
+            return;
+        }
+        String step = "voters " + target.voterIds() + ", listeners " + target.listenerIds() + " (now voters " + voters
+                + ", listeners " + listeners + ", metadata epoch " + metadata.epoch() + ")";
+        try {
+            if (!target.voterIds().contains(group.selfId())) {
+                Optional<String> successor = target.voters().stream().map(Member::id).filter(voters::contains).findFirst();
+                if (successor.isPresent()) {
+                    LOG.info("metadata: this leader loses its vote in {}; handing leadership to {} first", step, successor.get());
+                    group.transferLeadership(successor.get(), TRANSFER_TIMEOUT);
+                    return;
+                }
+            }
+            LOG.info("metadata: changing the group's configuration to {}", step);
+            group.setConfiguration(target, CHANGE_TIMEOUT);
+            LOG.info("metadata: the group's configuration is now {}", target.voterIds() + " voting, " + target.listenerIds()
+                    + " listening");
+            lastFailure = null;
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            String failure = step + ": " + e;
+            if (!failure.equals(lastFailure)) {
+                LOG.warn("metadata: the configuration change to {} did not complete (tried again at the next check)", failure);
+            }
+            lastFailure = failure;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Set<String> ids(Collection<RaftPeer> peers) {
+        return peers.stream().map(peer -> peer.getId().toString()).collect(Collectors.toUnmodifiableSet());
+    }
+}
