@@ -50,7 +50,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>that joined node SIGKILLed while it hands its keys over in its decommission, and started
  *       again (the decommission completes, the process exits 0);
  *   <li>a member SIGSTOPped before a join begins, so that it misses the epoch that names the
- *       joining node, and woken while the join waits for it (it catches up and answers right).
+ *       joining node, and woken while the join waits for it (it catches up and answers right);
+ *   <li>the metadata leader SIGKILLed while that node hands its keys over in its decommission
+ *       (the decommission completes once it is back).
  * </ol>
  * A writer keeps PUTting through the nodes that are not hit; every acknowledged write must read
  * back and, once the former owners cleaned up, be on exactly three nodes' local ranges. Only while
@@ -276,6 +278,43 @@ class MembershipFaultIT {
         awaitOnExactlyThree(nodes);
     }
 
+    /**
+     * The node that joined in the test before is decommissioned and the metadata leader SIGKILLed
+     * while it hands its keys over (the leader is one of the owners it hands them to): once the
+     * killed node is back the decommission completes, the process exits 0, it is {@code left}, and
+     * every key is on exactly three of the rest.
+     */
+    @Test
+    @Order(4)
+    void theMetadataLeaderKilledDuringADecommission() throws Exception {
+        Joiner member = running("joiner-2");
+        int leader = indexOf(leaderUrl(send(cluster.url(0), "GET", "/v0/status").body()));
+        int[] survivors = IntStream.range(0, 3).filter(i -> i != leader).toArray();
+        BackgroundWriter writer = startWriter("w4-", survivors);
+        writer.awaitMore(20);
+
+        Cli leaving = cli("decommission", "--node", member.url(), "--no-wait");
+        assertThat(leaving.output(), leaving.exit(), is(0));
+        awaitStatus(member, "joiner-2 handing its keys over", status -> "streaming".equals(membershipPhase(status)));
+        cluster.kill(leader);
+        awaitStatus(cluster.url(survivors[0]), null, "a leader elected among the two others",
+                status -> leaderUrl(status) != null && !leaderUrl(status).equals(cluster.url(leader)));
+        writer.awaitMore(50); // writes while the killed node is down
+
+        cluster.restart(leader);
+        int exit = awaitExit(member);
+        assertThat("the decommissioned process's exit status; it printed:\n" + member.printed(), exit, is(0));
+        writer.awaitMore(20);
+        assertThat("writes during the decommission, of " + writer.writes(), writer.stop(), is(empty()));
+
+        List<String> remaining = List.of(cluster.url(0), cluster.url(1), cluster.url(2));
+        String after = metadata(cluster.url(0));
+        assertThat(after, stateOf(after, member.url()), is("left"));
+        assertThat(after, normalMembers(after), equalTo(new TreeSet<>(remaining)));
+        readBack(remaining);
+        awaitOnExactlyThree(remaining);
+    }
+
     // --- load
 
     /** {@value #PRELOAD} keys of about 1 KB through the three nodes, four at a time. */
@@ -446,10 +485,32 @@ class MembershipFaultIT {
         return key + " through " + node + ": " + got.statusCode() + " " + body.substring(0, Math.min(80, body.length()));
     }
 
+    /**
+     * {@code ringkv cleanup --wait} on every node at once: each run scans its node's store at the
+     * scan pace, so one after the other they would take seconds each.
+     */
     private static void cleanupAll(List<String> nodes) throws Exception {
-        for (String node : nodes) {
-            assertThat("cleanup on " + node, Main.run("cleanup", "--node", node, "--wait", "--timeout", "PT60S",
-                    "--cluster-secret-file", cluster.secretFile().toString()), is(0));
+        ExecutorService runs = Executors.newFixedThreadPool(nodes.size());
+        try {
+            List<Future<String>> failures = new ArrayList<>();
+            for (String node : nodes) {
+                failures.add(runs.submit(() -> {
+                    java.io.StringWriter printed = new java.io.StringWriter();
+                    java.io.PrintWriter out = new java.io.PrintWriter(printed, true);
+                    int exit = Main.run(out, out, "cleanup", "--node", node, "--wait", "--timeout", "PT60S",
+                            "--cluster-secret-file", cluster.secretFile().toString());
+                    return exit == 0 ? null : "cleanup on " + node + ": exit " + exit + ": " + printed;
+                }));
+            }
+            List<String> failed = new ArrayList<>();
+            for (Future<String> failure : failures) {
+                if (failure.get() != null) {
+                    failed.add(failure.get());
+                }
+            }
+            assertThat(failed, is(empty()));
+        } finally {
+            runs.shutdownNow();
         }
     }
 
