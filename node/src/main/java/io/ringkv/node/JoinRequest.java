@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -28,7 +29,8 @@ import javax.net.ssl.SSLContext;
  * node as sender), and takes from the answer what the node starts from: the cluster's identity
  * (the fingerprint every internal request carries, read from the member's {@code /v0/status}), the
  * metadata that names this node {@code joining} (or {@code normal}, for a node that joined before
- * and restarts), and this node's clock slot.
+ * and restarts, or {@code leaving}, for one restarted in the middle of its decommission), and
+ * this node's clock slot.
  *
  * <p>Stateless; blocks the starting thread.
  */
@@ -170,6 +172,12 @@ final class JoinRequest {
             if (answer.status() == 503) {
                 throw new MemberUnavailable(answer.text(), null);
             }
+            if (answer.status() == 409 && dead == null) {
+                Optional<Joined> leaving = leaving(calls, identity, self);
+                if (leaving.isPresent()) {
+                    return leaving.get();
+                }
+            }
             if (answer.status() != 200) {
                 throw new NodeStartException("the cluster did not let this node join (" + identity.id() + " answered "
                         + answer.status() + "): " + answer.text());
@@ -189,5 +197,25 @@ final class JoinRequest {
         } catch (IOException | TimeoutException e) {
             throw new MemberUnavailable(e.toString(), e);
         }
+    }
+
+    /**
+     * A node started again in the middle of its decommission (killed while it handed its keys
+     * over), with the flags it joined with: the metadata refuses the join (this node is a member
+     * already, leaving), and the node starts from the metadata as it is instead, which names it
+     * leaving at this URL; it then takes its decommission up again ({@code Decommission}).
+     *
+     * @return empty when the metadata does not name this node leaving (the refusal stands)
+     */
+    private static Optional<Joined> leaving(SignedCalls calls, InternalCallOptions.NodeIdentity identity, ClusterNode self)
+            throws IOException, ExecutionException, TimeoutException, InterruptedException {
+        SignedCalls.Answer answer = calls.call(identity.id(), "GET", InternalProtocol.META_READ_PATH, new byte[0], CALL_TIMEOUT)
+                .get(CALL_TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        if (answer.status() != 200) {
+            return Optional.empty();
+        }
+        ClusterMetadata metadata = MetadataCodec.decodeMetadata(answer.body());
+        return metadata.member(Member.idOf(self)).filter(m -> m.state() == MemberState.LEAVING && m.url().equals(self.id()))
+                .map(m -> new Joined(identity.topology(), metadata, m));
     }
 }

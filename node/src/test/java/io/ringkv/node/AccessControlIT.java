@@ -28,7 +28,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,10 +40,11 @@ import org.junit.jupiter.api.io.TempDir;
  * its peers' metrics, and a reload of the file on SIGHUP (a token added works, a token removed
  * stops working, the node keeps running). Waits are bounded polls; how fast is not asserted.
  *
- * <p>The tests that only read and write share one cluster (starting one costs seconds of three
- * JVMs' start-up on a two-core machine); the reload test changes the token file and one node's
- * tokens, so it starts a cluster of its own.
+ * <p>Every test uses one cluster (starting one costs seconds of three JVMs' start-up on a two-core
+ * machine, and stopping it as much). The reload test changes the token file and node-0's tokens
+ * (it removes {@code app}), so it runs last.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AccessControlIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Pattern DISK = Pattern.compile("\"node\":\"([^\"]+)\",.*?\"diskBytes\":(\\w+)");
@@ -184,15 +188,10 @@ class AccessControlIT {
         throw new AssertionError("node 0's dashboard did not get the disk use of all three nodes from their metrics: " + view);
     }
 
+    /** Last: it takes {@code app} out of node-0's tokens. */
     @Test
-    void aHangUpReloadsTheTokenFile(@TempDir Path root) throws Exception {
-        try (SecuredCluster own = new SecuredCluster(root)) {
-            use(own);
-            hangUpReloadsTheTokenFile();
-        }
-    }
-
-    private void hangUpReloadsTheTokenFile() throws Exception {
+    @Order(Integer.MAX_VALUE)
+    void aHangUpReloadsTheTokenFile() throws Exception {
         String late = addToken(tokens, "late", "read,write");
         assertThat(send(0, late, "PUT", "/v0/entity?id=late", "v").statusCode(), is(401));
         cluster.signal(0, "HUP");

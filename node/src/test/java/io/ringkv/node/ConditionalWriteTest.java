@@ -6,14 +6,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -22,7 +15,7 @@ import java.util.Locale;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Conditional writes on one node (RFC 9110 §13.1): {@code If-None-Match: *} creates only if absent,
  * {@code If-Match} writes or deletes only the version named, {@code If-Unmodified-Since} only an
  * unmodified one; 412 with the current {@code ETag} otherwise, 400 for a malformed field, and
- * nothing written in either case. Real sockets, HTTP/1.1 and h2c.
+ * nothing written in either case. One node, real sockets, HTTP/1.1 and h2c.
  */
 @ParameterizedClass(name = "{0}")
 @ValueSource(strings = {"HTTP_1_1", "H2C"})
@@ -41,34 +34,30 @@ class ConditionalWriteTest {
     private static final DateTimeFormatter IMF_FIXDATE =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ROOT).withZone(ZoneOffset.UTC);
 
-    @TempDir
-    Path data;
+    /**
+     * One node for every test of both protocols (a node per test cost the class about a second a
+     * test, most of it the node's stop); each test's keys are its own (SharedNodeKeys).
+     */
+    @RegisterExtension
+    static final SharedNode<Node> NODES = SharedNode.of(data -> NodeConfig.singleNode(0, data));
 
     @Parameter
     String protocol;
 
-    private Node node;
-    private HttpClient client;
+    private NodeRequests requests;
 
     @BeforeEach
-    void startNode() throws Exception {
-        node = Node.start(NodeConfig.singleNode(0, data));
-        client = TestClients.forProtocol(protocol);
+    void openRequests(Node node, SharedNodeKeys keys) {
+        requests = new NodeRequests(node, keys, protocol);
     }
 
     @AfterEach
-    void stopNode() {
-        client.close();
-        node.close();
+    void closeRequests() {
+        requests.close();
     }
 
     private HttpResponse<String> send(String method, String id, String body, String... headers) throws Exception {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.url() + "/v0/entity?id=" + id))
-                .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
-        for (int i = 0; i < headers.length; i += 2) {
-            builder.header(headers[i], headers[i + 1]);
-        }
-        return client.send(builder.build(), BodyHandlers.ofString(StandardCharsets.UTF_8));
+        return requests.text(method, "/v0/entity?id=" + id, body, headers);
     }
 
     private String tagOf(String id) throws Exception {

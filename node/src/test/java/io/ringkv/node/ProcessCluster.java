@@ -152,6 +152,19 @@ final class ProcessCluster implements AutoCloseable {
         nodes[i].kill();
     }
 
+    /** Whether node {@code i}'s process runs (it was not killed or stopped, or was started again since). */
+    boolean alive(int i) {
+        return nodes[i].isAlive();
+    }
+
+    /**
+     * As at the start: waits, boundedly and quietly, until every node sees each of its peers up
+     * (for a test that restarted nodes, before the next relies on them).
+     */
+    void awaitPeersUp() throws Exception {
+        awaitPeersUp(PEERS_UP);
+    }
+
     /** SIGSTOP: the node hangs with its sockets open, as in a long GC pause. */
     void pause(int i) throws Exception {
         signal(i, "STOP");

@@ -115,7 +115,8 @@ public final class JoinProcedure implements AutoCloseable {
             LOG.error("join: this node is no longer a member (epoch {}); it takes no keys", metadata.epoch());
             return true;
         }
-        if (self.state() == MemberState.NORMAL) {
+        // Leaving: the node joined, and was started again in the middle of its decommission, which takes it from here.
+        if (self.state() == MemberState.NORMAL || self.state() == MemberState.LEAVING) {
             progress.updateAndGet(now -> now.phase("done"));
             return true;
         }

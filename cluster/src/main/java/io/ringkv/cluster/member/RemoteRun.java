@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A cleanup run on another member, asked for and followed over the internal plane
@@ -22,6 +24,8 @@ import java.util.regex.Pattern;
  * waits; never an event loop's.
  */
 final class RemoteRun {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RemoteRun.class);
 
     /** How often a run's status is read while it runs. */
     static final Duration POLL = Duration.ofMillis(250);
@@ -46,14 +50,26 @@ final class RemoteRun {
                 .orElseThrow(() -> new IOException(member.id() + " answered a cleanup request without runsCompletedBefore"));
     }
 
-    /** Whether the run asked for is over; reads its status once. */
+    /**
+     * Whether the run asked for is over; reads its status once. A member that runs nothing and
+     * has completed no run past the one asked for was restarted since (its count of runs began
+     * again, and the run asked for died with the process): the run is asked for again, or the
+     * step would wait for it for good.
+     */
     boolean finished() throws IOException, InterruptedException {
         SignedCalls.Answer answer = call("GET");
         if (answer.status() != 200) {
             throw new IOException(member.id() + " did not tell its cleanup status: " + answer.status() + " " + answer.text());
         }
         lastStatus = answer.text();
-        return longField(lastStatus, "runsCompleted").orElse(-1) > after;
+        if (longField(lastStatus, "runsCompleted").orElse(-1) > after) {
+            return true;
+        }
+        if (lastStatus.contains("\"running\":false")) {
+            LOG.info("{} runs no cleanup and completed none since the one asked for: it was restarted; asking again", member.id());
+            start();
+        }
+        return false;
     }
 
     /** Why the finished run did not hand every record over, or null when it did. */
