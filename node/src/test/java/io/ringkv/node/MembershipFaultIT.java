@@ -64,7 +64,7 @@ class MembershipFaultIT {
     /** A bound on each wait for the cluster, not a timing requirement. */
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final int RF = 3;
-    private static final int PRELOAD = 2_000;
+    private static final int PRELOAD = 1_500;
     private static final String PREFIX = "mf-";
     /**
      * The owners' scan pace, records per second, which a join's streaming and a decommission's
