@@ -12,7 +12,6 @@ import io.ringkv.cluster.RendezvousPlacement;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +20,12 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,8 +37,13 @@ import org.junit.jupiter.api.io.TempDir;
  * owner's keys back from the other owners and sends nobody a key it does not own; hints go only to
  * owners. Before replication factors, every key went to all five nodes (default 3/5), so the
  * exactly-three checks fail on the old code.
+ *
+ * <p>One cluster serves the three tests (five JVMs take long to start on a shared machine), each
+ * with keys of its own prefix; periodic anti-entropy rounds are an hour apart, so that only what a
+ * test starts moves keys. The test that wipes a node runs last.
  */
 @Timeout(300)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicationFactorIT {
     private static final int NODES = 5;
     private static final int RF = 3;
@@ -43,27 +51,27 @@ class ReplicationFactorIT {
     private static final long WAIT_MILLIS = 60_000;
 
     @TempDir
-    Path root;
+    static Path root;
 
-    private ProcessCluster cluster;
+    private static ProcessCluster cluster;
 
-    @AfterEach
-    void stop() {
+    @BeforeAll
+    static void startCluster() throws Exception {
+        // Five JVMs on a shared machine: a longer replica timeout than ProcessCluster's 1 s default.
+        cluster = new ProcessCluster(root, NODES, List.of("--replication-factor", Integer.toString(RF), "--replica-timeout",
+                "PT5S", "--anti-entropy-interval", "PT1H"));
+    }
+
+    @AfterAll
+    static void stop() {
         if (cluster != null) {
             cluster.close();
         }
     }
 
-    private void startCluster(String... extra) throws Exception {
-        // Five JVMs on a shared machine: a longer replica timeout than ProcessCluster's 1 s default.
-        List<String> args = new ArrayList<>(List.of("--replication-factor", Integer.toString(RF), "--replica-timeout", "PT5S"));
-        args.addAll(List.of(extra));
-        cluster = new ProcessCluster(root, NODES, args);
-    }
-
     @Test
+    @Order(1)
     void eachKeyLivesOnExactlyItsOwnersAndARangeReturnsEveryKeyOnce() throws Exception {
-        startCluster();
         Map<String, String> written = new TreeMap<>();
         for (int i = 0; i < KEYS; i++) {
             String key = String.format("rf-%03d", i);
@@ -124,8 +132,8 @@ class ReplicationFactorIT {
 
     /** The periodic rounds are an hour apart: only the repair rounds started here can move keys. */
     @Test
+    @Order(3)
     void antiEntropyHealsAWipedOwnerFromTheOtherOwnersAndPushesNothingToNonOwners() throws Exception {
-        startCluster("--anti-entropy-interval", "PT1H");
         Set<String> written = new TreeSet<>();
         for (int i = 0; i < KEYS; i++) {
             String key = String.format("ae-%03d", i);
@@ -158,8 +166,8 @@ class ReplicationFactorIT {
      * is an hour apart, so only hints can bring them.
      */
     @Test
+    @Order(2)
     void hintsGoOnlyToTheKeysOwners() throws Exception {
-        startCluster("--anti-entropy-interval", "PT1H");
         int down = 2;
         cluster.kill(down);
         Set<String> written = new TreeSet<>();
@@ -175,10 +183,11 @@ class ReplicationFactorIT {
         await("node-2 has the keys it owns from hints",
                 () -> new TreeSet<>(cluster.localKeys(down, "hint-", "hint-~")).equals(expected));
         await("every key on exactly its three owners", () -> misplaced(written).isEmpty());
+        cluster.awaitPeersUp(); // the next test writes through every node
     }
 
     /** Keys not held by exactly their owners, each with the nodes that hold it. */
-    private Map<String, Set<Integer>> misplaced(Set<String> keys) throws Exception {
+    private static Map<String, Set<Integer>> misplaced(Set<String> keys) throws Exception {
         Map<String, Set<Integer>> wrong = new TreeMap<>();
         for (String key : keys) {
             Set<Integer> holders = new TreeSet<>();
@@ -195,7 +204,7 @@ class ReplicationFactorIT {
     }
 
     /** The indexes of {@code key}'s first {@value #RF} nodes in rendezvous order. */
-    private Set<Integer> owners(String key) {
+    private static Set<Integer> owners(String key) {
         List<String> urls = IntStream.range(0, NODES).mapToObj(cluster::url).toList();
         List<ClusterNode> nodes = urls.stream().map(ClusterNode::parse).toList();
         RendezvousPlacement placement = new RendezvousPlacement(ClusterNodes.of(urls, urls.get(0)));
@@ -206,7 +215,7 @@ class ReplicationFactorIT {
         return owners;
     }
 
-    private Set<String> owned(int node, Set<String> keys) {
+    private static Set<String> owned(int node, Set<String> keys) {
         Set<String> owned = new TreeSet<>();
         for (String key : keys) {
             if (owners(key).contains(node)) {
