@@ -145,6 +145,35 @@ class MetadataVotersTest {
         awaitTrue(() -> restarted.metadata().replicationFactor() == 1, "the restarted replacement applied RF 1");
     }
 
+    /**
+     * A member added to the metadata that never catches up (it died as it joined; here its URL
+     * answers every Raft call 503) makes the leader's configuration change fail. Ratis 3.2.1's
+     * leader then stops sending the log to members it had not counted as caught up, the listeners
+     * among them: a joined member that listens must still hear the next entries (it did not:
+     * {@code MembershipIT} saw a joined member stop applying after an aborted join, and the vote
+     * given to it later never reached it).
+     */
+    @Test
+    void aListenerStillHearsTheLogAfterAMemberThatNeverCaughtUpFailedAChange() throws Exception {
+        startInitialMembers();
+        String listenerUrl = listen();
+        String listenerId = Member.idOf(ClusterNode.parse(listenerUrl));
+        MetadataGroup listener = join(listenerUrl, new MetadataCommand.AddMember(
+                new Member(listenerId, ClusterNode.parse(listenerUrl).id(), MemberState.JOINING, 0, null)));
+        applied(new MetadataCommand.SetMemberState(listenerId, MemberState.NORMAL));
+
+        String deadUrl = listen(); // answers 503 to every call: no Raft server behind it
+        String deadId = Member.idOf(ClusterNode.parse(deadUrl));
+        applied(new MetadataCommand.AddMember(new Member(deadId, ClusterNode.parse(deadUrl).id(), MemberState.JOINING, 0, null)));
+        awaitTrue(() -> running.stream().mapToLong(MetadataGroup::failedConfigurationChanges).sum() > 0,
+                "the leader's change adding the member that never answers failed");
+        applied(new MetadataCommand.SetMemberState(deadId, MemberState.LEFT));
+
+        applied(new MetadataCommand.SetReplicationFactor(2));
+        assertThat(listener.metadata().replicationFactor(), is(2));
+        assertThat(listener.role().orElse(""), is("listener"));
+    }
+
     /** Stops the node that joined at {@code url} and starts it again on its directory, as {@code serve --join} would. */
     private MetadataGroup restartJoined(MetadataGroup joined, String url) throws Exception {
         int index = groups.indexOf(joined);

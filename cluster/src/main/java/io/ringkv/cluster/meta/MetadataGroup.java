@@ -406,6 +406,11 @@ public final class MetadataGroup implements AutoCloseable {
                         : "outside");
     }
 
+    /** Configuration changes this node asked for while it led that did not complete (a new member that never caught up, say). */
+    public long failedConfigurationChanges() {
+        return reconciler.failedChanges();
+    }
+
     /** Whether this node's server is a member of the group as its configuration says (not {@code outside}). */
     public boolean inGroup() {
         return role().map(role -> !role.equals("outside")).orElse(false);

@@ -40,6 +40,8 @@ final class VoterReconciler {
     private final int votersMax;
     /** The last change that failed, so that a change failing every round is logged once (conf thread only). */
     private String lastFailure;
+    /** Configuration changes this node asked for as leader that did not complete. */
+    private final java.util.concurrent.atomic.AtomicLong failedChanges = new java.util.concurrent.atomic.AtomicLong();
 
     VoterReconciler(MetadataGroup group, int votersMax) {
         this.group = group;
@@ -71,7 +73,13 @@ final class VoterReconciler {
                 }
             }
             LOG.info("metadata: changing the group's configuration to {}", step);
-            group.setConfiguration(target, CHANGE_TIMEOUT);
+            try {
+                group.setConfiguration(target, CHANGE_TIMEOUT);
+            } catch (IOException | TimeoutException e) {
+                failedChanges.incrementAndGet();
+                restartAppenders(voters);
+                throw e;
+            }
             LOG.info("metadata: the group's configuration is now {}", target.voterIds() + " voting, " + target.listenerIds()
                     + " listening");
             lastFailure = null;
@@ -84,6 +92,35 @@ final class VoterReconciler {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * After a change that failed, typically because a new member did not catch up in time (it died
+     * while being added, say): Ratis 3.2.1's leader then also stops its log appenders to every member
+     * it had not counted as caught up, the listeners among them, and starts none again, so those
+     * members hear of no entry after it (a joined member stopped applying the log, and a vote later
+     * given to it never reached it). A new leader starts appenders for every member of the
+     * configuration, so leadership goes to another voter. A change that failed for want of a
+     * majority fails this hand-over too, which then changes nothing.
+     */
+    private void restartAppenders(Set<String> voters) {
+        Optional<String> other = voters.stream().filter(voter -> !voter.equals(group.selfId())).sorted().findFirst();
+        if (other.isEmpty()) {
+            return;
+        }
+        try {
+            LOG.info("metadata: handing leadership to {} so that a new leader sends the log to every member again", other.get());
+            group.transferLeadership(other.get(), TRANSFER_TIMEOUT);
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            LOG.warn("metadata: handing leadership to {} after the failed change did not complete: {}", other.get(), e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Configuration changes this node asked for as leader that did not complete; from any thread. */
+    long failedChanges() {
+        return failedChanges.get();
     }
 
     private static Set<String> ids(Collection<RaftPeer> peers) {
