@@ -74,6 +74,9 @@ final class DecommissionCommand implements Callable<Integer> {
         return MetadataTable.parse(status.body()).map(MetadataTable::members).orElse(List.of());
     }
 
+    /** How long a stopped node's members are asked whether it left, before the command says it did not. */
+    private static final Duration LEFT_CHECK = Duration.ofSeconds(10);
+
     /** Prints each new phase until the node says {@code left} or stops answering after it drained. */
     private int follow(HttpClient http, SignedCalls calls, List<String> others) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -91,22 +94,28 @@ final class DecommissionCommand implements Callable<Integer> {
                     return 0;
                 }
             } catch (ConnectException stopped) {
-                // It stopped: between two polls it may have handed everything over and left.
+                // It stopped: between two polls it may have handed everything over and left. The
+                // member asked may apply the entry that made it left a moment after it stopped, so
+                // the members are asked again for a few seconds before the command says it did not.
                 String self = ClusterNode.parse(target.base()).id();
-                for (String other : others) {
-                    try {
-                        boolean left = members(http, URI.create(other)).stream()
-                                .anyMatch(member -> member.url().equals(self) && member.state().equals("left"));
-                        if (left) {
-                            System.out.println("ringkv decommission: " + target.base() + " left the cluster and stopped ("
-                                    + other + " lists it as left)");
-                            return 0;
+                long askUntil = System.nanoTime() + LEFT_CHECK.toNanos();
+                do {
+                    for (String other : others) {
+                        try {
+                            boolean left = members(http, URI.create(other)).stream()
+                                    .anyMatch(member -> member.url().equals(self) && member.state().equals("left"));
+                            if (left) {
+                                System.out.println("ringkv decommission: " + target.base() + " left the cluster and stopped ("
+                                        + other + " lists it as left)");
+                                return 0;
+                            }
+                            break; // one member that answers is enough for this round
+                        } catch (IOException unreachable) {
+                            // the next member
                         }
-                        break; // one member that answers is enough
-                    } catch (IOException unreachable) {
-                        // the next member
                     }
-                }
+                    Thread.sleep(POLL.toMillis() / 2);
+                } while (System.nanoTime() < askUntil);
                 System.out.println("ringkv decommission: " + target.base() + " stopped before it left (" + stopped
                         + "); start it again and it takes up the steps where they were");
                 return ChaosCommand.EXIT_VIOLATIONS;
