@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  *       sends this node the writes of the keys it will own (it is their pending replica), so what
  *       the next step copies cannot miss a write made after it.
  *   <li><b>Streaming.</b> Each owner runs a cleanup under that view ({@link RemoteRun}): it sends
- *       this node every record it holds of a key this node will own, paced like anti-entropy. A
- *       majority of each key's owners send their copies ({@code Cleanup.sends}), so the newest
- *       acknowledged version reaches this node even where one owner missed a write. A run that could not hand every record over is run again.
+ *       this node every record it holds of a key this node will own, at the owner's hand-over
+ *       pace ({@code --stream-rate}). A majority of each key's owners send their copies
+ *       ({@code Cleanup.sends}), so the newest acknowledged version reaches this node even where
+ *       one owner missed a write. A run that could not hand every record over is run again.
  *   <li><b>Normal.</b> This node asks the metadata to make it {@code normal}: from that epoch on it
  *       owns its keys and answers reads.
  *   <li><b>Cleanup.</b> The former owners are asked to run a cleanup, which drops the keys they

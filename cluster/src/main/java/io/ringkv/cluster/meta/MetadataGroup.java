@@ -180,19 +180,18 @@ public final class MetadataGroup implements AutoCloseable {
         this.reconciler = new VoterReconciler(this, settings.voters());
         // Each client asks this node's own server first (in process): a follower's answer names the
         // leader and the peers of the configuration it has, whatever the client's group once said.
-        this.client = RaftClient.newBuilder()
-                .setRaftGroup(clientGroup)
-                .setLeaderId(this.self)
+        this.client = client(clientGroup, CLIENT_ATTEMPTS, CLIENT_RETRY_SLEEP);
+        this.catchUpClient = client(clientGroup, CATCH_UP_ATTEMPTS, CATCH_UP_RETRY_SLEEP);
+    }
+
+    /** A client of the group that asks this node's own server first, giving up after {@code attempts} {@code sleep} apart. */
+    private RaftClient client(RaftGroup group, int attempts, TimeDuration sleep) {
+        return RaftClient.newBuilder()
+                .setRaftGroup(group)
+                .setLeaderId(self)
                 .setProperties(properties)
-                .setClientRpc(new InternalPlaneClientRpc(calls, this.self, endpoint))
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CLIENT_ATTEMPTS, CLIENT_RETRY_SLEEP))
-                .build();
-        this.catchUpClient = RaftClient.newBuilder()
-                .setRaftGroup(clientGroup)
-                .setLeaderId(this.self)
-                .setProperties(properties)
-                .setClientRpc(new InternalPlaneClientRpc(calls, this.self, endpoint))
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(CATCH_UP_ATTEMPTS, CATCH_UP_RETRY_SLEEP))
+                .setClientRpc(new InternalPlaneClientRpc(calls, self, endpoint))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, sleep))
                 .build();
     }
 
