@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
 import io.ringkv.cluster.meta.ClusterMetadata;
+import io.ringkv.cluster.meta.LeadershipTransfer;
 import io.ringkv.cluster.meta.Member;
 import io.ringkv.cluster.meta.MemberState;
 import io.ringkv.cluster.meta.MetadataCodec;
@@ -95,6 +96,18 @@ class MetadataVotersTest {
                         .orElse(false) || group == retiring),
                 "no configuration holds the member that left");
         stop(retiring);
+
+        // The joined member leads: a change submitted through an initial member still finds it, though
+        // that member's client started out knowing only the three initial members.
+        MetadataGroup initialMember = running.stream().filter(group -> group != joined).findFirst().orElseThrow();
+        MetadataGroup leading = leader().orElseThrow();
+        if (leading != joined) {
+            LeadershipTransfer.transfer(leading, joinerId, Duration.ofSeconds(WAIT_SECONDS));
+        }
+        awaitTrue(joined::isLeader, "the joined member leads");
+        MetadataCodec.Outcome throughInitial = initialMember.submit(new MetadataCommand.SetReplicationFactor(3))
+                .get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(throughInitial.reason(), throughInitial.applied(), is(true));
 
         // With the retired node stopped, the group commits; and it elects with the joined member's
         // vote: stop one more initial voter (the leader, if it is not the joined one), and the two

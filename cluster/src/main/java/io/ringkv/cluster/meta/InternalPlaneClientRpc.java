@@ -21,8 +21,14 @@ import org.apache.ratis.protocol.TransferLeadershipRequest;
 /**
  * The client side of Raft's RPC for Ratis, over the internal plane: a {@link RaftClientRequest}
  * (a command, a read, a change of the group) becomes a signed {@code POST} to the server's
- * {@link RaftEndpoint}. A reply that says "not the leader" or "leader not ready" fails the call with
- * that exception, which is how the Ratis client learns to try another server.
+ * {@link RaftEndpoint}.
+ *
+ * <p>A reply that says "not the leader" or "leader not ready" reaches each of Ratis's client paths
+ * the way that path reads it. The asynchronous calls get it as the call's failure: that is where
+ * they look for it. The blocking call ({@link #sendRequest}) gets it inside the reply, where its
+ * handler takes the suggested leader and the server's current peers; thrown, it would be read as
+ * a plain I/O failure, and the client would go on guessing among the peers it started with, never
+ * reaching a leader that joined after it was built.
  *
  * <p>Supported: ordinary client requests (writes, reads, watches; ordered or not), set-configuration,
  * transfer-leadership and group-info; other admin requests (group management, snapshots, leader
@@ -49,8 +55,13 @@ final class InternalPlaneClientRpc implements RaftClientRpc {
 
     @Override
     public CompletableFuture<RaftClientReply> sendRequestAsync(RaftClientRequest request) {
+        return send(request).thenApply(InternalPlaneClientRpc::failIfNotLeader);
+    }
+
+    /** The server's reply as it is, a "not the leader" one included. */
+    private CompletableFuture<RaftClientReply> send(RaftClientRequest request) {
         if (request.getServerId().equals(self)) {
-            return local.submitLocally(request).thenApply(InternalPlaneClientRpc::failIfNotLeader);
+            return local.submitLocally(request);
         }
         RaftOp op;
         byte[] body;
@@ -82,16 +93,13 @@ final class InternalPlaneClientRpc implements RaftClientRpc {
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return calls.call(url, op, body).thenApply(bytes -> {
-            RaftClientReply reply = op == RaftOp.GROUP_INFO
-                    ? ClientProtoUtils.toGroupInfoReply(InternalPlaneServerRpc.parseUnchecked(bytes, GroupInfoReplyProto::parseFrom))
-                    : ClientProtoUtils.toRaftClientReply(InternalPlaneServerRpc.<RaftClientReplyProto>parseUnchecked(bytes,
-                            RaftClientReplyProto::parseFrom));
-            return failIfNotLeader(reply);
-        });
+        return calls.call(url, op, body).thenApply(bytes -> op == RaftOp.GROUP_INFO
+                ? ClientProtoUtils.toGroupInfoReply(InternalPlaneServerRpc.parseUnchecked(bytes, GroupInfoReplyProto::parseFrom))
+                : ClientProtoUtils.toRaftClientReply(InternalPlaneServerRpc.<RaftClientReplyProto>parseUnchecked(bytes,
+                        RaftClientReplyProto::parseFrom)));
     }
 
-    /** The Ratis client tries another server on these only when they fail the call. */
+    /** Ratis's asynchronous calls try another server on these only when they fail the call. */
     private static RaftClientReply failIfNotLeader(RaftClientReply reply) {
         if (reply.getNotLeaderException() != null) {
             throw new CompletionException(reply.getNotLeaderException());
@@ -112,9 +120,10 @@ final class InternalPlaneClientRpc implements RaftClientRpc {
         return sendRequestAsync(request);
     }
 
+    /** Blocking: a "not the leader" reply is returned, not thrown (the class comment says why). */
     @Override
     public RaftClientReply sendRequest(RaftClientRequest request) throws IOException {
-        CompletableFuture<RaftClientReply> reply = sendRequestAsync(request);
+        CompletableFuture<RaftClientReply> reply = send(request);
         try {
             return reply.get();
         } catch (InterruptedException e) {
