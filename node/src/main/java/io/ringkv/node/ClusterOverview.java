@@ -71,12 +71,10 @@ final class ClusterOverview {
      * {@code joining: streaming, 12.3 MB, about 4 s left}.
      */
     static String member(String state, String statusBody) {
-        java.util.regex.Matcher own = OWN_STEP.matcher(statusBody);
-        if (own.find() && !own.group(1).equals("none") && !own.group(2).equals("done")) {
-            return state + ": " + own.group(2) + ", " + String.format(Locale.ROOT, "%.1f MB", Long.parseLong(own.group(3)) / 1e6)
-                    + timeLeft(statusBody.substring(own.start()));
-        }
-        return state;
+        return MetadataTable.ownStep(statusBody).filter(step -> !step.phase().equals("done"))
+                .map(step -> state + ": " + step.phase() + ", " + String.format(Locale.ROOT, "%.1f MB", step.bytes() / 1e6)
+                        + timeLeft(step.json()))
+                .orElse(state);
     }
 
     /** ", about 12 s left" while a step's hand-over has an estimate ({@code secondsLeft}), else nothing. */
@@ -84,9 +82,6 @@ final class ClusterOverview {
         long seconds = JsonText.numberField(membershipJson, "secondsLeft").map(Double::longValue).orElse(-1L);
         return seconds < 0 ? "" : ", about " + seconds + " s left";
     }
-
-    private static final java.util.regex.Pattern OWN_STEP = java.util.regex.Pattern.compile(
-            "\"membership\":\\{\"step\":\"(\\w+)\",\"phase\":\"([^\"]*)\",\"epoch\":\\d+,\"records\":\\d+,\"bytes\":(\\d+)");
 
     /** The epoch of the cluster metadata in a node's status; null when it names none (not answered, an older node). */
     static Long metadataEpoch(String statusBody) {

@@ -25,6 +25,23 @@ final class MetadataTable {
     record Member(String id, String url, String state) {
     }
 
+    /**
+     * The node's own join or decommission as its status names it: the step, its phase, what it
+     * handed over so far, and the status's text from the step's start on (for its estimate).
+     */
+    record OwnStep(String step, String phase, long records, long bytes, String json) {
+    }
+
+    /** The step the node runs itself, read from its {@code /v0/status}; empty when it runs none. */
+    static Optional<OwnStep> ownStep(String statusBody) {
+        Matcher own = MEMBERSHIP.matcher(statusBody);
+        if (!own.find() || own.group(1).equals("none")) {
+            return Optional.empty();
+        }
+        return Optional.of(new OwnStep(JsonText.unescape(own.group(1)), JsonText.unescape(own.group(2)),
+                Long.parseLong(own.group(3)), Long.parseLong(own.group(4)), statusBody.substring(own.start())));
+    }
+
     private final long epoch;
     private final String leader;
     private final long replicationFactor;
@@ -56,11 +73,8 @@ final class MetadataTable {
             members.add(new Member(JsonText.unescape(m.group(1)), JsonText.unescape(m.group(2)), JsonText.unescape(m.group(3))));
         }
         MetadataTable table = new MetadataTable(epoch, leader, factor, members);
-        Matcher own = MEMBERSHIP.matcher(metadata);
-        if (own.find() && !own.group(1).equals("none")) {
-            table.ownStep = JsonText.unescape(own.group(1)) + " " + JsonText.unescape(own.group(2)) + ": " + own.group(3)
-                    + " records, " + own.group(4) + " bytes handed over" + ClusterOverview.timeLeft(metadata.substring(own.start()));
-        }
+        table.ownStep = ownStep(metadata).map(step -> step.step() + " " + step.phase() + ": " + step.records()
+                + " records, " + step.bytes() + " bytes handed over" + ClusterOverview.timeLeft(step.json())).orElse(null);
         return Optional.of(table);
     }
 
