@@ -160,7 +160,7 @@ class MetadataVotersTest {
 
     /**
      * A member added to the metadata that never catches up (it died as it joined; here its URL
-     * answers every Raft call 503) makes the leader's configuration change fail. Ratis 3.2.1's
+     * answers every Raft call 503) makes the leader's configuration change fail. Ratis 3.2's
      * leader then stops sending the log to members it had not counted as caught up, the listeners
      * among them: a joined member that listens must still hear the next entries (it did not:
      * {@code MembershipIT} saw a joined member stop applying after an aborted join, and the vote

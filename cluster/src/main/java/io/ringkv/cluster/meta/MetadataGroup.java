@@ -64,11 +64,12 @@ import org.slf4j.LoggerFactory;
  * on. After that the group's configuration follows the metadata: the leader's
  * {@link VoterReconciler} changes it one step at a time as {@link VoterRule} says.
  *
- * <p>Ratis 3.2.1 sets a server's role (voter or listener) only when the server starts: a listener
- * given a vote would go on refusing votes and never stand for election, and a voter made a
- * listener would shut itself down at its first election timeout. So when the committed
- * configuration and this server's role disagree, this node restarts its server from its
- * directory (a second or so, nothing lost), which then starts in the role the configuration gives it.
+ * <p>Ratis 3.2.2 turns a listener that a configuration gives a vote into a follower in place, but
+ * not the other way: a voter made a listener keeps its voter's timers and shuts itself down at its
+ * first election timeout. So when the committed configuration and this server's role disagree,
+ * this node restarts its server from its directory (a second or so, nothing lost), which then
+ * starts in the role the configuration gives it. That happens to a voter made a listener; the
+ * other direction stays checked too, should Ratis leave a listener with a vote as 3.2.1 did.
  *
  * <p>Nothing on the data path waits for this group: {@link #start} returns before any election,
  * and {@link #metadata()} answers from this replica's last applied state, leader or not.
@@ -325,8 +326,9 @@ public final class MetadataGroup implements AutoCloseable {
 
     /**
      * Restarts this node's server when its role is not the one the committed configuration gives it
-     * (Ratis 3.2.1 sets it only at start), or when it stopped by itself (a voter made a listener
-     * shuts down at an election timeout), at most every {@link #DEAD_SERVER_RESTART_PAUSE} then.
+     * (Ratis 3.2.2 changes a listener into a voter in place, not a voter into a listener), or when it
+     * stopped by itself (a voter made a listener shuts down at an election timeout), at most every
+     * {@link #DEAD_SERVER_RESTART_PAUSE} then.
      */
     private void repairRole() {
         Replica now = replica;

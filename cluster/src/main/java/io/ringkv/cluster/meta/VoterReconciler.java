@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * stops being {@code normal} to one that is, a {@code left} member is removed. One
  * {@code setConfiguration} at a time, and only from a settled configuration (no change under way,
  * the last one committed). When this leader itself must lose its vote it first hands its leadership
- * to a member that keeps one, since Ratis 3.2.1 would leave a leader made a listener in charge; the
+ * to a member that keeps one, since Ratis 3.2 would leave a leader made a listener in charge; the
  * next leader makes the change.
  *
  * <p>A change of voters needs a majority of the old voters and of the new ones (Ratis's joint
@@ -96,10 +96,10 @@ final class VoterReconciler {
 
     /**
      * After a change that failed, typically because a new member did not catch up in time (it died
-     * while being added, say): Ratis 3.2.1's leader then also stops its log appenders to every member
-     * it had not counted as caught up, the listeners among them, and starts none again, so those
-     * members hear of no entry after it (a joined member stopped applying the log, and a vote later
-     * given to it never reached it). A new leader starts appenders for every member of the
+     * while being added, say): Ratis 3.2's leader (3.2.1 and 3.2.2 alike) then also stops its log
+     * appenders to every member it had not counted as caught up, the listeners among them, and
+     * starts none again, so those members hear of no entry after it (a joined member stopped
+     * applying the log, and a vote later given to it never reached it). A new leader starts appenders for every member of the
      * configuration, so leadership goes to another voter. A change that failed for want of a
      * majority fails this hand-over too, which then changes nothing.
      */
