@@ -71,14 +71,14 @@ class MetadataVotersTest {
         String joinerId = Member.idOf(ClusterNode.parse(joinerUrl));
         MetadataGroup joined = join(joinerUrl, new MetadataCommand.AddMember(
                 new Member(joinerId, ClusterNode.parse(joinerUrl).id(), MemberState.JOINING, 0, null)));
-        assertThat(leader().orElseThrow().configuration().orElseThrow().voters(), equalTo(initial));
+        assertThat(awaitLeader().configuration().orElseThrow().voters(), equalTo(initial));
         applied(new MetadataCommand.SetMemberState(joinerId, MemberState.NORMAL));
         // Normal, it still listens: the voters keep their votes while they are normal.
         awaitTrue(() -> joined.metadata().member(joinerId).orElseThrow().state() == MemberState.NORMAL, "the joiner is normal");
-        assertThat(leader().orElseThrow().configuration().orElseThrow().voters(), equalTo(initial));
+        assertThat(awaitLeader().configuration().orElseThrow().voters(), equalTo(initial));
 
         // The leader itself retires: its vote goes to the joined member, after leadership moved away.
-        MetadataGroup retiring = leader().orElseThrow();
+        MetadataGroup retiring = awaitLeader();
         String retiringId = retiring.selfId();
         applied(new MetadataCommand.SetMemberState(retiringId, MemberState.LEAVING));
         Set<String> after = new java.util.HashSet<>(initial);
@@ -100,7 +100,7 @@ class MetadataVotersTest {
         // The joined member leads: a change submitted through an initial member still finds it, though
         // that member's client started out knowing only the three initial members.
         MetadataGroup initialMember = running.stream().filter(group -> group != joined).findFirst().orElseThrow();
-        MetadataGroup leading = leader().orElseThrow();
+        MetadataGroup leading = awaitLeader();
         if (leading != joined) {
             LeadershipTransfer.transfer(leading, joinerId, Duration.ofSeconds(WAIT_SECONDS));
         }
@@ -193,7 +193,7 @@ class MetadataVotersTest {
         clusters.get(index).close();
         running.remove(joined);
         ClusterNode node = ClusterNode.parse(url);
-        ClusterMetadata now = leader().orElseThrow().metadata();
+        ClusterMetadata now = awaitLeader().metadata();
         ClusterNodes view = ClusterNodes.joined(node, clusters.getFirst().topology().fingerprint(), now,
                 now.member(Member.idOf(node)).orElseThrow().index());
         Cluster again = Cluster.start(ClusterSettings.of(List.of(url), url).withSecret(TestAuth.SECRET),
@@ -233,9 +233,9 @@ class MetadataVotersTest {
     private MetadataGroup join(String url, MetadataCommand command) throws Exception {
         ClusterNode joiner = ClusterNode.parse(url);
         String joinerId = Member.idOf(joiner);
-        Set<String> votersBefore = leader().orElseThrow().configuration().orElseThrow().voters();
+        Set<String> votersBefore = awaitLeader().configuration().orElseThrow().voters();
         applied(command);
-        ClusterMetadata withJoiner = leader().orElseThrow().metadata();
+        ClusterMetadata withJoiner = awaitLeader().metadata();
         ClusterNodes joinedView = ClusterNodes.joined(joiner, clusters.getFirst().topology().fingerprint(), withJoiner,
                 withJoiner.member(joinerId).orElseThrow().index());
         Cluster joinerCluster = Cluster.start(ClusterSettings.of(List.of(url), url).withSecret(TestAuth.SECRET),
@@ -246,7 +246,7 @@ class MetadataVotersTest {
         running.add(joined);
         awaitTrue(() -> joined.role().orElse("").equals("listener") && joined.metadata().epoch() == withJoiner.epoch(),
                 "the joining node listens and has applied the log");
-        assertThat(leader().orElseThrow().configuration().orElseThrow().voters(), equalTo(votersBefore));
+        assertThat(awaitLeader().configuration().orElseThrow().voters(), equalTo(votersBefore));
         return joined;
     }
 
@@ -255,7 +255,7 @@ class MetadataVotersTest {
         MetadataCodec.Outcome outcome = running.getFirst().submit(command).get(WAIT_SECONDS, TimeUnit.SECONDS);
         assertThat(command + ": " + outcome.reason(), outcome.applied(), is(true));
         // A member removed from the group's configuration may not hear of the last entries before its removal.
-        Set<String> left = leader().orElseThrow().metadata().members().stream().filter(member -> member.state() == MemberState.LEFT)
+        Set<String> left = awaitLeader().metadata().members().stream().filter(member -> member.state() == MemberState.LEFT)
                 .map(Member::id).collect(java.util.stream.Collectors.toSet());
         awaitTrue(() -> running.stream().filter(group -> group.inGroup() && !left.contains(group.selfId()))
                         .allMatch(group -> group.metadata().epoch() >= outcome.epoch()),
@@ -264,6 +264,15 @@ class MetadataVotersTest {
 
     private java.util.Optional<MetadataGroup> leader() {
         return running.stream().filter(MetadataGroup::isLeader).findFirst();
+    }
+
+    /**
+     * The leader, once there is one: right after a change the leadership may be moving (a leader
+     * that loses its vote, or whose change failed, hands it on), and for that moment none leads.
+     */
+    private MetadataGroup awaitLeader() throws InterruptedException {
+        awaitTrue(() -> leader().isPresent(), "a member leads the group");
+        return leader().orElseThrow();
     }
 
     private void stop(MetadataGroup group) {

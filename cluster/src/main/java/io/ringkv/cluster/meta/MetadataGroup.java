@@ -530,16 +530,39 @@ public final class MetadataGroup implements AutoCloseable {
         // every later change through this node would fail at once. Changes are rare and small.
         Message message = Message.valueOf(ByteString.copyFrom(MetadataCodec.encode(command)));
         try {
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    return client.io().send(message);
-                } catch (IOException e) {
-                    throw new CompletionException(e);
-                }
-            }, submitter).thenApply(reply -> decode(reply, MetadataCodec::decodeOutcome));
+            return CompletableFuture.supplyAsync(() -> sendThroughStepDowns(message), submitter)
+                    .thenApply(reply -> decode(reply, MetadataCodec::decodeOutcome));
         } catch (java.util.concurrent.RejectedExecutionException e) {
             return CompletableFuture.failedFuture(new IOException("the metadata group is closed, or "
                     + SUBMITS_QUEUED_MAX + " changes wait already", e));
+        }
+    }
+
+    /**
+     * On the submitter thread: sends {@code message} through the blocking client, and again while
+     * the leader answers that it is stepping down (it hands its leadership on after losing its
+     * vote or after a failed configuration change). Ratis's blocking client gives up on that answer
+     * at once, though the command was refused before it reached the log, so sending it again
+     * cannot apply it twice; the next leader takes it. At most {@link #CLIENT_ATTEMPTS} times,
+     * {@link #CLIENT_RETRY_SLEEP} apart, as long as the client would wait for a leader.
+     */
+    private RaftClientReply sendThroughStepDowns(Message message) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return client.io().send(message);
+            } catch (org.apache.ratis.protocol.exceptions.LeaderSteppingDownException e) {
+                if (attempt == CLIENT_ATTEMPTS) {
+                    throw new CompletionException(e);
+                }
+                try {
+                    CLIENT_RETRY_SLEEP.sleep();
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new CompletionException(e);
+                }
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
         }
     }
 
