@@ -3,6 +3,7 @@ package io.ringkv.http.client.internal;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import java.util.function.BiConsumer;
 
 /**
@@ -27,7 +28,9 @@ final class NetworkLink implements Link {
 
     @Override
     public CompletableFuture<Interim> intercept(ExchangeRequest request, Chain chain) {
-        return Hops.toExecutor(attempt(request, chain.call(), 0, 0), chain.call().executor());
+        // Each attempt completes its answer on the call's executor itself (see Attempt#run): a
+        // separate hop future around it was one more future and completion on every request.
+        return attempt(request, chain.call(), 0, 0);
     }
 
     private CompletableFuture<Interim> attempt(ExchangeRequest request, Call<?> call, int staleRetries,
@@ -37,7 +40,11 @@ final class NetworkLink implements Link {
         CompletableFuture<Exchange> started = staleRetries > 0
                 ? codec.startFresh(request, route, call) : codec.start(request, route, call);
         Attempt attempt = new Attempt(request, call, staleRetries, unsentRetries);
-        started.whenComplete(attempt);
+        if (started.state() == Future.State.SUCCESS) {
+            attempt.accept(started.resultNow(), null); // a pooled connection took it at once: no stage
+        } else {
+            started.whenComplete(attempt);
+        }
         return attempt.answer;
     }
 
@@ -48,17 +55,24 @@ final class NetworkLink implements Link {
      * thenApply and exceptionallyCompose chain built three futures, four completions and three
      * lambdas on every request.
      *
+     * <p>The answer completes on the call's executor ({@link #run}), whichever thread brought the
+     * outcome: a response head comes from an event loop, and the links above may run user code.
+     *
      * <p>Threading: {@link #accept} runs once for the start (on whatever thread completed it),
      * then at most once for the head; the second run follows the first, which set {@code exchange}
      * before asking for the head (the future's completion orders the write before the read).
+     * {@link #finish} runs once, after them; its writes reach {@link #run} through the executor's
+     * hand-off.
      */
-    private final class Attempt implements BiConsumer<Object, Throwable> {
+    private final class Attempt implements BiConsumer<Object, Throwable>, Runnable {
         final CompletableFuture<Interim> answer = new CompletableFuture<>();
         private final ExchangeRequest request;
         private final Call<?> call;
         private final int staleRetries;
         private final int unsentRetries;
         private Exchange exchange;
+        private Interim outcome;
+        private Throwable failure;
 
         Attempt(ExchangeRequest request, Call<?> call, int staleRetries, int unsentRetries) {
             this.request = request;
@@ -79,7 +93,7 @@ final class NetworkLink implements Link {
                     call.attach(exchange);
                     exchange.responseHead().whenComplete(this);
                 } else {
-                    answer.complete(new Interim(request, (ResponseHead) value, exchange, null));
+                    finish(new Interim(request, (ResponseHead) value, exchange, null), null);
                 }
             } catch (RuntimeException e) {
                 failed(e);
@@ -91,16 +105,28 @@ final class NetworkLink implements Link {
             try {
                 next = retryOrFail(request, call, staleRetries, unsentRetries, Failures.unwrap(error));
             } catch (RuntimeException e) {
-                answer.completeExceptionally(e);
+                finish(null, e);
                 return;
             }
-            next.whenComplete((interim, failure) -> {
-                if (failure != null) {
-                    answer.completeExceptionally(Failures.unwrap(failure));
-                } else {
-                    answer.complete(interim);
-                }
-            });
+            // A retry's answer is on the executor already, a decided one (failedFuture) is not:
+            // both go through finish, the rare extra hop of the first is not worth a case.
+            next.whenComplete(this::finish);
+        }
+
+        private void finish(Interim interim, Throwable error) {
+            outcome = interim;
+            failure = error;
+            Hops.run(call.executor(), this);
+        }
+
+        /** On the call's executor: the attempt's outcome becomes the answer. */
+        @Override
+        public void run() {
+            if (failure != null) {
+                answer.completeExceptionally(Failures.unwrap(failure));
+            } else {
+                answer.complete(outcome);
+            }
         }
     }
 
