@@ -10,8 +10,9 @@ import java.util.function.BiConsumer;
  * The last link: selects the route (direct or through the {@link ProxySelector}'s HTTP proxy),
  * starts an exchange on the codec, and hands the response head back on the client executor.
  *
- * <p>Threading: stateless. The codec's futures complete on event loops; the future returned here
- * completes on the client executor, so the links above may run user code.
+ * <p>Threading: thread-safe; its one mutable field, the last route, is a cache any thread may
+ * replace. The codec's futures complete on event loops; the future returned here completes on
+ * the client executor, so the links above may run user code.
  */
 final class NetworkLink implements Link {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NetworkLink.class);
@@ -19,6 +20,12 @@ final class NetworkLink implements Link {
     static final int UNSENT_RETRIES_MAX = 3;
     private final ExchangeCodec codec;
     private final ProxySelector proxies;
+    /**
+     * The route of the last request: most clients talk to few origins in a row, and the same
+     * route object serves the next request to that origin (its authority built once). Any thread
+     * may replace it; a stale read only costs a new route.
+     */
+    private volatile Route lastRoute;
 
     /** @param proxies {@code null} for direct connections only */
     NetworkLink(ExchangeCodec codec, ProxySelector proxies) {
@@ -36,7 +43,7 @@ final class NetworkLink implements Link {
     private CompletableFuture<Interim> attempt(ExchangeRequest request, Call<?> call, int staleRetries,
             int unsentRetries) {
         InetSocketAddress proxy = ProxyChoice.of(proxies, request.uri());
-        Route route = Route.of(request.uri(), proxy, tunnelAuthorization(request));
+        Route route = routeFor(request.uri(), proxy, tunnelAuthorization(request));
         CompletableFuture<Exchange> started = staleRetries > 0
                 ? codec.startFresh(request, route, call) : codec.start(request, route, call);
         Attempt attempt = new Attempt(request, call, staleRetries, unsentRetries);
@@ -46,6 +53,16 @@ final class NetworkLink implements Link {
             started.whenComplete(attempt);
         }
         return attempt.answer;
+    }
+
+    private Route routeFor(java.net.URI uri, InetSocketAddress proxy, String tunnelAuthorization) {
+        Route last = lastRoute;
+        if (last != null && last.matches(uri, proxy, tunnelAuthorization)) {
+            return last;
+        }
+        Route route = Route.of(uri, proxy, tunnelAuthorization);
+        lastRoute = route;
+        return route;
     }
 
     /**
