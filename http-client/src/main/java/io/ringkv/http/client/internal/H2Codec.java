@@ -231,7 +231,8 @@ final class H2Codec implements ExchangeCodec {
         }
 
         H2Connection reserveAny() {
-            for (H2Connection connection : live) {
+            for (int i = 0; i < live.size(); i++) { // indexed: no iterator per request
+                H2Connection connection = live.get(i);
                 if (connection.tryReserve()) {
                     return connection;
                 }

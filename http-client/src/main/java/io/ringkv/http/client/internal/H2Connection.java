@@ -270,8 +270,8 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         if (!answers.isEmpty()) {
             conn.writeUrgent(answers.toArray(ByteBuffer[]::new));
         }
-        for (Http2Event event : events) {
-            dispatch(event);
+        for (int i = 0; i < events.size(); i++) { // an index, not an iterator: this runs per read
+            dispatch(events.get(i));
         }
         // After every event of this read: see H2Response.publishHead.
         for (int i = 0; i < headsToPublish.size(); i++) {

@@ -44,7 +44,8 @@ final class H2Fields {
 
     /** The :status pseudo-header field, or -1 when absent (http-core validated the block already). */
     static int status(List<HeaderField> fields) {
-        for (HeaderField field : fields) {
+        for (int i = 0; i < fields.size(); i++) { // indexed: no iterator per response
+            HeaderField field = fields.get(i);
             if (field.name().equals(":status")) {
                 return Integer.parseInt(field.value());
             }
@@ -55,7 +56,8 @@ final class H2Fields {
     /** A final response head: the regular fields, without pseudo-headers (as the JDK reports them). */
     static ResponseHead head(int status, List<HeaderField> fields) {
         Headers regular = new Headers(fields.size());
-        for (HeaderField field : fields) {
+        for (int i = 0; i < fields.size(); i++) {
+            HeaderField field = fields.get(i);
             if (!field.name().startsWith(":")) {
                 regular.add(field.name(), field.value());
             }
