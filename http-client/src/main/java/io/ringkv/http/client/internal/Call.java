@@ -58,7 +58,7 @@ public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
     /**
      * The result completed (any thread; not for other callers). Cancelling the returned future
      * aborts the exchange (the JDK client does the same); the client's lifecycle learns the call
-     * is over.
+     * is over, and a synchronous send's caller wakes.
      */
     @Override
     public void accept(HttpResponse<T> response, Throwable error) {
@@ -68,6 +68,9 @@ public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
         ClientLifecycle owner = lifecycle;
         if (owner != null) {
             owner.finished(this);
+        }
+        if (executor instanceof CallerThreadExecutor waiting) {
+            waiting.resultCompleted(); // a synchronous send waits for this (see CallerThreadExecutor#await)
         }
     }
 
