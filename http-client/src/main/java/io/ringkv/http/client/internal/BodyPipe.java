@@ -453,14 +453,28 @@ public final class BodyPipe implements Flow.Subscription {
         dequeued(bytes);
     }
 
+    /**
+     * What is queued, as one batch: no list at all when nothing is (each drain ends asking), and
+     * an immutable one-element list for the usual single piece (subscribers only read batches).
+     */
     private List<ByteBuffer> takeAll() {
         List<ByteBuffer> batch;
         long bytes = 0;
         synchronized (queue) {
-            batch = new ArrayList<>(queue.size());
-            for (ByteBuffer buffer; (buffer = queue.poll()) != null; ) {
-                bytes += buffer.remaining();
-                batch.add(buffer);
+            int size = queue.size();
+            if (size == 0) {
+                return List.of();
+            }
+            if (size == 1) {
+                ByteBuffer only = queue.poll();
+                bytes = only.remaining();
+                batch = List.of(only);
+            } else {
+                batch = new ArrayList<>(size);
+                for (ByteBuffer buffer; (buffer = queue.poll()) != null; ) {
+                    bytes += buffer.remaining();
+                    batch.add(buffer);
+                }
             }
         }
         dequeued(bytes);
