@@ -123,6 +123,7 @@ public class HttpClientBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
+        ClientMeter.markTrialEnd(); // before anything here allocates (see its doc)
         // Stdout of the fork lands in JMH's log: which threads the client left running.
         System.out.println("client threads started: " + ClientMeter.clientThreadsStarted()
                 + "; live non-server threads: " + ClientMeter.liveNonServerThreads());

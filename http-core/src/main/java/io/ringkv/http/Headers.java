@@ -20,13 +20,24 @@ public final class Headers {
     private final List<String> names;
     private final List<String> values;
 
+    /**
+     * No fields, and none can be added (every change throws {@link UnsupportedOperationException}):
+     * one shared instance where a message has no section to report, such as the trailers of a
+     * response that was not chunked.
+     */
+    public static final Headers NONE = new Headers(List.of(), List.of());
+
     public Headers() {
         this(8);
     }
 
     public Headers(int expectedFields) {
-        this.names = new ArrayList<>(expectedFields);
-        this.values = new ArrayList<>(expectedFields);
+        this(new ArrayList<>(expectedFields), new ArrayList<>(expectedFields));
+    }
+
+    private Headers(List<String> names, List<String> values) {
+        this.names = names;
+        this.values = values;
     }
 
     public static Headers of(String... nameValuePairs) {
@@ -43,6 +54,13 @@ public final class Headers {
     public Headers add(String name, String value) {
         names.add(name);
         values.add(value);
+        return this;
+    }
+
+    /** Removes every field: a builder reused for the next message. */
+    public Headers clear() {
+        names.clear();
+        values.clear();
         return this;
     }
 

@@ -29,6 +29,8 @@ public final class ClientMeter {
 
     private static volatile long startedAtMark = -1;
     private static volatile Set<Long> serverThreadsAtMark = Set.of();
+    /** The reading taken as the trial's teardown began; {@code null} until then. */
+    private static volatile long[] atTrialEnd;
 
     private ClientMeter() {
     }
@@ -54,6 +56,30 @@ public final class ClientMeter {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getThreadGroup() != BenchServer.THREAD_GROUP)
                 .map(Thread::getName).sorted().collect(Collectors.joining(", "));
+    }
+
+    /**
+     * Call first thing in the trial's teardown. JMH runs that teardown inside the last measured
+     * iteration, so closing the client and the server (whose threads, once ended, would no longer
+     * be subtracted) would be charged to that iteration's requests; the profiler ends the
+     * iteration at this reading instead.
+     */
+    public static void markTrialEnd() {
+        atTrialEnd = allocatedBytes();
+    }
+
+    /**
+     * The reading that ends an iteration: the one {@link #markTrialEnd} took if the trial ended
+     * during it (since {@link #forgetTrialEnd}), else a reading now.
+     */
+    static long[] allocatedBytesAtIterationEnd() {
+        long[] end = atTrialEnd;
+        return end != null ? end : allocatedBytes();
+    }
+
+    /** Called as each iteration begins: a trial end marked before it belongs to an earlier trial. */
+    static void forgetTrialEnd() {
+        atTrialEnd = null;
     }
 
     /** A reading of allocated bytes: [all threads, server threads]. */

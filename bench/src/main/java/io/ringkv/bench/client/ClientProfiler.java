@@ -16,7 +16,8 @@ import org.openjdk.jmh.results.ScalarResult;
  * results from {@link ClientMeter}:
  * <ul>
  *   <li>{@code client.alloc.norm}: bytes allocated per operation by everything but the server's
- *       threads (JMH's {@code gc.alloc.rate.norm} counts the server too);</li>
+ *       threads (JMH's {@code gc.alloc.rate.norm} counts the server too, and in the last
+ *       iteration the trial's teardown as well; this one stops at {@link ClientMeter#markTrialEnd});</li>
  *   <li>{@code client.threads}: threads started since the client was built, server excluded;
  *       reported as the maximum over iterations (the count only grows).</li>
  *   <li>{@code host.steal}: percent of the machine's CPU time the hypervisor gave to other
@@ -36,6 +37,7 @@ public final class ClientProfiler implements InternalProfiler {
 
     @Override
     public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
+        ClientMeter.forgetTrialEnd();
         before = ClientMeter.allocatedBytes();
         stealBefore = HostSteal.now();
     }
@@ -43,7 +45,7 @@ public final class ClientProfiler implements InternalProfiler {
     @Override
     public Collection<? extends Result> afterIteration(BenchmarkParams benchmarkParams,
             IterationParams iterationParams, IterationResult result) {
-        long[] after = ClientMeter.allocatedBytes();
+        long[] after = ClientMeter.allocatedBytesAtIterationEnd();
         long clientBytes = (after[0] - before[0]) - (after[1] - before[1]);
         long ops = Math.max(1, result.getMetadata().getAllOps());
         List<Result> results = new ArrayList<>(List.of(

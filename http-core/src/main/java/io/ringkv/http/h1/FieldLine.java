@@ -16,8 +16,11 @@ final class FieldLine {
     private FieldLine() {
     }
 
-    /** Parses {@code line[0, length)} (non-empty, terminator stripped) and appends it to {@code into}. */
-    static void parse(byte[] line, int length, Headers into) throws H1ParseException {
+    /**
+     * Parses {@code line[0, length)} (non-empty, terminator stripped) and appends it to {@code into},
+     * its value taken from {@code values} when the previous message had the same one there.
+     */
+    static void parse(byte[] line, int length, Headers into, FieldValueCache values) throws H1ParseException {
         if (HttpChars.isWhitespace(line[0])) {
             // RFC 9112 §5.2: a server MUST reject obs-fold with 400 or replace it; we reject.
             throw H1ParseException.badRequest("obsolete_line_folding");
@@ -25,7 +28,7 @@ final class FieldLine {
         int colon = nameEnd(line, length);
         String known = KnownFieldNames.match(line, colon);
         String name = known != null ? known : new String(line, 0, colon, ISO_8859_1);
-        into.add(name, value(line, colon + 1, length));
+        into.add(name, value(line, colon + 1, length, values, into.size()));
     }
 
     /**
@@ -33,7 +36,7 @@ final class FieldLine {
      * (obsolete line folding). Returns that continuation, trimmed and checked like a value.
      */
     static String continuation(byte[] line, int length) throws H1ParseException {
-        return value(line, 0, length);
+        return value(line, 0, length, null, 0);
     }
 
     private static int nameEnd(byte[] line, int length) throws H1ParseException {
@@ -57,7 +60,9 @@ final class FieldLine {
         throw H1ParseException.badRequest("invalid_field_name");
     }
 
-    private static String value(byte[] line, int from, int to) throws H1ParseException {
+    /** @param values where the field number {@code index} may find its value already; {@code null} for none */
+    private static String value(byte[] line, int from, int to, FieldValueCache values, int index)
+            throws H1ParseException {
         int start = from;
         int end = to;
         while (start < end && HttpChars.isWhitespace(line[start])) {
@@ -72,6 +77,6 @@ final class FieldLine {
                 throw H1ParseException.badRequest("invalid_field_value");
             }
         }
-        return new String(line, start, end - start, ISO_8859_1);
+        return values != null ? values.value(index, line, start, end) : new String(line, start, end - start, ISO_8859_1);
     }
 }

@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
  */
 final class FieldSectionReader {
     private final LineReader lines = new LineReader();
+    private final FieldValueCache values = new FieldValueCache();
     private final int bytesMax;
     private final int countMax;
     private final H1ParseException tooLarge;
@@ -49,7 +50,7 @@ final class FieldSectionReader {
             if (fields.size() == countMax) {
                 throw tooMany;
             }
-            FieldLine.parse(lines.bytes(), lines.length(), fields); // rejects a fold before any field
+            FieldLine.parse(lines.bytes(), lines.length(), fields, values); // rejects a fold before any field
         }
         return null;
     }

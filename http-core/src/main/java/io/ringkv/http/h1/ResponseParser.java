@@ -44,6 +44,8 @@ public final class ResponseParser {
 
     private State state = State.IDLE;
     private String requestMethod;
+    /** The end of every response without trailers: one immutable instance, not one per response. */
+    private static final MessageEnd WITHOUT_TRAILERS = new MessageEnd(Headers.NONE);
     private StatusLine statusLine;
     private MalformedResponseException failure;
 
@@ -217,7 +219,7 @@ public final class ResponseParser {
         state = after;
         requestMethod = null;
         statusLine = null;
-        return new MessageEnd(new Headers(0));
+        return WITHOUT_TRAILERS;
     }
 
     private MalformedResponseException fail(String reason) {

@@ -34,8 +34,15 @@ record StatusLine(int minorVersion, int status, String reason) {
                 throw H1ParseException.badRequest("invalid_reason_phrase");
             }
         }
-        String reason = length > reasonStart ? new String(line, reasonStart + 1, length - reasonStart - 1, ISO_8859_1) : "";
+        String reason = length > reasonStart ? reason(line, reasonStart + 1, length, status) : "";
         return new StatusLine(Math.min(line[7] - '0', 1), status, reason);
+    }
+
+    /** The standard phrase's own String when the line carries it (most do): no copy per response. */
+    private static String reason(byte[] line, int from, int to, int status) {
+        String standard = StatusReasons.phrase(status);
+        return FieldValueCache.sameBytes(standard, line, from, to) ? standard
+                : new String(line, from, to - from, ISO_8859_1);
     }
 
     private static boolean startsWithHttp1(byte[] line) throws H1ParseException {

@@ -142,9 +142,17 @@ public final class Http2Connection {
         return parser.inFieldBlock();
     }
 
-    /** The frames queued so far, oldest first; the queue is empty afterwards. */
+    /**
+     * The frames queued so far, oldest first, in an unmodifiable list; the queue is empty
+     * afterwards. Often there is nothing or one frame (a read that needs no answer, one HEADERS):
+     * those cost no list or a one-element one.
+     */
     public List<ByteBuffer> drainOutput() {
-        List<ByteBuffer> drained = new ArrayList<>(output);
+        List<ByteBuffer> drained = switch (output.size()) {
+            case 0 -> List.of();
+            case 1 -> List.of(output.getFirst());
+            default -> List.copyOf(output);
+        };
         output.clear();
         return drained;
     }

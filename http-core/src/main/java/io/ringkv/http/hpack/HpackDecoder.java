@@ -139,9 +139,15 @@ public final class HpackDecoder {
 
     /** A cheap lower bound on the value's decoded size, checked before decoding it. */
     private boolean fits(Block state, String name, ByteBuffer block) throws HpackException {
-        ByteBuffer peek = block.duplicate();
-        boolean huffman = peek.hasRemaining() && (peek.get(peek.position()) & 0x80) != 0;
-        int raw = peek.hasRemaining() ? HpackInteger.decode(peek, 7) : 0;
+        // Read ahead on the block itself and step back (no duplicate() per field).
+        int start = block.position();
+        boolean huffman = block.hasRemaining() && (block.get(start) & 0x80) != 0;
+        int raw;
+        try {
+            raw = block.hasRemaining() ? HpackInteger.decode(block, 7) : 0;
+        } finally {
+            block.position(start);
+        }
         // Huffman codes are at most 30 bits per octet, so n coded octets yield at least n*8/30.
         long valueBytes = huffman ? raw * 8L / 30 : raw;
         return state.listBytes + name.length() + valueBytes + HeaderField.ENTRY_OVERHEAD <= maxHeaderListBytes;

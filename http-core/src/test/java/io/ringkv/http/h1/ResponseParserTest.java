@@ -5,7 +5,9 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
+import static org.hamcrest.Matchers.sameInstance;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.ringkv.http.h1.ResponseHead.Framing;
@@ -131,6 +133,38 @@ class ResponseParserTest {
         assertThat(ResponseTranscript.of(chunking, "GET", wire, false), contains(
                 "head 200 OK 1.1 {x-folded: a b c, x-empty: d, transfer-encoding: chunked} keepAlive=true CHUNKED length=-1",
                 "body ok", "end {t: x y}"));
+    }
+
+    /**
+     * Values repeated at the same place in the next response on the connection are the previous
+     * response's Strings (no copy); a value that changed, moved or is too long to keep is read anew.
+     */
+    @Test
+    void reusesTheValuesTheLastResponseHadAtTheSamePlace() throws Exception {
+        String longValue = "v".repeat(65);
+        ResponseParser parser = new ResponseParser(H1Limits.defaults());
+        ResponseHead first = parseOne(parser, "HTTP/1.1 200 OK\r\nServer: s\r\nDate: d1\r\nX-Long: " + longValue
+                + "\r\nContent-Length: 0\r\n\r\n");
+        ResponseHead second = parseOne(parser, "HTTP/1.1 200 OK\r\nServer: s\r\nDate: d2\r\nX-Long: " + longValue
+                + "\r\nContent-Length: 0\r\n\r\n");
+        ResponseHead third = parseOne(parser, "HTTP/1.1 200 OK\r\nDate: d2\r\nServer: s\r\nContent-Length: 0\r\n\r\n");
+        assertThat(second.headers().value(0), sameInstance(first.headers().value(0)));
+        assertThat(second.headers().value(1), is("d2"));
+        assertThat(second.headers().value(2), is(longValue));
+        assertThat(second.headers().value(2), not(sameInstance(first.headers().value(2))));
+        assertThat(second.headers().value(3), sameInstance(first.headers().value(3)));
+        assertThat(third.headers().value(0), is("d2"));
+        assertThat(third.headers().value(1), is("s"));
+        assertThat(third.headers().value(2), is("0"));
+        assertThat(second.reason(), sameInstance(first.reason()));
+    }
+
+    private static ResponseHead parseOne(ResponseParser parser, String wire) throws Exception {
+        parser.begin("GET");
+        ByteBuffer in = ByteBuffer.wrap(wire.getBytes(ISO_8859_1));
+        ResponseHead head = (ResponseHead) parser.next(in);
+        assertThat(parser.next(in), instanceOf(MessageEnd.class));
+        return head;
     }
 
     @Test

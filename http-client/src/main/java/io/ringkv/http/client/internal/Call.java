@@ -1,12 +1,13 @@
 package io.ringkv.http.client.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 
 /**
@@ -21,9 +22,21 @@ import java.util.function.BiConsumer;
  * any exchange attached later; the first failure is the one the future reports.
  */
 public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
+    // Fields with a handle rather than two AtomicReference objects per call.
+    private static final VarHandle TIMEOUT;
+
+    static {
+        try {
+            TIMEOUT = MethodHandles.lookup().findVarHandle(Call.class, "timeout", Scheduler.Timer.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
-    private final AtomicReference<Exchange> current = new AtomicReference<>();
-    private final AtomicReference<Scheduler.Timer> timeout = new AtomicReference<>();
+    /** Set only, so a volatile field does; the timer is taken once, through TIMEOUT. */
+    private volatile Exchange current;
+    private volatile Scheduler.Timer timeout;
     private final Executor executor;
     private final PushPromises<T> pushes;
     private volatile Throwable failure;
@@ -45,7 +58,7 @@ public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
     /**
      * The result completed (any thread; not for other callers). Cancelling the returned future
      * aborts the exchange (the JDK client does the same); the client's lifecycle learns the call
-     * is over.
+     * is over, and a synchronous send's caller wakes.
      */
     @Override
     public void accept(HttpResponse<T> response, Throwable error) {
@@ -55,6 +68,9 @@ public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
         ClientLifecycle owner = lifecycle;
         if (owner != null) {
             owner.finished(this);
+        }
+        if (executor instanceof CallerThreadExecutor waiting) {
+            waiting.resultCompleted(); // a synchronous send waits for this (see CallerThreadExecutor#await)
         }
     }
 
@@ -86,7 +102,7 @@ public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
     void armTimeout(Scheduler scheduler, Duration delay) {
         Scheduler.Timer timer = scheduler.schedule(
                 () -> fail(new HttpTimeoutException("request timed out")), delay);
-        timeout.set(timer);
+        timeout = timer;
         if (result.isDone()) {
             timer.cancel();
         }
@@ -94,7 +110,8 @@ public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
 
     /** The final response head arrived: the request timeout no longer applies (as in the JDK client). */
     void disarmTimeout() {
-        Scheduler.Timer timer = timeout.getAndSet(null);
+        // Most calls have no timeout: a plain read spares them the atomic swap.
+        Scheduler.Timer timer = timeout == null ? null : (Scheduler.Timer) TIMEOUT.getAndSet(this, (Scheduler.Timer) null);
         if (timer != null) {
             timer.cancel();
         }
@@ -107,7 +124,7 @@ public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
 
     /** Makes {@code exchange} the one to abort on failure; aborts it at once if the call already failed. */
     public void attach(Exchange exchange) {
-        current.set(exchange);
+        current = exchange;
         Throwable failed = failure;
         if (failed != null || result.isDone()) {
             exchange.abort(failed != null ? failed : new CancellationException("call completed"));
@@ -146,7 +163,7 @@ public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
     }
 
     private void abortExchange(Throwable cause) {
-        Exchange exchange = current.get();
+        Exchange exchange = current;
         if (exchange != null) {
             exchange.abort(cause);
         }

@@ -5,7 +5,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +30,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: {@link #execute} from any thread; {@link #await} only from the caller.
  */
-final class CallerThreadExecutor implements Executor, BiConsumer<Object, Throwable> {
+final class CallerThreadExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(CallerThreadExecutor.class);
     /** Polls between clock reads while spinning. */
     private static final int POLLS_PER_CLOCK_READ = 64;
@@ -70,11 +69,13 @@ final class CallerThreadExecutor implements Executor, BiConsumer<Object, Throwab
     /**
      * Runs this call's tasks on the calling thread until {@code result} is complete, then returns
      * its value.
+     *
+     * @param result complete already, or the result of a {@link Call} run on this executor: a
+     *               completion from another thread (cancel, a failure completed elsewhere) must
+     *               wake the caller, and the call does ({@link Call#accept} calls
+     *               {@link #resultCompleted}), so no completion is registered here per send
      */
     <T> T await(CompletableFuture<T> result) throws InterruptedException, ExecutionException {
-        // A completion from another thread (cancel, a failure completed elsewhere) must wake us
-        // too: accept below, the executor itself as the action (no lambda per send).
-        result.whenComplete(this);
         try {
             while (true) {
                 for (Runnable task; (task = tasks.poll()) != null; ) {
@@ -106,8 +107,7 @@ final class CallerThreadExecutor implements Executor, BiConsumer<Object, Throwab
     }
 
     /** The awaited result completed (any thread): wakes the caller. */
-    @Override
-    public void accept(Object value, Throwable error) {
+    void resultCompleted() {
         LockSupport.unpark(caller);
     }
 

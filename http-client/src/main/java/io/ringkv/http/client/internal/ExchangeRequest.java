@@ -37,8 +37,9 @@ public record ExchangeRequest(HttpRequest userRequest, String method, URI uri, H
     static ExchangeRequest of(HttpRequest request, HttpClient.Version clientVersion, boolean bodyToArray) {
         Map<String, List<String>> map = request.headers().map();
         // Sized to the request's names (most have one value each), not padded: the links that
-        // add fields copy them first (withField), and an empty map costs no backing arrays.
-        Headers fields = new Headers(map.size());
+        // add fields copy them first (withField). A request without fields shares the one
+        // immutable empty section: fields are never changed in place.
+        Headers fields = map.isEmpty() ? Headers.NONE : new Headers(map.size());
         if (!map.isEmpty()) {
             for (Map.Entry<String, List<String>> field : map.entrySet()) {
                 for (String value : field.getValue()) {

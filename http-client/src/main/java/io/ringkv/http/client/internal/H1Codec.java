@@ -1,7 +1,7 @@
 package io.ringkv.http.client.internal;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 
 /**
  * Runs exchanges as HTTP/1.1 on pooled connections.
@@ -48,19 +48,28 @@ final class H1Codec implements ExchangeCodec {
 
     private CompletableFuture<Exchange> start(ExchangeRequest request, Call<?> call,
             CompletableFuture<H1Connection> connection, H2cUpgrade upgrade) {
-        Executor executor = call.executor();
+        if (connection.state() == Future.State.SUCCESS) {
+            // An idle pooled connection, handed out at once: no wait to cancel, no stage to build.
+            try {
+                return CompletableFuture.completedFuture(begin(request, call, connection.resultNow(), upgrade));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e); // as thenApply would report it
+            }
+        }
         // Cancelling the call while it waits for a connection stops the wait.
         call.result().whenComplete((response, error) -> {
             if (error != null) {
                 connection.cancel(false);
             }
         });
-        return connection.thenApply(acquired -> {
-            H1Exchange exchange = new H1Exchange(request, acquired.route(), acquired, executor, upgrade);
-            call.attach(exchange);
-            acquired.start(exchange);
-            return exchange;
-        });
+        return connection.thenApply(acquired -> begin(request, call, acquired, upgrade));
+    }
+
+    private static Exchange begin(ExchangeRequest request, Call<?> call, H1Connection acquired, H2cUpgrade upgrade) {
+        H1Exchange exchange = new H1Exchange(request, acquired.route(), acquired, call.executor(), upgrade);
+        call.attach(exchange);
+        acquired.start(exchange);
+        return exchange;
     }
 
     @Override

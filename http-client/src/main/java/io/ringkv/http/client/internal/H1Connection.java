@@ -43,6 +43,12 @@ final class H1Connection implements ConnectionHandler, OpenConnections.Member {
      * previous exchange's last use of the parser.
      */
     private int exchangesStarted;
+    /**
+     * The header section of the request being written, refilled per request (it is encoded into
+     * bytes at once and not kept). Used by the thread that starts an exchange, under the same
+     * ordering as {@link #exchangesStarted}.
+     */
+    private final io.ringkv.http.Headers requestFields = new io.ringkv.http.Headers(8);
     /** After {@code 101 Switching Protocols}: the handler every later callback goes to. */
     private volatile ConnectionHandler switchedTo;
 
@@ -71,6 +77,11 @@ final class H1Connection implements ConnectionHandler, OpenConnections.Member {
 
     Connection connection() {
         return connection;
+    }
+
+    /** The request header builder of this connection (see {@link #requestFields}); only while starting an exchange. */
+    io.ringkv.http.Headers requestFields() {
+        return requestFields;
     }
 
     boolean isOpen() {

@@ -64,11 +64,16 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
 
     /** Event loop, right after the parser was told the method: writes the head, then maybe the body. */
     void sendRequest() {
-        io.ringkv.http.Headers fields = RequestHeadBuilder.fields(request, route);
+        io.ringkv.http.Headers fields = RequestHeadBuilder.fields(request, route, connection.requestFields());
         if (upgrade != null) {
             upgrade.addFields(fields);
         }
-        ByteBuffer headBytes = RequestWriter.head(request.method(), RequestHeadBuilder.target(request, route), fields);
+        ByteBuffer headBytes;
+        try {
+            headBytes = RequestWriter.head(request.method(), RequestHeadBuilder.target(request, route), fields);
+        } finally {
+            fields.clear(); // an idle connection keeps no request's values (credentials among them)
+        }
         if (request.body() == null || request.expectContinue()) {
             connection.connection().write(headBytes);
         } else {

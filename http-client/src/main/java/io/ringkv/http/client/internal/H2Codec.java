@@ -63,7 +63,7 @@ final class H2Codec implements ExchangeCodec {
         if (closed) {
             return CompletableFuture.failedFuture(new IOException("HttpClient is shut down"));
         }
-        CompletableFuture<H2Connection> waiter = new CompletableFuture<>();
+        CompletableFuture<H2Connection> waiter;
         RouteConnections pool = routes.lockLive(route);
         boolean connect;
         try {
@@ -71,6 +71,7 @@ final class H2Codec implements ExchangeCodec {
             if (live != null) {
                 return CompletableFuture.completedFuture(live);
             }
+            waiter = new CompletableFuture<>(); // only a request that waits needs one
             if (!connects.test(route) && pool.live.isEmpty()) {
                 routes.retireIfUnused(route, pool);
                 return CompletableFuture.failedFuture(connectionGone(route));
@@ -92,11 +93,16 @@ final class H2Codec implements ExchangeCodec {
         if (pool == null) {
             return;
         }
-        List<CompletableFuture<H2Connection>> granted = new ArrayList<>();
-        List<H2Connection> slots = new ArrayList<>();
+        // Every finished stream comes here, most often with nobody waiting: no lists for them.
+        List<CompletableFuture<H2Connection>> granted = List.of();
+        List<H2Connection> slots = List.of();
         List<CompletableFuture<H2Connection>> stranded = List.of();
         boolean connect;
         try {
+            if (!pool.waiters.isEmpty()) {
+                granted = new ArrayList<>();
+                slots = new ArrayList<>();
+            }
             while (!pool.waiters.isEmpty()) {
                 H2Connection live = pool.reserveAny();
                 if (live == null) {
@@ -231,7 +237,8 @@ final class H2Codec implements ExchangeCodec {
         }
 
         H2Connection reserveAny() {
-            for (H2Connection connection : live) {
+            for (int i = 0; i < live.size(); i++) { // indexed: no iterator per request
+                H2Connection connection = live.get(i);
                 if (connection.tryReserve()) {
                     return connection;
                 }

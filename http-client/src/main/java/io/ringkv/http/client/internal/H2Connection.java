@@ -206,7 +206,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
      * urgent exists before the preface, so it is first on the wire.
      */
     private static void writePreface(Connection opened, List<ByteBuffer> preface) {
-        opened.writeUrgent(preface.toArray(ByteBuffer[]::new));
+        opened.writeUrgent(buffers(preface));
     }
 
     private void startLiveness(Connection opened) {
@@ -250,7 +250,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         } finally {
             lock.unlock();
         }
-        open.writeUrgent(frames.toArray(ByteBuffer[]::new));
+        open.writeUrgent(buffers(frames));
     }
 
     @Override
@@ -268,10 +268,10 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
             lock.unlock();
         }
         if (!answers.isEmpty()) {
-            conn.writeUrgent(answers.toArray(ByteBuffer[]::new));
+            conn.writeUrgent(buffers(answers));
         }
-        for (Http2Event event : events) {
-            dispatch(event);
+        for (int i = 0; i < events.size(); i++) { // an index, not an iterator: this runs per read
+            dispatch(events.get(i));
         }
         // After every event of this read: see H2Response.publishHead.
         for (int i = 0; i < headsToPublish.size(); i++) {
@@ -418,7 +418,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
                 return -1;
             }
             id = protocol.openStream(fields, endStream);
-            queued = connection.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+            queued = connection.enqueue(buffers(protocol.drainOutput()));
             if (queued) {
                 // Registered before the lock is released: no event of the stream can be read before.
                 exchange.streamOpened(id, endStream);
@@ -456,7 +456,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
                 return -1;
             }
             int taken = protocol.sendData(streamId, data, endStream);
-            if (!connection.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new))) {
+            if (!connection.enqueue(buffers(protocol.drainOutput()))) {
                 // Dropped: the body cannot go on, so its publisher is not asked for more.
                 return -1;
             }
@@ -487,7 +487,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
             lock.unlock();
         }
         if (!updates.isEmpty()) {
-            connection.writeUrgent(updates.toArray(ByteBuffer[]::new));
+            connection.writeUrgent(buffers(updates));
         }
     }
 
@@ -507,7 +507,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         if (!frames.isEmpty()) {
             // In order, not urgent: the stream's HEADERS may still be queued, and an RST_STREAM
             // ahead of them would name an idle stream, a connection error (RFC 9113 §6.4).
-            connection.write(frames.toArray(ByteBuffer[]::new));
+            connection.write(buffers(frames));
         }
     }
 
@@ -540,7 +540,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         lock.lock();
         try {
             protocol.goAway(ErrorCode.NO_ERROR, "client_shutdown");
-            open.enqueue(protocol.drainOutput().toArray(ByteBuffer[]::new));
+            open.enqueue(buffers(protocol.drainOutput()));
         } finally {
             lock.unlock();
         }
@@ -560,6 +560,14 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
             codec.remove(this);
             shutdown();
         }
+    }
+
+    /**
+     * The list as an array, allocated once at its size (toArray with a generator allocates an
+     * empty array first): it runs on every stream opened and every read that answers.
+     */
+    private static ByteBuffer[] buffers(List<ByteBuffer> list) {
+        return list.toArray(new ByteBuffer[list.size()]);
     }
 
     @Override

@@ -128,6 +128,10 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
         }
         CompletableFuture<H2Connection> slot = codec.acquire(route);
         acquiring = slot;
+        if (slot.state() == java.util.concurrent.Future.State.SUCCESS) {
+            openOn(slot.resultNow()); // a live connection had a slot: no stage, no lambda
+            return;
+        }
         slot.whenComplete((connection, error) -> {
             if (error != null) {
                 fail(Failures.unwrap(error));

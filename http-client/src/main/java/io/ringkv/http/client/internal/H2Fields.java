@@ -17,12 +17,18 @@ final class H2Fields {
     private H2Fields() {
     }
 
+    // Fields most requests carry, shared (a HeaderField is immutable) instead of built per request.
+    private static final HeaderField METHOD_GET = new HeaderField(":method", "GET");
+    private static final HeaderField SCHEME_HTTP = new HeaderField(":scheme", "http");
+    private static final HeaderField SCHEME_HTTPS = new HeaderField(":scheme", "https");
+    private static final HeaderField USER_AGENT = new HeaderField("user-agent", RequestHeadBuilder.USER_AGENT);
+
     /** Pseudo-header fields first (§8.3.1), then the request's own fields, lower-cased (§8.2.1). */
     static List<HeaderField> request(ExchangeRequest request, Route route) {
         Headers own = request.fields();
         List<HeaderField> fields = new ArrayList<>(own.size() + 7);
-        fields.add(new HeaderField(":method", request.method()));
-        fields.add(new HeaderField(":scheme", route.scheme()));
+        fields.add(request.method().equals("GET") ? METHOD_GET : new HeaderField(":method", request.method()));
+        fields.add(route.secure() ? SCHEME_HTTPS : SCHEME_HTTP);
         fields.add(new HeaderField(":authority", route.authority()));
         fields.add(new HeaderField(":path", RequestHeadBuilder.target(request, route)));
         // RFC 9113 §8.1.1: content-length is optional; like the JDK, none for an empty body.
@@ -30,7 +36,7 @@ final class H2Fields {
             fields.add(new HeaderField("content-length", Long.toString(request.contentLength())));
         }
         if (!own.contains("User-Agent")) {
-            fields.add(new HeaderField("user-agent", RequestHeadBuilder.USER_AGENT));
+            fields.add(USER_AGENT);
         }
         for (int i = 0; i < own.size(); i++) {
             String name = own.name(i).toLowerCase(Locale.ROOT);
@@ -44,7 +50,8 @@ final class H2Fields {
 
     /** The :status pseudo-header field, or -1 when absent (http-core validated the block already). */
     static int status(List<HeaderField> fields) {
-        for (HeaderField field : fields) {
+        for (int i = 0; i < fields.size(); i++) { // indexed: no iterator per response
+            HeaderField field = fields.get(i);
             if (field.name().equals(":status")) {
                 return Integer.parseInt(field.value());
             }
@@ -55,7 +62,8 @@ final class H2Fields {
     /** A final response head: the regular fields, without pseudo-headers (as the JDK reports them). */
     static ResponseHead head(int status, List<HeaderField> fields) {
         Headers regular = new Headers(fields.size());
-        for (HeaderField field : fields) {
+        for (int i = 0; i < fields.size(); i++) {
+            HeaderField field = fields.get(i);
             if (!field.name().startsWith(":")) {
                 regular.add(field.name(), field.value());
             }

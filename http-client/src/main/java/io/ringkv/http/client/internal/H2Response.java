@@ -2,12 +2,13 @@ package io.ringkv.http.client.internal;
 
 import io.ringkv.http.hpack.HeaderField;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The response half of an HTTP/2 stream, the same whether we sent the request ({@link H2Exchange})
@@ -35,12 +36,23 @@ final class H2Response implements BodyPipe.Producer {
         void abort(Throwable cause);
     }
 
+    /** The credit count as a field with a handle, not an AtomicLong per response. */
+    private static final VarHandle UNCREDITED;
+
+    static {
+        try {
+            UNCREDITED = MethodHandles.lookup().findVarHandle(H2Response.class, "uncredited", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final ExchangeRequest request;
     private final Owner owner;
     private final CompletableFuture<ResponseHead> head = new CompletableFuture<>();
     private final BodyPipe body;
     /** DATA octets delivered to the pipe and not yet credited; -1 once everything was credited ({@link #creditAll}). */
-    private final AtomicLong uncredited = new AtomicLong();
+    private volatile long uncredited;
     /** A final head received and not yet published; loop-confined. */
     private ResponseHead pendingHead;
 
@@ -98,12 +110,12 @@ final class H2Response implements BodyPipe.Producer {
         int size = data.remaining();
         long before;
         do {
-            before = uncredited.get();
+            before = uncredited;
             if (before < 0) {
                 owner.credit(size); // aborted: nobody takes it
                 break;
             }
-        } while (!uncredited.compareAndSet(before, before + size));
+        } while (!UNCREDITED.compareAndSet(this, before, before + size));
         body.offerRead(data, source);
         if (endStream) {
             owner.responseEnded();
@@ -135,7 +147,7 @@ final class H2Response implements BodyPipe.Producer {
 
     /** The exchange was aborted: credits every octet still owed, and from now on each DATA on arrival. */
     void creditAll() {
-        long rest = uncredited.getAndSet(-1);
+        long rest = (long) UNCREDITED.getAndSet(this, -1L);
         if (rest > 0) {
             owner.credit(rest);
         }
@@ -169,11 +181,11 @@ final class H2Response implements BodyPipe.Producer {
     public void taken(long bytes) {
         long before;
         do {
-            before = uncredited.get();
+            before = uncredited;
             if (before < 0) {
                 return; // credited in full by creditAll
             }
-        } while (!uncredited.compareAndSet(before, before - bytes));
+        } while (!UNCREDITED.compareAndSet(this, before, before - bytes));
         owner.credit(bytes);
     }
 }

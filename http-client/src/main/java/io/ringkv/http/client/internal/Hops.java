@@ -1,59 +1,13 @@
 package io.ringkv.http.client.internal;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.BiConsumer;
 
 /**
- * Moves completions off network threads onto the client executor, and only when needed: a future
- * that is already complete is returned as is (no hop), one that is not is completed once, on the
- * executor.
+ * Moves work off network threads onto the client executor (see {@link #run}).
  */
 final class Hops {
     private Hops() {
-    }
-
-    static <T> CompletableFuture<T> toExecutor(CompletableFuture<T> source, Executor executor) {
-        if (source.isDone()) {
-            return source;
-        }
-        Hop<T> target = new Hop<>(executor);
-        source.whenComplete(target);
-        return target;
-    }
-
-    /**
-     * The future on the executor's side of one hop, and both of the hop's actions: it takes the
-     * source's outcome (accept, any thread) and completes itself with it on the executor (run).
-     * One object where two lambdas were built on every request.
-     *
-     * <p>Threading: accept runs once; its writes reach run through the executor's hand-off.
-     */
-    private static final class Hop<T> extends CompletableFuture<T> implements BiConsumer<T, Throwable>, Runnable {
-        private final Executor executor;
-        private T value;
-        private Throwable error;
-
-        Hop(Executor executor) {
-            this.executor = executor;
-        }
-
-        @Override
-        public void accept(T outcome, Throwable failure) {
-            value = outcome;
-            error = failure;
-            Hops.run(executor, this);
-        }
-
-        @Override
-        public void run() {
-            if (error != null) {
-                completeExceptionally(Failures.unwrap(error));
-            } else {
-                complete(value);
-            }
-        }
     }
 
     /**

@@ -3,14 +3,16 @@ package io.ringkv.http.client.internal;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import java.util.function.BiConsumer;
 
 /**
  * The last link: selects the route (direct or through the {@link ProxySelector}'s HTTP proxy),
  * starts an exchange on the codec, and hands the response head back on the client executor.
  *
- * <p>Threading: stateless. The codec's futures complete on event loops; the future returned here
- * completes on the client executor, so the links above may run user code.
+ * <p>Threading: thread-safe; its one mutable field, the last route, is a cache any thread may
+ * replace. The codec's futures complete on event loops; the future returned here completes on
+ * the client executor, so the links above may run user code.
  */
 final class NetworkLink implements Link {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NetworkLink.class);
@@ -18,6 +20,12 @@ final class NetworkLink implements Link {
     static final int UNSENT_RETRIES_MAX = 3;
     private final ExchangeCodec codec;
     private final ProxySelector proxies;
+    /**
+     * The route of the last request: most clients talk to few origins in a row, and the same
+     * route object serves the next request to that origin (its authority built once). Any thread
+     * may replace it; a stale read only costs a new route.
+     */
+    private volatile Route lastRoute;
 
     /** @param proxies {@code null} for direct connections only */
     NetworkLink(ExchangeCodec codec, ProxySelector proxies) {
@@ -27,18 +35,34 @@ final class NetworkLink implements Link {
 
     @Override
     public CompletableFuture<Interim> intercept(ExchangeRequest request, Chain chain) {
-        return Hops.toExecutor(attempt(request, chain.call(), 0, 0), chain.call().executor());
+        // Each attempt completes its answer on the call's executor itself (see Attempt#run): a
+        // separate hop future around it was one more future and completion on every request.
+        return attempt(request, chain.call(), 0, 0);
     }
 
     private CompletableFuture<Interim> attempt(ExchangeRequest request, Call<?> call, int staleRetries,
             int unsentRetries) {
         InetSocketAddress proxy = ProxyChoice.of(proxies, request.uri());
-        Route route = Route.of(request.uri(), proxy, tunnelAuthorization(request));
+        Route route = routeFor(request.uri(), proxy, tunnelAuthorization(request));
         CompletableFuture<Exchange> started = staleRetries > 0
                 ? codec.startFresh(request, route, call) : codec.start(request, route, call);
         Attempt attempt = new Attempt(request, call, staleRetries, unsentRetries);
-        started.whenComplete(attempt);
+        if (started.state() == Future.State.SUCCESS) {
+            attempt.accept(started.resultNow(), null); // a pooled connection took it at once: no stage
+        } else {
+            started.whenComplete(attempt);
+        }
         return attempt.answer;
+    }
+
+    private Route routeFor(java.net.URI uri, InetSocketAddress proxy, String tunnelAuthorization) {
+        Route last = lastRoute;
+        if (last != null && last.matches(uri, proxy, tunnelAuthorization)) {
+            return last;
+        }
+        Route route = Route.of(uri, proxy, tunnelAuthorization);
+        lastRoute = route;
+        return route;
     }
 
     /**
@@ -48,17 +72,24 @@ final class NetworkLink implements Link {
      * thenApply and exceptionallyCompose chain built three futures, four completions and three
      * lambdas on every request.
      *
+     * <p>The answer completes on the call's executor ({@link #run}), whichever thread brought the
+     * outcome: a response head comes from an event loop, and the links above may run user code.
+     *
      * <p>Threading: {@link #accept} runs once for the start (on whatever thread completed it),
      * then at most once for the head; the second run follows the first, which set {@code exchange}
      * before asking for the head (the future's completion orders the write before the read).
+     * {@link #finish} runs once, after them; its writes reach {@link #run} through the executor's
+     * hand-off.
      */
-    private final class Attempt implements BiConsumer<Object, Throwable> {
+    private final class Attempt implements BiConsumer<Object, Throwable>, Runnable {
         final CompletableFuture<Interim> answer = new CompletableFuture<>();
         private final ExchangeRequest request;
         private final Call<?> call;
         private final int staleRetries;
         private final int unsentRetries;
         private Exchange exchange;
+        private Interim outcome;
+        private Throwable failure;
 
         Attempt(ExchangeRequest request, Call<?> call, int staleRetries, int unsentRetries) {
             this.request = request;
@@ -79,7 +110,7 @@ final class NetworkLink implements Link {
                     call.attach(exchange);
                     exchange.responseHead().whenComplete(this);
                 } else {
-                    answer.complete(new Interim(request, (ResponseHead) value, exchange, null));
+                    finish(new Interim(request, (ResponseHead) value, exchange, null), null);
                 }
             } catch (RuntimeException e) {
                 failed(e);
@@ -91,16 +122,28 @@ final class NetworkLink implements Link {
             try {
                 next = retryOrFail(request, call, staleRetries, unsentRetries, Failures.unwrap(error));
             } catch (RuntimeException e) {
-                answer.completeExceptionally(e);
+                finish(null, e);
                 return;
             }
-            next.whenComplete((interim, failure) -> {
-                if (failure != null) {
-                    answer.completeExceptionally(Failures.unwrap(failure));
-                } else {
-                    answer.complete(interim);
-                }
-            });
+            // A retry's answer is on the executor already, a decided one (failedFuture) is not:
+            // both go through finish, the rare extra hop of the first is not worth a case.
+            next.whenComplete(this::finish);
+        }
+
+        private void finish(Interim interim, Throwable error) {
+            outcome = interim;
+            failure = error;
+            Hops.run(call.executor(), this);
+        }
+
+        /** On the call's executor: the attempt's outcome becomes the answer. */
+        @Override
+        public void run() {
+            if (failure != null) {
+                answer.completeExceptionally(Failures.unwrap(failure));
+            } else {
+                answer.complete(outcome);
+            }
         }
     }
 

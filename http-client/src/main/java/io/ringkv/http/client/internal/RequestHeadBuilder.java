@@ -29,8 +29,13 @@ final class RequestHeadBuilder {
     }
 
     static Headers fields(ExchangeRequest request, Route route) {
+        return fields(request, route, new Headers(request.fields().size() + 4));
+    }
+
+    /** Like {@link #fields(ExchangeRequest, Route)}, into {@code fields} (cleared first), which it returns. */
+    static Headers fields(ExchangeRequest request, Route route, Headers fields) {
         Headers own = request.fields();
-        Headers fields = new Headers(own.size() + 4);
+        fields.clear();
         // A field the application set itself replaces the one the client would add, as in the JDK's
         // client. The JDK's request builder accepts Host, Content-Length, Expect and the like only
         // where jdk.httpclient.allowRestrictedHeaders names them; sending both would make a second
