@@ -13,8 +13,12 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,24 +28,56 @@ import org.junit.jupiter.api.io.TempDir;
  * record (even one signed with the secret) is refused and exhausts nothing, a node whose clock is
  * far ahead or far behind its peers refuses writes and says so, and stores nothing stamped ahead,
  * also when its clock jumps while it runs ({@code --clock-offset-file-for-tests}).
+ *
+ * <p>A node started with a skewed clock needs a cluster of its own; the forged record and the
+ * jump share one (a cluster start costs seconds of CPU): node-0 there reads its offset from a
+ * file, absent (no offset) until the jump writes it, and the forged record goes first.
  */
 @Timeout(180)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClockBoundIT {
     @TempDir
     Path root;
+    /** The shared cluster's directory, which outlives each test. */
+    @TempDir
+    static Path sharedRoot;
 
+    /** Started by the first test that asks for it, stopped after the class. */
+    private static ProcessCluster shared;
+    /** The test's cluster: its own, or the shared one. */
     private ProcessCluster cluster;
 
     @AfterEach
     void stop() {
-        if (cluster != null) {
+        if (cluster != null && cluster != shared) {
             cluster.close();
         }
     }
 
+    @AfterAll
+    static void stopShared() {
+        if (shared != null) {
+            shared.close();
+        }
+    }
+
+    /** The cluster whose node-0 reads its clock offset from {@link #sharedClockFile()}. */
+    private static ProcessCluster shared() throws Exception {
+        if (shared == null) {
+            shared = new ProcessCluster(sharedRoot, 3, List.of(),
+                    Map.of(0, List.of("--clock-offset-file-for-tests", sharedClockFile().toString())));
+        }
+        return shared;
+    }
+
+    private static Path sharedClockFile() {
+        return sharedRoot.resolve("node-0.clock");
+    }
+
     @Test
+    @Order(1)
     void aFarFutureRecordIsRefusedEvenWithTheSecretAndTheClockKeepsWorking() throws Exception {
-        cluster = new ProcessCluster(root, 3);
+        cluster = shared();
         String target = "/internal/v0/record?key=" + Base64.getUrlEncoder().withoutPadding()
                 .encodeToString("victim".getBytes(StandardCharsets.UTF_8));
         InternalAuth insider = new InternalAuth(ClusterSecret.fromFile(cluster.secretFile()), "insider", topology(0),
@@ -112,8 +148,8 @@ class ClockBoundIT {
      */
     @Test
     void aNodeWhoseClockJumpsAheadWhileItRunsRefusesWritesAtOnce() throws Exception {
-        Path clockFile = root.resolve("node-0.clock");
-        cluster = new ProcessCluster(root, 3, List.of(), Map.of(0, List.of("--clock-offset-file-for-tests", clockFile.toString())));
+        Path clockFile = sharedClockFile();
+        cluster = shared();
         assertThat("writes go through before the jump", cluster.put(0, "before", "v", "2/3").statusCode(), is(201));
 
         java.nio.file.Files.writeString(clockFile, "PT3S");

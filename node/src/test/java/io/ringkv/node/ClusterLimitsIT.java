@@ -13,7 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,16 +25,31 @@ import org.junit.jupiter.api.io.TempDir;
  * replicates to every node, {@code --replica-timeout} beyond the old fixed 1.5 s deadline is
  * honoured, and cluster ranges beyond {@code --range-streams-max} get 503 instead of starving
  * other requests.
+ *
+ * <p>One cluster serves the class (a cluster start costs seconds of CPU), with both limits the
+ * tests need: a 4 s replica timeout and two range streams at most. Each test writes keys of its
+ * own first letter, and the range test ends with its stalled ranges given back.
  */
 @Timeout(180)
 class ClusterLimitsIT {
     @TempDir
-    Path root;
+    static Path root;
 
-    private ProcessCluster cluster;
+    private static ProcessCluster cluster;
 
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = new ProcessCluster(root, 3, List.of("--replica-timeout", "PT4S", "--range-streams-max", "2"));
+    }
+
+    /** The node a test paused is seen up again by its peers before the next test writes through them. */
     @AfterEach
-    void stop() {
+    void peersUp() throws Exception {
+        cluster.awaitPeersUp();
+    }
+
+    @AfterAll
+    static void stop() {
         if (cluster != null) {
             cluster.close();
         }
@@ -40,7 +57,6 @@ class ClusterLimitsIT {
 
     @Test
     void theLargestAcceptedKeyReachesEveryReplica() throws Exception {
-        cluster = new ProcessCluster(root, 3);
         String key = "k".repeat(PublicApi.KEY_BYTES_MAX);
         assertThat(cluster.put(0, key, "v", "3/3").statusCode(), is(201));
         for (int node = 0; node < 3; node++) {
@@ -50,7 +66,6 @@ class ClusterLimitsIT {
 
     @Test
     void aReplicaTimeoutLongerThanTheOldDeadlineIsHonoured() throws Exception {
-        cluster = new ProcessCluster(root, 3, List.of("--replica-timeout", "PT4S"));
         cluster.pause(2);
         CompletableFuture<HttpResponse<String>> put = CompletableFuture.supplyAsync(() -> {
             try {
@@ -67,7 +82,6 @@ class ClusterLimitsIT {
 
     @Test
     void rangesBeyondTheBoundAre503AndOtherRequestsAreServed() throws Exception {
-        cluster = new ProcessCluster(root, 3, List.of("--range-streams-max", "2"));
         byte[] value = new byte[8192];
         java.util.Arrays.fill(value, (byte) 'x');
         String text = new String(value, StandardCharsets.US_ASCII);

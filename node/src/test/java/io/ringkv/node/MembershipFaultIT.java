@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MembershipFaultIT {
     /** Keys written before the tests: fewer than MembershipIT's, each of this class's four steps streams them. */
-    private static final int PRELOAD = 1_500;
+    private static final int PRELOAD = 375;
     private static final String PREFIX = "mf-";
 
     @TempDir

@@ -48,7 +48,7 @@ class MembershipIT {
 
     @BeforeAll
     static void start() throws Exception {
-        nodes = MembershipNodes.start(root, PREFIX, 2_000);
+        nodes = MembershipNodes.start(root, PREFIX, 500);
     }
 
     @AfterEach

@@ -33,8 +33,8 @@ import java.util.regex.Pattern;
  * {@code serve --join}, the writes every test must read back, and the checks (each acknowledged
  * write reads back; each key is on exactly three nodes by their local ranges; the metadata as
  * the nodes' status shows it). Every node hands over at {@value #STREAM_RATE} MB a second, slow
- * enough that a few thousand 1 KB records take seconds to stream: long enough to kill, pause or
- * abort a step in the middle of it.
+ * enough that a few megabytes of preloaded records take seconds to stream: long enough to kill,
+ * pause or abort a step in the middle of it.
  *
  * <p>Threading: the test thread, one test at a time; {@link #acknowledged} and {@link #unsure}
  * are written by writer threads too.
@@ -43,8 +43,14 @@ final class MembershipNodes implements AutoCloseable {
     /** A bound on each wait for the cluster, not a timing requirement. */
     static final Duration WAIT = Duration.ofSeconds(60);
     static final int RF = 3;
-    /** The hand-over pace, MB read per second ({@code --stream-rate}): about 1,000 of these 1 KB records a second. */
+    /** The hand-over pace, MB read per second ({@code --stream-rate}): about 250 preloaded records a second. */
     static final String STREAM_RATE = "1";
+    /**
+     * The padding of a preloaded value, about 4 KB: the hand-over paces bytes, so a step takes as
+     * long as with four times as many 1 KB records, and the preload and each read-back send a
+     * quarter of the requests.
+     */
+    private static final String PRELOAD_PADDING = "p".repeat(4000);
     private static final Pattern MEMBER = Pattern.compile(
             "\\{\"id\":\"([^\"]*)\",\"url\":\"([^\"]*)\",\"state\":\"([^\"]*)\",\"index\":(\\d+)\\}");
 
@@ -86,7 +92,7 @@ final class MembershipNodes implements AutoCloseable {
 
     /**
      * Three nodes under {@code root}, their metadata leader elected, {@code preload} keys of about
-     * 1 KB under {@code prefix} written. A port chosen free can be taken before a node binds it on this shared
+     * 4 KB under {@code prefix} written. A port chosen free can be taken before a node binds it on this shared
      * machine, and ProcessCluster then fails to start: one more try on other ports, in a directory
      * of its own.
      */
@@ -136,7 +142,7 @@ final class MembershipNodes implements AutoCloseable {
                 String key = preloadKey(i);
                 int node = i % 3;
                 puts.add(pool.submit(() -> {
-                    String value = BackgroundWriter.value(key, -1);
+                    String value = key + "#preload#" + PRELOAD_PADDING;
                     HttpResponse<String> put = cluster.put(node, key, value, null);
                     if (put.statusCode() != 201) {
                         return key + ": " + put.statusCode() + " " + put.body();
