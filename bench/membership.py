@@ -63,7 +63,8 @@ def log(msg):
 def parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--keys", type=int, default=None, help="keys written before the steps (default 100000; --quick 5000)")
-    ap.add_argument("--rate", type=int, default=1000, help="PUTs per second, and as many GETs (default 1000)")
+    ap.add_argument("--rate", type=int, default=1000, help="PUTs per second, and as many GETs (default 1000; 0: no load, "
+                                                          "the steps' streaming on an otherwise idle cluster, no p99)")
     ap.add_argument("--value-bytes", type=int, default=1024, help="bytes per value (default 1024)")
     ap.add_argument("--steps", default=",".join(STEPS), help="in order, from grow, shrink, replace (default: all three; "
                                                              "shrink needs grow before it)")
@@ -97,7 +98,9 @@ def checked_args(ap, argv=None):
         ap.error("shrink decommissions the node grow added: put grow before it")
     if len(set(args.step_list)) != len(args.step_list) or not args.step_list:
         ap.error("--steps: each step at most once, at least one")
-    for name in ("keys", "rate", "value_bytes", "rounds", "steady_seconds", "step_timeout"):
+    if args.rate < 0:
+        ap.error("--rate must be at least 0 (0: no load, for the streaming rate of an otherwise idle cluster)")
+    for name in ("keys", "value_bytes", "rounds", "steady_seconds", "step_timeout"):
         if getattr(args, name) < 1:
             ap.error("--%s must be at least 1" % name.replace("_", "-"))
     if args.warmup_seconds < 0:
@@ -248,6 +251,16 @@ class Load:
                 if self.stopping or self.failure:
                     return
                 serving, version, chunk = list(self.serving), self.serving_version, self.chunks
+            if self.rate == 0:
+                # No load: the chunks still pass, so that serve_only() returns as it would.
+                time.sleep(max(0.0, next_start - time.monotonic()))
+                next_start += CHUNK_SECONDS
+                with self.cond:
+                    self.chunks += 1
+                    self.started_version = version
+                    self.finished_through = chunk
+                    self.cond.notify_all()
+                continue
             targets, meta = self._targets(serving, chunk)
             path = os.path.join(self.dir, "chunk%d" % chunk)
             vegeta.write_targets(path + ".targets", targets)
@@ -686,6 +699,8 @@ def summarise(doc):
         failed = sum(s["load"]["failed"] for _, s in ss)
         verdict = "met" if ratio[0] <= P99_TARGET and failed == 0 and (ratio[1] is None or ratio[0] + ratio[1] <= P99_TARGET) \
             else ("NOT met" if ratio[0] > P99_TARGET or failed else "inconclusive")
+        if meta["rate"] == 0:
+            verdict = "no load"
         lines.append("%-8s %-10s %-8s %-10s %-12s %-9s %-13s %-12s %-10s %-10s %-9s %s" % (
             name, fmt(interval([s["duration_s"] for _, s in ss]), "%.1f"),
             fmt(interval([s["load"].get("offered_per_s") for _, s in ss]), "%.0f"),
