@@ -35,9 +35,8 @@ public final class Route {
         this.proxy = proxy;
         this.tunnelAuthorization = tunnelAuthorization;
         // RFC 9110 §7.2: the port only when it is not the scheme's default.
-        boolean defaultPort = "https".equals(scheme) ? port == 443 : port == 80;
         String name = host.indexOf(':') >= 0 ? '[' + host + ']' : host;
-        this.authority = defaultPort ? name : name + ':' + port;
+        this.authority = port == defaultPort(scheme) ? name : name + ':' + port;
         this.hash = ((scheme.hashCode() * 31 + host.hashCode()) * 31 + port) * 31
                 + Objects.hashCode(proxy) * 31 + Objects.hashCode(tunnelAuthorization);
     }
@@ -78,7 +77,11 @@ public final class Route {
     }
 
     private static int portOf(URI uri, String lowerScheme) {
-        return uri.getPort() != -1 ? uri.getPort() : ("https".equals(lowerScheme) ? 443 : 80);
+        return uri.getPort() != -1 ? uri.getPort() : defaultPort(lowerScheme);
+    }
+
+    private static int defaultPort(String lowerScheme) {
+        return "https".equals(lowerScheme) ? 443 : 80;
     }
 
     private static boolean isBracketed(String host) {
