@@ -31,6 +31,17 @@ public final class LocalPorts {
         }
     }
 
+    /** Whether a listening socket can be bound to {@code port} on {@code host} right now. */
+    static boolean isFree(String host, int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new java.net.InetSocketAddress(host, port), 1);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     static List<Integer> consecutive(int base, int count) {
         List<Integer> ports = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {

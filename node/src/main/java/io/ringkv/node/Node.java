@@ -113,6 +113,9 @@ public final class Node implements AutoCloseable {
         try {
             String self = config.scheme() + "://" + config.host() + ":" + server.port();
             status.nodeUrl(self);
+            if (config.clusterUrls().size() > 1 || config.joinUrl() != null) {
+                ClusterAddressFile.claim(config.dataDir(), io.ringkv.cluster.ClusterNode.parse(self));
+            }
             JoinRequest.Joined joined = config.joinUrl() == null ? null
                     : JoinRequest.ask(config.joinUrl(), self, config.replaceUrl(), config.secret(), config.interNodeTransport().trust());
             ClusterSettings settings = joined == null ? clusterSettings(config, self)

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.EnumSet;
@@ -82,10 +83,8 @@ final class UpCommand implements Callable<Integer> {
         if (basePort != null && (basePort < 1 || basePort + nodes - 1 > 65535)) {
             throw new ParameterException(spec.commandLine(), "--base-port " + basePort + " leaves no room for " + nodes + " nodes");
         }
-        List<Integer> ports = basePort != null ? LocalPorts.consecutive(basePort, nodes) : LocalPorts.free(nodes);
-        String scheme = tls ? "https" : "http";
-        List<String> urls = ports.stream().map(p -> scheme + "://" + host + ":" + p).toList();
-        Files.createDirectories(data);
+        List<String> urls = addresses();
+        List<Integer> ports = UpAddresses.ports(urls);
         Path secret = nodes > 1 ? ClusterSecretFile.create(data.resolve(ClusterSecretFile.NAME)) : null;
         SelfSignedCertificate certificate;
         try {
@@ -113,6 +112,49 @@ final class UpCommand implements Callable<Integer> {
         printWelcome(urls, certificate, adminToken, cluster.pids());
         cluster.awaitAllExited();
         return 0;
+    }
+
+    /**
+     * The nodes' URLs: the ones an earlier {@code up} recorded in the data directory (a node's URL
+     * is its identity in the cluster metadata, so a restart must keep it), else new ones, recorded.
+     *
+     * @throws ParameterException when the flags or the ports in use rule out the recorded URLs
+     */
+    private List<String> addresses() throws IOException {
+        Optional<List<String>> recorded;
+        try {
+            recorded = UpAddresses.read(data);
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "cannot read the addresses an earlier up recorded: " + e.getMessage()
+                    + "; give a new --data for a new cluster");
+        }
+        if (recorded.isPresent()) {
+            List<String> urls = recorded.get();
+            Optional<String> why = UpAddresses.mismatch(urls, nodes, host, tls, basePort, data);
+            if (why.isPresent()) {
+                throw new ParameterException(spec.commandLine(), why.get());
+            }
+            List<Integer> ports = UpAddresses.ports(urls);
+            for (int i = 0; i < ports.size(); i++) {
+                if (!LocalPorts.isFree(host, ports.get(i))) {
+                    throw new ParameterException(spec.commandLine(), "port " + ports.get(i) + " of node-" + (i + 1) + " (recorded in "
+                            + data.resolve(UpAddresses.NAME) + " at the cluster's first start: the nodes keep their addresses) "
+                            + "is in use; is an earlier up on " + data + " still running? Stop what holds it, or give a new --data "
+                            + "for a new cluster");
+                }
+            }
+            return urls;
+        }
+        if (Files.exists(data.resolve("node-1"))) {
+            throw new ParameterException(spec.commandLine(), data.resolve("node-1") + " holds a node's data, but " + data
+                    + " has no " + UpAddresses.NAME + " with the addresses its cluster was started on (an up older than that file "
+                    + "made it); give a new --data for a new cluster, or start those nodes with serve on their old ports");
+        }
+        List<Integer> ports = basePort != null ? LocalPorts.consecutive(basePort, nodes) : LocalPorts.free(nodes);
+        String scheme = tls ? "https" : "http";
+        List<String> urls = ports.stream().map(p -> scheme + "://" + host + ":" + p).toList();
+        UpAddresses.write(data, urls);
+        return urls;
     }
 
     /**
