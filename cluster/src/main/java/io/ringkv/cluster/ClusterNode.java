@@ -54,8 +54,9 @@ public record ClusterNode(String id, String host, int port) {
 
     /**
      * What placement hashes: the id with its scheme written as {@code http}. The scheme says how
-     * to reach a node, not which node it is, so a cluster that turns TLS on (every id becomes
-     * https) keeps every key on the nodes that held it.
+     * to reach a node, not which node it is. (The cluster metadata still names members by their
+     * URLs, scheme included, so a node refuses to start under another scheme than its data
+     * recorded: the node module's {@code ClusterAddressFile}.)
      */
     public String placementKey() {
         return secure() ? "http" + id.substring("https".length()) : id;

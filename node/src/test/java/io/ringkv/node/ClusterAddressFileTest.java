@@ -41,9 +41,10 @@ class ClusterAddressFileTest {
     }
 
     @Test
-    void turningTlsOnKeepsTheIdentity() throws Exception {
-        // placement ignores the scheme, and so does a member's id
+    void turningTlsOnIsRefusedSinceTheMetadataNamesMembersWithTheirScheme() throws Exception {
         ClusterAddressFile.claim(dir, ClusterNode.parse("http://127.0.0.1:8080"));
-        ClusterAddressFile.claim(dir, ClusterNode.parse("https://127.0.0.1:8080"));
+        NodeStartException refused = assertThrows(NodeStartException.class,
+                () -> ClusterAddressFile.claim(dir, ClusterNode.parse("https://127.0.0.1:8080")));
+        assertThat(refused.getMessage(), containsString("cannot turn TLS on or off in place"));
     }
 }

@@ -67,7 +67,7 @@ public record Member(String id, String url, MemberState state, int index, String
     /**
      * The stable id of the node at {@code url}: {@code n} and 12 hex digits of SHA-256 over its
      * placement key. It depends on the node alone (not on its position in a list, which a join
-     * would shift) and stays the same when the cluster turns TLS on, as placement does.
+     * would shift), and leaves the scheme aside, as placement does.
      */
     public static String idOf(ClusterNode node) {
         try {
