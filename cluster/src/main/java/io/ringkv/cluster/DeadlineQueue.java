@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Deadlines computed on different threads may be appended a few microseconds out of order; a
  * deadline then fires that much late, behind the one ahead of it. The watcher thread stops after
- * a whole timeout with nothing queued and is started again by the next {@link #add}, so a
- * coordinator that is dropped leaves no thread behind.
+ * {@link #IDLE_LINGER_MIN} or a whole timeout, whichever is longer, with nothing queued, and is
+ * started again by the next {@link #add}, so a coordinator that is dropped leaves no thread behind.
  *
  * <p>Threading: {@link #add} from any thread; the watcher is the only consumer.
  */
@@ -57,7 +57,18 @@ final class DeadlineQueue {
      */
     static final long SWEEP_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
+    /**
+     * The least time a watcher with nothing in flight waits before it stops. A read's spare delay
+     * (20 ms by default) is shorter than the gaps between requests at a few hundred a second; a
+     * watcher that stopped after one such gap was started again by the next request, on that
+     * request's thread (a profile of the membership bench's steady load, 2,000 requests/s over three
+     * nodes, had thread starts under {@code Coordinator.startRead}, and one node's watchers were
+     * numbered past 500).
+     */
+    static final Duration IDLE_LINGER_MIN = Duration.ofSeconds(5);
+
     private final long timeoutNanos;
+    private final long idleLingerNanos;
     private final Executor executor;
     private final ConcurrentLinkedQueue<Entry> entries = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean watching = new AtomicBoolean();
@@ -67,7 +78,13 @@ final class DeadlineQueue {
      * @param executor runs {@link Expiring#expire}; if it refuses, the watcher runs it
      */
     DeadlineQueue(Duration timeout, Executor executor) {
+        this(timeout, timeout.compareTo(IDLE_LINGER_MIN) > 0 ? timeout : IDLE_LINGER_MIN, executor);
+    }
+
+    /** @param idleLinger how long the watcher waits with nothing in flight before it stops */
+    DeadlineQueue(Duration timeout, Duration idleLinger, Executor executor) {
         this.timeoutNanos = timeout.toNanos();
+        this.idleLingerNanos = idleLinger.toNanos();
         this.executor = executor;
     }
 
@@ -101,7 +118,7 @@ final class DeadlineQueue {
             }
             if (idleSinceNanos < 0) {
                 idleSinceNanos = now;
-            } else if (now - idleSinceNanos >= timeoutNanos) {
+            } else if (now - idleSinceNanos >= idleLingerNanos) {
                 watching.set(false);
                 // An add that saw watching == true before the reset relies on us: look again.
                 if (entries.isEmpty() || !watching.compareAndSet(false, true)) {

@@ -36,10 +36,10 @@ class DeadlineQueueTest {
         assertThat(decidedExpired.get(), is(0));
     }
 
-    /** The watcher stops when nothing is queued for a whole timeout, and the next add starts it again. */
+    /** The watcher stops when nothing is queued for its idle linger, and the next add starts it again. */
     @Test
     void theWatcherStopsWhenIdleAndRestartsOnTheNextAdd() throws Exception {
-        DeadlineQueue queue = new DeadlineQueue(Duration.ofMillis(20), executor);
+        DeadlineQueue queue = new DeadlineQueue(Duration.ofMillis(20), Duration.ofMillis(20), executor);
         CompletableFuture<Void> first = new CompletableFuture<>();
         queue.add(operation(() -> false, () -> first.complete(null)));
         first.get(30, TimeUnit.SECONDS);
@@ -51,6 +51,21 @@ class DeadlineQueueTest {
         CompletableFuture<Void> second = new CompletableFuture<>();
         queue.add(operation(() -> false, () -> second.complete(null)));
         second.get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * A short timeout (a read's spare delay) does not make the watcher stop between requests: it
+     * waits at least {@link DeadlineQueue#IDLE_LINGER_MIN} with nothing in flight. Before, it
+     * stopped after one timeout, and the next add started a thread on the request's thread.
+     */
+    @Test
+    void aShortTimeoutKeepsTheWatcherThroughGapsBetweenOperations() throws Exception {
+        DeadlineQueue queue = new DeadlineQueue(Duration.ofMillis(20), executor);
+        CompletableFuture<Void> first = new CompletableFuture<>();
+        queue.add(operation(() -> false, () -> first.complete(null)));
+        first.get(30, TimeUnit.SECONDS);
+        Thread.sleep(200); // ten timeouts with nothing in flight
+        assertThat("the watcher still runs", queue.watching(), is(true));
     }
 
     /**
