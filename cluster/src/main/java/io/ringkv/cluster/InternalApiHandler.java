@@ -218,6 +218,16 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         return InternalBodyLimits.forPath(head.path());
     }
 
+    /**
+     * Every peer call {@link #admit} let through takes the server's in-flight reserve if it must: it
+     * is work a coordinator admitted already (a replica write or read, a hand-over batch, a Raft
+     * call), which a {@code 503} here would turn into a failed or late client request there.
+     */
+    @Override
+    public boolean priority(HeadAdmission.Head head) {
+        return true;
+    }
+
     private static boolean isMetadata(String path) {
         return path.startsWith(InternalProtocol.RAFT_PREFIX) || path.startsWith(InternalProtocol.META_PREFIX)
                 || path.startsWith(InternalProtocol.MEMBERSHIP_PREFIX);

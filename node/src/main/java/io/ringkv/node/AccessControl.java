@@ -126,6 +126,12 @@ final class AccessControl implements HttpHandler, HeadAdmission {
         return next instanceof HeadAdmission heads ? heads.bodyBytesMax(head) : Long.MAX_VALUE;
     }
 
+    /** As the next handler says (the node-to-node plane's calls). */
+    @Override
+    public boolean priority(HeadAdmission.Head head) {
+        return next instanceof HeadAdmission heads && heads.priority(head);
+    }
+
     /**
      * @param bodyKnown whether {@code request} carries its whole body: a peer's proof is judged
      *                  only then (it covers the body)

@@ -45,6 +45,13 @@ public final class Node implements AutoCloseable {
 
     private final NodeConfig config;
     private static final int COORDINATION_THREADS = 2;
+    /**
+     * A quarter of {@code --in-flight-max} is kept for peers' calls (replica writes and reads, hand-over
+     * batches, Raft): under overload a node sheds new client requests at its edge and still serves
+     * the replica calls other coordinators admitted already, which a 503 would fail after their cost
+     * was paid (or leave to time out as 504).
+     */
+    private static final int IN_FLIGHT_RESERVE_SHARE = 4;
     /** How often a node outside the metadata group reads the metadata through its members. */
     private static final Duration METADATA_POLL = Duration.ofSeconds(1);
 
@@ -267,6 +274,7 @@ public final class Node implements AutoCloseable {
                 .port(config.port())
                 .h1Limits(limits)
                 .inFlightMax(config.inFlightMax())
+                .inFlightReserve(config.inFlightMax() / IN_FLIGHT_RESERVE_SHARE)
                 .connectionsMax(config.connectionsMax())
                 .idleTimeout(config.idleTimeout())
                 .headerReadTimeout(config.headerTimeout())

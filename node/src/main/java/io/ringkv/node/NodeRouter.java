@@ -69,6 +69,12 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
         return api != null && internal(path) && internal instanceof HeadAdmission heads ? heads.bodyBytesMax(head) : Long.MAX_VALUE;
     }
 
+    /** The node-to-node plane's calls may take the server's in-flight reserve ({@code InternalApiHandler.priority}); nothing else. */
+    @Override
+    public boolean priority(HeadAdmission.Head head) {
+        return api != null && internal(head.path()) && internal instanceof HeadAdmission heads && heads.priority(head);
+    }
+
     @Override
     public CompletionStage<Response> handle(Request request) throws Exception {
         switch (request.path()) {

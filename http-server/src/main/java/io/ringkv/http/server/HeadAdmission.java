@@ -78,6 +78,18 @@ public interface HeadAdmission {
     }
 
     /**
+     * Whether a request that {@link #admit} let through may take one of the in-flight slots the
+     * server keeps in reserve ({@link ServerConfig#inFlightReserve()}): work that another server
+     * admitted already, such as a peer's replica call, which a {@code 503} here would turn into a
+     * failure there after its cost was paid. Same threading rules as {@link #admit}.
+     *
+     * @return false (the default) for an ordinary request
+     */
+    default boolean priority(Head head) {
+        return false;
+    }
+
+    /**
      * A request as known at its head.
      *
      * @param method        the method token as sent

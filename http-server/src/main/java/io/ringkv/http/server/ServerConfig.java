@@ -19,6 +19,9 @@ import java.util.Objects;
  *                          streaming a response); past it the server answers 503 at once from the
  *                          event loop. Default {@value #IN_FLIGHT_MAX_DEFAULT}. Worst-case
  *                          buffered request bodies = inFlightMax x {@code h1Limits.bodyBytesMax()}
+ * @param inFlightReserve   of {@code inFlightMax}, the slots only requests that the handler's
+ *                          {@link HeadAdmission#priority} marks may take: other requests get 503
+ *                          once {@code inFlightMax - inFlightReserve} are in flight. Default 0
  * @param connectionsMax    open connections; further ones are closed at once. Default
  *                          {@value #CONNECTIONS_MAX_DEFAULT}
  * @param idleTimeout       a keep-alive connection with nothing in progress, or a request body
@@ -42,7 +45,7 @@ import java.util.Objects;
  *                          every connection is TLS and speaks what ALPN chose, see {@link ServerTls}
  */
 public record ServerConfig(String host, int port, int eventLoops, int handlerThreads, int inFlightMax,
-                           int connectionsMax, Duration idleTimeout, Duration headerReadTimeout, H1Limits h1Limits,
+                           int inFlightReserve, int connectionsMax, Duration idleTimeout, Duration headerReadTimeout, H1Limits h1Limits,
                            Duration shutdownGrace, ChannelOptions channelOptions, long bodyMemoryMax, int bodyRateMin,
                            ServerTls tls) {
 
@@ -69,6 +72,7 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
         requireRange("eventLoops", eventLoops, 1, 1024);
         requireRange("handlerThreads", handlerThreads, 1, 10_000);
         requireRange("inFlightMax", inFlightMax, 1, 1_000_000);
+        requireRange("inFlightReserve", inFlightReserve, 0, inFlightMax - 1);
         requireRange("connectionsMax", connectionsMax, 1, 10_000_000);
         requirePositive("idleTimeout", idleTimeout);
         if (bodyMemoryMax < 1 || bodyRateMin < 0) {
@@ -114,6 +118,7 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
         private int eventLoops = Runtime.getRuntime().availableProcessors();
         private int handlerThreads = handlerThreadsDefault();
         private int inFlightMax = IN_FLIGHT_MAX_DEFAULT;
+        private int inFlightReserve;
         private int connectionsMax = CONNECTIONS_MAX_DEFAULT;
         private long bodyMemoryMax = bodyMemoryMaxDefault();
         private int bodyRateMin = BODY_RATE_MIN_DEFAULT;
@@ -149,6 +154,11 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
 
         public Builder inFlightMax(int value) {
             inFlightMax = value;
+            return this;
+        }
+
+        public Builder inFlightReserve(int value) {
+            inFlightReserve = value;
             return this;
         }
 
@@ -199,7 +209,7 @@ public record ServerConfig(String host, int port, int eventLoops, int handlerThr
         }
 
         public ServerConfig build() {
-            return new ServerConfig(host, port, eventLoops, handlerThreads, inFlightMax, connectionsMax, idleTimeout,
+            return new ServerConfig(host, port, eventLoops, handlerThreads, inFlightMax, inFlightReserve, connectionsMax, idleTimeout,
                     headerReadTimeout, h1Limits, shutdownGrace, channelOptions, bodyMemoryMax, bodyRateMin, tls);
         }
     }

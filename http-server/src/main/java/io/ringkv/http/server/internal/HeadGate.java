@@ -40,9 +40,11 @@ final class HeadGate {
      *                     ({@link io.ringkv.http.server.Request#admissionNote()}); may be null
      * @param bodyBytesMax when {@code early} is null: the most body bytes the request may send
      *                     ({@link Long#MAX_VALUE}: the server's limit alone)
+     * @param priority     when {@code early} is null: the request may take the in-flight reserve
+     *                     ({@link HeadAdmission#priority})
      */
-    record Decision(Response early, Object note, long bodyBytesMax) {
-        static final Decision READ_BODY = new Decision(null, null, Long.MAX_VALUE);
+    record Decision(Response early, Object note, long bodyBytesMax, boolean priority) {
+        static final Decision READ_BODY = new Decision(null, null, Long.MAX_VALUE, false);
     }
 
     /**
@@ -59,6 +61,7 @@ final class HeadGate {
         Response early;
         Object note = null;
         long bodyBytesMax = Long.MAX_VALUE;
+        boolean priority = false;
         try {
             HeadAdmission.Verdict verdict = admission.verdict(head);
             early = verdict == null ? null : verdict.answer();
@@ -68,6 +71,7 @@ final class HeadGate {
                 if (bodyBytesMax < 0) {
                     throw new IllegalStateException("negative body limit " + bodyBytesMax);
                 }
+                priority = admission.priority(head);
             }
         } catch (RuntimeException e) {
             log.error("head admission failed for {} {} from {}", LogText.of(method), LogText.of(head.path()), remote, e);
@@ -83,9 +87,10 @@ final class HeadGate {
         }
         if (early != null) {
             refused.increment();
-            return new Decision(early, null, 0);
+            return new Decision(early, null, 0, false);
         }
-        return note == null && bodyBytesMax == Long.MAX_VALUE ? Decision.READ_BODY : new Decision(null, note, bodyBytesMax);
+        return note == null && bodyBytesMax == Long.MAX_VALUE && !priority ? Decision.READ_BODY
+                : new Decision(null, note, bodyBytesMax, priority);
     }
 
     /** Requests answered at their head since start. */

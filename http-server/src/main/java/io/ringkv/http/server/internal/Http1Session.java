@@ -184,7 +184,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
             return;
         }
         InFlightBudget budget = context.budget();
-        boolean admitted = budget.tryAcquire();
+        boolean admitted = budget.tryAcquire(decision.priority());
         Exchange exchange = new Exchange(head, admitted ? budget : null, decision.bodyBytesMax());
         exchange.admissionNote = decision.note();
         sequencer.add(exchange);

@@ -314,6 +314,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         if (early == null) {
             stream.admissionNote = decision.note();
             stream.bodyBytesMax = decision.bodyBytesMax();
+            stream.priority = decision.priority();
             return false;
         }
         stream.rejected = true;
@@ -382,7 +383,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             respond(stream, Response.text(400, e.getMessage()));
             return;
         }
-        if (!context.budget().tryAcquire()) {
+        if (!context.budget().tryAcquire(stream.priority)) {
             context.refusedRequest();
             respond(stream, Response.text(503, "overloaded, retry later"));
             return;
@@ -1047,6 +1048,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         boolean rejected;
         /** What the handler's head admission noted for it (loop thread, before dispatch). */
         Object admissionNote;
+        /** The head's {@link HeadGate.Decision#priority}: the request may take the in-flight reserve. */
+        boolean priority;
         /** The most body bytes this request may send by the handler's head check; the server's limit applies too. */
         long bodyBytesMax = Long.MAX_VALUE;
         /** The request's HEADERS came without END_STREAM, and END_STREAM has not come yet. */

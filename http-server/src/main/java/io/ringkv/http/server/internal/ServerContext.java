@@ -57,7 +57,7 @@ public final class ServerContext implements AcceptHandler {
         this.config = config;
         this.invoker = new HandlerInvoker(handler, listener);
         this.executor = executor;
-        this.budget = new InFlightBudget(config.inFlightMax());
+        this.budget = new InFlightBudget(config.inFlightMax(), config.inFlightReserve());
         this.bodyMemory = new BodyMemoryBudget(config.bodyMemoryMax());
         this.headGate = new HeadGate(handler);
         this.tls = config.tls() == null ? null : new ServerTlsEngines(config.tls());
