@@ -3,6 +3,10 @@ package io.ringkv.node;
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterNode;
 import io.ringkv.cluster.PeerHealth;
+import io.ringkv.ops.JsonText;
+import io.ringkv.ops.MetadataTable;
+import io.ringkv.ops.NodeSample;
+import io.ringkv.ops.RequestRates;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -73,14 +77,8 @@ final class ClusterOverview {
     static String member(String state, String statusBody) {
         return MetadataTable.ownStep(statusBody).filter(step -> !step.phase().equals("done"))
                 .map(step -> state + ": " + step.phase() + ", " + String.format(Locale.ROOT, "%.1f MB", step.bytes() / 1e6)
-                        + timeLeft(step.json()))
+                        + MetadataTable.timeLeft(step.json()))
                 .orElse(state);
-    }
-
-    /** ", about 12 s left" while a step's hand-over has an estimate ({@code secondsLeft}), else nothing. */
-    static String timeLeft(String membershipJson) {
-        long seconds = JsonText.numberField(membershipJson, "secondsLeft").map(Double::longValue).orElse(-1L);
-        return seconds < 0 ? "" : ", about " + seconds + " s left";
     }
 
     /** The epoch of the cluster metadata in a node's status; null when it names none (not answered, an older node). */

@@ -7,6 +7,7 @@ import io.ringkv.cluster.ReplicationParams;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
+import io.ringkv.ops.JsonText;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.Record;
 import java.nio.charset.StandardCharsets;

@@ -2,6 +2,8 @@ package io.ringkv.node;
 
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterNode;
+import io.ringkv.ops.NodeSample;
+import io.ringkv.ops.PrometheusText;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.ops.JsonText;
 import java.util.List;
 import java.util.Locale;
 

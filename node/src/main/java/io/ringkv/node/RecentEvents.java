@@ -4,6 +4,7 @@ import io.ringkv.cluster.ClusterNode;
 import io.ringkv.cluster.PeerHealth;
 import io.ringkv.cluster.ReplicaCallListener;
 import io.ringkv.http.server.ExchangeListener;
+import io.ringkv.ops.JsonText;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

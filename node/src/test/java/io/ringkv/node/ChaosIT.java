@@ -1,14 +1,15 @@
 package io.ringkv.node;
 
+import io.ringkv.ops.LocalPorts;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
-import io.ringkv.node.chaos.ChaosRun;
-import io.ringkv.node.chaos.Fault;
-import io.ringkv.node.chaos.NetworkNamespaces;
+import io.ringkv.ops.chaos.ChaosRun;
+import io.ringkv.ops.chaos.Fault;
+import io.ringkv.ops.chaos.NetworkNamespaces;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;

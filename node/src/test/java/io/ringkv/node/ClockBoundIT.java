@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.ops.JsonText;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;

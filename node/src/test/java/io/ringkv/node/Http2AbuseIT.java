@@ -1,5 +1,7 @@
 package io.ringkv.node;
 
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.NodeProcess;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;

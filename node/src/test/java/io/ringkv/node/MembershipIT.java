@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.ClusterSecretFile;
 import static io.ringkv.node.MembershipNodes.WAIT;
 import static io.ringkv.node.MembershipNodes.membershipPhase;
 import static io.ringkv.node.MembershipNodes.normalMembers;

@@ -1,5 +1,7 @@
 package io.ringkv.node;
 
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.PrometheusText;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;

@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.ops.LocalPorts;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.empty;

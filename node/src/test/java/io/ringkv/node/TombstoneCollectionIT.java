@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.ops.PrometheusText;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;

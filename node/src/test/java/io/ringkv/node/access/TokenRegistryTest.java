@@ -1,5 +1,6 @@
 package io.ringkv.node.access;
 
+import io.ringkv.ops.BearerToken;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
