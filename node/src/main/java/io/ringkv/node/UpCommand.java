@@ -5,6 +5,7 @@ import io.ringkv.node.access.AccessScope;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.TokenFile;
 import io.ringkv.node.access.TokenFileException;
+import io.ringkv.node.dashboard.Dashboard;
 import io.ringkv.ops.BearerToken;
 import io.ringkv.ops.LocalPorts;
 import io.ringkv.ops.TokenOption;

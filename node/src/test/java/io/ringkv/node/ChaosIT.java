@@ -1,12 +1,12 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.LocalPorts;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.ops.LocalPorts;
 import io.ringkv.ops.chaos.ChaosRun;
 import io.ringkv.ops.chaos.Fault;
 import io.ringkv.ops.chaos.NetworkNamespaces;

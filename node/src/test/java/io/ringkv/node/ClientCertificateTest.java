@@ -1,6 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.StatusCommand;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
@@ -17,6 +16,7 @@ import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.TokenFile;
 import io.ringkv.node.access.TokenRegistry;
 import io.ringkv.ops.BearerToken;
+import io.ringkv.ops.StatusCommand;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.URI;

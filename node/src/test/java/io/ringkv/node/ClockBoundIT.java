@@ -1,6 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.JsonText;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
@@ -8,6 +7,7 @@ import static org.hamcrest.Matchers.not;
 
 import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.InternalAuth;
+import io.ringkv.ops.JsonText;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Base64;

@@ -1,10 +1,10 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.LocalPorts;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.ops.LocalPorts;
 import io.ringkv.ops.chaos.HandoffRun;
 import io.ringkv.ops.chaos.NetworkNamespaces;
 import java.io.OutputStream;

@@ -1,7 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.LocalPorts;
-import io.ringkv.ops.NodeProcess;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
@@ -14,6 +12,8 @@ import io.ringkv.http.h2.HeadersFrame;
 import io.ringkv.http.h2.PingFrame;
 import io.ringkv.http.h2.RstStreamFrame;
 import io.ringkv.http.h2.WindowUpdateFrame;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.NodeProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

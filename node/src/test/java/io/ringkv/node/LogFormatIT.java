@@ -1,9 +1,9 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.JsonText;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.ops.JsonText;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

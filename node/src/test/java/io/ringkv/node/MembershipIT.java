@@ -1,6 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.cluster.ClusterSecretFile;
 import static io.ringkv.node.MembershipNodes.WAIT;
 import static io.ringkv.node.MembershipNodes.membershipPhase;
 import static io.ringkv.node.MembershipNodes.normalMembers;
@@ -11,6 +10,7 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.cluster.ClusterSecretFile;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

@@ -1,7 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.JsonText;
-import io.ringkv.ops.MetaCommand;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
@@ -10,6 +8,8 @@ import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
+import io.ringkv.ops.JsonText;
+import io.ringkv.ops.MetaCommand;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.http.HttpResponse;

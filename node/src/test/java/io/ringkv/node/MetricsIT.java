@@ -1,7 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.LocalPorts;
-import io.ringkv.ops.PrometheusText;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;
@@ -10,6 +8,8 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
 import io.ringkv.cluster.ClusterSecret;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.PrometheusText;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;

@@ -1,6 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.JsonText;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
@@ -8,6 +7,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
 
 import io.ringkv.node.SharedNodeKeys.OwnNode;
+import io.ringkv.ops.JsonText;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;

@@ -1,7 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.LocalPorts;
-import io.ringkv.ops.NodeProcess;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -13,6 +11,8 @@ import io.ringkv.http.h2.ErrorCode;
 import io.ringkv.http.h2.Frame;
 import io.ringkv.http.h2.HeadersFrame;
 import io.ringkv.http.h2.RstStreamFrame;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.NodeProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.Socket;

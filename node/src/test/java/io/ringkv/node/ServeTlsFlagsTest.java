@@ -1,11 +1,11 @@
 package io.ringkv.node;
 
-import io.ringkv.cluster.ClusterSecretFile;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.cluster.ClusterSecretFile;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -1,6 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.JsonText;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
@@ -8,6 +7,7 @@ import io.ringkv.http.Headers;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
 import io.ringkv.http.server.ResponseBody;
+import io.ringkv.ops.JsonText;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

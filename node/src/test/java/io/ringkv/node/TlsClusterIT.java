@@ -1,6 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.ops.NodeProcess;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
@@ -11,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.ringkv.net.tls.PemCertificates;
 import io.ringkv.net.tls.TlsCredentials;
 import io.ringkv.net.tls.TrustedCertificates;
+import io.ringkv.ops.NodeProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;

@@ -1,8 +1,5 @@
 package io.ringkv.node;
 
-import io.ringkv.cluster.ClusterSecretFile;
-import io.ringkv.ops.LocalPorts;
-import io.ringkv.ops.NodeProcess;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;
@@ -10,6 +7,9 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThan;
 import static org.hamcrest.Matchers.not;
 
+import io.ringkv.cluster.ClusterSecretFile;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.NodeProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;

@@ -27,6 +27,11 @@ public final class PrometheusText {
         this.samples = samples;
     }
 
+    /** Samples read some other way (a node's own registry, in process), for the same readers. */
+    public static PrometheusText of(List<Sample> samples) {
+        return new PrometheusText(List.copyOf(samples));
+    }
+
     public static PrometheusText parse(String text) {
         List<Sample> samples = new ArrayList<>();
         for (String line : text.split("\n")) {

@@ -1,4 +1,4 @@
-package io.ringkv.node;
+package io.ringkv.node.dashboard;
 
 import io.ringkv.cluster.ClusterNode;
 import io.ringkv.cluster.PeerHealth;
@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * hands out cost nothing on success (a comparison) and record only failures, so the lock is never
  * on the path of a request that went well.
  */
-final class RecentEvents {
+public final class RecentEvents {
 
     /** Distinct events kept. */
     static final int CAPACITY = 64;
@@ -53,7 +53,7 @@ final class RecentEvents {
     private final LinkedHashMap<Key, Event> events = new LinkedHashMap<>();
     private final LongSupplier wallMillis;
 
-    RecentEvents(LongSupplier wallMillis) {
+    public RecentEvents(LongSupplier wallMillis) {
         this.wallMillis = wallMillis;
     }
 
@@ -77,7 +77,7 @@ final class RecentEvents {
      * query: it holds keys); but not the status endpoint's {@code 503}, which says "starting" or
      * "stopping" as designed, and which the dashboard shows as the node's health.
      */
-    ExchangeListener serverErrors() {
+    public ExchangeListener serverErrors() {
         return (request, status, elapsedNanos) -> {
             if (status >= 500 && !request.path().equals(STATUS_PATH)) {
                 record(SERVER_ERROR, request.method() + " " + request.path(), "status " + status);
@@ -86,7 +86,7 @@ final class RecentEvents {
     }
 
     /** For the coordinator: records every failed call to a remote replica. */
-    ReplicaCallListener replicaCallFailures() {
+    public ReplicaCallListener replicaCallFailures() {
         return (peer, elapsedNanos, failure) -> {
             if (failure != null) {
                 record(REPLICA_CALL_FAILED, peer.id(), describe(failure));
@@ -95,7 +95,7 @@ final class RecentEvents {
     }
 
     /** For peer health: a peer going down, and coming back after it was down (not its first answer at start). */
-    PeerHealth.StateListener peerChanges() {
+    public PeerHealth.StateListener peerChanges() {
         return (ClusterNode peer, PeerHealth.State from, PeerHealth.State to, String why) -> {
             if (to == PeerHealth.State.DOWN) {
                 record(PEER_DOWN, peer.id(), why == null ? "" : unwrapped(why));

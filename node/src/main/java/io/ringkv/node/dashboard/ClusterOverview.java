@@ -1,4 +1,4 @@
-package io.ringkv.node;
+package io.ringkv.node.dashboard;
 
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterNode;
@@ -37,10 +37,10 @@ import java.util.function.LongSupplier;
  * given executor, so the previous readings and the history are only touched by one snapshot at a
  * time, each after the last (the future's completion orders them). Snapshots are immutable.
  */
-final class ClusterOverview {
+public final class ClusterOverview {
 
     /** A snapshot this young is reused rather than a new one taken (dashboards poll every second). */
-    static final long REUSE_NANOS = Duration.ofMillis(900).toNanos();
+    public static final long REUSE_NANOS = Duration.ofMillis(900).toNanos();
     /** How far back the charts go. */
     static final Duration HISTORY = Duration.ofMinutes(5);
     /** Bounds the history whatever the polling rate. */

@@ -1,4 +1,4 @@
-package io.ringkv.node;
+package io.ringkv.node.dashboard;
 
 import java.net.InetAddress;
 import java.util.List;
@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  *
  * <p>Immutable, thread-safe.
  */
-final class DashboardHosts {
+public final class DashboardHosts {
 
     /** A host name as RFC 1123 allows it, labels of letters, digits and hyphens. */
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
@@ -40,7 +40,7 @@ final class DashboardHosts {
      * @param extra    further names ({@code --ui-allowed-hosts}), host names without port
      * @throws IllegalArgumentException for an extra entry that is not a host name (a port, a scheme)
      */
-    static DashboardHosts of(String nodeHost, List<String> extra) {
+    public static DashboardHosts of(String nodeHost, List<String> extra) {
         Set<String> names = new TreeSet<>();
         String own = normalise(bracketed(nodeHost));
         names.add(own);

@@ -1,4 +1,4 @@
-package io.ringkv.node;
+package io.ringkv.node.dashboard;
 
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
@@ -24,7 +24,7 @@ import java.util.Map;
  *
  * <p>Threading: immutable after construction; {@link #answer} from any thread.
  */
-final class DashboardAssets {
+public final class DashboardAssets {
 
     private static final String RESOURCES = "/io/ringkv/node/ui/";
     static final String CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; "
@@ -45,7 +45,7 @@ final class DashboardAssets {
      *
      * @throws IllegalStateException when one is missing (a broken build: the node should not start)
      */
-    static DashboardAssets load() {
+    public static DashboardAssets load() {
         return new DashboardAssets(Map.of(
                 "/ui/", asset("index.html", "text/html; charset=utf-8"),
                 "/ui/app.js", asset("app.js", "text/javascript; charset=utf-8"),

@@ -1,4 +1,4 @@
-package io.ringkv.node;
+package io.ringkv.node.dashboard;
 
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
@@ -21,25 +21,25 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Threading: {@link #ready} once, from the starting thread; {@link #handle} on handler threads.
  */
-final class Dashboard implements HttpHandler {
+public final class Dashboard implements HttpHandler {
 
-    static final String ROOT = "/ui";
+    public static final String ROOT = "/ui";
 
     private final DashboardAssets assets;
     private final DashboardHosts hosts;
     private volatile HttpHandler api;
 
-    Dashboard(DashboardAssets assets, DashboardHosts hosts) {
+    public Dashboard(DashboardAssets assets, DashboardHosts hosts) {
         this.assets = assets;
         this.hosts = hosts;
     }
 
     /** Whether {@code path} is the dashboard's. */
-    static boolean serves(String path) {
+    public static boolean serves(String path) {
         return path.equals(ROOT) || path.startsWith(ROOT + "/");
     }
 
-    void ready(HttpHandler handler) {
+    public void ready(HttpHandler handler) {
         api = handler;
     }
 

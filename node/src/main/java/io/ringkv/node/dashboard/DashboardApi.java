@@ -1,4 +1,4 @@
-package io.ringkv.node;
+package io.ringkv.node.dashboard;
 
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterNode;
@@ -8,13 +8,18 @@ import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
 import io.ringkv.ops.JsonText;
+import io.ringkv.ops.NodeSample;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.Record;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 
 /**
  * The dashboard's JSON, under {@code /ui/api/}; read-only, {@code GET} only ({@code 405} with
@@ -37,7 +42,7 @@ import java.util.concurrent.CompletionStage;
  * <p>Threading: stateless; {@link #handle} on handler threads, never blocking on a peer: the
  * answers complete when the peers' do (each bounded by a timeout).
  */
-final class DashboardApi implements HttpHandler {
+public final class DashboardApi implements HttpHandler {
 
     static final String PREFIX = "/ui/api/";
     /** Longest accepted {@code since}: 18 digits stay below {@code Long.MAX_VALUE}. */
@@ -46,11 +51,31 @@ final class DashboardApi implements HttpHandler {
     private final Cluster cluster;
     private final ClusterOverview overview;
     private final RecentEvents events;
+    private final int keyBytesMax;
 
-    DashboardApi(Cluster cluster, ClusterOverview overview, RecentEvents events) {
+    /**
+     * The dashboard's data: this node read in process by {@code self}, its peers over the
+     * inter-node client ({@link NodeReader}), every snapshot built on {@code work}.
+     *
+     * @param credentials the header fields that let a peer answer a read of its admin pages
+     * @param keyBytesMax the public API's longest key
+     */
+    public static DashboardApi of(Cluster cluster, Supplier<NodeSample> self, RecentEvents events, Executor work,
+                                  BiFunction<String, String, Map<String, String>> credentials, int keyBytesMax) {
+        NodeReader reader = new NodeReader(cluster, self, events, work, credentials);
+        return new DashboardApi(cluster, new ClusterOverview(cluster, reader, work, System::currentTimeMillis), events,
+                keyBytesMax);
+    }
+
+    /**
+     * @param keyBytesMax the public API's longest key: a key lookup refuses a longer one as the
+     *                    API would (given, not read from the API: the dashboard does not depend on it)
+     */
+    DashboardApi(Cluster cluster, ClusterOverview overview, RecentEvents events, int keyBytesMax) {
         this.cluster = cluster;
         this.overview = overview;
         this.events = events;
+        this.keyBytesMax = keyBytesMax;
     }
 
     @Override
@@ -102,9 +127,9 @@ final class DashboardApi implements HttpHandler {
         if (key.length == 0) {
             throw new IllegalArgumentException("query parameter 'id' is required and must not be empty");
         }
-        if (key.length > PublicApi.KEY_BYTES_MAX) {
+        if (key.length > keyBytesMax) {
             throw new IllegalArgumentException("query parameter 'id' is " + key.length + " bytes; keys are at most "
-                    + PublicApi.KEY_BYTES_MAX + " bytes");
+                    + keyBytesMax + " bytes");
         }
         return cluster.keyReplicas().read(key).thenApply(copies -> json(keyJson(key, copies)));
     }

@@ -1,4 +1,4 @@
-package io.ringkv.node;
+package io.ringkv.node.dashboard;
 
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ClusterNode;
@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * Reads what the dashboard shows of one node: its {@code /v0/status} and {@code /metrics} (as a
  * {@link NodeSample}, the same reading {@code ringkv status} takes) and its latest events. This
  * node is read in process; a peer over the inter-node client from its public endpoints, signed
- * with the cluster secret for peers that check tokens ({@link PeerSignature}), the three requests at once, each bounded by {@link #TIMEOUT}: a peer that does not answer in time is
+ * with the cluster secret for peers that check tokens (the node's {@code PeerSignature}), the three requests at once, each bounded by {@link #TIMEOUT}: a peer that does not answer in time is
  * read as down, never waited for longer.
  *
  * <p>Threading: {@link #read} from any thread, never blocks. Parsing (a metrics page is tens of
@@ -28,7 +28,7 @@ import java.util.function.Supplier;
  * the requests (it carries the replica calls). The returned future never completes exceptionally
  * unless that executor refuses work (the node is closing).
  */
-final class NodeReader {
+public final class NodeReader {
 
     /** Per request to a peer; the dashboard is meant to be a few seconds behind at most. */
     static final Duration TIMEOUT = Duration.ofSeconds(1);
@@ -58,7 +58,7 @@ final class NodeReader {
      * @param selfEvents this node's events
      * @param executor   parses and reads this node's metrics (may touch RocksDB properties)
      * @param credentials the header fields that let a peer (its id) answer a GET of a target on its
-     *                    admin pages ({@link PeerSignature#sign}; none without a cluster secret)
+     *                    admin pages ({@code PeerSignature.sign}; none without a cluster secret)
      */
     NodeReader(Cluster cluster, Supplier<NodeSample> self, RecentEvents selfEvents, Executor executor,
                BiFunction<String, String, Map<String, String>> credentials) {
