@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Hinted handoff alone: how long a partitioned node takes to get every write it missed.
 
-Runs `ringkv handoff-run` (io.ringkv.node.chaos.HandoffRun): three node processes, each in a
+Runs `ringkv handoff-run` (io.ringkv.ops.chaos.HandoffRun): three node processes, each in a
 network namespace of its own (default `2/3`, anti-entropy interval 24 h, so no round runs), a
 paced writer (new keys, 100-byte values) through the two nodes that stay linked; after a warm-up
 one node's links to both others are cut for --partition-minutes (the benchmark itself still

@@ -5,6 +5,7 @@ import io.ringkv.http.server.Request;
 import io.ringkv.node.access.AccessScope;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.KeyPrefix;
+import io.ringkv.node.dashboard.Dashboard;
 import java.util.Optional;
 
 /**

@@ -10,6 +10,7 @@ import io.ringkv.cluster.meta.CorruptMetadataException;
 import io.ringkv.cluster.meta.Member;
 import io.ringkv.cluster.meta.MemberState;
 import io.ringkv.cluster.meta.MetadataCodec;
+import io.ringkv.ops.InternalCallOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

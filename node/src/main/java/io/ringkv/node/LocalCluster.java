@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.net.tls.PemFileException;
+import io.ringkv.ops.NodeProcess;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -1,5 +1,13 @@
 package io.ringkv.node;
 
+import io.ringkv.ops.AbortCommand;
+import io.ringkv.ops.ChaosCommand;
+import io.ringkv.ops.CleanupCommand;
+import io.ringkv.ops.DecommissionCommand;
+import io.ringkv.ops.HandoffCommand;
+import io.ringkv.ops.MetaCommand;
+import io.ringkv.ops.RepairCommand;
+import io.ringkv.ops.StatusCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

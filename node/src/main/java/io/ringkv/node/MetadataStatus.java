@@ -5,6 +5,7 @@ import io.ringkv.cluster.meta.ClusterMetadata;
 import io.ringkv.cluster.meta.Member;
 import io.ringkv.cluster.meta.MetadataGroup;
 import io.ringkv.cluster.meta.MetadataSettings;
+import io.ringkv.ops.JsonText;
 import java.io.IOException;
 import java.util.Optional;
 import org.slf4j.Logger;

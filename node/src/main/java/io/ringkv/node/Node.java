@@ -12,7 +12,15 @@ import io.ringkv.http.server.ExchangeListener;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.HttpServer;
 import io.ringkv.http.server.ServerConfig;
+import io.ringkv.node.dashboard.Dashboard;
+import io.ringkv.node.dashboard.DashboardApi;
+import io.ringkv.node.dashboard.DashboardAssets;
+import io.ringkv.node.dashboard.DashboardHosts;
+import io.ringkv.node.dashboard.OwnMetrics;
+import io.ringkv.node.dashboard.RecentEvents;
 import io.ringkv.node.metrics.NodeMetrics;
+import io.ringkv.ops.NodeSample;
+import io.ringkv.ops.PrometheusText;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.RocksDbStorageEngine;
 import io.ringkv.store.StorageEngine;
@@ -20,12 +28,11 @@ import io.ringkv.store.StoreConfig;
 import io.ringkv.store.StoreException;
 import java.io.IOException;
 import java.net.BindException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -194,15 +201,14 @@ public final class Node implements AutoCloseable {
                                              NodeMetrics metrics, RecentEvents events, ExecutorService work,
                                              PeerSignature peers) {
         String self = cluster.topology().self().id();
-        NodeReader reader = new NodeReader(cluster, () -> {
+        return DashboardApi.of(cluster, () -> {
             NodeLifecycle.Phase phase = lifecycle.phase();
             // Without metrics the dashboard shows this node's health but no rates, as for a peer whose /metrics is off.
-            PrometheusText own = metrics.enabled() ? PrometheusText.parse(new String(metrics.scrape(), StandardCharsets.UTF_8))
-                    : null;
+            // With them it reads the registry: no text written to be parsed back in the same process.
+            PrometheusText own = metrics.enabled() ? OwnMetrics.of(metrics.snapshot()) : null;
             return new NodeSample(self, phase == NodeLifecycle.Phase.SERVING ? 200 : 503, status.json(phase), own,
                     System.nanoTime());
-        }, events, work, peers == null ? (receiver, target) -> java.util.Map.of() : peers::sign);
-        return new DashboardApi(cluster, new ClusterOverview(cluster, reader, work, System::currentTimeMillis), events);
+        }, events, work, peers == null ? (receiver, target) -> java.util.Map.of() : peers::sign, PublicApi.KEY_BYTES_MAX);
     }
 
     /** Both listeners, in order; allocates nothing per call. Only {@code second} when {@code first} tells nobody (metrics off). */

@@ -8,6 +8,7 @@ import io.ringkv.cluster.InterNodeTransport;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.http.server.ServerTls;
 import io.ringkv.node.access.TokenRegistry;
+import io.ringkv.node.dashboard.DashboardHosts;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import io.ringkv.cluster.ClusterSecret;
+import io.ringkv.ops.LocalPorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

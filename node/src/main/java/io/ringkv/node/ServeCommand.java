@@ -1,9 +1,9 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.AntiEntropySettings;
 import io.ringkv.cluster.ClusterNodes;
 import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.ClusterSettings;
-import io.ringkv.cluster.AntiEntropySettings;
 import io.ringkv.cluster.HintSettings;
 import io.ringkv.cluster.InterNodeClient;
 import io.ringkv.cluster.InterNodeProtocol;
@@ -13,6 +13,7 @@ import io.ringkv.http.server.ServerTls;
 import io.ringkv.net.tls.PemFileException;
 import io.ringkv.node.access.TokenFileException;
 import io.ringkv.node.access.TokenRegistry;
+import io.ringkv.node.dashboard.DashboardHosts;
 import io.ringkv.store.Durability;
 import java.nio.file.Path;
 import java.time.Duration;

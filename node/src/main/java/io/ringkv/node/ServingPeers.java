@@ -2,6 +2,7 @@ package io.ringkv.node;
 
 import io.ringkv.cluster.ClusterNode;
 import io.ringkv.http.client.RingHttpClient;
+import io.ringkv.ops.JsonText;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -5,6 +5,7 @@ import io.ringkv.cluster.PeerHealth;
 import io.ringkv.http.server.HttpHandler;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
+import io.ringkv.ops.JsonText;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;

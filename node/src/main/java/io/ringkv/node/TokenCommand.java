@@ -1,11 +1,11 @@
 package io.ringkv.node;
 
 import io.ringkv.node.access.AccessScope;
-import io.ringkv.node.access.BearerToken;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.KeyPrefix;
 import io.ringkv.node.access.TokenFile;
 import io.ringkv.node.access.TokenFileException;
+import io.ringkv.ops.BearerToken;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Set;

@@ -1,24 +1,28 @@
 package io.ringkv.node;
 
+import io.ringkv.cluster.ClusterSecretFile;
+import io.ringkv.node.access.AccessScope;
+import io.ringkv.node.access.Grant;
+import io.ringkv.node.access.TokenFile;
+import io.ringkv.node.access.TokenFileException;
+import io.ringkv.node.dashboard.Dashboard;
+import io.ringkv.ops.BearerToken;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.TokenOption;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.EnumSet;
-import io.ringkv.node.access.AccessScope;
-import io.ringkv.node.access.BearerToken;
-import io.ringkv.node.access.Grant;
-import io.ringkv.node.access.TokenFile;
-import io.ringkv.node.access.TokenFileException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code ringkv up}: a local cluster of separate node processes, for trying ringkv out and for

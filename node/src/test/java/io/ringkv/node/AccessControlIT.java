@@ -7,9 +7,9 @@ import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 
 import io.ringkv.node.access.AccessScope;
-import io.ringkv.node.access.BearerToken;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.TokenFile;
+import io.ringkv.ops.BearerToken;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;

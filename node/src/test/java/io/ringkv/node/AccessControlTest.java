@@ -9,11 +9,11 @@ import static org.hamcrest.Matchers.not;
 
 import io.ringkv.node.SharedNodeKeys.OwnNode;
 import io.ringkv.node.access.AccessScope;
-import io.ringkv.node.access.BearerToken;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.KeyPrefix;
 import io.ringkv.node.access.TokenFile;
 import io.ringkv.node.access.TokenRegistry;
+import io.ringkv.ops.BearerToken;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

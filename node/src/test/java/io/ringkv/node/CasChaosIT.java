@@ -5,9 +5,10 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
-import io.ringkv.node.chaos.CasRun;
-import io.ringkv.node.chaos.ChaosRun;
-import io.ringkv.node.chaos.Fault;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.chaos.CasRun;
+import io.ringkv.ops.chaos.ChaosRun;
+import io.ringkv.ops.chaos.Fault;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -6,9 +6,10 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
-import io.ringkv.node.chaos.ChaosRun;
-import io.ringkv.node.chaos.Fault;
-import io.ringkv.node.chaos.NetworkNamespaces;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.chaos.ChaosRun;
+import io.ringkv.ops.chaos.Fault;
+import io.ringkv.ops.chaos.NetworkNamespaces;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;

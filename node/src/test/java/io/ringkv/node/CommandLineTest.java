@@ -3,6 +3,7 @@ package io.ringkv.node;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.cluster.ClusterSecretFile;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;

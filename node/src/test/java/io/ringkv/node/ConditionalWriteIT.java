@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.is;
 
 import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.InternalAuth;
+import io.ringkv.ops.JsonText;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -7,6 +7,9 @@ import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.startsWith;
 
+import io.ringkv.node.SharedNodeKeys.OwnNode;
+import io.ringkv.node.dashboard.ClusterOverview;
+import io.ringkv.ops.JsonText;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import io.ringkv.node.SharedNodeKeys.OwnNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -172,21 +174,6 @@ class DashboardTest {
     void eachNodeRowCarriesTheMetadataEpochItsStatusNames() throws Exception {
         String json = text(get("/ui/api/cluster"));
         assertThat(json, matchesPattern(".*\"diskBytes\":\\w+,\"metadataEpoch\":[01],\"member\":\"[a-z-]+\"}.*"));
-        // A node that joins or leaves shows its phase and the bytes moved so far beside its state.
-        assertThat(ClusterOverview.member("joining", "{\"metadata\":{\"membership\":{\"step\":\"join\",\"phase\":\"streaming\","
-                + "\"epoch\":2,\"records\":10,\"bytes\":12345678,\"scanned\":20}}}"), is("joining: streaming, 12.3 MB"));
-        assertThat("with the estimate once the hand-over has one", ClusterOverview.member("joining",
-                "{\"metadata\":{\"membership\":{\"step\":\"join\",\"phase\":\"streaming\",\"epoch\":2,\"records\":10,"
-                        + "\"bytes\":12345678,\"scanned\":20,\"toScan\":90,\"secondsLeft\":4}}}"),
-                is("joining: streaming, 12.3 MB, about 4 s left"));
-        assertThat("not while it has none", ClusterOverview.member("joining",
-                "{\"metadata\":{\"membership\":{\"step\":\"join\",\"phase\":\"streaming\",\"epoch\":2,\"records\":10,"
-                        + "\"bytes\":12345678,\"scanned\":20,\"toScan\":90,\"secondsLeft\":-1}}}"),
-                is("joining: streaming, 12.3 MB"));
-        assertThat(ClusterOverview.member("normal", "{\"metadata\":{\"membership\":{\"step\":\"join\",\"phase\":\"done\","
-                + "\"epoch\":3,\"records\":10,\"bytes\":12345678,\"scanned\":20}}}"), is("normal"));
-        assertThat(ClusterOverview.metadataEpoch("{\"peers\":[],\"metadata\":{\"epoch\":7,\"leader\":null}}"), is(7L));
-        assertThat(ClusterOverview.metadataEpoch("{\"peers\":[]}"), is((Long) null));
     }
 
     @OwnNode

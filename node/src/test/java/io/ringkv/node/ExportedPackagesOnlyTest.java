@@ -28,7 +28,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The class-path modules (store, cluster, node) see every package of ringkv's Java modules
+ * The class-path modules (store, cluster, ops, node) see every package of ringkv's Java modules
  * (http-core, net, http-client, http-server), the unexported {@code internal} ones included, since
  * a modular jar on the class path hides nothing. So that the modules' boundaries hold for them
  * too, this test reads the compiled classes of every class-path module of ours (this one's

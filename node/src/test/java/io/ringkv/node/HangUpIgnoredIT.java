@@ -5,9 +5,9 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
 
 import io.ringkv.node.access.AccessScope;
-import io.ringkv.node.access.BearerToken;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.TokenFile;
+import io.ringkv.ops.BearerToken;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

@@ -11,6 +11,7 @@ import io.ringkv.http.h2.ErrorCode;
 import io.ringkv.http.h2.Frame;
 import io.ringkv.http.h2.HeadersFrame;
 import io.ringkv.http.h2.RstStreamFrame;
+import io.ringkv.ops.JsonText;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;

@@ -4,8 +4,9 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
-import io.ringkv.node.chaos.HandoffRun;
-import io.ringkv.node.chaos.NetworkNamespaces;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.chaos.HandoffRun;
+import io.ringkv.ops.chaos.NetworkNamespaces;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;

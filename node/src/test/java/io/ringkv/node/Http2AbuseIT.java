@@ -12,6 +12,8 @@ import io.ringkv.http.h2.HeadersFrame;
 import io.ringkv.http.h2.PingFrame;
 import io.ringkv.http.h2.RstStreamFrame;
 import io.ringkv.http.h2.WindowUpdateFrame;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.NodeProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,5 +1,6 @@
 package io.ringkv.node;
 
+import io.ringkv.ops.NodeProcess;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.is;
 
 import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.InternalAuth;
+import io.ringkv.ops.JsonText;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Base64;

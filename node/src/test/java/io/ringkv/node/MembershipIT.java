@@ -10,6 +10,7 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.cluster.ClusterSecretFile;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.is;
 import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.InternalAuth;
 import io.ringkv.cluster.InternalProtocol;
+import io.ringkv.ops.JsonText;
 import io.ringkv.store.HybridLogicalClock;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -8,6 +8,8 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
 import io.ringkv.cluster.ClusterSecret;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.PrometheusText;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;

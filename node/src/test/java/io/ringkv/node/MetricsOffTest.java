@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.node.dashboard.ClusterOverview;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;

@@ -6,6 +6,8 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.node.SharedNodeKeys.OwnNode;
+import io.ringkv.ops.JsonText;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -17,7 +19,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import io.ringkv.node.SharedNodeKeys.OwnNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

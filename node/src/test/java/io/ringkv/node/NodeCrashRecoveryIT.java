@@ -5,8 +5,10 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
 
-import java.io.PrintStream;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.NodeProcess;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

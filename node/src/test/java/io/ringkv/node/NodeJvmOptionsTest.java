@@ -3,6 +3,7 @@ package io.ringkv.node;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.ops.NodeProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;

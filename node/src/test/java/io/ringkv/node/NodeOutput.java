@@ -3,6 +3,8 @@ package io.ringkv.node;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.NodeProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

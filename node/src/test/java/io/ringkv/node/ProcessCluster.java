@@ -3,6 +3,9 @@ package io.ringkv.node;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.cluster.ClusterSecretFile;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.NodeProcess;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;

@@ -11,6 +11,8 @@ import io.ringkv.http.h2.ErrorCode;
 import io.ringkv.http.h2.Frame;
 import io.ringkv.http.h2.HeadersFrame;
 import io.ringkv.http.h2.RstStreamFrame;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.NodeProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.Socket;

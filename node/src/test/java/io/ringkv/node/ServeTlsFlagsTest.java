@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.cluster.ClusterSecretFile;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

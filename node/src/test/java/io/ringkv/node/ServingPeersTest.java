@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.startsWith;
 
 import com.sun.net.httpserver.HttpServer;
 import io.ringkv.cluster.ClusterNode;
+import io.ringkv.ops.LocalPorts;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

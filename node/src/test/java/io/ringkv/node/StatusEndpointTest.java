@@ -7,6 +7,7 @@ import io.ringkv.http.Headers;
 import io.ringkv.http.server.Request;
 import io.ringkv.http.server.Response;
 import io.ringkv.http.server.ResponseBody;
+import io.ringkv.ops.JsonText;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

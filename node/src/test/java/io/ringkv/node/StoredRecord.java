@@ -3,6 +3,7 @@ package io.ringkv.node;
 import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.InternalAuth;
 import io.ringkv.cluster.InternalProtocol;
+import io.ringkv.ops.JsonText;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;

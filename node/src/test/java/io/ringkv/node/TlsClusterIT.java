@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.ringkv.net.tls.PemCertificates;
 import io.ringkv.net.tls.TlsCredentials;
 import io.ringkv.net.tls.TrustedCertificates;
+import io.ringkv.ops.NodeProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;

@@ -8,9 +8,9 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
 import io.ringkv.node.access.AccessScope;
-import io.ringkv.node.access.BearerToken;
 import io.ringkv.node.access.TokenFile;
 import io.ringkv.node.access.TokenRegistry;
+import io.ringkv.ops.BearerToken;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

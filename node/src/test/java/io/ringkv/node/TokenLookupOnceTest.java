@@ -5,10 +5,10 @@ import static org.hamcrest.Matchers.is;
 
 import io.ringkv.http.client.RingHttpClient;
 import io.ringkv.node.access.AccessScope;
-import io.ringkv.node.access.BearerToken;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.TokenFile;
 import io.ringkv.node.access.TokenRegistry;
+import io.ringkv.ops.BearerToken;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

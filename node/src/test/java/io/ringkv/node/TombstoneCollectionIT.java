@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.ops.PrometheusText;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;

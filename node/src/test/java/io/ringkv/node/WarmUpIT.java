@@ -7,6 +7,9 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThan;
 import static org.hamcrest.Matchers.not;
 
+import io.ringkv.cluster.ClusterSecretFile;
+import io.ringkv.ops.LocalPorts;
+import io.ringkv.ops.NodeProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;

@@ -1,6 +1,7 @@
 package io.ringkv.node.access;
 
 import io.ringkv.http.Headers;
+import io.ringkv.ops.BearerToken;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.ringkv.node.access;
 
+import io.ringkv.ops.BearerToken;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;

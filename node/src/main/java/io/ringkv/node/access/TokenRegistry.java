@@ -1,5 +1,6 @@
 package io.ringkv.node.access;
 
+import io.ringkv.ops.BearerToken;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.cert.X509Certificate;

@@ -3,6 +3,7 @@ package io.ringkv.node.metrics;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ReplicaCallListener;
 import io.ringkv.http.server.ExchangeListener;
@@ -106,12 +107,27 @@ public final class NodeMetrics {
      * @throws IllegalStateException when metrics are off
      */
     public byte[] scrape() {
+        return text(snapshot());
+    }
+
+    /**
+     * Every family's current values, for a reader in this process (the dashboard's own node):
+     * what {@link #scrape()} writes, not written.
+     *
+     * @throws IllegalStateException when metrics are off
+     */
+    public MetricSnapshots snapshot() {
         if (!enabled()) {
             throw new IllegalStateException("metrics are off on this node");
         }
+        return registry.scrape();
+    }
+
+    /** {@code snapshots} in the Prometheus text format ({@link #CONTENT_TYPE}), as {@link #scrape()} writes them. */
+    public byte[] text(MetricSnapshots snapshots) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(32 * 1024);
         try {
-            writer.write(out, registry.scrape());
+            writer.write(out, snapshots);
         } catch (IOException e) {
             throw new UncheckedIOException("writing to memory failed", e);
         }

@@ -3,6 +3,7 @@ package io.ringkv.node.access;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
+import io.ringkv.ops.BearerToken;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
