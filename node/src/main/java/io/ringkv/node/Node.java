@@ -53,12 +53,14 @@ public final class Node implements AutoCloseable {
     private final NodeConfig config;
     private static final int COORDINATION_THREADS = 2;
     /**
-     * A quarter of {@code --in-flight-max} is kept for peers' calls (replica writes and reads, hand-over
-     * batches, Raft): under overload a node sheds new client requests at its edge and still serves
-     * the replica calls other coordinators admitted already, which a 503 would fail after their cost
-     * was paid (or leave to time out as 504).
+     * Peers' calls (replica writes and reads, hand-over batches, Raft) may take a quarter of
+     * {@code --in-flight-max} more slots than client requests, which {@code --in-flight-max} bounds:
+     * under overload a node sheds new client requests at its edge and still serves the replica calls
+     * other coordinators admitted already, which a 503 would fail after their cost was paid (or leave
+     * to time out as 504). On top of the flag, not carved out of it: the client budget stays what
+     * the flag says.
      */
-    private static final int IN_FLIGHT_RESERVE_SHARE = 4;
+    private static final int IN_FLIGHT_PEER_SHARE = 4;
     /** How often a node outside the metadata group reads the metadata through its members. */
     private static final Duration METADATA_POLL = Duration.ofSeconds(1);
 
@@ -271,6 +273,11 @@ public final class Node implements AutoCloseable {
         }
     }
 
+    /** The in-flight slots only peers' calls take, on top of {@code --in-flight-max}. */
+    private static int peerSlots(NodeConfig config) {
+        return Math.max(1, config.inFlightMax() / IN_FLIGHT_PEER_SHARE);
+    }
+
     private static HttpServer startServer(NodeConfig config, HttpHandler api, ExchangeListener listener) throws NodeStartException {
         H1Limits defaults = H1Limits.defaults();
         H1Limits limits = new H1Limits(defaults.requestLineBytesMax(), defaults.headerBlockBytesMax(),
@@ -279,8 +286,8 @@ public final class Node implements AutoCloseable {
                 .host(config.host())
                 .port(config.port())
                 .h1Limits(limits)
-                .inFlightMax(config.inFlightMax())
-                .inFlightReserve(config.inFlightMax() / IN_FLIGHT_RESERVE_SHARE)
+                .inFlightMax(config.inFlightMax() + peerSlots(config))
+                .inFlightReserve(peerSlots(config))
                 .connectionsMax(config.connectionsMax())
                 .idleTimeout(config.idleTimeout())
                 .headerReadTimeout(config.headerTimeout())
