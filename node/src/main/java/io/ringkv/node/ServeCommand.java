@@ -85,8 +85,8 @@ final class ServeCommand implements Callable<Integer> {
     Duration shutdownGrace;
 
     @Option(names = "--in-flight-max", paramLabel = "N",
-            description = "Requests handled at once; beyond this the node answers 503 at once (default: "
-                    + ServerConfig.IN_FLIGHT_MAX_DEFAULT + ").")
+            description = "Client requests handled at once; beyond this the node answers 503 at once (default: "
+                    + ServerConfig.IN_FLIGHT_MAX_DEFAULT + "). Other nodes' calls may take a quarter more.")
     int inFlightMax = ServerConfig.IN_FLIGHT_MAX_DEFAULT;
 
     @Option(names = "--handler-threads", paramLabel = "N",
