@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /**
  * The address a node of a cluster was first started on, kept in {@value #NAME} in its data
@@ -47,10 +46,7 @@ final class ClusterAddressFile {
                 }
                 return;
             }
-            Files.createDirectories(dataDir);
-            Path temporary = Files.createTempFile(dataDir, ".cluster-address", ".tmp");
-            Files.writeString(temporary, address + "\n", StandardCharsets.UTF_8);
-            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
+            TextFileReplacement.write(file, address + "\n");
         } catch (IOException e) {
             throw new NodeStartException("cannot record this node's address in " + file.toAbsolutePath() + ": " + e.getMessage(), e);
         }

@@ -5,7 +5,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Optional;
 
@@ -51,10 +50,7 @@ final class UpAddresses {
 
     /** Records {@code urls} in {@code dataDir}, replacing the file in one step. */
     static void write(Path dataDir, List<String> urls) throws IOException {
-        Files.createDirectories(dataDir);
-        Path temporary = Files.createTempFile(dataDir, ".up-urls", ".tmp");
-        Files.writeString(temporary, String.join("\n", urls) + "\n", StandardCharsets.UTF_8);
-        Files.move(temporary, dataDir.resolve(NAME), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        TextFileReplacement.write(dataDir.resolve(NAME), String.join("\n", urls) + "\n");
     }
 
     /**
