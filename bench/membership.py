@@ -677,7 +677,8 @@ def summarise(doc):
     meta, rounds = doc["meta"], doc["rounds"]
     lines = ["3 nodes, replication factor 3, %d keys of %d bytes; constant %d PUT/s + %d GET/s (vegeta) over the "
              "serving nodes; %d round(s)%s" % (meta["keys"], meta["value_bytes"], meta["rate"], meta["rate"],
-                                               len(rounds), ", mean +- 95 % CI" if len(rounds) > 1 else ""),
+                                               len(rounds), ", mean +- 95 % CI" if len(rounds) > 1 else "")
+             + ("; nodes' RINGKV_JVM_OPTS: %s" % meta["jvm_opts"] if meta.get("jvm_opts") else ""),
              "issue 33's target: GET p99 during a step at most %.0fx the steady-load p99; no failed requests" % P99_TARGET,
              ""]
     steady = interval([r["steady"]["get_p99_ms"] for r in rounds])
@@ -748,7 +749,8 @@ def main():
             "value_bytes": args.value_bytes, "steps": args.step_list, "rounds": args.rounds, "quick": args.quick,
             "steady_s": args.steady_seconds, "warmup_s": args.warmup_seconds, "chunk_s": CHUNK_SECONDS,
             "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "cores": os.cpu_count(),
-            "node_args": args.node_args, "loadavg_at_start": results_file.loadavg(),
+            "node_args": args.node_args, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
+            "loadavg_at_start": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--membership"] + sys.argv[1:])}
     vegeta_bin = vegeta.ensure_vegeta()
     rounds = []
