@@ -23,6 +23,7 @@ import collections
 import json
 import math
 import os
+import re
 import secrets
 import signal
 import socket
@@ -154,6 +155,11 @@ class Cluster:
     def jit_cpu_seconds(self):
         return jit_cpu_seconds(p.pid for p in self.procs)
 
+    def thread_groups(self):
+        """The JVMs' threads by group (see thread_groups()). The launcher execs the JVM, so each
+        node's pid is its JVM's."""
+        return thread_groups(p.pid for p in self.procs)
+
     def stop(self):
         self._stop(self.procs)
 
@@ -195,6 +201,53 @@ def jit_cpu_seconds(pids):
             except (FileNotFoundError, ProcessLookupError):
                 pass  # a thread that ended between the listing and the read
     return total / CLK_TCK
+
+
+def thread_groups(pids):
+    """{thread group: [CPU ticks, voluntary context switches]} summed over the processes' threads.
+    A group is a thread name without its trailing number ("ringkv-handler-3" -> "ringkv-handler"):
+    which pool or loop did the work, and how often its threads went to sleep (each a wake-up
+    later, the cost a request at a moderate rate pays and a closed loop hides)."""
+    groups = collections.defaultdict(lambda: [0, 0])
+    for pid in pids:
+        task_dir = "/proc/%d/task" % pid
+        try:
+            tids = os.listdir(task_dir)
+        except FileNotFoundError:
+            continue
+        for tid in tids:
+            try:
+                with open(os.path.join(task_dir, tid, "comm")) as f:
+                    name = f.read().strip()
+                ticks = stat_cpu_ticks(os.path.join(task_dir, tid, "stat"))
+                with open(os.path.join(task_dir, tid, "status")) as f:
+                    switches = int(re.search(r"^voluntary_ctxt_switches:\s+(\d+)", f.read(), re.M).group(1))
+            except (FileNotFoundError, ProcessLookupError):
+                continue  # a thread that ended between the listing and the read
+            group = "ratis" if RATIS_THREAD.match(name) else (GROUP_NAME.sub("", name).rstrip("-") or name)
+            groups[group][0] += ticks
+            groups[group][1] += switches
+    return groups
+
+
+# Thread names (as /proc shows them: their first 15 characters) end in a number for pool threads
+# and loops, or in HotSpot's "#N". Ratis names its threads after the node's id
+# ("n08fd5b4c2790@group-1F70...", "n08fd5b4c2790-server-thread1"): one group.
+GROUP_NAME = re.compile(r"[-#]?\d+$")
+RATIS_THREAD = re.compile(r"^n[0-9a-f]{12}")
+
+
+def thread_costs(before, after, requests):
+    """Per thread group between two thread_groups() snapshots: CPU us and voluntary switches per
+    request; groups with under 1 us and 0.01 switches per request are left out."""
+    out = {}
+    for group, (ticks, switches) in after.items():
+        t0, s0 = before.get(group, (0, 0))
+        cpu_us = (ticks - t0) * 1e6 / CLK_TCK / max(requests, 1)
+        per_req = (switches - s0) / max(requests, 1)
+        if cpu_us >= 1 or per_req >= 0.01:
+            out[group] = {"cpu_us": round(cpu_us, 1), "switches": round(per_req, 3)}
+    return out
 
 
 def stat_cpu_ticks(path):
@@ -294,8 +347,8 @@ def summarise_constant_rate(runs, rates):
     if not runs:
         return ""
     lines = ["", "At constant rates (vegeta, open loop; issue 16's target: p99 < 5 ms at 5000/s):",
-             "%-15s %-4s %6s %20s %10s %s" % ("config", "op", "rate", "p99 ms (95% CI)", "p50 ms",
-                                             "failed (not 201; GET: not 200/404)")]
+             "%-15s %-4s %6s %20s %10s %22s %s" % ("config", "op", "rate", "p99 ms (95% CI)", "p50 ms",
+                                                  "CPU us/req (95% CI)", "failed (not 201; GET: not 200/404)")]
     for c in sorted({r["config"] for r in runs}):
         for s in ("put", "get"):
             for rate in rates:
@@ -306,8 +359,9 @@ def summarise_constant_rate(runs, rates):
                     statuses = collections.Counter()
                     for r in rs:
                         statuses.update(r.get("failed_statuses", {}))  # absent in runs written before it was kept
-                    lines.append("%-15s %-4s %6d %9.2f ± %-8.2f %10.2f %d of %d%s" % (
-                        c, s, rate, p99[0], p99[1], statistics.median(r["p50_ms"] for r in rs),
+                    cpu = interval([r["cpu_us_per_request"] for r in rs if "cpu_us_per_request" in r] or [float("nan")])
+                    lines.append("%-15s %-4s %6d %9.2f ± %-8.2f %10.2f %11.1f ± %-8.1f %d of %d%s" % (
+                        c, s, rate, p99[0], p99[1], statistics.median(r["p50_ms"] for r in rs), cpu[0], cpu[1],
                         sum(r["non_2xx"] for r in rs), sum(r["requests"] for r in rs),
                         " (" + ", ".join("%s: %d" % kv for kv in sorted(statuses.items())) + ")" if statuses else ""))
                     errors = collections.Counter()
@@ -321,6 +375,31 @@ def summarise_constant_rate(runs, rates):
                         lines.append("%-15s      nodes meanwhile, summed: %s" % ("", ", ".join(
                             "%s %.3g" % kv for kv in sorted(nodes.items()))))
     return "\n".join(lines) + "\n"
+
+
+def summarise_threads(runs, fixed_rate_runs, configs, scenarios, rates):
+    """Per configuration, scenario and load (closed loop, each constant rate): CPU us and voluntary
+    context switches per request by thread group, summed over the nodes, means over the rounds."""
+    lines = ["", "Where the nodes' CPU went, per request, by thread group (summed over the nodes; mean over rounds; "
+                 "us CPU / voluntary context switches):"]
+    for c in configs:
+        for s in scenarios:
+            for rate in [0] + rates:
+                rs = [r for r in (runs if rate == 0 else fixed_rate_runs)
+                      if r["config"] == c and r["scenario"] == s and (rate == 0 or r.get("rate") == rate) and "threads" in r]
+                if not rs:
+                    continue
+                groups = collections.defaultdict(lambda: [0.0, 0.0])
+                for r in rs:
+                    for g, v in r["threads"].items():
+                        groups[g][0] += v["cpu_us"] / len(rs)
+                        groups[g][1] += v["switches"] / len(rs)
+                top = sorted(groups.items(), key=lambda kv: -kv[1][0])
+                lines.append("  %s %s %s: all %.0f us / %.2f switches; %s" % (
+                    c, s, "closed loop" if rate == 0 else "at %d/s" % rate, sum(v[0] for v in groups.values()),
+                    sum(v[1] for v in groups.values()),
+                    ", ".join("%s %.0f / %.2f" % (g, v[0], v[1]) for g, v in top[:7])))
+    return lines if len(lines) > 1 else []
 
 
 def interval(values):
@@ -430,9 +509,10 @@ def baseline_constant_rate_ratios(fixed_rate_runs, configs, rates):
                 rounds = sorted(set(now) & set(before))
                 if rounds:
                     p99 = interval([now[r]["p99_ms"] / before[r]["p99_ms"] for r in rounds])
-                    lines.append("  %s / %s %s at %d/s: p99 %.2fx ± %.2f (%d rounds)" % (
-                        c, base, s, rate, p99[0], p99[1], len(rounds)))
-    return ["", "Against the baseline checkout at constant rates (per-round ratios, mean ± 95 % CI):"] + lines if lines else []
+                    cpu = interval([now[r]["cpu_us_per_request"] / before[r]["cpu_us_per_request"] for r in rounds])
+                    lines.append("  %s / %s %s at %d/s: p99 %.2fx ± %.2f, CPU per request %.2fx ± %.2f (%d rounds)" % (
+                        c, base, s, rate, p99[0], p99[1], cpu[0], cpu[1], len(rounds)))
+    return ["", "Against the baseline (--baseline checkout, --baseline-jvm-opts) at constant rates (per-round ratios, mean ± 95 % CI):"] + lines if lines else []
 
 
 def baseline_ratios(by, configs, scenarios):
@@ -444,21 +524,21 @@ def baseline_ratios(by, configs, scenarios):
         if not c.endswith(BASELINE_SUFFIX) or c[:-len(BASELINE_SUFFIX)] not in configs:
             continue
         lines.extend(paired_ratios(by, c[:-len(BASELINE_SUFFIX)], c, scenarios))
-    return ["", "Against the baseline checkout (per-round ratios, mean ± 95 % CI):"] + lines if lines else []
+    return ["", "Against the baseline (--baseline checkout, --baseline-jvm-opts) (per-round ratios, mean ± 95 % CI):"] + lines if lines else []
 
 
 BASELINE_SUFFIX = "@baseline"
 
 
-def baseline_checkout(ap, configs, known, path, log):
+def baseline_checkout(ap, configs, known, path, log, jvm_opts=None):
     """Checks the configuration names (each one of known, optionally with BASELINE_SUFFIX, which
     needs --baseline); with a --baseline path, builds that checkout if it needs it and returns
     {dir, git_rev, git_dirty}, else None."""
     for c in configs:
         if c.split("@")[0] not in known or ("@" in c and not c.endswith(BASELINE_SUFFIX)):
             ap.error("unknown config %r (%s, each optionally with %s)" % (c, ", ".join(known), BASELINE_SUFFIX))
-        if c.endswith(BASELINE_SUFFIX) and not path:
-            ap.error("%s needs --baseline DIR" % c)
+        if c.endswith(BASELINE_SUFFIX) and not path and jvm_opts is None:
+            ap.error("%s needs --baseline DIR or --baseline-jvm-opts" % c)
     if not path:
         return None
     root = os.path.abspath(path)
@@ -493,6 +573,10 @@ def main():
                     help="per round, 3-node configurations also get PUTs and GETs at each of these constant rates "
                          "(comma-separated; vegeta, open loop) for --duration, for their p99; 0: skip (default 2500,5000)")
     ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
+    ap.add_argument("--baseline-jvm-opts", metavar="OPTS",
+                    help="JVM options (RINGKV_JVM_OPTS) for the nodes of the @baseline configurations only, which run "
+                         "from this checkout unless --baseline names another: the same code with and without a JVM "
+                         "flag, interleaved")
     ap.add_argument("--baseline", metavar="DIR",
                     help="another checkout (a git worktree of an earlier commit, say): a configuration named with "
                          "the suffix @baseline (e.g. --configs 1node,1node@baseline) runs from DIR's ./ringkv, "
@@ -521,7 +605,9 @@ def main():
     independent = {"3x1node"}
     configs = args.configs.split(",")
     scenarios = args.scenarios.split(",")
-    baseline = baseline_checkout(ap, configs, known, args.baseline, log)
+    baseline = baseline_checkout(ap, configs, known, args.baseline, log, args.baseline_jvm_opts)
+    if args.baseline_jvm_opts is not None:
+        baseline = dict(baseline or {"dir": ROOT, "git_rev": None, "git_dirty": None}, jvm_opts=args.baseline_jvm_opts)
     for s in scenarios:
         if s not in ("put", "get"):
             ap.error("unknown scenario %r (put, get)" % s)
@@ -533,7 +619,8 @@ def main():
         for c in configs:
             nodes, flags = known[c.split("@")[0]]
             root = baseline["dir"] if c.endswith(BASELINE_SUFFIX) else ROOT
-            clusters[c] = Cluster(c, nodes, flags + extra, tmp, args.server_cpus,
+            env = {"RINGKV_JVM_OPTS": baseline["jvm_opts"]} if c.endswith(BASELINE_SUFFIX) and "jvm_opts" in baseline else None
+            clusters[c] = Cluster(c, nodes, flags + extra, tmp, args.server_cpus, env=env,
                                   independent=c.split("@")[0] in independent, root=root)
         for c in configs:
             clusters[c].await_ready()
@@ -556,7 +643,9 @@ def main():
                     if args.warmup:
                         load(cluster, s, args.warmup, args.connections, args.load_cpus, args.keys)
                     before, jit_before = cluster.cpu_seconds(), cluster.jit_cpu_seconds()
+                    threads_before = cluster.thread_groups()
                     res = load(cluster, s, args.duration, args.connections, args.load_cpus, args.keys)
+                    threads_after = cluster.thread_groups()
                     cpu = cluster.cpu_seconds() - before
                     jit = cluster.jit_cpu_seconds() - jit_before
                     # wrk's "status" errors count non-2xx/3xx answers (503 from shedding, 504).
@@ -565,7 +654,8 @@ def main():
                            "rps": answered / (res["duration_us"] / 1e6), "server_cpu_s": cpu,
                            "cpu_us_per_request": cpu * 1e6 / max(answered, 1),
                            "jit_cpu_s": jit, "jit_share": jit / cpu if cpu > 0 else 0.0, "latency_us": res["latency_us"],
-                           "non_2xx": res["errors"]["status"], "errors": res["errors"]}
+                           "non_2xx": res["errors"]["status"], "errors": res["errors"],
+                           "threads": thread_costs(threads_before, threads_after, answered)}
                     runs.append(run)
                     log("round %d %s %s: %.0f req/s, %.1f us CPU/req (JIT %.1f %%), p99 %.2f ms, non-2xx %d" % (
                         rnd, c, s, run["rps"], run["cpu_us_per_request"], 100 * run["jit_share"],
@@ -573,10 +663,12 @@ def main():
                     for rate in (args.rates if c.startswith("3n-") else []):
                         before = cluster.node_counters()
                         cpu_before = cluster.cpu_seconds()
+                        threads_before = cluster.thread_groups()
                         fixed = constant_rate(vegeta_bin, cluster.urls[0], s, rate, args.duration, args.load_cpus,
                                               args.keys, tmp)
                         # The nodes' CPU per request at this rate, background work (flushes, compactions) included.
                         fixed["cpu_us_per_request"] = (cluster.cpu_seconds() - cpu_before) * 1e6 / max(fixed["requests"], 1)
+                        fixed["threads"] = thread_costs(threads_before, cluster.thread_groups(), fixed["requests"])
                         after = cluster.node_counters()
                         # What the nodes saw meanwhile: their stalls, GC and refusals.
                         fixed["nodes"] = {k: round(after[k] - before[k], 3) for k in after if after[k] != before[k]}
@@ -593,12 +685,14 @@ def main():
                 "constant_rates": args.rates, "settle_max_s": args.settle_max, "settle_step_s": args.settle_step,
                 "settle_jit_share": args.settle_jit,
                 "configs": {c: known[c.split("@")[0]][1] for c in configs}, "baseline": baseline,
+                "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
                 "loadavg_at_end": results_file.loadavg(),
                 "command": " ".join(["./ringkv", "bench", "--replicated-path"] + sys.argv[1:])}
         base = results_file.write(args.out_dir, "replicated-path", meta,
                                   {"meta": meta, "settling": settling, "runs": runs, "constant_rate_runs": fixed_rate_runs},
                                   summarise(runs, configs, scenarios) + "\n" + summarise_constant_rate(fixed_rate_runs, args.rates)
-                                  + "\n".join(baseline_constant_rate_ratios(fixed_rate_runs, configs, args.rates)))
+                                  + "\n".join(baseline_constant_rate_ratios(fixed_rate_runs, configs, args.rates))
+                                  + "\n".join(summarise_threads(runs, fixed_rate_runs, configs, scenarios, args.rates)))
         log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
     finally:
         for cluster in clusters.values():
