@@ -119,7 +119,7 @@ public final class Cluster implements AutoCloseable {
                 topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
         this.client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch,
                 settings.transport().peerBodyBytesMax(), catchUp);
-        LocalReplica local = new LocalReplica(topology.self(), engine);
+        LocalReplica local = new LocalReplica(topology.self(), engine, handlerExecutor);
         this.peerHealth = new PeerHealth(topology.others(), System::currentTimeMillis);
         this.peerProbe = new PeerProbe(topology, http, peerHealth, PROBE_INTERVAL, settings.replicaTimeout());
         // A quarter of the replica timeout: well past any healthy answer, well before a timeout.

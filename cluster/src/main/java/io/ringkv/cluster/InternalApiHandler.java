@@ -10,6 +10,7 @@ import io.ringkv.store.RangeCursor;
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
+import io.ringkv.store.WouldBlockException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -51,9 +52,12 @@ import java.util.concurrent.CompletionStage;
  * older metadata; a malformed or impossible epoch is 400 ({@link EpochGate}). Every answer to a
  * verified request carries this node's epoch, so that a sender behind catches up.
  *
- * <p>Threading: stateless apart from the shared engine and clock; runs on the server's handler
- * executor and blocks there briefly on storage, as {@link HttpHandler} allows. A request that
- * waits for a catch-up holds no thread: it is answered on the executor given at construction.
+ * <p>Threading: stateless apart from the shared engine and clock. The batches of replica reads and
+ * writes run on the event loop that read them ({@link #onLoop}) and never block it: storage that
+ * cannot answer from memory sends them to the executor given at construction. Every other request
+ * runs on the server's handler executor and blocks there briefly on storage, as
+ * {@link HttpHandler} allows. A request that waits for a catch-up holds no thread: it is answered
+ * on the executor given at construction.
  */
 public final class InternalApiHandler implements HttpHandler, HeadAdmission {
 
@@ -159,7 +163,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
      */
     private CompletionStage<Response> data(Request request) throws StoreException {
         if (request.path().equals(InternalProtocol.TIME_PATH) || request.path().equals(InternalProtocol.REPAIR_PATH)) {
-            return CompletableFuture.completedFuture(respond(request));
+            return CompletableFuture.completedFuture(respond(request, false));
         }
         // Anti-entropy's comparisons follow this node's view of owners; every other data request is
         // answered the same under any metadata (EpochGate says why).
@@ -171,14 +175,14 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
                 dependsOnMetadata);
         if (admitted.isDone()) {
             Optional<Response> refusal = admitted.join();
-            return CompletableFuture.completedFuture(refusal.isPresent() ? refusal.get() : respond(request));
+            return refusal.isPresent() ? CompletableFuture.completedFuture(refusal.get()) : respondWithoutWaiting(request);
         }
         return admitted.thenApplyAsync(refusal -> {
             if (refusal.isPresent()) {
                 return refusal.get();
             }
             try {
-                return respond(request);
+                return respond(request, false);
             } catch (StoreException e) {
                 throw new java.util.concurrent.CompletionException(e);
             }
@@ -275,8 +279,56 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         return request.remote() == null ? "unknown" : request.remote().getAddress().getHostAddress();
     }
 
-    /** The answer to an authenticated request. */
-    private Response respond(Request request) throws StoreException {
+    /**
+     * The answer to an authenticated request, made on this thread if storage can give it without
+     * waiting ({@link #onLoop}'s batches, read or written from memory), else on {@link #executor}.
+     */
+    private CompletableFuture<Response> respondWithoutWaiting(Request request) throws StoreException {
+        if (!answersOnLoop(request.method(), request.path())) {
+            return CompletableFuture.completedFuture(respond(request, false));
+        }
+        try {
+            return CompletableFuture.completedFuture(respond(request, true));
+        } catch (WouldBlockException e) {
+            CompletableFuture<Response> answer = new CompletableFuture<>();
+            try {
+                executor.execute(() -> {
+                    try {
+                        answer.complete(respond(request, false));
+                    } catch (Throwable failure) {
+                        answer.completeExceptionally(failure);
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException full) {
+                answer.complete(Response.text(503, "overloaded, retry later"));
+            }
+            return answer;
+        }
+    }
+
+    /**
+     * The batches of replica reads and writes, the bulk of a node's internal traffic, are handled on
+     * the event loop that read them: their storage calls are tried without waiting first
+     * ({@link StorageEngine#getNow}, {@link StorageEngine#applyAllNow}) and go to the executor only
+     * when that fails, so the common case hands nothing to another thread. Everything else runs on
+     * the executor.
+     */
+    @Override
+    public boolean onLoop(HeadAdmission.Head head) {
+        return answersOnLoop(head.method(), head.path());
+    }
+
+    private static boolean answersOnLoop(String method, String path) {
+        return (path.equals(InternalProtocol.WRITES_PATH) && method.equals("PUT"))
+                || (path.equals(InternalProtocol.READS_PATH) && method.equals("POST"));
+    }
+
+    /**
+     * The answer to an authenticated request.
+     *
+     * @param now storage calls of the read and write batches must not wait ({@link WouldBlockException} if they would)
+     */
+    private Response respond(Request request, boolean now) throws StoreException {
         try {
             return switch (request.path()) {
                 case InternalProtocol.RECORD_PATH -> switch (request.method()) {
@@ -285,9 +337,9 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
                     default -> Response.text(405, "use GET or PUT").withHeader("Allow", "GET, PUT");
                 };
                 case InternalProtocol.READS_PATH -> request.method().equals("POST")
-                        ? postReads(request) : Response.text(405, "use POST").withHeader("Allow", "POST");
+                        ? postReads(request, now) : Response.text(405, "use POST").withHeader("Allow", "POST");
                 case InternalProtocol.WRITES_PATH -> request.method().equals("PUT")
-                        ? putWrites(request) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
+                        ? putWrites(request, now) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
                 case InternalProtocol.RECORDS_PATH -> request.method().equals("PUT")
                         ? putRecords(request) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
                 case InternalProtocol.DIGEST_PATH -> request.method().equals("GET")
@@ -414,7 +466,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
      * carries {@link ReadBatchCodec#ANSWER_VALUE_BYTES} of values, the keys left are deferred unread
      * (the coordinator asks for them alone), so an answer stays small whatever the values' sizes.
      */
-    private Response postReads(Request request) throws StoreException {
+    private Response postReads(Request request, boolean now) throws StoreException {
         List<byte[]> keys = ReadBatchCodec.decodeRequest(request.body());
         List<ReadBatchCodec.Answer> answers = new ArrayList<>(keys.size());
         long valueBytes = 0;
@@ -423,7 +475,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
                 answers.add(ReadBatchCodec.Answer.ASK_ALONE);
                 continue;
             }
-            Optional<Record> stored = engine.get(key);
+            Optional<Record> stored = now ? engine.getNow(key) : engine.get(key);
             answers.add(stored.isPresent() ? new ReadBatchCodec.Answer(stored.get(), false) : ReadBatchCodec.Answer.NOT_FOUND);
             valueBytes += stored.map(record -> record.value().length).orElse(0);
         }
@@ -436,7 +488,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
      * refused alone (its answer says so) and its timestamp not observed; a malformed batch changes
      * nothing ({@code 400}).
      */
-    private Response putWrites(Request request) throws StoreException {
+    private Response putWrites(Request request, boolean now) throws StoreException {
         WriteBatchCodec.Batch batch = WriteBatchCodec.decodeRequest(request.body());
         int writes = batch.keys().size();
         long[] answers = new long[writes];
@@ -454,7 +506,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
             keys.add(batch.keys().get(i));
             records.add(record);
         }
-        Record[] keptOut = engine.applyAll(keys, records);
+        Record[] keptOut = now ? engine.applyAllNow(keys, records) : engine.applyAll(keys, records);
         for (int j = 0; j < keptOut.length; j++) {
             answers[position[j]] = keptOut[j] == null ? WriteBatchCodec.STORED : keptOut[j].timestamp();
         }

@@ -2,24 +2,44 @@ package io.ringkv.cluster;
 
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
+import io.ringkv.store.WouldBlockException;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
- * The replica on this node: calls the {@link StorageEngine} directly, on the calling thread (the
- * node's handler executor), and returns an already completed future. No HTTP, no thread hop.
+ * The replica on this node: calls the {@link StorageEngine} directly, with no HTTP. It first asks
+ * the engine to answer without waiting ({@link StorageEngine#getNow}, {@link StorageEngine#applyAllNow}:
+ * from memory, no lock held elsewhere, no write stall) and returns an already completed future;
+ * only when that would block does the call go to {@code executor}, whose future completes there.
+ * So a coordinator may run on an event loop (a request the server handles there,
+ * {@link io.ringkv.http.server.HeadAdmission#onLoop}) and still never block it.
  *
- * <p>Threading: stateless; safe from any thread that may block on disk (never an event loop).
+ * <p>Threading: stateless; safe from any thread, an event loop included.
  */
 public final class LocalReplica implements Replica {
 
     private final ClusterNode node;
     private final StorageEngine engine;
+    private final Executor executor;
 
+    /**
+     * A replica whose calls that cannot be answered without waiting run on the calling thread: for
+     * callers that may block (tests, tools).
+     */
     public LocalReplica(ClusterNode node, StorageEngine engine) {
+        this(node, engine, Runnable::run);
+    }
+
+    /** @param executor runs a call that cannot be answered without waiting (disk I/O, a held lock, a write stall) */
+    public LocalReplica(ClusterNode node, StorageEngine engine, Executor executor) {
         this.node = node;
         this.engine = engine;
+        this.executor = executor;
     }
 
     @Override
@@ -30,7 +50,9 @@ public final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<Optional<Record>> read(byte[] key) {
         try {
-            return CompletableFuture.completedFuture(engine.get(key));
+            return CompletableFuture.completedFuture(engine.getNow(key));
+        } catch (WouldBlockException e) {
+            return onExecutor(() -> engine.get(key));
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -39,14 +61,42 @@ public final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<OptionalLong> write(byte[] key, Record record) {
         try {
-            if (engine.apply(key, record)) {
-                return CompletableFuture.completedFuture(OptionalLong.empty());
-            }
-            // Rare (a conflict): read what kept it out. It may have changed since, only to something fresher.
-            return CompletableFuture.completedFuture(fresherThan(record, engine.get(key)));
+            Record keptOut = engine.applyAllNow(List.of(key), List.of(record))[0];
+            return CompletableFuture.completedFuture(keptOut == null ? OptionalLong.empty()
+                    : fresherThan(record, Optional.of(keptOut)));
+        } catch (WouldBlockException e) {
+            return onExecutor(() -> {
+                if (engine.apply(key, record)) {
+                    return OptionalLong.empty();
+                }
+                // Rare (a conflict): read what kept it out. It may have changed since, only to something fresher.
+                return fresherThan(record, engine.get(key));
+            });
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** {@code call} on the executor; a refusal (the executor is full or shut down) fails the future. */
+    private <T> CompletableFuture<T> onExecutor(StoreCall<T> call) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            executor.execute(() -> {
+                try {
+                    result.complete(call.call());
+                } catch (Throwable e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(e);
+        }
+        return result;
+    }
+
+    @FunctionalInterface
+    private interface StoreCall<T> {
+        T call() throws StoreException;
     }
 
     /** The stored record's timestamp when it is fresher than {@code written}; empty when it is {@code written} itself. */

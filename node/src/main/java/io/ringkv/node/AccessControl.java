@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * secret ({@link PeerSignature}) is a peer's dashboard reading this node's admin pages: it gets
  * the {@code admin} scope for that {@code GET}.
  *
- * <p>Threading: {@link #handle} on handler threads, {@link #admit} on event loops (a token
+ * <p>Threading: {@link #handle} on handler threads, or on event loops for the requests the next
+ * handler runs there ({@link #onLoop}); {@link #admit} on event loops (a token
  * lookup hashes once and compares in memory: no blocking); {@link #peers} once, from the starting thread,
  * when the node knows its cluster (until then peer proofs are not accepted).
  */
@@ -130,6 +131,15 @@ final class AccessControl implements HttpHandler, HeadAdmission {
     @Override
     public boolean priority(HeadAdmission.Head head) {
         return next instanceof HeadAdmission heads && heads.priority(head);
+    }
+
+    /**
+     * As the next handler says: {@link #handle}'s own checks never block (a token lookup hashes and
+     * compares in memory, a peer's proof is a MAC).
+     */
+    @Override
+    public boolean onLoop(HeadAdmission.Head head) {
+        return next instanceof HeadAdmission heads && heads.onLoop(head);
     }
 
     /**

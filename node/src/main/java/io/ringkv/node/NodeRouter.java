@@ -24,8 +24,8 @@ import java.util.concurrent.CompletionStage;
  * API, the status, metrics and dashboard take no body worth refusing early (a public route's body
  * is bounded by {@code --max-body} alone, chunked uploads included).
  *
- * <p>Threading: {@link #ready} from the starting thread; {@link #handle} from handler threads;
- * {@link #admit} from event loops.
+ * <p>Threading: {@link #ready} from the starting thread; {@link #handle} from handler threads, or
+ * from event loops for the requests {@link #onLoop} names; {@link #admit} from event loops.
  */
 final class NodeRouter implements HttpHandler, HeadAdmission {
     private final HttpHandler status;
@@ -74,6 +74,22 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
     @Override
     public boolean priority(HeadAdmission.Head head) {
         return api != null && internal(head.path()) && internal instanceof HeadAdmission heads && heads.priority(head);
+    }
+
+    /**
+     * The requests that never block run on the event loop: the node-to-node plane's batches of
+     * replica reads and writes ({@code InternalApiHandler.onLoop}) and the public API's plain reads
+     * and writes of a key ({@link PublicApi#answersOnLoop}); none until the API is ready.
+     */
+    @Override
+    public boolean onLoop(HeadAdmission.Head head) {
+        if (api == null) {
+            return false;
+        }
+        if (internal(head.path())) {
+            return internal instanceof HeadAdmission heads && heads.onLoop(head);
+        }
+        return PublicApi.answersOnLoop(head);
     }
 
     @Override

@@ -52,7 +52,11 @@ import org.slf4j.LoggerFactory;
  * full before its answer, one record past it, so that the answer's head can name the next page
  * ({@link RangePage}, {@link NextPageLink}).
  *
- * <p>Threading: stateless; called on the server's handler executor.
+ * <p>Threading: stateless. Reads and plain writes of one key ({@link #answersOnLoop}) are handled
+ * on the event loop that read them: the coordinator's storage calls are tried without waiting and
+ * go to the handler executor only when they would block ({@code LocalReplica}), and the replicas'
+ * answers complete on the inter-node client's loops. Everything else (conditional writes, whose
+ * compare-and-set state is read and written on disk, ranges) is called on the handler executor.
  */
 public final class PublicApi implements HttpHandler {
     private static final Logger log = LoggerFactory.getLogger(PublicApi.class);
@@ -90,6 +94,22 @@ public final class PublicApi implements HttpHandler {
 
     private CompletionStage<Response> other(Request request) {
         return done(Response.text(400, "unknown path " + request.path()));
+    }
+
+    /**
+     * Whether the server may run this request's handler on its event loop
+     * ({@link io.ringkv.http.server.HeadAdmission#onLoop}): a GET, HEAD, PUT or DELETE of
+     * {@code /v0/entity} without a write condition, which never blocks (see the class comment).
+     */
+    static boolean answersOnLoop(io.ringkv.http.server.HeadAdmission.Head head) {
+        if (!head.path().equals(ENTITY_PATH)) {
+            return false;
+        }
+        return switch (head.method()) {
+            case "GET", "HEAD" -> true;
+            case "PUT", "DELETE" -> WriteCondition.FIELDS.stream().noneMatch(field -> head.headers().first(field).isPresent());
+            default -> false;
+        };
     }
 
     private CompletionStage<Response> entity(Request request) {

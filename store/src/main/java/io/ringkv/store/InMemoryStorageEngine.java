@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -78,6 +79,18 @@ public final class InMemoryStorageEngine implements StorageEngine {
             }
             // Another writer changed the entry between our read and our replace: compare again.
         }
+    }
+
+    /** Never waits: the map takes no locks. */
+    @Override
+    public Optional<Record> getNow(byte[] key) throws StoreException {
+        return get(key);
+    }
+
+    /** Never waits: the map takes no locks. */
+    @Override
+    public Record[] applyAllNow(List<byte[]> keys, List<Record> records) throws StoreException {
+        return applyAll(keys, records);
     }
 
     @Override

@@ -26,9 +26,12 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.ReadTier;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Statistics;
+import org.rocksdb.Status;
 import org.rocksdb.TickerType;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
@@ -92,6 +95,13 @@ public final class RocksDbStorageEngine implements StorageEngine {
     private final List<ColumnFamilyHandle> families;
     private volatile HintLog hints;
     private final WriteOptions writeOptions;
+    /** Reads that answer from memory only (memtables, block cache) or fail Incomplete: {@link #getNow}. */
+    private final ReadOptions memoryOnlyReads;
+    /**
+     * Writes that fail Incomplete instead of waiting out a write stall ({@link #applyAllNow}); null
+     * when every write is synced to disk, which no caller that must not block can wait for.
+     */
+    private final WriteOptions noWaitWrites;
     /** Native objects other than {@link #db}, in creation order; freed in reverse after it. */
     private final List<AutoCloseable> natives;
     private final StripedLocks keyLocks;
@@ -115,6 +125,10 @@ public final class RocksDbStorageEngine implements StorageEngine {
         this.writeOptions = writeOptions;
         this.natives = natives;
         this.keyLocks = keyLocks;
+        // Freed with the other natives, after the database.
+        this.memoryOnlyReads = track(natives, new ReadOptions().setReadTier(ReadTier.BLOCK_CACHE_TIER));
+        this.noWaitWrites = writeOptions.sync() ? null
+                : track(natives, new WriteOptions().setDisableWAL(false).setSync(false).setNoSlowdown(true));
     }
 
     /** Opens (creating if needed) the database in {@code dir} with {@link StoreConfig#defaults()}. */
@@ -179,6 +193,20 @@ public final class RocksDbStorageEngine implements StorageEngine {
         });
     }
 
+    /**
+     * From the memtables and the block cache; {@link WouldBlockException} when RocksDB would have to
+     * read a file (it answers Incomplete), or while the store is being closed.
+     */
+    @Override
+    public Optional<Record> getNow(byte[] key) throws StoreException {
+        Objects.requireNonNull(key, "key");
+        return guardedNow("getNow", key, () -> {
+            byte[] stored = db.get(memoryOnlyReads, key);
+            keysRead.increment();
+            return stored == null ? Optional.empty() : Optional.of(decode(key, stored));
+        });
+    }
+
     @Override
     public boolean apply(byte[] key, Record record) throws StoreException {
         Objects.requireNonNull(key, "key");
@@ -231,7 +259,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
                     keyLocks.stripe(stripe).lock();
                     locked++;
                 }
-                return applyLocked(keys, records);
+                return applyLocked(keys, records, null, writeOptions);
             } finally {
                 for (int i = locked - 1; i >= 0; i--) {
                     keyLocks.stripe(ordered[i]).unlock();
@@ -240,8 +268,55 @@ public final class RocksDbStorageEngine implements StorageEngine {
         });
     }
 
-    /** {@link #applyAll} with its stripes held. */
-    private Record[] applyLocked(List<byte[]> keys, List<Record> records) throws RocksDBException, StoreException {
+    /**
+     * As {@link #applyAll}, but a stripe lock held elsewhere, a read that needs a file, a write
+     * stall, or synced writes ({@link Durability#POWER_LOSS}) end it with
+     * {@link WouldBlockException} before anything is written (RocksDB refuses a write it would
+     * delay as Incomplete, without applying any of it).
+     */
+    @Override
+    public Record[] applyAllNow(List<byte[]> keys, List<Record> records) throws StoreException {
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(records, "records");
+        if (keys.size() != records.size()) {
+            throw new IllegalArgumentException(keys.size() + " keys for " + records.size() + " records");
+        }
+        if (noWaitWrites == null) {
+            throw WouldBlockException.INSTANCE;
+        }
+        if (keys.isEmpty()) {
+            return new Record[0];
+        }
+        int[] stripes = new int[keys.size()];
+        for (int i = 0; i < stripes.length; i++) {
+            stripes[i] = keyLocks.stripeOf(Objects.requireNonNull(keys.get(i), "key"));
+            Objects.requireNonNull(records.get(i), "record");
+        }
+        int[] ordered = stripes.length == 1 ? stripes : Arrays.stream(stripes).sorted().distinct().toArray();
+        return guardedNow("applyAllNow", keys.get(0), () -> {
+            int locked = 0;
+            try {
+                for (int stripe : ordered) {
+                    if (!keyLocks.stripe(stripe).tryLock()) {
+                        throw WouldBlockException.INSTANCE;
+                    }
+                    locked++;
+                }
+                return applyLocked(keys, records, memoryOnlyReads, noWaitWrites);
+            } finally {
+                for (int i = locked - 1; i >= 0; i--) {
+                    keyLocks.stripe(ordered[i]).unlock();
+                }
+            }
+        });
+    }
+
+    /**
+     * {@link #applyAll} with its stripes held, reading with {@code readWith} (null: RocksDB's
+     * defaults) and writing with {@code writeWith}.
+     */
+    private Record[] applyLocked(List<byte[]> keys, List<Record> records, ReadOptions readWith, WriteOptions writeWith)
+            throws RocksDBException, StoreException {
         Record[] keptOut = new Record[keys.size()];
         Record[] replaced = new Record[keys.size()];
         boolean[] stored = new boolean[keys.size()];
@@ -255,7 +330,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 ByteBuffer name = ByteBuffer.wrap(key);
                 Record before = batchLatest.get(name);
                 if (before == null) {
-                    byte[] bytes = db.get(key);
+                    byte[] bytes = readWith == null ? db.get(key) : db.get(readWith, key);
                     before = bytes == null ? null : decode(key, bytes);
                 }
                 if (before != null && !record.isNewerThan(before)) {
@@ -270,7 +345,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 writes++;
             }
             if (writes > 0) {
-                db.write(writeOptions, batch);
+                db.write(writeWith, batch);
             }
         }
         keysWritten.add(writes);
@@ -444,6 +519,32 @@ public final class RocksDbStorageEngine implements StorageEngine {
             }
             return call.call();
         } catch (RocksDBException e) {
+            throw new StoreException(operation + " failed for key " + Keys.describe(key) + " in " + dir + ": "
+                    + e.getMessage(), e);
+        } finally {
+            read.unlock();
+        }
+    }
+
+    /**
+     * As {@link #guarded}, for a caller that must not wait: {@link WouldBlockException} when the
+     * store is being closed (its lifecycle lock is taken or wanted) or RocksDB answers Incomplete
+     * (the call needed a file, or a write would stall).
+     */
+    private <T> T guardedNow(String operation, byte[] key, NativeCall<T> call) throws StoreException {
+        Lock read = lifecycle.readLock();
+        if (!read.tryLock()) {
+            throw WouldBlockException.INSTANCE;
+        }
+        try {
+            if (closed) {
+                throw new StoreClosedException(operation + " on closed store " + dir);
+            }
+            return call.call();
+        } catch (RocksDBException e) {
+            if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete) {
+                throw WouldBlockException.INSTANCE;
+            }
             throw new StoreException(operation + " failed for key " + Keys.describe(key) + " in " + dir + ": "
                     + e.getMessage(), e);
         } finally {

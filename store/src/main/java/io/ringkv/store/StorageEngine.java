@@ -49,6 +49,31 @@ public interface StorageEngine extends AutoCloseable {
     }
 
     /**
+     * As {@link #get}, without waiting: answered from memory (RocksDB's memtables, block cache and
+     * filters), for a caller that must not block (an event loop).
+     *
+     * @throws WouldBlockException when the answer needs disk I/O or the store is closing; nothing
+     *                             is lost, call {@link #get} on a thread that may block. An engine
+     *                             that cannot tell always throws it (the default).
+     */
+    default Optional<Record> getNow(byte[] key) throws StoreException {
+        throw WouldBlockException.INSTANCE;
+    }
+
+    /**
+     * As {@link #applyAll}, without waiting: for a caller that must not block (an event loop).
+     *
+     * @throws WouldBlockException when a key's lock is held by another thread, a read needs disk
+     *                             I/O, the write would be slowed or stopped, or every write is
+     *                             synced to disk; nothing was written, call {@link #applyAll} on a
+     *                             thread that may block. An engine that cannot tell always throws
+     *                             it (the default).
+     */
+    default Record[] applyAllNow(List<byte[]> keys, List<Record> records) throws StoreException {
+        throw WouldBlockException.INSTANCE;
+    }
+
+    /**
      * Records with {@code startInclusive <= key < endExclusive} in key order, tombstones included
      * (callers that serve clients skip them). {@code endExclusive == null} means to the last key.
      * The cursor reads lazily: memory use does not depend on the size of the range. Close it.

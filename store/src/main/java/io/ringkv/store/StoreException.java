@@ -9,4 +9,9 @@ public class StoreException extends Exception {
     public StoreException(String message) {
         super(message);
     }
+
+    /** For a subclass thrown often and on purpose, whose stack trace would tell nothing. */
+    protected StoreException(String message, boolean withStackTrace) {
+        super(message, null, false, withStackTrace);
+    }
 }

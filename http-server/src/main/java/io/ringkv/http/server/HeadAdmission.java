@@ -90,6 +90,21 @@ public interface HeadAdmission {
     }
 
     /**
+     * Whether a request that {@link #admit} let through is handled on the event loop that read it
+     * rather than on the handler executor. Say yes only for requests whose
+     * {@link HttpHandler#handle} never blocks: it does its work from memory and hands whatever
+     * might wait (disk I/O, a lock another thread holds) to an executor of its own, returning a
+     * stage that completes there. Such a request then costs no hand-over between threads: at
+     * moderate rates, where every hand-over wakes a sleeping thread, that is a large share of a
+     * small request's CPU. Same threading rules as {@link #admit}.
+     *
+     * @return false (the default): the handler runs on the executor
+     */
+    default boolean onLoop(Head head) {
+        return false;
+    }
+
+    /**
      * A request as known at its head.
      *
      * @param method        the method token as sent

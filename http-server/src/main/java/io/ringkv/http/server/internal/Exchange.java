@@ -23,6 +23,8 @@ final class Exchange {
     final RequestHead head;
     /** What the handler's head admission noted for it; set and read on the connection's loop, before dispatch. */
     Object admissionNote;
+    /** The head's {@link HeadGate.Decision#onLoop}: the handler runs on the loop. Loop thread only. */
+    boolean onLoop;
     /** The most body bytes this request may send, from the handler's head check; the parser enforces the server's. */
     final long bodyBytesMax;
     private final InFlightBudget budget;

@@ -16,8 +16,10 @@ import org.slf4j.LoggerFactory;
  * Calls the application handler and turns whatever it does into a response: a thrown exception
  * or an exceptional stage becomes 500 and a log line, so user code cannot break the connection.
  *
- * <p>Threading: {@link #invoke} runs on the handler executor; the response is encoded and queued
- * on whichever thread completes the handler's stage, with no extra hop.
+ * <p>Threading: {@link #invoke} runs on the handler executor, or on the event loop for a request
+ * the handler asked to run there ({@link io.ringkv.http.server.HeadAdmission#onLoop}); the
+ * response is encoded and queued on whichever thread completes the handler's stage, with no extra
+ * hop.
  */
 final class HandlerInvoker {
     private static final Logger log = LoggerFactory.getLogger(HandlerInvoker.class);

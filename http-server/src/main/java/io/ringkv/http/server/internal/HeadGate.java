@@ -42,9 +42,11 @@ final class HeadGate {
      *                     ({@link Long#MAX_VALUE}: the server's limit alone)
      * @param priority     when {@code early} is null: the request may take the in-flight reserve
      *                     ({@link HeadAdmission#priority})
+     * @param onLoop       when {@code early} is null: the handler runs on the event loop
+     *                     ({@link HeadAdmission#onLoop})
      */
-    record Decision(Response early, Object note, long bodyBytesMax, boolean priority) {
-        static final Decision READ_BODY = new Decision(null, null, Long.MAX_VALUE, false);
+    record Decision(Response early, Object note, long bodyBytesMax, boolean priority, boolean onLoop) {
+        static final Decision READ_BODY = new Decision(null, null, Long.MAX_VALUE, false, false);
     }
 
     /**
@@ -62,6 +64,7 @@ final class HeadGate {
         Object note = null;
         long bodyBytesMax = Long.MAX_VALUE;
         boolean priority = false;
+        boolean onLoop = false;
         try {
             HeadAdmission.Verdict verdict = admission.verdict(head);
             early = verdict == null ? null : verdict.answer();
@@ -72,6 +75,7 @@ final class HeadGate {
                     throw new IllegalStateException("negative body limit " + bodyBytesMax);
                 }
                 priority = admission.priority(head);
+                onLoop = admission.onLoop(head);
             }
         } catch (RuntimeException e) {
             log.error("head admission failed for {} {} from {}", LogText.of(method), LogText.of(head.path()), remote, e);
@@ -87,10 +91,10 @@ final class HeadGate {
         }
         if (early != null) {
             refused.increment();
-            return new Decision(early, null, 0, false);
+            return new Decision(early, null, 0, false, false);
         }
-        return note == null && bodyBytesMax == Long.MAX_VALUE && !priority ? Decision.READ_BODY
-                : new Decision(null, note, bodyBytesMax, priority);
+        return note == null && bodyBytesMax == Long.MAX_VALUE && !priority && !onLoop ? Decision.READ_BODY
+                : new Decision(null, note, bodyBytesMax, priority, onLoop);
     }
 
     /** Requests answered at their head since start. */

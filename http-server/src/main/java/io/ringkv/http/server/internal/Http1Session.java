@@ -187,6 +187,7 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         boolean admitted = budget.tryAcquire(decision.priority());
         Exchange exchange = new Exchange(head, admitted ? budget : null, decision.bodyBytesMax());
         exchange.admissionNote = decision.note();
+        exchange.onLoop = decision.onLoop();
         sequencer.add(exchange);
         current = exchange;
         if (!admitted) {
@@ -355,6 +356,11 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         sequencer.dispatched(exchange);
         try {
             long dispatched = System.nanoTime();
+            if (exchange.onLoop) {
+                // The handler said it never blocks on such a request (HeadAdmission.onLoop).
+                context.invoker().invoke(exchange, request, sequencer, dispatched);
+                return;
+            }
             context.executor().execute(() -> context.invoker().invoke(exchange, request, sequencer, dispatched));
         } catch (RejectedExecutionException e) {
             context.refusedRequest();

@@ -315,6 +315,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             stream.admissionNote = decision.note();
             stream.bodyBytesMax = decision.bodyBytesMax();
             stream.priority = decision.priority();
+            stream.onLoop = decision.onLoop();
             return false;
         }
         stream.rejected = true;
@@ -394,6 +395,11 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         }
         try {
             long dispatched = System.nanoTime();
+            if (stream.onLoop) {
+                // The handler said it never blocks on such a request (HeadAdmission.onLoop).
+                context.invoker().invoke(request, response -> answered(stream, response), dispatched);
+                return;
+            }
             context.executor().execute(() -> context.invoker().invoke(request, response -> answered(stream, response), dispatched));
         } catch (RejectedExecutionException e) {
             synchronized (lock) {
@@ -1050,6 +1056,8 @@ final class Http2Session implements ConnectionHandler, ServerSession {
         Object admissionNote;
         /** The head's {@link HeadGate.Decision#priority}: the request may take the in-flight reserve. */
         boolean priority;
+        /** The head's {@link HeadGate.Decision#onLoop}: the handler runs on the loop. */
+        boolean onLoop;
         /** The most body bytes this request may send by the handler's head check; the server's limit applies too. */
         long bodyBytesMax = Long.MAX_VALUE;
         /** The request's HEADERS came without END_STREAM, and END_STREAM has not come yet. */
