@@ -96,7 +96,7 @@ public final class Cluster implements AutoCloseable {
     static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
 
     private Cluster(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
-                    Executor handlerExecutor, ReplicaCallListener callListener) throws StoreException {
+                    Executor handlerExecutor, Executor storageExecutor, ReplicaCallListener callListener) throws StoreException {
         this.topology = joined != null ? joined : ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
         this.joinedCluster = joined != null;
         this.replicationFactor = new ReplicationFactor(Math.min(settings.replicationFactor(), topology.size()), topology::size);
@@ -119,7 +119,7 @@ public final class Cluster implements AutoCloseable {
                 topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
         this.client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch,
                 settings.transport().peerBodyBytesMax(), catchUp);
-        LocalReplica local = new LocalReplica(topology.self(), engine, handlerExecutor);
+        LocalReplica local = new LocalReplica(topology.self(), engine, storageExecutor);
         this.peerHealth = new PeerHealth(topology.others(), System::currentTimeMillis);
         this.peerProbe = new PeerProbe(topology, http, peerHealth, PROBE_INTERVAL, settings.replicaTimeout());
         // A quarter of the replica timeout: well past any healthy answer, well before a timeout.
@@ -146,7 +146,7 @@ public final class Cluster implements AutoCloseable {
                 coordinator, clock, clockSkew, handlerExecutor);
         this.internalHandler = topology.size() > 1
                 ? new InternalApiHandler(engine, clock, auth, topologyWatch, antiEntropy, clockSkew, acceptor, epochGate,
-                        handlerExecutor) : null;
+                        handlerExecutor, storageExecutor) : null;
         this.range = new ClusterRange(topology, engine, client, coordinator::expiryClockMillis, replicationFactor::current);
         this.cleanup = new Cleanup(engine, topology, replicationFactor::current, client,
                 new ScanPacer(settings.streamBytesPerSecond()), client.requestTimeout().multipliedBy(2));
@@ -188,7 +188,18 @@ public final class Cluster implements AutoCloseable {
      */
     public static Cluster start(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
                                 Executor handlerExecutor, ReplicaCallListener calls) throws StoreException {
-        Cluster cluster = new Cluster(settings, joined, engine, clock, handlerExecutor, calls);
+        return start(settings, joined, engine, clock, handlerExecutor, handlerExecutor, calls);
+    }
+
+    /**
+     * As above, with the executor where storage calls that would block an event loop run
+     * ({@code storageExecutor}: the server's bounded handler executor, {@code HttpServer.handlerExecutor()}):
+     * a request the server handles on its loop reads and writes this node's replica from memory
+     * and hands only what would wait to it ({@link LocalReplica}, {@link InternalApiHandler}).
+     */
+    public static Cluster start(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
+                                Executor handlerExecutor, Executor storageExecutor, ReplicaCallListener calls) throws StoreException {
+        Cluster cluster = new Cluster(settings, joined, engine, clock, handlerExecutor, storageExecutor, calls);
         cluster.peerProbe.start();
         cluster.clockCheck.start();
         try {

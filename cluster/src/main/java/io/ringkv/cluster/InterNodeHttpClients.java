@@ -75,7 +75,10 @@ public final class InterNodeHttpClients {
                     .http2PingTimeout(requestTimeout)
                     .http2PriorKnowledge(h2)
                     .connectionsPerHost(transport.connectionsPerPeer())
-                    .executor(INLINE);
+                    .executor(INLINE)
+                    // A coordinator may call from a server's event loop (HeadAdmission.onLoop):
+                    // a peer's name is resolved on the pool, never there.
+                    .resolverExecutor(executor);
             case JDK -> HttpClient.newBuilder().executor(executor);
         };
         if (transport.trust() != null) {

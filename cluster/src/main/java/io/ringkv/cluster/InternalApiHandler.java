@@ -72,6 +72,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     private final PaxosAcceptor acceptor;
     private final EpochGate epochGate;
     private final java.util.concurrent.Executor executor;
+    private final java.util.concurrent.Executor storageExecutor;
     private final RateLimitedLog aheadLog = new RateLimitedLog(60_000);
     private final RateLimitedLog refusals = new RateLimitedLog(60_000);
     private volatile HttpHandler raft;
@@ -92,18 +93,21 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     public InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, InternalAuth auth,
                               TopologyWatch topologyWatch, AntiEntropy antiEntropy, ClockSkew clockSkew) {
         this(engine, clock, auth, topologyWatch, antiEntropy, clockSkew, new PaxosAcceptor(engine),
-                new EpochGate(new MetadataCatchUp(new KnownMetadata()), EpochGate.CATCH_UP_WAIT_MAX), Runnable::run);
+                new EpochGate(new MetadataCatchUp(new KnownMetadata()), EpochGate.CATCH_UP_WAIT_MAX), Runnable::run,
+                Runnable::run);
     }
 
     /**
      * @param acceptor  this node's compare-and-set acceptor, shared with its own proposals ({@link CompareAndSet})
      * @param epochGate decides on the sender's metadata epoch before a data request is answered
      * @param executor  where a request that waited for this node to catch up is answered (the
-     *                  node's handler executor: the wait ends on a Ratis or timer thread)
+     *                  node's coordination executor: the wait ends on a Ratis or timer thread)
+     * @param storageExecutor where a batch run on the event loop goes when storage cannot answer it
+     *                  without waiting (the server's bounded handler executor)
      */
     InternalApiHandler(StorageEngine engine, HybridLogicalClock clock, InternalAuth auth, TopologyWatch topologyWatch,
                        AntiEntropy antiEntropy, ClockSkew clockSkew, PaxosAcceptor acceptor, EpochGate epochGate,
-                       java.util.concurrent.Executor executor) {
+                       java.util.concurrent.Executor executor, java.util.concurrent.Executor storageExecutor) {
         this.engine = engine;
         this.clock = clock;
         this.auth = java.util.Objects.requireNonNull(auth, "auth");
@@ -113,6 +117,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         this.acceptor = acceptor;
         this.epochGate = java.util.Objects.requireNonNull(epochGate, "epochGate");
         this.executor = java.util.Objects.requireNonNull(executor, "executor");
+        this.storageExecutor = java.util.Objects.requireNonNull(storageExecutor, "storageExecutor");
     }
 
     /**
@@ -281,7 +286,8 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
 
     /**
      * The answer to an authenticated request, made on this thread if storage can give it without
-     * waiting ({@link #onLoop}'s batches, read or written from memory), else on {@link #executor}.
+     * waiting ({@link #onLoop}'s batches, read or written from memory), else on
+     * {@link #storageExecutor} (503 when it is full).
      */
     private CompletableFuture<Response> respondWithoutWaiting(Request request) throws StoreException {
         if (!answersOnLoop(request.method(), request.path())) {
@@ -292,7 +298,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         } catch (WouldBlockException e) {
             CompletableFuture<Response> answer = new CompletableFuture<>();
             try {
-                executor.execute(() -> {
+                storageExecutor.execute(() -> {
                     try {
                         answer.complete(respond(request, false));
                     } catch (Throwable failure) {
@@ -315,8 +321,16 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
      */
     @Override
     public boolean onLoop(HeadAdmission.Head head) {
-        return answersOnLoop(head.method(), head.path());
+        return answersOnLoop(head.method(), head.path()) && head.contentLength() >= 0
+                && head.contentLength() <= ON_LOOP_BODY_BYTES_MAX;
     }
+
+    /**
+     * The largest batch handled on the event loop (its length declared at the head): a larger one
+     * would keep the loop's other connections waiting while its records are copied into RocksDB's
+     * memtable and log, or its answer built.
+     */
+    static final long ON_LOOP_BODY_BYTES_MAX = 256 * 1024;
 
     private static boolean answersOnLoop(String method, String path) {
         return (path.equals(InternalProtocol.WRITES_PATH) && method.equals("PUT"))

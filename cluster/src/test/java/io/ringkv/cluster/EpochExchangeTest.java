@@ -155,7 +155,7 @@ class EpochExchangeTest {
                     System::currentTimeMillis);
             InternalApiHandler handler = new InternalApiHandler(engine, CLOCK, auth, new TopologyWatch(TestAuth.TOPOLOGY),
                     null, TestAuth.skew(CLOCK), new PaxosAcceptor(engine), new EpochGate(node.catchUp, Duration.ofSeconds(2)),
-                    Runnable::run);
+                    Runnable::run, Runnable::run);
             return request -> {
                 request.headers().first(InternalProtocol.EPOCH_HEADER).ifPresent(sentEpoch::set);
                 return handler.handle(request);

@@ -206,6 +206,55 @@ class InternalApiHandlerTest {
     }
 
     @Test
+    void onlyTheBatchesOfReadsAndWritesRunOnTheEventLoop() {
+        assertThat(handler.onLoop(head("PUT", InternalProtocol.WRITES_PATH)), is(true));
+        assertThat(handler.onLoop(head("POST", InternalProtocol.READS_PATH)), is(true));
+        assertThat(handler.onLoop(head("GET", InternalProtocol.WRITES_PATH)), is(false));
+        assertThat(handler.onLoop(head("PUT", InternalProtocol.RECORD_PATH)), is(false));
+        assertThat(handler.onLoop(head("PUT", InternalProtocol.RECORDS_PATH)), is(false));
+        assertThat(handler.onLoop(head("GET", InternalProtocol.DIGEST_PATH)), is(false));
+        assertThat(handler.onLoop(head("POST", InternalProtocol.PAXOS_ACCEPT_PATH)), is(false));
+        assertThat(handler.onLoop(head("GET", InternalProtocol.RANGE_PATH)), is(false));
+        assertThat(handler.onLoop(head("PUT", InternalProtocol.WRITES_PATH, InternalApiHandler.ON_LOOP_BODY_BYTES_MAX)), is(true));
+        assertThat(handler.onLoop(head("PUT", InternalProtocol.WRITES_PATH, InternalApiHandler.ON_LOOP_BODY_BYTES_MAX + 1)), is(false));
+        assertThat("no declared length", handler.onLoop(head("PUT", InternalProtocol.WRITES_PATH, -1)), is(false));
+    }
+
+    @Test
+    void aBatchStorageCannotTakeWithoutWaitingIsAnsweredOnTheExecutorInstead() throws Exception {
+        List<Runnable> handedOver = new java.util.ArrayList<>();
+        InternalApiHandler waiting = new InternalApiHandler(LocalReplicaTest.alwaysWouldBlock(engine), clock,
+                new InternalAuth(TestAuth.SECRET, ClusterNode.parse(TestAuth.SELF).id(), TestAuth.TOPOLOGY, System::currentTimeMillis),
+                new TopologyWatch(TestAuth.TOPOLOGY), null, TestAuth.skew(clock), new PaxosAcceptor(engine),
+                new EpochGate(new MetadataCatchUp(new KnownMetadata()), EpochGate.CATCH_UP_WAIT_MAX), Runnable::run, handedOver::add);
+        Record written = Record.value(6, utf8("y"));
+
+        java.util.concurrent.CompletableFuture<Response> writes = waiting.handle(
+                request("PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), frames(true, utf8("b"), written))).toCompletableFuture();
+        assertThat("nothing answered on the calling thread", writes.isDone(), is(false));
+        assertThat(engine.get(utf8("b")), is(Optional.empty()));
+        handedOver.removeFirst().run();
+        assertThat(writes.join().status(), is(200));
+        assertThat(engine.get(utf8("b")), is(Optional.of(written)));
+
+        java.util.concurrent.CompletableFuture<Response> reads = waiting.handle(request("POST", InternalProtocol.READS_PATH, "",
+                Headers.of(), ReadBatchCodec.encodeRequest(List.of(utf8("b"))))).toCompletableFuture();
+        assertThat(reads.isDone(), is(false));
+        handedOver.removeFirst().run();
+        assertThat(ReadBatchCodec.decodeAnswers(((ResponseBody.Fixed) reads.join().body()).bytes(), 1).getFirst().found(),
+                is(Optional.of(written)));
+    }
+
+    private static io.ringkv.http.server.HeadAdmission.Head head(String method, String path) {
+        return head(method, path, 100);
+    }
+
+    private static io.ringkv.http.server.HeadAdmission.Head head(String method, String path, long contentLength) {
+        return new io.ringkv.http.server.HeadAdmission.Head(method, path, "", Headers.of(), contentLength,
+                new InetSocketAddress("127.0.0.1", 40000), Protocol.HTTP_2);
+    }
+
+    @Test
     void answersABatchOfReadsKeyByKeyAndRefusesAMalformedOne() throws Exception {
         engine.apply(utf8("a"), Record.value(5, utf8("x")));
         engine.apply(utf8("gone"), Record.tombstone(9));
@@ -431,13 +480,17 @@ class InternalApiHandlerTest {
     /** Sends a request signed with the test secret, as a peer would. */
     private static Response handle(InternalApiHandler handler, String method, String path, String query,
                                    Headers headers, byte[] body) throws Exception {
+        return handler.handle(request(method, path, query, headers, body)).toCompletableFuture().join();
+    }
+
+    /** A request signed as a peer would sign it. */
+    private static Request request(String method, String path, String query, Headers headers, byte[] body) {
         Map<String, String> fields = new java.util.TreeMap<>();
         for (String name : headers.names()) {
             fields.put(name, headers.first(name).orElseThrow());
         }
         Headers signed = headersOf(TestAuth.auth().sign(TestAuth.SELF, method, query.isEmpty() ? path : path + "?" + query, fields, body));
-        Request request = new Request(method, path, query, signed, body, new InetSocketAddress("127.0.0.1", 40000), Protocol.HTTP_1_1);
-        return handler.handle(request).toCompletableFuture().join();
+        return new Request(method, path, query, signed, body, new InetSocketAddress("127.0.0.1", 40000), Protocol.HTTP_1_1);
     }
 
     private static byte[] utf8(String s) {

@@ -145,6 +145,7 @@ public final class Node implements AutoCloseable {
             WarmUp.beforeServing(topology, config.interNodeTransport().trust(), warmUp);
             HybridLogicalClock clock = HybridLogicalClock.forNode(wallClock, topology.indexOfSelf(), engine.clockLease());
             Cluster cluster = Cluster.start(settings, joined == null ? null : topology, engine, clock, coordination,
+                    server.handlerExecutor(),
                     metrics.enabled() ? ReplicaCallListener.both(metrics.replicaCallListener(), events.replicaCallFailures())
                             : events.replicaCallFailures());
             metrics.watch(cluster);
@@ -168,8 +169,11 @@ public final class Node implements AutoCloseable {
                 access.peers(peers);
             }
             dashboard.ready(dashboardApi(cluster, lifecycle, status, metrics, events, dashboardWork, peers));
+            // The JDK's client may resolve a peer's name on the thread that sends to it: with it, a
+            // coordinator must not run on an event loop.
             handler.ready(new PublicApi(new ClusterEntityService(cluster, engine, config.rangeStreamsMax()),
-                    config.conditionalWrites()), cluster.internalHandler());
+                    config.conditionalWrites()), cluster.internalHandler(),
+                    config.interNodeTransport().client() == io.ringkv.cluster.InterNodeClient.RING);
             lifecycle.serving();
             log.info("node {} serving (version {}, {} node(s) in the cluster, data {}, started in {} ms); dashboard at {}{}/",
                     self, VERSION, cluster.topology().size(), config.dataDir().toAbsolutePath(), lifecycle.uptimeMillis(),

@@ -34,6 +34,8 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
     private volatile HttpHandler api;
     /** The node-to-node handler; null on a node without peers. Written before {@link #api}, read after it. */
     private volatile HttpHandler internal;
+    /** Whether the public API's plain reads and writes run on the loop. Written before {@link #api}, read after it. */
+    private volatile boolean publicOnLoop;
 
     NodeRouter(HttpHandler status, HttpHandler metrics, HttpHandler dashboard) {
         this.status = status;
@@ -41,9 +43,20 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
         this.dashboard = dashboard;
     }
 
-    /** @param internalPlane the node-to-node handler for {@code /internal/...}, or null for none */
+    /** As {@link #ready(HttpHandler, HttpHandler, boolean)}, with the public API's plain reads and writes on the loop. */
     void ready(HttpHandler publicApi, HttpHandler internalPlane) {
+        ready(publicApi, internalPlane, true);
+    }
+
+    /**
+     * @param internalPlane the node-to-node handler for {@code /internal/...}, or null for none
+     * @param publicOnLoop  whether the public API's plain reads and writes of a key may run on the
+     *                      event loop ({@link #onLoop}): false when the coordinator's peer calls
+     *                      could block the calling thread
+     */
+    void ready(HttpHandler publicApi, HttpHandler internalPlane, boolean publicOnLoop) {
         internal = internalPlane;
+        this.publicOnLoop = publicOnLoop;
         api = publicApi;
     }
 
@@ -89,7 +102,7 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
         if (internal(head.path())) {
             return internal instanceof HeadAdmission heads && heads.onLoop(head);
         }
-        return PublicApi.answersOnLoop(head);
+        return publicOnLoop && PublicApi.answersOnLoop(head);
     }
 
     @Override

@@ -97,9 +97,16 @@ public final class PublicApi implements HttpHandler {
     }
 
     /**
+     * The largest PUT body handled on the event loop: a larger one would keep the loop's other
+     * connections waiting while it is copied into RocksDB's memtable and log.
+     */
+    static final long ON_LOOP_BODY_BYTES_MAX = 64 * 1024;
+
+    /**
      * Whether the server may run this request's handler on its event loop
      * ({@link io.ringkv.http.server.HeadAdmission#onLoop}): a GET, HEAD, PUT or DELETE of
-     * {@code /v0/entity} without a write condition, which never blocks (see the class comment).
+     * {@code /v0/entity} without a write condition, which never blocks (see the class comment); a
+     * PUT only with a declared body of at most {@link #ON_LOOP_BODY_BYTES_MAX}.
      */
     static boolean answersOnLoop(io.ringkv.http.server.HeadAdmission.Head head) {
         if (!head.path().equals(ENTITY_PATH)) {
@@ -107,9 +114,14 @@ public final class PublicApi implements HttpHandler {
         }
         return switch (head.method()) {
             case "GET", "HEAD" -> true;
-            case "PUT", "DELETE" -> WriteCondition.FIELDS.stream().noneMatch(field -> head.headers().first(field).isPresent());
+            case "PUT" -> head.contentLength() >= 0 && head.contentLength() <= ON_LOOP_BODY_BYTES_MAX && unconditional(head);
+            case "DELETE" -> unconditional(head);
             default -> false;
         };
+    }
+
+    private static boolean unconditional(io.ringkv.http.server.HeadAdmission.Head head) {
+        return WriteCondition.FIELDS.stream().noneMatch(field -> head.headers().first(field).isPresent());
     }
 
     private CompletionStage<Response> entity(Request request) {

@@ -7,7 +7,8 @@ import java.util.Optional;
  * Durable storage of one {@link Record} per key, keys ordered by unsigned byte comparison.
  *
  * <p>Threading: every method is safe to call from many threads at once. Every method may block
- * on disk I/O: call it from a bounded executor or a virtual thread, never from an event loop.
+ * on disk I/O: call it from a bounded executor or a virtual thread, never from an event loop;
+ * except {@link #getNow} and {@link #applyAllNow}, which never wait and say so when they would.
  *
  * <p>Errors: {@link StoreException} for storage failures (the caller answers 5xx); arguments are
  * never null.

@@ -3,6 +3,7 @@ package io.ringkv.store;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.IOException;
@@ -10,7 +11,10 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.rocksdb.RocksDB;
@@ -24,6 +28,79 @@ class RocksDbStorageEngineTest extends StorageEngineContractTest {
     @Override
     StorageEngine openEngine(Path dir) throws StoreException {
         return RocksDbStorageEngine.open(dir, StoreConfig.defaults());
+    }
+
+    @Test
+    void withoutWaitingARecordOnDiskOnlyIsLeftToTheWaitingCallsAndNothingIsWritten() throws StoreException {
+        engine.close();
+        StoreConfig uncached = StoreConfig.defaults().withBlockCacheBytes(0);
+        engine = RocksDbStorageEngine.open(dir.resolve("db"), uncached);
+        engine.apply(bytes("k"), Record.value(5, bytes("old")));
+        engine.close();
+        // Opening again writes the recovered log to a table file: the record is on disk only, and
+        // a block cache of 0 bytes keeps none of its blocks.
+        engine = RocksDbStorageEngine.open(dir.resolve("db"), uncached);
+
+        assertThrows(WouldBlockException.class, () -> engine.getNow(bytes("k")));
+        assertThrows(WouldBlockException.class, () -> engine.applyAllNow(List.of(bytes("k")),
+                List.of(Record.value(6, bytes("new")))));
+        assertThat(engine.get(bytes("k")), is(Optional.of(Record.value(5, bytes("old")))));
+
+        engine.apply(bytes("k"), Record.value(7, bytes("newer")));
+        assertThat("in the memtable again", engine.getNow(bytes("k")), is(Optional.of(Record.value(7, bytes("newer")))));
+    }
+
+    @Test
+    void withoutWaitingABatchWhoseKeyLockAnotherWriterHoldsIsLeftToTheWaitingCall() throws Exception {
+        engine.close();
+        // One stripe: every key shares the lock the writer below holds.
+        engine = RocksDbStorageEngine.open(dir.resolve("db"), StoreConfig.defaults().withLockStripes(1));
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        engine.setChangeListener((key, before, after) -> {
+            // Told while the writer still holds its stripe.
+            if (Arrays.equals(key, bytes("slow"))) {
+                inside.countDown();
+                awaitQuietly(release);
+            }
+        });
+        Thread writer = Thread.ofPlatform().start(() -> {
+            try {
+                engine.apply(bytes("slow"), Record.value(1, bytes("v")));
+            } catch (StoreException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            assertThat(inside.await(30, TimeUnit.SECONDS), is(true));
+            assertThrows(WouldBlockException.class, () -> engine.applyAllNow(List.of(bytes("other")),
+                    List.of(Record.value(2, bytes("w")))));
+            assertThat(engine.get(bytes("other")), is(Optional.empty()));
+        } finally {
+            release.countDown();
+            writer.join();
+        }
+        assertThat(engine.applyAllNow(List.of(bytes("other")), List.of(Record.value(2, bytes("w"))))[0], is(nullValue()));
+        assertThat(engine.get(bytes("other")), is(Optional.of(Record.value(2, bytes("w")))));
+    }
+
+    @Test
+    void withWritesSyncedToDiskNoWriteIsMadeWithoutWaiting() throws StoreException {
+        engine.close();
+        engine = RocksDbStorageEngine.open(dir.resolve("db"), StoreConfig.defaults().withDurability(Durability.POWER_LOSS));
+        assertThrows(WouldBlockException.class, () -> engine.applyAllNow(List.of(bytes("k")),
+                List.of(Record.value(1, bytes("v")))));
+        assertThat(engine.get(bytes("k")), is(Optional.empty()));
+        engine.apply(bytes("k"), Record.value(1, bytes("v")));
+        assertThat("reads wait for no sync", engine.getNow(bytes("k")), is(Optional.of(Record.value(1, bytes("v")))));
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test

@@ -335,6 +335,25 @@ abstract class StorageEngineContractTest {
     }
 
     @Test
+    void withoutWaitingRecordsInMemoryAreReadAndBatchesAppliedAsTheWaitingCallsDo() throws StoreException {
+        engine.apply(bytes("held"), Record.value(100, bytes("newer")));
+        List<String> changes = new ArrayList<>();
+        engine.setChangeListener((key, before, after) -> changes.add(new String(key, UTF_8) + ":" + before + "->" + after));
+
+        Record[] keptOut = engine.applyAllNow(List.of(bytes("new"), bytes("held"), bytes("new")),
+                List.of(Record.value(5, bytes("a")), Record.value(50, bytes("older")), Record.value(6, bytes("b"))));
+
+        assertThat(java.util.Arrays.asList(keptOut), contains(null, Record.value(100, bytes("newer")), null));
+        assertThat(engine.getNow(bytes("new")), is(Optional.of(Record.value(6, bytes("b")))));
+        assertThat(engine.getNow(bytes("held")), is(Optional.of(Record.value(100, bytes("newer")))));
+        assertThat(engine.getNow(bytes("absent")), is(Optional.empty()));
+        assertThat(changes, contains("new:null->" + Record.value(5, bytes("a")),
+                "new:" + Record.value(5, bytes("a")) + "->" + Record.value(6, bytes("b"))));
+        assertThat(engine.applyAllNow(List.of(), List.of()).length, is(0));
+        assertThrows(IllegalArgumentException.class, () -> engine.applyAllNow(List.of(bytes("k")), List.of()));
+    }
+
+    @Test
     void concurrentBatchesAndAppliesOverTheSameKeysInOpposingOrdersConvergeToTheNewest() throws Exception {
         int threads = 6;
         int rounds = 300;

@@ -94,6 +94,14 @@ public final class RingHttpClient {
         Builder idleTimeout(Duration timeout);
 
         /**
+         * Where host names are resolved before a connect: the system resolver blocks, so it must not
+         * run on an event loop. By default on the client's executor ({@link #executor}); a client
+         * whose executor runs tasks on the calling thread and that is called from event loops
+         * names another one here.
+         */
+        Builder resolverExecutor(java.util.concurrent.Executor executor);
+
+        /**
          * After this long without receiving anything on an HTTP/2 connection, the client sends a
          * PING (RFC 9113 §6.7) to learn whether the peer is still there; {@link Duration#ZERO}
          * disables the probe.

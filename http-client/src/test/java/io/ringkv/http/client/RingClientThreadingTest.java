@@ -65,6 +65,31 @@ class RingClientThreadingTest {
         assertThat(subscriber.threads, everyItem(containsString("-worker-")));
     }
 
+    /**
+     * A host name is resolved on the resolver executor when one is named, not on the calling
+     * thread: a client whose executor runs tasks inline may be called from an event loop.
+     */
+    @Test
+    void hostNamesAreResolvedOnTheResolverExecutorWhenOneIsNamed() throws Exception {
+        List<String> resolvedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.ExecutorService resolver = java.util.concurrent.Executors.newSingleThreadExecutor(
+                task -> new Thread(task, "test-resolver"));
+        HttpClient inline = RingHttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(Runnable::run)
+                .resolverExecutor(task -> resolver.execute(() -> {
+                    resolvedOn.add(Thread.currentThread().getName());
+                    task.run();
+                })).build();
+        try {
+            URI byName = URI.create(server.base().replace("127.0.0.1", "localhost") + "/bytes?n=10");
+            HttpResponse<byte[]> response = inline.send(HttpRequest.newBuilder(byName).build(), BodyHandlers.ofByteArray());
+            assertThat(response.statusCode(), is(200));
+            assertThat(resolvedOn, is(List.of("test-resolver")));
+        } finally {
+            inline.shutdownNow();
+            resolver.shutdownNow();
+        }
+    }
+
     @Test
     void dependentStagesOfTheFutureRunOffTheEventLoop() throws Exception {
         String thread = client.sendAsync(request("/bytes?n=10"), BodyHandlers.ofByteArray())

@@ -94,6 +94,17 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
+    /**
+     * The bounded executor handlers run on, for the part of a request a handler that runs on the
+     * event loop ({@link HeadAdmission#onLoop}) hands off because it would block there. It refuses
+     * ({@link java.util.concurrent.RejectedExecutionException}) only when full, which the in-flight
+     * budget keeps it from being while each admitted request hands off at most one task at a time,
+     * or once the server is closing.
+     */
+    public java.util.concurrent.Executor handlerExecutor() {
+        return executor;
+    }
+
     /** The bound port (the real one when the config asked for port 0). */
     public int port() {
         return acceptor.localAddress().getPort();

@@ -48,6 +48,7 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     private Duration http2PingTimeout = HTTP2_PING_TIMEOUT_DEFAULT;
     private boolean http2ServerPush = true;
     private Duration syncSendSpin = SYNC_SEND_SPIN_DEFAULT;
+    private Executor resolverExecutor;
 
     @Override
     public ClientBuilder cookieHandler(CookieHandler cookieHandler) {
@@ -161,6 +162,12 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     }
 
     @Override
+    public ClientBuilder resolverExecutor(Executor executor) {
+        this.resolverExecutor = Objects.requireNonNull(executor, "executor");
+        return this;
+    }
+
+    @Override
     public ClientBuilder http2PingTimeout(Duration timeout) {
         this.http2PingTimeout = positive(timeout, "http2PingTimeout");
         return this;
@@ -191,7 +198,7 @@ public final class ClientBuilder implements RingHttpClient.Builder {
     ClientConfig config() {
         ClientConfig.Extensions extensions = new ClientConfig.Extensions(http2PriorKnowledge,
                 connectionsPerHost, http2StreamWindowBytes, http2ConnectionWindowBytes, idleTimeout,
-                http2PingInterval, http2PingTimeout, http2ServerPush, syncSendSpin);
+                http2PingInterval, http2PingTimeout, http2ServerPush, syncSendSpin, resolverExecutor);
         return new ClientConfig(cookieHandler, connectTimeout, sslContextOrDefault(),
                 sslParameters == null ? null : copy(sslParameters), executor, redirect, version,
                 priority, proxySelector, authenticator, localAddress, extensions);

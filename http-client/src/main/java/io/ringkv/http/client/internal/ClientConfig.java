@@ -39,6 +39,7 @@ public record ClientConfig(
             Duration http2PingInterval,
             Duration http2PingTimeout,
             boolean http2ServerPush,
-            Duration syncSendSpin) {
+            Duration syncSendSpin,
+            java.util.concurrent.Executor resolverExecutor) {
     }
 }

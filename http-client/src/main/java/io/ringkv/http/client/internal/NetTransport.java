@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The client's network: its own event loop group (one loop; a client's sockets are few and its
  * work is mostly waiting), the HTTP/1.1 connection pool on it, and timers on the loop.
  *
- * <p>Threading: thread-safe. Connects resolve host names on the calling thread (an application
- * thread or the client executor; never a loop), then connect without blocking.
+ * <p>Threading: thread-safe. Connects resolve host names on the resolver executor (the client's
+ * executor unless the builder named another: never a loop), then connect without blocking.
  */
 final class NetTransport implements Transport {
     /** Loops per client. */
@@ -36,6 +36,8 @@ final class NetTransport implements Transport {
     private final EventLoopGroup loops;
     private final ClientConfig config;
     private final Executor executor;
+    /** Runs the blocking name resolution before a connect. */
+    private final Executor resolver;
     private final ConnectionPool pool;
     private final H2Codec h2;
     private final VersionedCodec codec;
@@ -45,6 +47,7 @@ final class NetTransport implements Transport {
         this.loops = loops;
         this.config = config;
         this.executor = executor;
+        this.resolver = config.extensions().resolverExecutor() != null ? config.extensions().resolverExecutor() : executor;
         this.pool = new ConnectionPool(config.extensions().connectionsPerHost(),
                 config.extensions().idleTimeout(), this::connect);
         boolean priorKnowledge = config.extensions().http2PriorKnowledge();
@@ -169,8 +172,8 @@ final class NetTransport implements Transport {
 
     private CompletableFuture<Void> connect(Route route, ConnectionHandler handler) {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        // Name resolution blocks: run it on the executor, never on a loop.
-        Hops.run(executor, () -> {
+        // Name resolution blocks: run it on the resolver executor, never on a loop.
+        Hops.run(resolver, () -> {
             InetSocketAddress address = route.connectAddress();
             InetSocketAddress resolved = address.isUnresolved()
                     ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
