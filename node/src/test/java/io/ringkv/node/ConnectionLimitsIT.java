@@ -37,8 +37,10 @@ class ConnectionLimitsIT {
                 root.resolve("d").toString(), "--connections-max", "2", "--warm-up", "PT0S"), new PrintStream(new ByteArrayOutputStream())).start();
         try {
             assertThat(node.awaitReady("http://127.0.0.1:" + port, Duration.ofSeconds(60)), is(true));
-            try (Socket first = new Socket(InetAddress.getLoopbackAddress(), port);
-                 Socket second = new Socket(InetAddress.getLoopbackAddress(), port);
+            // Both slots held by connections the node has served: until the node has seen the
+            // readiness probe's connection close, it still counts it, and would close the second.
+            try (Socket first = servedConnection(port);
+                 Socket second = servedConnection(port);
                  Socket third = new Socket(InetAddress.getLoopbackAddress(), port)) {
                 third.setSoTimeout(10_000);
                 assertThat("the third connection is closed by the node", closedByPeer(third), is(true));
@@ -91,6 +93,26 @@ class ConnectionLimitsIT {
             process.destroy();
             process.waitFor();
         }
+    }
+
+    /** A connection the node answered a request on (so it holds one of its slots); tries again while the node closes them. */
+    private static Socket servedConnection(int port) throws Exception {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
+            socket.setSoTimeout(10_000);
+            try {
+                socket.getOutputStream().write("GET /v0/status HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                byte[] head = socket.getInputStream().readNBytes("HTTP/1.1 200".length());
+                if (new String(head, StandardCharsets.US_ASCII).equals("HTTP/1.1 200")) {
+                    return socket;
+                }
+            } catch (java.io.IOException closedAtOnce) {
+                // over the limit still: the node has not seen an earlier connection close yet
+            }
+            socket.close();
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no connection was served in 100 attempts");
     }
 
     /** End of stream or a reset: either way the node closed the connection. */

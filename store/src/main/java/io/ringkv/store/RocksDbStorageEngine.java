@@ -113,6 +113,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
     private final Statistics statistics;
     private final LongAdder keysRead = new LongAdder();
     private final LongAdder keysWritten = new LongAdder();
+    /** Calls asked not to wait that would have had to ({@link WouldBlockException}). */
+    private final LongAdder wouldBlock = new LongAdder();
     /** Told of every stored and purged record; set before the engine is shared (volatile: read per write). */
     private volatile RecordChangeListener changeListener = RecordChangeListener.NONE;
 
@@ -282,6 +284,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
             throw new IllegalArgumentException(keys.size() + " keys for " + records.size() + " records");
         }
         if (noWaitWrites == null) {
+            wouldBlock.increment();
             throw WouldBlockException.INSTANCE;
         }
         if (keys.isEmpty()) {
@@ -470,7 +473,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 keysRead.sum(),
                 keysWritten.sum(),
                 db.getLongProperty("rocksdb.estimate-num-keys"),
-                directoryBytes()));
+                directoryBytes(),
+                wouldBlock.sum()));
     }
 
     /** Every file of the data directory (flat: RocksDB keeps no subdirectories); files deleted meanwhile count 0. */
@@ -534,6 +538,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     private <T> T guardedNow(String operation, byte[] key, NativeCall<T> call) throws StoreException {
         Lock read = lifecycle.readLock();
         if (!read.tryLock()) {
+            wouldBlock.increment();
             throw WouldBlockException.INSTANCE;
         }
         try {
@@ -541,8 +546,12 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 throw new StoreClosedException(operation + " on closed store " + dir);
             }
             return call.call();
+        } catch (WouldBlockException e) {
+            wouldBlock.increment();
+            throw e;
         } catch (RocksDBException e) {
             if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete) {
+                wouldBlock.increment();
                 throw WouldBlockException.INSTANCE;
             }
             throw new StoreException(operation + " failed for key " + Keys.describe(key) + " in " + dir + ": "

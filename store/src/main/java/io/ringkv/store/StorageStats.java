@@ -17,11 +17,13 @@ package io.ringkv.store;
  * @param keysWritten            records stored ({@link StorageEngine#apply} that took the record)
  * @param estimatedKeys          RocksDB's estimate of the keys stored (tombstones included)
  * @param diskBytes              bytes of every file in the data directory (SSTs, WAL, manifest, logs)
+ * @param wouldBlock             calls that must not wait ({@link StorageEngine#getNow},
+ *                               {@link StorageEngine#applyAllNow}) that would have had to
  */
 public record StorageStats(long memtableBytes, long liveSstBytes, long pendingCompactionBytes, boolean writesStopped,
                            long delayedWriteRate, long stallMicros, long blockCacheHits, long blockCacheMisses,
-                           long keysRead, long keysWritten, long estimatedKeys, long diskBytes) {
+                           long keysRead, long keysWritten, long estimatedKeys, long diskBytes, long wouldBlock) {
 
     /** Nothing known. */
-    public static final StorageStats NONE = new StorageStats(0, 0, 0, false, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final StorageStats NONE = new StorageStats(0, 0, 0, false, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 }

@@ -45,6 +45,7 @@ class RocksDbStorageEngineTest extends StorageEngineContractTest {
         assertThrows(WouldBlockException.class, () -> engine.applyAllNow(List.of(bytes("k")),
                 List.of(Record.value(6, bytes("new")))));
         assertThat(engine.get(bytes("k")), is(Optional.of(Record.value(5, bytes("old")))));
+        assertThat(engine.stats().wouldBlock(), is(2L));
 
         engine.apply(bytes("k"), Record.value(7, bytes("newer")));
         assertThat("in the memtable again", engine.getNow(bytes("k")), is(Optional.of(Record.value(7, bytes("newer")))));

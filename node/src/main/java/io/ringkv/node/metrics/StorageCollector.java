@@ -54,6 +54,8 @@ final class StorageCollector implements MultiCollector {
                 .gauge("ringkv_storage_estimated_keys", "RocksDB's estimate of the keys stored, tombstones included",
                         stats.estimatedKeys())
                 .gauge("ringkv_storage_disk_bytes", "Bytes of all files in the data directory", stats.diskBytes())
+                .counter("ringkv_storage_would_block", "Storage calls of requests run on an event loop that would have had "
+                        + "to wait (disk I/O, a held key lock, a write stall) and went to the handler executor", stats.wouldBlock())
                 .build();
     }
 }
