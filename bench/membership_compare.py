@@ -8,18 +8,9 @@ repeated, then
 Prints the comparison; writes nothing."""
 import collections
 import json
-import math
-import statistics
 import sys
 
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
-
-
-def interval(values):
-    if len(values) < 2:
-        return "%.2f (one round)" % values[0]
-    t = T95.get(len(values) - 1, 2.0)
-    return "%.2f ± %.2f" % (statistics.fmean(values), t * statistics.stdev(values) / math.sqrt(len(values)))
+from membership import fmt, interval
 
 
 def main(paths):
@@ -32,7 +23,7 @@ def main(paths):
     for opts, rounds in groups.items():
         print("RINGKV_JVM_OPTS %s: %d rounds (%s)" % (opts, len(rounds), ", ".join(sorted({p for p, _ in rounds}))))
         print("  steady: GET p99 ms %s, node CPU cores %s" % (
-            interval([r["steady"]["get_p99_ms"] for _, r in rounds]), interval([r["steady"]["cpu_cores"] for _, r in rounds])))
+            fmt(interval([r["steady"]["get_p99_ms"] for _, r in rounds])), fmt(interval([r["steady"]["cpu_cores"] for _, r in rounds]))))
         steps = [s["step"] for s in rounds[0][1]["steps"]]
         for name in steps:
             ratios, failed, cpu = [], [], []
@@ -43,7 +34,7 @@ def main(paths):
                         failed.append(s["load"]["failed"])
                         cpu.append(s["cpu_cores"])
             print("  %-8s GET p99 / steady %s; failed requests per round %s; node CPU cores %s" % (
-                name, interval(ratios), failed, interval(cpu)))
+                name, fmt(interval(ratios)), failed, fmt(interval(cpu))))
 
 
 if __name__ == "__main__":

@@ -296,19 +296,10 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         try {
             return CompletableFuture.completedFuture(respond(request, true));
         } catch (WouldBlockException e) {
-            CompletableFuture<Response> answer = new CompletableFuture<>();
-            try {
-                storageExecutor.execute(() -> {
-                    try {
-                        answer.complete(respond(request, false));
-                    } catch (Throwable failure) {
-                        answer.completeExceptionally(failure);
-                    }
-                });
-            } catch (java.util.concurrent.RejectedExecutionException full) {
-                answer.complete(Response.text(503, "overloaded, retry later"));
-            }
-            return answer;
+            return StorageFallback.run(storageExecutor, () -> respond(request, false))
+                    .exceptionallyCompose(failure -> failure instanceof java.util.concurrent.RejectedExecutionException
+                            ? CompletableFuture.completedFuture(Response.text(503, "overloaded, retry later"))
+                            : CompletableFuture.failedFuture(failure));
         }
     }
 

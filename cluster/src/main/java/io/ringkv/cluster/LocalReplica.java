@@ -2,14 +2,12 @@ package io.ringkv.cluster;
 
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
-import io.ringkv.store.StoreException;
 import io.ringkv.store.WouldBlockException;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The replica on this node: calls the {@link StorageEngine} directly, with no HTTP. It first asks
@@ -52,7 +50,7 @@ public final class LocalReplica implements Replica {
         try {
             return CompletableFuture.completedFuture(engine.getNow(key));
         } catch (WouldBlockException e) {
-            return onExecutor(() -> engine.get(key));
+            return StorageFallback.run(executor, () -> engine.get(key));
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -65,7 +63,7 @@ public final class LocalReplica implements Replica {
             return CompletableFuture.completedFuture(keptOut == null ? OptionalLong.empty()
                     : fresherThan(record, Optional.of(keptOut)));
         } catch (WouldBlockException e) {
-            return onExecutor(() -> {
+            return StorageFallback.run(executor, () -> {
                 if (engine.apply(key, record)) {
                     return OptionalLong.empty();
                 }
@@ -75,28 +73,6 @@ public final class LocalReplica implements Replica {
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    /** {@code call} on the executor; a refusal (the executor is full or shut down) fails the future. */
-    private <T> CompletableFuture<T> onExecutor(StoreCall<T> call) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        try {
-            executor.execute(() -> {
-                try {
-                    result.complete(call.call());
-                } catch (Throwable e) {
-                    result.completeExceptionally(e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            result.completeExceptionally(e);
-        }
-        return result;
-    }
-
-    @FunctionalInterface
-    private interface StoreCall<T> {
-        T call() throws StoreException;
     }
 
     /** The stored record's timestamp when it is fresher than {@code written}; empty when it is {@code written} itself. */

@@ -240,20 +240,10 @@ public final class RocksDbStorageEngine implements StorageEngine {
      */
     @Override
     public Record[] applyAll(List<byte[]> keys, List<Record> records) throws StoreException {
-        Objects.requireNonNull(keys, "keys");
-        Objects.requireNonNull(records, "records");
-        if (keys.size() != records.size()) {
-            throw new IllegalArgumentException(keys.size() + " keys for " + records.size() + " records");
-        }
+        int[] ordered = stripesInOrder(keys, records);
         if (keys.isEmpty()) {
             return new Record[0];
         }
-        int[] stripes = new int[keys.size()];
-        for (int i = 0; i < stripes.length; i++) {
-            stripes[i] = keyLocks.stripeOf(Objects.requireNonNull(keys.get(i), "key"));
-            Objects.requireNonNull(records.get(i), "record");
-        }
-        int[] ordered = Arrays.stream(stripes).sorted().distinct().toArray();
         return guarded("applyAll", keys.get(0), () -> {
             int locked = 0;
             try {
@@ -278,11 +268,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
      */
     @Override
     public Record[] applyAllNow(List<byte[]> keys, List<Record> records) throws StoreException {
-        Objects.requireNonNull(keys, "keys");
-        Objects.requireNonNull(records, "records");
-        if (keys.size() != records.size()) {
-            throw new IllegalArgumentException(keys.size() + " keys for " + records.size() + " records");
-        }
+        int[] ordered = stripesInOrder(keys, records);
         if (noWaitWrites == null) {
             wouldBlock.increment();
             throw WouldBlockException.INSTANCE;
@@ -290,12 +276,6 @@ public final class RocksDbStorageEngine implements StorageEngine {
         if (keys.isEmpty()) {
             return new Record[0];
         }
-        int[] stripes = new int[keys.size()];
-        for (int i = 0; i < stripes.length; i++) {
-            stripes[i] = keyLocks.stripeOf(Objects.requireNonNull(keys.get(i), "key"));
-            Objects.requireNonNull(records.get(i), "record");
-        }
-        int[] ordered = stripes.length == 1 ? stripes : Arrays.stream(stripes).sorted().distinct().toArray();
         return guardedNow("applyAllNow", keys.get(0), () -> {
             int locked = 0;
             try {
@@ -312,6 +292,24 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 }
             }
         });
+    }
+
+    /**
+     * The lock stripes of a batch's keys, ascending and each once: the order every batch takes
+     * them in, so that two batches never wait for each other crosswise. Checks the lists first.
+     */
+    private int[] stripesInOrder(List<byte[]> keys, List<Record> records) {
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(records, "records");
+        if (keys.size() != records.size()) {
+            throw new IllegalArgumentException(keys.size() + " keys for " + records.size() + " records");
+        }
+        int[] stripes = new int[keys.size()];
+        for (int i = 0; i < stripes.length; i++) {
+            stripes[i] = keyLocks.stripeOf(Objects.requireNonNull(keys.get(i), "key"));
+            Objects.requireNonNull(records.get(i), "record");
+        }
+        return stripes.length <= 1 ? stripes : Arrays.stream(stripes).sorted().distinct().toArray();
     }
 
     /**
