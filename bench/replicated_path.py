@@ -377,6 +377,25 @@ def summarise_constant_rate(runs, rates):
     return "\n".join(lines) + "\n"
 
 
+def rate_over_closed_loop(runs, fixed_rate_runs, configs, scenarios, rates):
+    """Per configuration, scenario and rate: CPU per request at the constant rate over CPU per
+    request in the same round's closed loop (issue 34's target at 500/s: at most 3x). One node
+    beside three tells how much of the factor the replica path adds and how much a request that
+    arrives alone costs anywhere on this machine (its threads sleep between requests)."""
+    lines = ["", "CPU per request at a constant rate over the same round's closed loop (95% CI over rounds):"]
+    for c in configs:
+        for s in scenarios:
+            closed = {r["round"]: r["cpu_us_per_request"] for r in runs if r["config"] == c and r["scenario"] == s}
+            for rate in rates:
+                ratios = [r["cpu_us_per_request"] / closed[r["round"]] for r in fixed_rate_runs
+                          if r["config"] == c and r["scenario"] == s and r.get("rate") == rate
+                          and closed.get(r["round"]) and "cpu_us_per_request" in r]
+                if ratios:
+                    mean, half = interval(ratios)
+                    lines.append("  %-15s %-4s at %5d/s: %5.1fx ± %.1f" % (c, s, rate, mean, half))
+    return lines if len(lines) > 2 else []
+
+
 def summarise_threads(runs, fixed_rate_runs, configs, scenarios, rates):
     """Per configuration, scenario and load (closed loop, each constant rate): CPU us and voluntary
     context switches per request by thread group, summed over the nodes, means over the rounds."""
@@ -570,8 +589,9 @@ def main():
     ap.add_argument("--keys", type=int, default=20000, help="keys written before the runs (default 20000)")
     ap.add_argument("--connections", type=int, default=64)
     ap.add_argument("--rate", default="2500,5000",
-                    help="per round, 3-node configurations also get PUTs and GETs at each of these constant rates "
-                         "(comma-separated; vegeta, open loop) for --duration, for their p99; 0: skip (default 2500,5000)")
+                    help="per round, every configuration but 3x1node also gets PUTs and GETs at each of these constant "
+                         "rates (comma-separated; vegeta, open loop) for --duration, for their p99 and CPU per request; "
+                         "0: skip (default 2500,5000)")
     ap.add_argument("--node-args", default="", help="extra flags for every `ringkv serve`")
     ap.add_argument("--baseline-jvm-opts", metavar="OPTS",
                     help="JVM options (RINGKV_JVM_OPTS) for the nodes of the @baseline configurations only, which run "
@@ -660,7 +680,8 @@ def main():
                     log("round %d %s %s: %.0f req/s, %.1f us CPU/req (JIT %.1f %%), p99 %.2f ms, non-2xx %d" % (
                         rnd, c, s, run["rps"], run["cpu_us_per_request"], 100 * run["jit_share"],
                         res["latency_us"]["p99"] / 1000, run["non_2xx"]))
-                    for rate in (args.rates if c.startswith("3n-") else []):
+                    # Every configuration whose load enters one node (3x1node's goes to three at once).
+                    for rate in ([] if cluster.independent else args.rates):
                         before = cluster.node_counters()
                         cpu_before = cluster.cpu_seconds()
                         threads_before = cluster.thread_groups()
@@ -692,6 +713,7 @@ def main():
                                   {"meta": meta, "settling": settling, "runs": runs, "constant_rate_runs": fixed_rate_runs},
                                   summarise(runs, configs, scenarios) + "\n" + summarise_constant_rate(fixed_rate_runs, args.rates)
                                   + "\n".join(baseline_constant_rate_ratios(fixed_rate_runs, configs, args.rates))
+                                  + "\n".join(rate_over_closed_loop(runs, fixed_rate_runs, configs, scenarios, args.rates))
                                   + "\n".join(summarise_threads(runs, fixed_rate_runs, configs, scenarios, args.rates)))
         log("results: %s.json and .txt" % os.path.relpath(base, ROOT))
     finally:
