@@ -393,7 +393,7 @@ def rate_over_closed_loop(runs, fixed_rate_runs, configs, scenarios, rates):
                 if ratios:
                     mean, half = interval(ratios)
                     lines.append("  %-15s %-4s at %5d/s: %5.1fx ± %.1f" % (c, s, rate, mean, half))
-    return lines if len(lines) > 2 else []
+    return lines + [""] if len(lines) > 2 else []
 
 
 def summarise_threads(runs, fixed_rate_runs, configs, scenarios, rates):
