@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "ringkv", mixinStandardHelpOptions = true, version = "ringkv " + Node.VERSION,
         description = "A sharded, replicated key-value store with an HTTP API.",
-        subcommands = {ServeCommand.class, UpCommand.class, ChaosCommand.class, HandoffCommand.class, RepairCommand.class, CleanupCommand.class, DecommissionCommand.class, AbortCommand.class, StatusCommand.class, MetaCommand.class, TokenCommand.class, TrainCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, UpCommand.class, ChaosCommand.class, HandoffCommand.class, RepairCommand.class, CleanupCommand.class, DecommissionCommand.class, ReplaceCommand.class, AbortCommand.class, StatusCommand.class, MetaCommand.class, TokenCommand.class, TrainCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code when the node cannot start: port taken, data directory unusable, bad cluster list. */

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --cluster} (replication factor 3, every one a metadata voter), and nodes that join them
  * with {@code serve --join}. One cluster serves the class, in order: the refusals first (they must
  * change nothing), then a join and a decommission under writes, then a joining node killed while
- * it streams, aborts, and last an initial node (a voter) decommissioned and another killed. A writer thread keeps PUTting at the default replicas through the initial nodes
+ * it streams, aborts, an initial node (a voter) decommissioned and another killed, and last the killed one
+ * replaced with {@code ringkv replace}. A writer thread keeps PUTting at the default replicas through the initial nodes
  * while the membership changes; every write must be acknowledged, read back, and end on exactly
  * three nodes once the former owners cleaned up.
  */
@@ -255,6 +256,43 @@ class MembershipIT {
         }
         assertThat(changed.output() + "\njoiner-4 printed:\n" + member.printed(), changed.exit(), is(0));
         nodes.awaitStatus(member, "joiner-4 applied replication factor 2", status -> status.contains("\"replicationFactor\":2"));
+    }
+
+    /**
+     * After the test before (node-1 killed, replication factor 2): the factor goes back to 3, a
+     * {@code ringkv replace} naming a live member is refused and changes nothing, and then one
+     * takes the killed node's place under writes through node-2. The new node receives the dead
+     * member's keys from the survivors and becomes normal, the dead member becomes {@code left},
+     * no write fails, and every key reads back and ends on exactly three nodes.
+     */
+    @Test
+    @Order(7)
+    void aDeadMemberIsReplacedUnderWrites() throws Exception {
+        MembershipNodes.Joiner member = nodes.running("joiner-4");
+        MembershipNodes.Cli three = nodes.cli("meta", "set-replication-factor", "3", "--node", nodes.cluster().url(2));
+        assertThat(three.output(), three.exit(), is(0));
+        nodes.awaitStatus(member, "joiner-4 applied replication factor 3", status -> status.contains("\"replicationFactor\":3"));
+        String before = nodes.metadata(nodes.cluster().url(2));
+
+        MembershipNodes.Joiner live = nodes.startReplacement("replacer-live", nodes.cluster().url(2), nodes.cluster().url(2));
+        int refused = nodes.awaitExit(live);
+        assertThat(live.printed(), refused, is(Main.EXIT_CANNOT_START));
+        assertThat(live.printed(), containsString("that node answers (200 on /v0/status), so it is not dead"));
+        assertThat("a refused replace changes nothing", nodes.metadata(nodes.cluster().url(2)), equalTo(before));
+
+        BackgroundWriter writer = nodes.startWriter("w7-", new int[] {2});
+        writer.awaitMore(20);
+        String dead = nodes.cluster().url(1);
+        MembershipNodes.Joiner replacement = nodes.startReplacement("replacer-7", dead, nodes.cluster().url(2));
+        nodes.awaitStatus(replacement, "replacer-7's replacement done", status -> "done".equals(membershipPhase(status)));
+        List<String> remaining = List.of(nodes.cluster().url(2), member.url(), replacement.url());
+        nodes.awaitStatus(nodes.cluster().url(2), null, "node-1 left and replacer-7 normal in the metadata",
+                status -> "left".equals(stateOf(status, dead)) && normalMembers(status).equals(new TreeSet<>(remaining)));
+        writer.awaitMore(50);
+        assertThat("writes during the replacement, of " + writer.writes(), writer.stop(), is(empty()));
+
+        nodes.readBack(remaining);
+        nodes.awaitOnExactlyThree(remaining);
     }
 
     /** {@code ringkv decommission} in this JVM, waiting up to two minutes for the node to leave. */

@@ -264,6 +264,28 @@ final class MembershipNodes implements AutoCloseable {
         return joiner;
     }
 
+    /**
+     * {@code ringkv replace --dead dead --node URL --join member} on a port free when chosen (tried
+     * again on another port, up to three times, should another process take it first).
+     */
+    Joiner startReplacement(String name, String dead, String member) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            int port = LocalPorts.free(1).get(0);
+            String url = "http://127.0.0.1:" + port;
+            List<String> args = List.of("--dead", dead, "--node", url, "--join", member, "--data", root.resolve(name).toString(),
+                    "--cluster-secret-file", cluster.secretFile().toString(), "--warm-up", "PT0S", "--replica-timeout", "PT5S",
+                    "--stream-rate", STREAM_RATE, "--drain-delay", "PT1S");
+            ByteArrayOutputStream output = new ByteArrayOutputStream();
+            NodeProcess process = NodeProcess.running("replace", name, args, new PrintStream(output, true, StandardCharsets.UTF_8))
+                    .start();
+            Joiner replacement = new Joiner(name, url, process, output);
+            joiners.add(replacement);
+            if (!lostItsPort(replacement) || attempt == 3) {
+                return replacement;
+            }
+        }
+    }
+
     /** The last joiner named {@code name}, which a test before started and which must still run. */
     Joiner running(String name) {
         return joiners.stream().filter(j -> j.name().equals(name) && j.process().isAlive()).reduce((a, b) -> b)
@@ -336,21 +358,26 @@ final class MembershipNodes implements AutoCloseable {
 
     /** Waits (bounded: cleanup and the last replica writes are asynchronous) until every key is on exactly three nodes. */
     void awaitOnExactlyThree(List<String> nodes) throws Exception {
+        awaitOnExactly(RF, nodes);
+    }
+
+    /** As {@link #awaitOnExactlyThree}, for a cluster whose replication factor is {@code copies}. */
+    void awaitOnExactly(int copies, List<String> nodes) throws Exception {
         long deadline = System.nanoTime() + WAIT.toNanos();
-        Map<String, Set<String>> wrong = misplaced(nodes);
+        Map<String, Set<String>> wrong = misplaced(copies, nodes);
         while (!wrong.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(500);
-            wrong = misplaced(nodes);
+            wrong = misplaced(copies, nodes);
         }
-        assertThat(wrong.size() + " keys not on exactly " + RF + " of " + nodes, wrong.entrySet().stream().limit(10).toList(),
+        assertThat(wrong.size() + " keys not on exactly " + copies + " of " + nodes, wrong.entrySet().stream().limit(10).toList(),
                 is(empty()));
     }
 
     /**
-     * Acknowledged keys held (by local ranges) by other than {@value #RF} nodes, with their holders;
-     * and keys never written (a key in {@link #unsure} may be anywhere).
+     * Acknowledged keys held (by local ranges) by other than {@code copies} nodes, with their
+     * holders; and keys never written (a key in {@link #unsure} may be anywhere).
      */
-    private Map<String, Set<String>> misplaced(List<String> nodes) throws Exception {
+    private Map<String, Set<String>> misplaced(int copies, List<String> nodes) throws Exception {
         Map<String, Set<String>> holders = new TreeMap<>();
         for (String node : nodes) {
             for (String key : localKeys(node)) {
@@ -360,7 +387,7 @@ final class MembershipNodes implements AutoCloseable {
         Map<String, Set<String>> wrong = new TreeMap<>();
         for (String key : acknowledged.keySet()) {
             Set<String> on = holders.getOrDefault(key, Set.of());
-            if (on.size() != RF) {
+            if (on.size() != copies) {
                 wrong.put(key, on);
             }
         }

@@ -16,8 +16,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One node as a separate OS process running {@code ringkv serve}, with the same JVM and class path
- * as the current process. Its output is copied line by line to a sink with a prefix.
+ * One node as a separate OS process running {@code ringkv serve} (or another command that runs a
+ * node in the foreground), with the same JVM and class path as the current process. Its output is
+ * copied line by line to a sink with a prefix.
  *
  * <p>Threading: start/stop from one thread; a daemon thread pumps the output.
  */
@@ -47,11 +48,23 @@ public final class NodeProcess {
      *               JVM in place, so that signals sent to {@link #pid()} reach the node)
      */
     public NodeProcess(String name, List<String> prefix, List<String> serveArgs, PrintStream sink) {
+        this(name, prefix, "serve", serveArgs, sink);
+    }
+
+    private NodeProcess(String name, List<String> prefix, String subcommand, List<String> args, PrintStream sink) {
         this.name = name;
         List<String> cmd = new ArrayList<>(prefix);
-        cmd.addAll(javaCommand(serveArgs));
+        cmd.addAll(javaCommand(subcommand, args));
         this.command = List.copyOf(cmd);
         this.sink = sink;
+    }
+
+    /**
+     * A node started by another command of the node's command line that runs one in the
+     * foreground, e.g. {@code replace} ({@code args} are what follows the command's name).
+     */
+    public static NodeProcess running(String subcommand, String name, List<String> args, PrintStream sink) {
+        return new NodeProcess(name, List.of(), subcommand, args, sink);
     }
 
     /** System property: the classpath node processes run with (see {@link #classpath()}). */
@@ -79,7 +92,7 @@ public final class NodeProcess {
     public static final List<String> JVM_OPTIONS = List.of("-XX:+ExitOnOutOfMemoryError", "-XX:Tier3DelayOn=100000",
             "--sun-misc-unsafe-memory-access=allow");
 
-    private static List<String> javaCommand(List<String> serveArgs) {
+    private static List<String> javaCommand(String subcommand, List<String> args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m"));
         cmd.addAll(JVM_OPTIONS);
@@ -95,8 +108,8 @@ public final class NodeProcess {
             cmd.add("-Djava.library.path=" + nativeDir);
             cmd.add("-D" + NATIVE_DIR_PROPERTY + "=" + nativeDir);
         }
-        cmd.addAll(List.of("-cp", classpath(), MAIN_CLASS, "serve"));
-        cmd.addAll(serveArgs);
+        cmd.addAll(List.of("-cp", classpath(), MAIN_CLASS, subcommand));
+        cmd.addAll(args);
         return cmd;
     }
 
