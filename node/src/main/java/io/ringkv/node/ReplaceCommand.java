@@ -4,7 +4,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -29,8 +29,12 @@ import picocli.CommandLine.Unmatched;
                 "Every other option is serve's (--data and --cluster-secret-file at least; see `ringkv serve --help`). "
                 + "Stopped on the way, the node picks up the steps when started again with the same command."})
 final class ReplaceCommand implements Callable<Integer> {
-    /** Serve options this command sets itself from its own, refused when given beside them. */
-    private static final Set<String> DERIVED = Set.of("--host", "--port", "--join", "--replace", "--cluster");
+    /** Serve options this command sets itself from its own, refused when given beside them, and why. */
+    private static final Map<String, String> DERIVED = Map.of(
+            "--host", "the host and port come from --node",
+            "--port", "the host and port come from --node",
+            "--replace", "the member to replace is --dead",
+            "--cluster", "the new node takes its member list from the cluster");
 
     @Spec
     CommandSpec spec;
@@ -62,11 +66,8 @@ final class ReplaceCommand implements Callable<Integer> {
         URI url = nodeUrl();
         for (String arg : serveArgs) {
             String name = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
-            if (DERIVED.contains(name)) {
-                throw new ParameterException(spec.commandLine(), name + " is not taken by `ringkv replace`: "
-                        + (name.equals("--host") || name.equals("--port") ? "the host and port come from --node"
-                        : name.equals("--cluster") ? "the new node takes its member list from the cluster"
-                        : "give it once, before the serve options"));
+            if (DERIVED.containsKey(name)) {
+                throw new ParameterException(spec.commandLine(), name + " is not taken by `ringkv replace`: " + DERIVED.get(name));
             }
         }
         boolean tls = serveArgs.stream().anyMatch(arg -> arg.equals("--tls-cert") || arg.startsWith("--tls-cert="));

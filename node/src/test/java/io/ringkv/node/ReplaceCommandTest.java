@@ -46,6 +46,9 @@ class ReplaceCommandTest {
         assertThat(run("--dead", DEAD, "--node", "http://127.0.0.1:7004", "--join", MEMBER, "--data", "d",
                 "--cluster=" + MEMBER), is(Main.EXIT_USAGE));
         assertThat(err.toString(), containsString("the new node takes its member list from the cluster"));
+        assertThat(run("--dead", DEAD, "--node", "http://127.0.0.1:7004", "--join", MEMBER, "--data", "d",
+                "--replace", DEAD), is(Main.EXIT_USAGE));
+        assertThat(err.toString(), containsString("--replace is not taken by `ringkv replace`: the member to replace is --dead"));
     }
 
     @Test
