@@ -54,7 +54,7 @@ public final class NodeProcess {
     private NodeProcess(String name, List<String> prefix, String subcommand, List<String> args, PrintStream sink) {
         this.name = name;
         List<String> cmd = new ArrayList<>(prefix);
-        cmd.addAll(javaCommand(subcommand, args));
+        cmd.addAll(javaCommand(subcommand, args, userJvmOptions(System.getenv(USER_JVM_OPTIONS_ENV))));
         this.command = List.copyOf(cmd);
         this.sink = sink;
     }
@@ -92,7 +92,19 @@ public final class NodeProcess {
     public static final List<String> JVM_OPTIONS = List.of("-XX:+ExitOnOutOfMemoryError", "-XX:Tier3DelayOn=100000",
             "--sun-misc-unsafe-memory-access=allow");
 
-    private static List<String> javaCommand(String subcommand, List<String> args) {
+    /**
+     * The environment variable with the user's JVM options for nodes, as {@code ./ringkv} reads it
+     * for the JVM it starts; the nodes {@code up} starts take them too, after ours (the later of
+     * two HotSpot flags wins).
+     */
+    public static final String USER_JVM_OPTIONS_ENV = "RINGKV_JVM_OPTS";
+
+    /** {@code value} split on whitespace as the launcher's shell splits it; none for null or blank. */
+    static List<String> userJvmOptions(String value) {
+        return value == null || value.isBlank() ? List.of() : List.of(value.trim().split("\\s+"));
+    }
+
+    static List<String> javaCommand(String subcommand, List<String> args, List<String> userJvmOptions) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m"));
         cmd.addAll(JVM_OPTIONS);
@@ -108,6 +120,7 @@ public final class NodeProcess {
             cmd.add("-Djava.library.path=" + nativeDir);
             cmd.add("-D" + NATIVE_DIR_PROPERTY + "=" + nativeDir);
         }
+        cmd.addAll(userJvmOptions);
         cmd.addAll(List.of("-cp", classpath(), MAIN_CLASS, subcommand));
         cmd.addAll(args);
         return cmd;
