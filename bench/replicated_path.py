@@ -123,7 +123,8 @@ class Cluster:
 
     def node_counters(self):
         """Sums over the nodes' /metrics of what may explain a stall: RocksDB write-stall seconds, GC
-        seconds, 503s by cause and 504s. Nodes that do not answer count as zero."""
+        seconds, storage calls that would have blocked a loop, 503s by cause and 504s. Nodes that
+        do not answer count as zero."""
         sums = collections.Counter()
         for url in ([] if self.independent else self.urls):
             try:
@@ -143,6 +144,9 @@ class Cluster:
                 elif name.startswith("ringkv_responses_unavailable_total"):
                     # server_overload: over the in-flight budget, answered before any handler ran
                     key = "503_" + name.split('cause="', 1)[1].split('"', 1)[0]
+                elif name.startswith("ringkv_storage_would_block"):
+                    # storage calls of requests run on a loop that went to the handler executor
+                    key = "would_block"
                 elif name.startswith("ringkv_requests_total") and 'status="504"' in name:
                     key = ("internal_" if 'operation="internal"' in name else "public_") + "504"
                 if key:
@@ -450,6 +454,12 @@ def summarise(runs, configs, scenarios):
                 statistics.median(r["latency_us"]["p50"] for r in rs) / 1000,
                 statistics.median(r["latency_us"]["p99"] for r in rs) / 1000,
                 sum(r["non_2xx"] for r in rs)))
+            nodes = collections.Counter()
+            for r in rs:
+                nodes.update(r.get("nodes", {}))  # absent in runs written before it was kept
+            if nodes:
+                lines.append("%-15s      nodes meanwhile, summed: %s" % ("", ", ".join(
+                    "%s %.3g" % kv for kv in sorted(nodes.items()))))
     lines.append("")
     lines.append("Ratios of means (per scenario):")
     for s in scenarios:
@@ -662,12 +672,14 @@ def main():
                 for s in scenarios:
                     if args.warmup:
                         load(cluster, s, args.warmup, args.connections, args.load_cpus, args.keys)
+                    counters_before = cluster.node_counters()
                     before, jit_before = cluster.cpu_seconds(), cluster.jit_cpu_seconds()
                     threads_before = cluster.thread_groups()
                     res = load(cluster, s, args.duration, args.connections, args.load_cpus, args.keys)
                     threads_after = cluster.thread_groups()
                     cpu = cluster.cpu_seconds() - before
                     jit = cluster.jit_cpu_seconds() - jit_before
+                    counters_after = cluster.node_counters()
                     # wrk's "status" errors count non-2xx/3xx answers (503 from shedding, 504).
                     answered = res["requests"]
                     run = {"round": rnd, "config": c, "scenario": s, "requests": answered,
@@ -675,11 +687,14 @@ def main():
                            "cpu_us_per_request": cpu * 1e6 / max(answered, 1),
                            "jit_cpu_s": jit, "jit_share": jit / cpu if cpu > 0 else 0.0, "latency_us": res["latency_us"],
                            "non_2xx": res["errors"]["status"], "errors": res["errors"],
-                           "threads": thread_costs(threads_before, threads_after, answered)}
+                           "threads": thread_costs(threads_before, threads_after, answered),
+                           # What the nodes saw meanwhile (stalls, GC, storage calls sent off the loop, refusals).
+                           "nodes": {k: round(counters_after[k] - counters_before[k], 3) for k in counters_after
+                                     if counters_after[k] != counters_before[k]}}
                     runs.append(run)
-                    log("round %d %s %s: %.0f req/s, %.1f us CPU/req (JIT %.1f %%), p99 %.2f ms, non-2xx %d" % (
+                    log("round %d %s %s: %.0f req/s, %.1f us CPU/req (JIT %.1f %%), p99 %.2f ms, non-2xx %d; nodes: %s" % (
                         rnd, c, s, run["rps"], run["cpu_us_per_request"], 100 * run["jit_share"],
-                        res["latency_us"]["p99"] / 1000, run["non_2xx"]))
+                        res["latency_us"]["p99"] / 1000, run["non_2xx"], run["nodes"] or "nothing of note"))
                     # Every configuration whose load enters one node (3x1node's goes to three at once).
                     for rate in ([] if cluster.independent else args.rates):
                         before = cluster.node_counters()
