@@ -1,7 +1,6 @@
 package io.ringkv.node;
 
-import java.net.URI;
-import java.net.URISyntaxException;
+import io.ringkv.cluster.ClusterNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +62,7 @@ final class ReplaceCommand implements Callable<Integer> {
 
     /** The arguments of the equivalent {@code serve}; a usage error when the flags contradict each other. */
     List<String> serveArguments() {
-        URI url = nodeUrl();
+        ClusterNode url = nodeUrl();
         for (String arg : serveArgs) {
             String name = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
             if (DERIVED.containsKey(name)) {
@@ -71,35 +70,34 @@ final class ReplaceCommand implements Callable<Integer> {
             }
         }
         boolean tls = serveArgs.stream().anyMatch(arg -> arg.equals("--tls-cert") || arg.startsWith("--tls-cert="));
-        if (url.getScheme().equals("https") != tls) {
+        if (url.secure() != tls) {
             throw new ParameterException(spec.commandLine(), tls
                     ? "--node " + node + " is http, but --tls-cert makes the node serve https: write its URL with https://"
                     : "--node " + node + " is https: give the node's certificate and key with --tls-cert and --tls-key");
         }
-        List<String> args = new ArrayList<>(List.of("--host", url.getHost(), "--port", Integer.toString(url.getPort()),
+        List<String> args = new ArrayList<>(List.of("--host", url.host(), "--port", Integer.toString(url.port()),
                 "--join", join, "--replace", dead));
         args.addAll(serveArgs);
         return args;
     }
 
-    private URI nodeUrl() {
-        URI url;
+    /** The new node's URL, checked and normalised as the cluster names its members ({@link ClusterNode#parse}). */
+    private ClusterNode nodeUrl() {
+        ClusterNode parsed;
         try {
-            url = new URI(node);
-        } catch (URISyntaxException e) {
-            url = null;
+            parsed = ClusterNode.parse(node);
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
         }
-        if (url == null || !hostAndPort(url)) {
-            throw new ParameterException(spec.commandLine(), "--node must be the new node's http://host:port or "
-                    + "https://host:port, with the port and nothing after it; got " + node);
+        // The port is the one the node binds: written out, never the scheme's default.
+        if (!node.strip().matches("(?i)https?://.*:\\d+/?")) {
+            throw usage("no port in " + node);
         }
-        return url;
+        return parsed;
     }
 
-    private static boolean hostAndPort(URI url) {
-        boolean schemeKnown = "http".equals(url.getScheme()) || "https".equals(url.getScheme());
-        boolean bare = (url.getRawPath() == null || url.getRawPath().isEmpty() || url.getRawPath().equals("/"))
-                && url.getRawQuery() == null && url.getRawFragment() == null && url.getRawUserInfo() == null;
-        return schemeKnown && url.getHost() != null && url.getPort() >= 1 && bare;
+    private ParameterException usage(String reason) {
+        return new ParameterException(spec.commandLine(), "--node must be the new node's http://host:port or "
+                + "https://host:port, with the port and nothing after it (" + reason + ")");
     }
 }

@@ -211,12 +211,31 @@ final class MembershipNodes implements AutoCloseable {
      * directory is still empty then: the node binds its port before it asks to join.
      */
     Joiner startJoiner(String name, String member, Path secret) throws Exception {
+        return onAFreePort(port -> startJoiner(name, port, member, secret));
+    }
+
+    /**
+     * {@code ringkv replace --dead dead --node URL --join member} on a port free when chosen, tried
+     * again on another port as {@link #startJoiner(String, String, Path)} is.
+     */
+    Joiner startReplacement(String name, String dead, String member) throws Exception {
+        return onAFreePort(port -> launch(name, port, "replace", concat(List.of("--dead", dead, "--node",
+                "http://127.0.0.1:" + port, "--join", member), joinerFlags(name, cluster.secretFile()))));
+    }
+
+    /** A node started on a port free when chosen, again on another one (up to three tries) if it lost the port. */
+    private Joiner onAFreePort(PortStart start) throws Exception {
         for (int attempt = 1; ; attempt++) {
-            Joiner joiner = startJoiner(name, LocalPorts.free(1).get(0), member, secret);
+            Joiner joiner = start.on(LocalPorts.free(1).get(0));
             if (!lostItsPort(joiner) || attempt == 3) {
                 return joiner;
             }
         }
+    }
+
+    @FunctionalInterface
+    private interface PortStart {
+        Joiner on(int port) throws Exception;
     }
 
     /**
@@ -254,36 +273,30 @@ final class MembershipNodes implements AutoCloseable {
 
     /** Starts {@code serve --join member} on {@code port}, its data in {@code root/name} (the same for a restart). */
     private Joiner startJoiner(String name, int port, String member, Path secret) throws Exception {
-        List<String> args = List.of("--port", Integer.toString(port), "--data", root.resolve(name).toString(), "--join", member,
-                "--cluster-secret-file", secret.toString(), "--warm-up", "PT0S", "--replica-timeout", "PT5S",
-                "--stream-rate", STREAM_RATE, "--drain-delay", "PT1S");
+        return launch(name, port, "serve", concat(List.of("--port", Integer.toString(port), "--join", member),
+                joinerFlags(name, secret)));
+    }
+
+    /** What every joining node is started with besides its own flags: its data in {@code root/name}, the secret, the pace. */
+    private List<String> joinerFlags(String name, Path secret) {
+        return List.of("--data", root.resolve(name).toString(), "--cluster-secret-file", secret.toString(), "--warm-up", "PT0S",
+                "--replica-timeout", "PT5S", "--stream-rate", STREAM_RATE, "--drain-delay", "PT1S");
+    }
+
+    /** {@code ringkv subcommand args} as a node process listening on {@code port}, kept for close(). */
+    private Joiner launch(String name, int port, String subcommand, List<String> args) throws Exception {
         ByteArrayOutputStream output = new ByteArrayOutputStream();
-        NodeProcess process = new NodeProcess(name, args, new PrintStream(output, true, StandardCharsets.UTF_8)).start();
+        NodeProcess process = NodeProcess.running(subcommand, name, args, new PrintStream(output, true, StandardCharsets.UTF_8))
+                .start();
         Joiner joiner = new Joiner(name, "http://127.0.0.1:" + port, process, output);
         joiners.add(joiner);
         return joiner;
     }
 
-    /**
-     * {@code ringkv replace --dead dead --node URL --join member} on a port free when chosen (tried
-     * again on another port, up to three times, should another process take it first).
-     */
-    Joiner startReplacement(String name, String dead, String member) throws Exception {
-        for (int attempt = 1; ; attempt++) {
-            int port = LocalPorts.free(1).get(0);
-            String url = "http://127.0.0.1:" + port;
-            List<String> args = List.of("--dead", dead, "--node", url, "--join", member, "--data", root.resolve(name).toString(),
-                    "--cluster-secret-file", cluster.secretFile().toString(), "--warm-up", "PT0S", "--replica-timeout", "PT5S",
-                    "--stream-rate", STREAM_RATE, "--drain-delay", "PT1S");
-            ByteArrayOutputStream output = new ByteArrayOutputStream();
-            NodeProcess process = NodeProcess.running("replace", name, args, new PrintStream(output, true, StandardCharsets.UTF_8))
-                    .start();
-            Joiner replacement = new Joiner(name, url, process, output);
-            joiners.add(replacement);
-            if (!lostItsPort(replacement) || attempt == 3) {
-                return replacement;
-            }
-        }
+    private static List<String> concat(List<String> first, List<String> second) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(second);
+        return all;
     }
 
     /** The last joiner named {@code name}, which a test before started and which must still run. */

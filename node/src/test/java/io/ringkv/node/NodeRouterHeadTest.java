@@ -73,6 +73,15 @@ class NodeRouterHeadTest {
                 Protocol.HTTP_1_1, List.of());
     }
 
+    /** Access control with one read token, in front of a router whose node is ready. */
+    private static AccessControl accessControlOverAReadyRouter(Path dir) throws Exception {
+        Path tokens = dir.resolve("tokens");
+        TokenFile.add(tokens, new Grant("app", AccessScope.parseList("read"), null), BearerToken.sha256(BearerToken.generate()));
+        NodeRouter router = new NodeRouter(NOTHING, NOTHING, NOTHING);
+        router.ready(NOTHING, new PeerPlane());
+        return new AccessControl(TokenRegistry.load(tokens), router);
+    }
+
     @Test
     void peerCallsArePriorityClientRequestsAndTheNodesOwnEndpointsAreNot() {
         NodeRouter router = new NodeRouter(NOTHING, NOTHING, NOTHING);
@@ -86,11 +95,7 @@ class NodeRouterHeadTest {
 
     @Test
     void accessControlPassesTheRoutersAnswerOn(@TempDir Path dir) throws Exception {
-        Path tokens = dir.resolve("tokens");
-        TokenFile.add(tokens, new Grant("app", AccessScope.parseList("read"), null), BearerToken.sha256(BearerToken.generate()));
-        NodeRouter router = new NodeRouter(NOTHING, NOTHING, NOTHING);
-        router.ready(NOTHING, new PeerPlane());
-        AccessControl access = new AccessControl(TokenRegistry.load(tokens), router);
+        AccessControl access = accessControlOverAReadyRouter(dir);
         assertThat(access.priority(head("/internal/v0/raft/append")), is(true));
         assertThat(access.priority(head("/v0/entity")), is(false));
     }
@@ -140,11 +145,7 @@ class NodeRouterHeadTest {
 
     @Test
     void accessControlPassesTheRoutersOnLoopAnswerOn(@TempDir Path dir) throws Exception {
-        Path tokens = dir.resolve("tokens");
-        TokenFile.add(tokens, new Grant("app", AccessScope.parseList("read"), null), BearerToken.sha256(BearerToken.generate()));
-        NodeRouter router = new NodeRouter(NOTHING, NOTHING, NOTHING);
-        router.ready(NOTHING, new PeerPlane());
-        AccessControl access = new AccessControl(TokenRegistry.load(tokens), router);
+        AccessControl access = accessControlOverAReadyRouter(dir);
         assertThat(access.onLoop(request("GET", "/v0/entity")), is(true));
         assertThat(access.onLoop(request("PUT", "/v0/entity", "If-Match", "\"v1\"")), is(false));
     }
