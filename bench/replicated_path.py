@@ -145,8 +145,11 @@ class Cluster:
                     # server_overload: over the in-flight budget, answered before any handler ran
                     key = "503_" + name.split('cause="', 1)[1].split('"', 1)[0]
                 elif name.startswith("ringkv_storage_would_block"):
-                    # storage calls of requests run on a loop that went to the handler executor
-                    key = "would_block"
+                    # storage calls of requests run on a loop that went to the handler executor,
+                    # by what they would have waited for (key_lock, file_read, write_stall, ...)
+                    cause = name.split('cause="', 1)[1].split('"', 1)[0] if 'cause="' in name else "any"
+                    sums["would_block"] += float(value)
+                    key = "would_block_" + cause
                 elif name.startswith("ringkv_requests_total") and 'status="504"' in name:
                     key = ("internal_" if 'operation="internal"' in name else "public_") + "504"
                 if key:

@@ -86,7 +86,7 @@ class LocalReplicaTest {
         return (StorageEngine) Proxy.newProxyInstance(StorageEngine.class.getClassLoader(), new Class<?>[] {StorageEngine.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("getNow") || method.getName().equals("applyAllNow")) {
-                        throw WouldBlockException.INSTANCE;
+                        throw WouldBlockException.of(WouldBlockException.Cause.FILE_READ);
                     }
                     try {
                         return method.invoke(engine, args);

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -113,8 +114,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
     private final Statistics statistics;
     private final LongAdder keysRead = new LongAdder();
     private final LongAdder keysWritten = new LongAdder();
-    /** Calls asked not to wait that would have had to ({@link WouldBlockException}). */
-    private final LongAdder wouldBlock = new LongAdder();
+    /** Calls asked not to wait that would have had to ({@link WouldBlockException}), by cause ordinal. */
+    private final LongAdder[] wouldBlock = newAdders(WouldBlockException.Cause.values().length);
     /** Told of every stored and purged record; set before the engine is shared (volatile: read per write). */
     private volatile RecordChangeListener changeListener = RecordChangeListener.NONE;
 
@@ -270,8 +271,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     public Record[] applyAllNow(List<byte[]> keys, List<Record> records) throws StoreException {
         int[] ordered = stripesInOrder(keys, records);
         if (noWaitWrites == null) {
-            wouldBlock.increment();
-            throw WouldBlockException.INSTANCE;
+            throw wouldBlock(WouldBlockException.Cause.SYNCED_WRITES);
         }
         if (keys.isEmpty()) {
             return new Record[0];
@@ -281,7 +281,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
             try {
                 for (int stripe : ordered) {
                     if (!keyLocks.stripe(stripe).tryLock()) {
-                        throw WouldBlockException.INSTANCE;
+                        throw WouldBlockException.of(WouldBlockException.Cause.KEY_LOCK);
                     }
                     locked++;
                 }
@@ -331,7 +331,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 ByteBuffer name = ByteBuffer.wrap(key);
                 Record before = batchLatest.get(name);
                 if (before == null) {
-                    byte[] bytes = readWith == null ? db.get(key) : db.get(readWith, key);
+                    byte[] bytes = readWith == null ? db.get(key) : getOrWouldBlock(readWith, key);
                     before = bytes == null ? null : decode(key, bytes);
                 }
                 if (before != null && !record.isNewerThan(before)) {
@@ -346,7 +346,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 writes++;
             }
             if (writes > 0) {
-                db.write(writeWith, batch);
+                writeOrWouldBlock(writeWith, batch);
             }
         }
         keysWritten.add(writes);
@@ -472,7 +472,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 keysWritten.sum(),
                 db.getLongProperty("rocksdb.estimate-num-keys"),
                 directoryBytes(),
-                wouldBlock.sum()));
+                wouldBlockByCause()));
     }
 
     /** Every file of the data directory (flat: RocksDB keeps no subdirectories); files deleted meanwhile count 0. */
@@ -536,8 +536,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     private <T> T guardedNow(String operation, byte[] key, NativeCall<T> call) throws StoreException {
         Lock read = lifecycle.readLock();
         if (!read.tryLock()) {
-            wouldBlock.increment();
-            throw WouldBlockException.INSTANCE;
+            throw wouldBlock(WouldBlockException.Cause.CLOSING);
         }
         try {
             if (closed) {
@@ -545,12 +544,11 @@ public final class RocksDbStorageEngine implements StorageEngine {
             }
             return call.call();
         } catch (WouldBlockException e) {
-            wouldBlock.increment();
-            throw e;
+            throw wouldBlock(e.waitCause());
         } catch (RocksDBException e) {
-            if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete) {
-                wouldBlock.increment();
-                throw WouldBlockException.INSTANCE;
+            if (isIncomplete(e)) {
+                // A read (getNow) that needed a file; applyLocked tells its reads and its write apart.
+                throw wouldBlock(WouldBlockException.Cause.FILE_READ);
             }
             throw new StoreException(operation + " failed for key " + Keys.describe(key) + " in " + dir + ": "
                     + e.getMessage(), e);
@@ -606,6 +604,60 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 .setMemtableWholeKeyFiltering(true)
                 .setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO)
                 .setTableFormatConfig(tableConfig));
+    }
+
+    /** A read with {@code options}; a read that needed a file (Incomplete) as {@link WouldBlockException.Cause#FILE_READ}. */
+    private byte[] getOrWouldBlock(ReadOptions options, byte[] key) throws RocksDBException, WouldBlockException {
+        try {
+            return db.get(options, key);
+        } catch (RocksDBException e) {
+            if (isIncomplete(e)) {
+                throw WouldBlockException.of(WouldBlockException.Cause.FILE_READ);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A write with {@code options}; one that RocksDB refused as Incomplete (with
+     * {@code no_slowdown}: it would have been delayed or stopped) as
+     * {@link WouldBlockException.Cause#WRITE_STALL}.
+     */
+    private void writeOrWouldBlock(WriteOptions options, WriteBatch batch) throws RocksDBException, WouldBlockException {
+        try {
+            db.write(options, batch);
+        } catch (RocksDBException e) {
+            if (isIncomplete(e)) {
+                throw WouldBlockException.of(WouldBlockException.Cause.WRITE_STALL);
+            }
+            throw e;
+        }
+    }
+
+    private static boolean isIncomplete(RocksDBException e) {
+        return e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete;
+    }
+
+    /** Counts a call that would have waited for {@code cause}; returns the exception to throw. */
+    private WouldBlockException wouldBlock(WouldBlockException.Cause cause) {
+        wouldBlock[cause.ordinal()].increment();
+        return WouldBlockException.of(cause);
+    }
+
+    private Map<WouldBlockException.Cause, Long> wouldBlockByCause() {
+        Map<WouldBlockException.Cause, Long> counts = new EnumMap<>(WouldBlockException.Cause.class);
+        for (WouldBlockException.Cause cause : WouldBlockException.Cause.values()) {
+            counts.put(cause, wouldBlock[cause.ordinal()].sum());
+        }
+        return counts;
+    }
+
+    private static LongAdder[] newAdders(int count) {
+        LongAdder[] adders = new LongAdder[count];
+        for (int i = 0; i < count; i++) {
+            adders[i] = new LongAdder();
+        }
+        return adders;
     }
 
     private static <T extends AutoCloseable> T track(List<AutoCloseable> natives, T resource) {

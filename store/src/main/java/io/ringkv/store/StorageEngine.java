@@ -58,7 +58,7 @@ public interface StorageEngine extends AutoCloseable {
      *                             that cannot tell always throws it (the default).
      */
     default Optional<Record> getNow(byte[] key) throws StoreException {
-        throw WouldBlockException.INSTANCE;
+        throw WouldBlockException.of(WouldBlockException.Cause.UNSUPPORTED);
     }
 
     /**
@@ -71,7 +71,7 @@ public interface StorageEngine extends AutoCloseable {
      *                             it (the default).
      */
     default Record[] applyAllNow(List<byte[]> keys, List<Record> records) throws StoreException {
-        throw WouldBlockException.INSTANCE;
+        throw WouldBlockException.of(WouldBlockException.Cause.UNSUPPORTED);
     }
 
     /**

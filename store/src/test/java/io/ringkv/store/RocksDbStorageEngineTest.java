@@ -46,6 +46,7 @@ class RocksDbStorageEngineTest extends StorageEngineContractTest {
                 List.of(Record.value(6, bytes("new")))));
         assertThat(engine.get(bytes("k")), is(Optional.of(Record.value(5, bytes("old")))));
         assertThat(engine.stats().wouldBlock(), is(2L));
+        assertThat("both needed a file", engine.stats().wouldBlockByCause().get(WouldBlockException.Cause.FILE_READ), is(2L));
 
         engine.apply(bytes("k"), Record.value(7, bytes("newer")));
         assertThat("in the memtable again", engine.getNow(bytes("k")), is(Optional.of(Record.value(7, bytes("newer")))));
@@ -77,6 +78,8 @@ class RocksDbStorageEngineTest extends StorageEngineContractTest {
             assertThrows(WouldBlockException.class, () -> engine.applyAllNow(List.of(bytes("other")),
                     List.of(Record.value(2, bytes("w")))));
             assertThat(engine.get(bytes("other")), is(Optional.empty()));
+            assertThat(engine.stats().wouldBlockByCause().get(WouldBlockException.Cause.KEY_LOCK), is(1L));
+            assertThat(engine.stats().wouldBlock(), is(1L));
         } finally {
             release.countDown();
             writer.join();
@@ -92,6 +95,7 @@ class RocksDbStorageEngineTest extends StorageEngineContractTest {
         assertThrows(WouldBlockException.class, () -> engine.applyAllNow(List.of(bytes("k")),
                 List.of(Record.value(1, bytes("v")))));
         assertThat(engine.get(bytes("k")), is(Optional.empty()));
+        assertThat(engine.stats().wouldBlockByCause().get(WouldBlockException.Cause.SYNCED_WRITES), is(1L));
         engine.apply(bytes("k"), Record.value(1, bytes("v")));
         assertThat("reads wait for no sync", engine.getNow(bytes("k")), is(Optional.of(Record.value(1, bytes("v")))));
     }

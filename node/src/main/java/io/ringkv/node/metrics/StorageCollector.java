@@ -5,6 +5,8 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StorageStats;
 import io.ringkv.store.StoreException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +57,14 @@ final class StorageCollector implements MultiCollector {
                         stats.estimatedKeys())
                 .gauge("ringkv_storage_disk_bytes", "Bytes of all files in the data directory", stats.diskBytes())
                 .counter("ringkv_storage_would_block", "Storage calls of requests run on an event loop that would have had "
-                        + "to wait (disk I/O, a held key lock, a write stall) and went to the handler executor", stats.wouldBlock())
+                        + "to wait and went to the handler executor, by what they would have waited for", "cause",
+                        wouldBlockByLabel(stats))
                 .build();
+    }
+
+    private static Map<String, Long> wouldBlockByLabel(StorageStats stats) {
+        Map<String, Long> byLabel = new LinkedHashMap<>();
+        stats.wouldBlockByCause().forEach((cause, count) -> byLabel.put(cause.label(), count));
+        return byLabel;
     }
 }
