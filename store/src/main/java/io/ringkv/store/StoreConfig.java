@@ -8,7 +8,8 @@ import java.util.Objects;
  * grow, the withers will not change).
  *
  * @param durability        when a write is durable; default {@link Durability#PROCESS_CRASH}
- * @param blockCacheBytes   RocksDB block cache (uncompressed data blocks, index and filters);
+ * @param blockCacheBytes   RocksDB block cache (uncompressed data blocks; index and filter blocks
+ *                          stay in each open table's memory, outside it);
  *                          default 64 MiB
  * @param writeBufferBytes  size of one memtable before it is flushed to an SST file; default
  *                          64 MiB (RocksDB may hold up to two of them while flushing)
