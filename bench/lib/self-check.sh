@@ -387,6 +387,12 @@ assert "grow     20.0 +- 0.0" in text and "1.60 +- 1.27" in text and "inconclusi
 assert "the nodes counted: 503_server_overload 6" in text, text
 assert "NOT met" in m.summarise({"meta": meta, "rounds": [rnd(1, 15.0, 2)]})
 assert " met " in m.summarise({"meta": meta, "rounds": [rnd(1, 15.0, 0)]})
+# No load (--rate 0): every p99 is NaN; several rounds still summarise, as "no load".
+idle = [rnd(r, float("nan"), 0) for r in (1, 2)]
+for r in idle:
+    r["steady"]["get_p99_ms"] = r["steady"]["put_p99_ms"] = float("nan")
+text = m.summarise({"meta": dict(meta, rate=0), "rounds": idle})
+assert "no load" in text and "GET p99 - ms" in text, text
 EOF2
 }
 help_works() { "$BENCH_DIR/run.sh" --help | grep -q -- '--quick'; }
