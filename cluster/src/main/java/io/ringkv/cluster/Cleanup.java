@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * {@link ClusterSettings#streamBytesPerSecond} bytes of keys and values read per second (its own
  * {@link ScanPacer}, not anti-entropy's, so that a join or a leave moves at a rate of its own). Each record whose owners ({@link RendezvousPlacement#owners}) do not include
  * this node is sent to every owner ({@link RecordPusher}, applied there by last-write-wins, so an
- * owner that holds something newer keeps it), a chunk at a time. Only once every owner took the
+ * owner that holds something newer keeps it), a chunk at a time (at most {@link #CHUNK_RECORDS}
+ * records and {@link #CHUNK_BYTES_MAX} bytes, so the records read and not yet dropped stay few
+ * whatever the values' sizes). Only once every owner took the
  * chunk is each record purged here, and only if it is still the stored one
  * ({@link StorageEngine#purge}): a write that lands meanwhile stays. A record an owner refused, or
  * whose owner could not be reached, is kept (counted), so a run never leaves a key with fewer
@@ -47,6 +49,12 @@ public final class Cleanup implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Cleanup.class);
     /** Records not owned here sent per chunk before the chunk's purges. */
     static final int CHUNK_RECORDS = 1_024;
+    /**
+     * Bytes of keys and values a chunk holds at most (a record larger than this is a chunk alone):
+     * a chunk stays in memory until its owners took it and it is purged, and a count alone let
+     * 1,024 values of up to {@code --max-body} (16 MiB by default) pile up on a node's heap.
+     */
+    static final long CHUNK_BYTES_MAX = 8L << 20;
     private static final int PUSH_RECORDS_MAX = 256;
     /** Batches on their way to one owner at once: the scan reads on while the owner applies one. */
     private static final int PUSH_BATCHES_IN_FLIGHT = 2;
@@ -156,6 +164,7 @@ public final class Cleanup implements AutoCloseable {
         ClusterNode self = topology.self();
         Set<ClusterNode> failedOwners = new HashSet<>();
         List<NotOwned> chunk = new ArrayList<>();
+        long chunkBytes = 0;
         int sincePace = 0;
         long bytesSincePace = 0;
         try (RangeCursor cursor = engine.range(new byte[0], null)) {
@@ -175,10 +184,18 @@ public final class Cleanup implements AutoCloseable {
                 if (handOver == null) {
                     continue;
                 }
+                long recordBytes = key.length + record.value().length;
+                if (!chunk.isEmpty() && chunkBytes + recordBytes > CHUNK_BYTES_MAX) {
+                    handOver(chunk, failedOwners);
+                    chunk = new ArrayList<>();
+                    chunkBytes = 0;
+                }
                 chunk.add(handOver);
+                chunkBytes += recordBytes;
                 if (chunk.size() == CHUNK_RECORDS) {
                     handOver(chunk, failedOwners);
                     chunk = new ArrayList<>();
+                    chunkBytes = 0;
                 }
             }
         }

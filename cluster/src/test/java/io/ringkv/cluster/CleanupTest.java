@@ -8,8 +8,10 @@ import io.ringkv.http.server.HttpServer;
 import io.ringkv.http.server.ServerConfig;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.InMemoryStorageEngine;
+import io.ringkv.store.RangeCursor;
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
@@ -129,6 +131,103 @@ class CleanupTest {
         long expected = TimeUnit.MICROSECONDS.toNanos(6_425_600);
         assertThat(now.get(), org.hamcrest.Matchers.allOf(org.hamcrest.Matchers.greaterThanOrEqualTo(expected
                 - TimeUnit.MILLISECONDS.toNanos(10)), org.hamcrest.Matchers.lessThanOrEqualTo(expected)));
+    }
+
+    @Test
+    void largeValuesLeaveInChunksOfBoundedBytesSoFewAreHeldReadAndNotYetDropped() throws Exception {
+        int valueBytes = 256 * 1024;
+        RendezvousPlacement placement = new RendezvousPlacement(topology);
+        // Only keys the peer owns, so that every record read is handed over and then dropped:
+        // 100 of them, 25 MiB, fewer records than a chunk's count and several times its byte bound.
+        List<byte[]> theirs = new ArrayList<>();
+        for (int i = 0; theirs.size() < 100; i++) {
+            byte[] key = String.format("k%04d", i).getBytes(StandardCharsets.UTF_8);
+            if (!topology.isSelf(placement.owners(key, 1).getFirst())) {
+                engine.apply(key, Record.value(100 + i, new byte[valueBytes]));
+                theirs.add(key);
+            }
+        }
+        HeldBytes held = new HeldBytes(engine);
+        Cleanup bounded = new Cleanup(held.engine(), topology, () -> 1, client, new ScanPacer(1_000_000_000L),
+                Duration.ofSeconds(10));
+        resources.add(bounded);
+        peerComesUp();
+
+        CleanupStatus status = bounded.run();
+
+        assertThat(status.dropped(), is((long) theirs.size()));
+        for (byte[] key : theirs) {
+            assertThat("held by the owner", peerEngine.get(key).isPresent(), is(true));
+        }
+        assertThat("several chunks' worth", (long) theirs.size() * valueBytes,
+                org.hamcrest.Matchers.greaterThan(2 * Cleanup.CHUNK_BYTES_MAX));
+        long bound = Cleanup.CHUNK_BYTES_MAX + valueBytes + 16;
+        assertThat("bytes read from the store and not yet dropped, at most", held.max(),
+                org.hamcrest.Matchers.lessThanOrEqualTo(bound));
+    }
+
+    /**
+     * {@code engine} with a count of the bytes of keys and values read through its range cursors
+     * and not yet purged, and the most it reached: what a cleanup holds in memory at once.
+     */
+    private static final class HeldBytes {
+        private final StorageEngine target;
+        private final java.util.concurrent.atomic.AtomicLong held = new java.util.concurrent.atomic.AtomicLong();
+        private final java.util.concurrent.atomic.AtomicLong max = new java.util.concurrent.atomic.AtomicLong();
+
+        HeldBytes(StorageEngine target) {
+            this.target = target;
+        }
+
+        long max() {
+            return max.get();
+        }
+
+        StorageEngine engine() {
+            return (StorageEngine) java.lang.reflect.Proxy.newProxyInstance(StorageEngine.class.getClassLoader(),
+                    new Class<?>[] {StorageEngine.class}, (proxy, method, args) -> {
+                        Object result;
+                        try {
+                            result = method.invoke(target, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                        if (method.getName().equals("purge") && Boolean.TRUE.equals(result)) {
+                            held.addAndGet(-(((byte[]) args[0]).length + ((Record) args[1]).value().length));
+                        } else if (method.getName().equals("range")) {
+                            return counting((RangeCursor) result);
+                        }
+                        return result;
+                    });
+        }
+
+        private RangeCursor counting(RangeCursor cursor) {
+            return new RangeCursor() {
+                @Override
+                public boolean next() throws StoreException {
+                    boolean more = cursor.next();
+                    if (more) {
+                        max.accumulateAndGet(held.addAndGet(cursor.key().length + cursor.record().value().length), Math::max);
+                    }
+                    return more;
+                }
+
+                @Override
+                public byte[] key() {
+                    return cursor.key();
+                }
+
+                @Override
+                public Record record() {
+                    return cursor.record();
+                }
+
+                @Override
+                public void close() {
+                    cursor.close();
+                }
+            };
+        }
     }
 
     private void peerComesUp() throws Exception {
