@@ -39,8 +39,13 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
     public static final int DEFAULT_CLIENT_THREADS = 2;
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     public static final Duration DEFAULT_MAX_CLOCK_OFFSET = Duration.ofMillis(500);
-    /** The hand-over pace unless told otherwise: 32 MB read per second ({@code serve --stream-rate}). */
-    public static final long DEFAULT_STREAM_BYTES_PER_SECOND = 32_000_000L;
+    /**
+     * The hand-over pace unless told otherwise: 64 MB read per second ({@code serve --stream-rate}).
+     * Each sender reads its whole store at this pace, the records it does not send included, and a
+     * join receives a majority of each key's copies: at 32 a join took in 16 MB/s of unique data
+     * without load, at 64 about 21 (docs/benchmarks.md, "Membership changes under load").
+     */
+    public static final long DEFAULT_STREAM_BYTES_PER_SECOND = 64_000_000L;
 
     public ClusterSettings {
         nodeUrls = List.copyOf(nodeUrls);

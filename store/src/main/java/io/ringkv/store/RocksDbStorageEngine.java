@@ -122,7 +122,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     private final LongAdder keysRead = new LongAdder();
     private final LongAdder keysWritten = new LongAdder();
     /** Calls asked not to wait that would have had to ({@link WouldBlockException}), by cause ordinal. */
-    private final LongAdder[] wouldBlock = newAdders(WouldBlockException.Cause.values().length);
+    private final LongAdder[] wouldBlockCounts = newAdders(WouldBlockException.Cause.values().length);
     /** Told of every stored and purged record; set before the engine is shared (volatile: read per write). */
     private volatile RecordChangeListener changeListener = RecordChangeListener.NONE;
 
@@ -647,14 +647,14 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
     /** Counts a call that would have waited for {@code cause}; returns the exception to throw. */
     private WouldBlockException wouldBlock(WouldBlockException.Cause cause) {
-        wouldBlock[cause.ordinal()].increment();
+        wouldBlockCounts[cause.ordinal()].increment();
         return WouldBlockException.of(cause);
     }
 
     private Map<WouldBlockException.Cause, Long> wouldBlockByCause() {
         Map<WouldBlockException.Cause, Long> counts = new EnumMap<>(WouldBlockException.Cause.class);
         for (WouldBlockException.Cause cause : WouldBlockException.Cause.values()) {
-            counts.put(cause, wouldBlock[cause.ordinal()].sum());
+            counts.put(cause, wouldBlockCounts[cause.ordinal()].sum());
         }
         return counts;
     }
