@@ -209,13 +209,22 @@ public final class ClockSkew {
         return (agreeingPeers() + 1) * 2 > peers.size() + 1;
     }
 
-    /** Peers whose freshest sample of the last minute is within the bound. */
+    /**
+     * Peers whose freshest sample of the last minute is within the bound. A heard sending time
+     * that puts the peer behind by more than the bound is no evidence (the request may have waited
+     * in the network, or in this node's socket while it was paused): the peer's measurement, if
+     * fresh, is judged instead, as only a measurement says "behind".
+     */
     int agreeingPeers() {
         long mono = monoMillis();
         long wallMinusMono = clock.wallMillis() - mono;
         int agreeing = 0;
         for (String peer : peers) {
-            Sample sample = freshest(mono, heard.get(peer), measured.get(peer));
+            Sample heardSample = heard.get(peer);
+            if (heardSample != null && heardSample.peerBehindBeyond(boundMillis, wallMinusMono)) {
+                heardSample = null;
+            }
+            Sample sample = freshest(mono, heardSample, measured.get(peer));
             if (sample != null && sample.agrees(boundMillis, wallMinusMono)) {
                 agreeing++;
             }

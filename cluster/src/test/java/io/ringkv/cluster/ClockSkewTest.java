@@ -62,6 +62,26 @@ class ClockSkewTest {
                 new ClockSkew(new HybridLogicalClock(wall::get), 500, Set.of()).writeRefusal(), is(Optional.empty()));
     }
 
+    /**
+     * A request a peer sent before this node was paused (SIGSTOP) is read only when it wakes: its
+     * sending time is seconds old and the peer looks behind. That is the waiting, not the peer's
+     * clock: it must not undo what a measurement showed, or the woken node refuses its first write.
+     */
+    @Test
+    void aRequestThatWaitedDoesNotMakeAMeasuredPeerDisagree() {
+        ClockSkew four = new ClockSkew(clock, 500, Set.of("http://a:1", "http://b:1", "http://c:1"), nanos::get);
+        four.measured("http://a:1", wall.get(), wall.get(), 2);
+        four.measured("http://b:1", wall.get(), wall.get(), 2);
+        assertThat("itself and two of three peers (the third not yet measured)", four.writeRefusal(), is(Optional.empty()));
+
+        elapse(5_000); // paused
+        four.heard("http://a:1", wall.get() - 5_000); // sent as the pause began, read now
+
+        assertThat(four.writeRefusal(), is(Optional.empty()));
+        assertThat(four.agreeingPeers(), is(2));
+        assertThat("only a measurement says behind", four.aheadBy(), is(Optional.empty()));
+    }
+
     @Test
     void aheadWhenMostMeasuredPeersAreBehindByMoreThanTheBound() {
         skew.measured("http://a:1", wall.get() - 3_000, wall.get(), 10);
