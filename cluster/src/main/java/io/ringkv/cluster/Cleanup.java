@@ -185,18 +185,13 @@ public final class Cleanup implements AutoCloseable {
                     continue;
                 }
                 long recordBytes = key.length + record.value().length;
-                if (!chunk.isEmpty() && chunkBytes + recordBytes > CHUNK_BYTES_MAX) {
+                if (!chunk.isEmpty() && (chunk.size() == CHUNK_RECORDS || chunkBytes + recordBytes > CHUNK_BYTES_MAX)) {
                     handOver(chunk, failedOwners);
                     chunk = new ArrayList<>();
                     chunkBytes = 0;
                 }
                 chunk.add(handOver);
                 chunkBytes += recordBytes;
-                if (chunk.size() == CHUNK_RECORDS) {
-                    handOver(chunk, failedOwners);
-                    chunk = new ArrayList<>();
-                    chunkBytes = 0;
-                }
             }
         }
         int lastBatch = sincePace;

@@ -114,7 +114,14 @@ public final class ClockSkew {
             return;
         }
         long mono = monoMillis();
-        heard.put(peer, new Sample(peerMillis - mono, 0, mono));
+        Sample sample = new Sample(peerMillis - mono, 0, mono);
+        if (sample.peerBehindBeyond(boundMillis, clock.wallMillis() - mono)) {
+            // No evidence: the request may have waited, in the network or in this node's socket
+            // while it was paused, and only a measurement says "behind". Kept, it would replace a
+            // fresher measurement's verdict (the woken node refused its first write).
+            return;
+        }
+        heard.put(peer, sample);
     }
 
     /**
@@ -209,22 +216,13 @@ public final class ClockSkew {
         return (agreeingPeers() + 1) * 2 > peers.size() + 1;
     }
 
-    /**
-     * Peers whose freshest sample of the last minute is within the bound. A heard sending time
-     * that puts the peer behind by more than the bound is no evidence (the request may have waited
-     * in the network, or in this node's socket while it was paused): the peer's measurement, if
-     * fresh, is judged instead, as only a measurement says "behind".
-     */
+    /** Peers whose freshest sample of the last minute is within the bound. */
     int agreeingPeers() {
         long mono = monoMillis();
         long wallMinusMono = clock.wallMillis() - mono;
         int agreeing = 0;
         for (String peer : peers) {
-            Sample heardSample = heard.get(peer);
-            if (heardSample != null && heardSample.peerBehindBeyond(boundMillis, wallMinusMono)) {
-                heardSample = null;
-            }
-            Sample sample = freshest(mono, heardSample, measured.get(peer));
+            Sample sample = freshest(mono, heard.get(peer), measured.get(peer));
             if (sample != null && sample.agrees(boundMillis, wallMinusMono)) {
                 agreeing++;
             }

@@ -338,7 +338,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 ByteBuffer name = ByteBuffer.wrap(key);
                 Record before = batchLatest.get(name);
                 if (before == null) {
-                    byte[] bytes = readWith == null ? db.get(key) : getOrWouldBlock(readWith, key);
+                    // Incomplete here (a read that needed a file) reaches guardedNow, which tells it as FILE_READ.
+                    byte[] bytes = readWith == null ? db.get(key) : db.get(readWith, key);
                     before = bytes == null ? null : decode(key, bytes);
                 }
                 if (before != null && !record.isNewerThan(before)) {
@@ -554,7 +555,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
             throw wouldBlock(e.waitCause());
         } catch (RocksDBException e) {
             if (isIncomplete(e)) {
-                // A read (getNow) that needed a file; applyLocked tells its reads and its write apart.
+                // A read that needed a file; applyLocked's refused write is WRITE_STALL already.
                 throw wouldBlock(WouldBlockException.Cause.FILE_READ);
             }
             throw new StoreException(operation + " failed for key " + Keys.describe(key) + " in " + dir + ": "
@@ -611,18 +612,6 @@ public final class RocksDbStorageEngine implements StorageEngine {
                 .setMemtableWholeKeyFiltering(true)
                 .setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO)
                 .setTableFormatConfig(tableConfig));
-    }
-
-    /** A read with {@code options}; a read that needed a file (Incomplete) as {@link WouldBlockException.Cause#FILE_READ}. */
-    private byte[] getOrWouldBlock(ReadOptions options, byte[] key) throws RocksDBException, WouldBlockException {
-        try {
-            return db.get(options, key);
-        } catch (RocksDBException e) {
-            if (isIncomplete(e)) {
-                throw WouldBlockException.of(WouldBlockException.Cause.FILE_READ);
-            }
-            throw e;
-        }
     }
 
     /**
