@@ -7,6 +7,9 @@ figures (a path under bench/results, or null while there is none):
   replicated_path  bench/replicated_path.py: 1 node, 3 nodes over h2c: req/s, CPU per request, p99 at a constant rate
   replicated_path_constant_rate  optional: another bench/replicated_path.py run (more rounds of 3n-h2,
                    say) whose constant-rate runs give the p99 rows instead of replicated_path's
+  replicated_path_rate_cpu  optional: a bench/replicated_path.py run with --rate 500,5000 whose
+                   CPU per request at those rates over its closed loop gives rows of its own (by
+                   default the constant-rate file's, else replicated_path's)
   h2_one_node      bench/h2_compare.py: one node's GETs over h2c and HTTP/1.1, /v0/status against nginx
   cold_start       bench/cold_start.py: a new 3-node cluster's first seconds under load
   cold_start_sessions, cold_start_restart  optional: more bench/cold_start.py runs, rows of their
@@ -18,6 +21,8 @@ figures (a path under bench/results, or null while there is none):
                    the idle phase's and other clients' GET p99 over the idle p99
   large_hints      optional: bench/large_hints.py: seconds until a restarted replica holds large values it
                    missed, by hints alone
+  etcd_compare     optional: bench/etcd_compare.py (bench --etcd): ringkv's and etcd's p99 at constant
+                   rates, in one run
 
 Every number in the block is computed here from those files, with the same interval function the
 benchmark scripts use for their own summaries (replicated_path.interval) and, for the client,
@@ -49,10 +54,10 @@ from replicated_path import interval  # noqa: E402  (mean and 95 % Student-t hal
 
 BEGIN = "<!-- BEGIN GENERATED: at-a-glance (bench/report/glance.py; do not edit by hand) -->"
 END = "<!-- END GENERATED: at-a-glance -->"
-KINDS = ("replicated_path", "replicated_path_constant_rate", "h2_one_node", "cold_start", "cold_start_sessions",
-         "cold_start_restart", "up_start", "http_client", "h2_abuse", "large_hints")
-OPTIONAL_KINDS = ("replicated_path_constant_rate", "cold_start_sessions", "cold_start_restart", "up_start",
-                  "http_client", "h2_abuse", "large_hints")
+KINDS = ("replicated_path", "replicated_path_constant_rate", "replicated_path_rate_cpu", "h2_one_node", "cold_start", "cold_start_sessions",
+         "cold_start_restart", "up_start", "http_client", "h2_abuse", "large_hints", "etcd_compare")
+OPTIONAL_KINDS = ("replicated_path_constant_rate", "replicated_path_rate_cpu", "cold_start_sessions", "cold_start_restart", "up_start",
+                  "http_client", "h2_abuse", "large_hints", "etcd_compare")
 
 # Sections of docs/benchmarks.md that describe each measurement (GitHub's heading anchors).
 SECTIONS = {
@@ -62,6 +67,7 @@ SECTIONS = {
     "http_client": ("HTTP client (JMH)", "#http-client-jmh"),
     "h2_abuse": ("one hostile HTTP/2 connection", "#one-hostile-http2-connection"),
     "large_hints": ("large values by hints alone", "#large-values-by-hints-alone"),
+    "etcd_compare": ("ringkv beside etcd", "#ringkv-beside-etcd"),
 }
 
 # The targets, as the issues and the sections below state them.
@@ -77,6 +83,10 @@ ABUSE_P99_RATIO = 2.0    # issue 32: and leaves other clients' p99 within 2x the
 UP_READY_S = 5.0         # issue 34: every node of `./ringkv up` answers 200 within 5 s of the launch
 UP_IDLE_PCT = 20.0       # issue 34: and the new cluster then idles under 20 % of a core
 LARGE_HINTS_S = 60       # issue 32: large values missed while down are on the replica within 60 s of its restart
+# Issue 34: a request at a constant rate costs at most this many times its closed-loop CPU (3 nodes, same round).
+RATE_CPU_OVER_CLOSED = {5000: 1.5, 500: 3.0}
+ETCD_GET_RATE = 5000     # issue 34: ringkv's GET p99 at this rate within ETCD_GET_P99_RATIO x etcd's
+ETCD_GET_P99_RATIO = 2.0  # ... and its PUT p99 below etcd's at every rate etcd sustains (no failed request)
 
 MET, MET_ON_MEAN, NOT_MET = "met", "met on the mean", "not met"
 
@@ -187,7 +197,7 @@ class Block:
         self.rows.append(f"| {what} | {figure} | {against} | {target} | {self.link(path) if path else '—'} |")
 
     def note_run(self, meta):
-        if meta.get("command"):
+        if meta.get("command") and meta["command"] not in self.commands:
             self.commands.append(meta["command"])
         for key in ("server_cpus", "load_cpus"):
             for part in str(meta.get(key, "")).split(","):
@@ -244,6 +254,64 @@ def replicated_rows(block, path, rate_path=None):
         block.row(f"3 nodes, h2c, p99 at a constant {P99_RATE:,} {s.upper()}/s (open loop)", fmt(f, 2, " ms"), "—",
                   verdict(f"< {P99_LIMIT_MS:g} ms (16)", below(f, P99_LIMIT_MS)), rate_path)
     return meta
+
+
+def rate_cpu_rows(block, path):
+    """Issue 34's CPU per request at a constant rate over the same round's closed loop, 3 nodes over
+    h2c, for each rate of RATE_CPU_OVER_CLOSED the file has (none: no row)."""
+    doc = read_json(path)
+    block.note_run(doc["meta"])
+    closed = {(r["scenario"], r["round"]): r["cpu_us_per_request"] for r in doc["runs"] if r["config"] == "3n-h2"}
+    for rate, limit in sorted(RATE_CPU_OVER_CLOSED.items()):
+        for s in ("put", "get"):
+            pairs = [(r["cpu_us_per_request"], closed[(s, r["round"])]) for r in doc.get("constant_rate_runs", [])
+                     if r["config"] == "3n-h2" and r["scenario"] == s and r.get("rate") == rate
+                     and r.get("cpu_us_per_request") and closed.get((s, r["round"]))]
+            if not pairs:
+                continue
+            ratio = Figure.over(at_rate / loop for at_rate, loop in pairs)
+            block.row(f"3 nodes, h2c, {s.upper()} at a constant {rate:,}/s: CPU µs/request over the same round's "
+                      f"closed loop", f"{ratio.mean:.2f}× ± {ratio.half:.2f}",
+                      f"{Figure.over(a for a, _ in pairs).mean:,.0f} against {Figure.over(c for _, c in pairs).mean:,.0f} µs",
+                      verdict(f"≤ {limit:g}× (34)", at_most(ratio, Figure(1.0, 0.0), limit)), path)
+
+
+def etcd_rows(block, path):
+    """Issue 34's comparison with etcd, same run: GET p99 at ETCD_GET_RATE within ETCD_GET_P99_RATIO x
+    etcd's; PUT p99 below etcd's at each rate where etcd failed no request."""
+    doc = read_json(path)
+    meta, runs = doc["meta"], doc["runs"]
+    block.note_run(meta)
+
+    def pick(system, op, rate):
+        return [r for r in runs if r["system"] == system and r["op"] == op and r["rate"] == rate]
+
+    def failed(rows):
+        return sum(r["failed"] for r in rows)
+
+    ours, theirs = pick("ringkv", "get", ETCD_GET_RATE), pick("etcd", "get", ETCD_GET_RATE)
+    if ours and theirs:
+        a, b = Figure.over(r["p99_ms"] for r in ours), Figure.over(r["p99_ms"] for r in theirs)
+        block.row(f"3 nodes beside etcd's 3 members, GET p99 at a constant {ETCD_GET_RATE:,}/s (failed: ringkv, etcd)",
+                  f"{fmt(a, 2, ' ms')} ({failed(ours)})", f"etcd: {fmt(b, 2, ' ms')} ({failed(theirs)})",
+                  verdict(f"≤ {ETCD_GET_P99_RATIO:g}× etcd's (34)", at_most(a, b, ETCD_GET_P99_RATIO)), path)
+    for rate in sorted({r["rate"] for r in runs if r["op"] == "put"}):
+        ours, theirs = pick("ringkv", "put", rate), pick("etcd", "put", rate)
+        if not ours or not theirs:
+            continue
+        a, b = Figure.over(r["p99_ms"] for r in ours), Figure.over(r["p99_ms"] for r in theirs)
+        sustained = failed(theirs) == 0
+        block.row(f"3 nodes beside etcd's 3 members, PUT p99 at a constant {rate:,}/s (failed: ringkv, etcd)",
+                  f"{fmt(a, 2, ' ms')} ({failed(ours)})", f"etcd: {fmt(b, 2, ' ms')} ({failed(theirs)})",
+                  verdict("below etcd's (34)", below_figure(a, b)) if sustained
+                  else "below etcd's where etcd sustains the rate (34): etcd did not", path)
+
+
+def below_figure(a, b):
+    """Target a < b: met when a's upper end is below b's lower end."""
+    if a.hi < b.lo:
+        return MET
+    return MET_ON_MEAN if a.mean < b.mean else NOT_MET
 
 
 def h2_rows(block, path):
@@ -440,6 +508,8 @@ def render(current_path, doc_path):
     files = load_current(current_path)
     block = Block(os.path.dirname(os.path.abspath(doc_path)))
     replicated_rows(block, files["replicated_path"], files["replicated_path_constant_rate"])
+    rate_cpu_rows(block, files["replicated_path_rate_cpu"] or files["replicated_path_constant_rate"]
+                  or files["replicated_path"])
     h2_rows(block, files["h2_one_node"])
     for kind in ("cold_start", "cold_start_sessions", "cold_start_restart"):
         if files[kind]:
@@ -450,9 +520,11 @@ def render(current_path, doc_path):
         h2_abuse_rows(block, files["h2_abuse"])
     if files["large_hints"]:
         large_hints_rows(block, files["large_hints"])
+    if files["etcd_compare"]:
+        etcd_rows(block, files["etcd_compare"])
     client_row(block, files["http_client"])
     sections = ", ".join(f"[{t}]({a})" for kind, (t, a) in SECTIONS.items()
-                         if kind not in ("h2_abuse", "large_hints") or files[kind])
+                         if kind not in ("h2_abuse", "large_hints", "etcd_compare") or files[kind])
     cores = block.cores or len(block.cpus)
     cpus = sorted(block.cpus)
     lines = [

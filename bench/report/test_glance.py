@@ -237,6 +237,48 @@ class Rendering(unittest.TestCase):
         self.name_current(None)
         self.assertNotIn("one hostile", g.render(self.current, self.doc))
 
+    def test_rate_cpu_and_etcd_rows(self):
+        """Issue 34: CPU per request at 500/s and 5,000/s over the same round's closed loop (3 nodes);
+        beside etcd, GET p99 at 5,000/s within 2x etcd's and PUT p99 below etcd's where etcd failed
+        nothing (a rate etcd did not sustain gets no verdict)."""
+        doc = replicated_runs()
+        for run in doc["constant_rate_runs"]:
+            run["cpu_us_per_request"] = 70.0 if run["rate"] == 5000 and run["scenario"] == "put" else 200.0
+        doc["constant_rate_runs"] += [{"round": r, "config": "3n-h2", "scenario": "get", "rate": 500, "p99_ms": 1.0,
+                                       "cpu_us_per_request": 250.0 + r} for r in (1, 2)]
+        doc["meta"]["command"] = "./ringkv bench --replicated-path --rate 500,5000"
+        write_json(os.path.join(self.results, "replicated-path-r.json"), doc)
+        runs = []
+        for rnd in (0, 1):
+            for system, get_p99, put_p99, put_failed in (("ringkv", 3.0, 4.0 + rnd, 0), ("etcd", 2.0, 9.0, 0)):
+                runs.append({"system": system, "op": "get", "rate": 5000, "p99_ms": get_p99, "failed": 0, "round": rnd})
+                runs.append({"system": system, "op": "put", "rate": 500, "p99_ms": put_p99, "failed": put_failed,
+                             "round": rnd})
+                runs.append({"system": system, "op": "put", "rate": 5000, "p99_ms": 1.0,
+                             "failed": 7 if system == "etcd" else 0, "round": rnd})
+        write_json(os.path.join(self.results, "etcd-compare-x.json"),
+                   {"meta": {"command": "./ringkv bench --etcd --rounds 2", "server_cpus": "0", "load_cpus": "1"},
+                    "runs": runs})
+        self.assertNotIn("CPU µs/request over the same round's closed loop", g.render(self.current, self.doc))
+        self.name_current(None, etcd_compare="etcd-compare-x.json", replicated_path_rate_cpu="replicated-path-r.json")
+        text = g.render(self.current, self.doc)
+        self.assertIn("[replicated-path-r]", self.row(text, "3 nodes, h2c, PUT at a constant 5,000/s: CPU"))
+        self.assertIn("`./ringkv bench --replicated-path --rate 500,5000`", text)
+        self.assertIn("| 1.40× ± 0.00 | 70 against 50 µs | ≤ 1.5× (34): **met** |",
+                      self.row(text, "3 nodes, h2c, PUT at a constant 5,000/s: CPU"))
+        self.assertIn("| 2.00× ± 0.00 | 200 against 100 µs | ≤ 1.5× (34): not met |",
+                      self.row(text, "3 nodes, h2c, GET at a constant 5,000/s: CPU"))
+        self.assertIn("| 2.51× ± 0.06 | 252 against 100 µs | ≤ 3× (34): **met** |",
+                      self.row(text, "3 nodes, h2c, GET at a constant 500/s: CPU"))
+        self.assertNotIn("PUT at a constant 500/s: CPU", text)
+        self.assertIn("| 3.00 ± 0.00 ms (0) | etcd: 2.00 ± 0.00 ms (0) | ≤ 2× etcd's (34): **met** |",
+                      self.row(text, "3 nodes beside etcd's 3 members, GET p99 at a constant 5,000/s"))
+        self.assertIn("| 4.50 ± 6.35 ms (0) | etcd: 9.00 ± 0.00 ms (0) | below etcd's (34): met on the mean |",
+                      self.row(text, "3 nodes beside etcd's 3 members, PUT p99 at a constant 500/s"))
+        self.assertIn("| below etcd's where etcd sustains the rate (34): etcd did not |",
+                      self.row(text, "3 nodes beside etcd's 3 members, PUT p99 at a constant 5,000/s"))
+        self.assertIn("[ringkv beside etcd](#ringkv-beside-etcd)", text)
+
     def test_weakest(self):
         self.assertEqual(g.weakest(g.MET, g.MET_ON_MEAN), g.MET_ON_MEAN)
         self.assertEqual(g.weakest(g.MET, g.NOT_MET, g.MET_ON_MEAN), g.NOT_MET)
