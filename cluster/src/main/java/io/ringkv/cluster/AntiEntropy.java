@@ -463,6 +463,21 @@ public final class AntiEntropy implements AutoCloseable {
         return current.digest().snapshot(peer(placement, peerId), rf);
     }
 
+    /**
+     * This node's live digest of the keys it and {@code peer} both own under {@code rf}, for a
+     * hand-over's comparison with a first source ({@link FirstSourceBuckets}): null unless the
+     * digest is kept for the owners of {@code placement} and this node is one of them (a digest
+     * being rebuilt for new owners, or of old ones, would be compared over other keys).
+     */
+    long[] digestAgainst(ClusterNode peer, int rf, RendezvousPlacement placement) {
+        Digested current = digested;
+        if (current.digest() == null || !current.owner(topology.self()) || !placement.contains(peer)
+                || !java.util.Set.copyOf(current.placement().nodes()).equals(java.util.Set.copyOf(placement.nodes()))) {
+            return null;
+        }
+        return rf >= placement.clusterSize() ? current.digest().snapshot() : current.digest().snapshot(peer, rf);
+    }
+
     /** The keys this node and {@code peerId} both own under {@code rf}: what a versions answer to that peer holds. */
     Predicate<byte[]> sharedWith(String peerId, int rf) {
         RendezvousPlacement placement = digested.placement();

@@ -67,6 +67,7 @@ public final class Cleanup implements AutoCloseable {
     private final ReplicaClient client;
     private final ScanPacer pacer;
     private final Duration answerWait;
+    private final FirstSourceBuckets.OwnDigest ownDigest;
     private final ExecutorService thread;
     private final Object lock = new Object();
     /** Guarded by {@link #lock}. */
@@ -78,9 +79,15 @@ public final class Cleanup implements AutoCloseable {
     /** Guarded by {@link #lock}: the run in progress, as far as it got. */
     private CleanupStatus current;
 
+    /**
+     * @param ownDigest this node's live digest per peer ({@link AntiEntropy#digestAgainst}), which a
+     *                  join's second source compares with the first's; {@link FirstSourceBuckets.OwnDigest#NONE}
+     *                  to send every record a source sends
+     */
     Cleanup(StorageEngine engine, ClusterNodes topology, IntSupplier replicationFactor,
-            ReplicaClient client, ScanPacer pacer, Duration answerWait) {
+            ReplicaClient client, ScanPacer pacer, Duration answerWait, FirstSourceBuckets.OwnDigest ownDigest) {
         this.engine = engine;
+        this.ownDigest = ownDigest;
         this.topology = topology;
         this.replicationFactor = replicationFactor;
         this.client = client;
@@ -163,6 +170,8 @@ public final class Cleanup implements AutoCloseable {
         MembershipView view = topology.view();
         ClusterNode self = topology.self();
         Set<ClusterNode> failedOwners = new HashSet<>();
+        FirstSourceBuckets firstSources = new FirstSourceBuckets(client, ownDigest, view.placement(), rf,
+                answerWait.toMillis());
         List<NotOwned> chunk = new ArrayList<>();
         long chunkBytes = 0;
         int sincePace = 0;
@@ -180,7 +189,7 @@ public final class Cleanup implements AutoCloseable {
                     sincePace = 0;
                     bytesSincePace = 0;
                 }
-                NotOwned handOver = handOver(view, self, key, record, rf);
+                NotOwned handOver = handOver(view, self, key, record, rf, firstSources);
                 if (handOver == null) {
                     continue;
                 }
@@ -209,14 +218,19 @@ public final class Cleanup implements AutoCloseable {
      * which is how a joining node gets its keys and a leaving one hands its keys on; a node that
      * owns it neither now nor later sends it to every owner to be, then drops it.
      */
-    private static NotOwned handOver(MembershipView view, ClusterNode self, byte[] key, Record record, int rf) {
+    private static NotOwned handOver(MembershipView view, ClusterNode self, byte[] key, Record record, int rf,
+                                     FirstSourceBuckets firstSources) throws InterruptedException {
         RendezvousPlacement now = view.placement();
         RendezvousPlacement later = view.futurePlacement();
         boolean ownsNow = now.contains(self) && now.owns(key, self, Math.min(rf, now.clusterSize()));
         boolean ownsLater = later.contains(self) && later.owns(key, self, Math.min(rf, later.clusterSize()));
         if (ownsNow || ownsLater) {
             List<ClusterNode> pending = view.pending(key, rf);
-            if (pending.isEmpty() || pending.equals(List.of(self)) || !sends(view, self, key, rf)) {
+            if (pending.isEmpty() || pending.equals(List.of(self))) {
+                return null;
+            }
+            SendRule rule = rule(view, self, key, rf);
+            if (!rule.sends() || rule.firstSource() != null && !firstSources.mayDiffer(rule.firstSource(), key)) {
                 return null;
             }
             return new NotOwned(key, record, pending.stream().filter(node -> !node.equals(self)).toList(), false);
@@ -225,22 +239,40 @@ public final class Cleanup implements AutoCloseable {
     }
 
     /**
-     * Whether this node sends its copy of {@code key} to the key's pending replicas. A leaving node
-     * sends every key it holds: it is the only node that runs a hand-over for its leave. For a join
-     * (or a replacement), every owner runs one, and a majority of the key's owners (the member being
-     * replaced left out) send their copies, the first by rank: a write acknowledged by a majority
-     * of the owners is on at least one of them, so the joining node gets its newest acknowledged
-     * version while receiving about two copies of each record at RF 3 rather than three.
+     * Whether, and on what condition, this node sends its copy of {@code key} to the key's pending
+     * replicas. A leaving node sends every key it holds: it is the only node that runs a hand-over
+     * for its leave. For a join (or a replacement), every owner runs one, and a majority of the
+     * key's owners (the member being replaced left out) are its sources, the first by rank: a
+     * write acknowledged by a majority of the owners is on at least one of them. The first source
+     * sends every record; each other source sends only the records of the digest buckets in which
+     * it differs from the first ({@link FirstSourceBuckets}), which is where a version the first
+     * source lacks can be. So the joining node gets each key's newest acknowledged version while
+     * receiving about one copy of each record rather than two at RF 3.
      */
-    static boolean sends(MembershipView view, ClusterNode self, byte[] key, int rf) {
+    static SendRule rule(MembershipView view, ClusterNode self, byte[] key, int rf) {
         if (view.state(self).orElse(null) == io.ringkv.cluster.meta.MemberState.LEAVING) {
-            return true;
+            return SendRule.ALWAYS;
         }
         RendezvousPlacement now = view.placement();
         List<ClusterNode> sources = new ArrayList<>(now.replicas(key, Math.min(rf, now.clusterSize())));
         sources.removeAll(view.replaced());
         int rank = sources.indexOf(self);
-        return rank >= 0 && rank < sources.size() / 2 + 1;
+        if (rank < 0 || rank >= sources.size() / 2 + 1) {
+            return SendRule.NEVER;
+        }
+        return rank == 0 ? SendRule.ALWAYS : new SendRule(true, sources.getFirst());
+    }
+
+    /**
+     * What {@link #rule} says of one key.
+     *
+     * @param sends       whether this node is one of the key's sources
+     * @param firstSource the source whose digest decides whether this node sends its copy (only
+     *                    where the key's bucket differs); null when it sends it whatever
+     */
+    record SendRule(boolean sends, ClusterNode firstSource) {
+        static final SendRule NEVER = new SendRule(false, null);
+        static final SendRule ALWAYS = new SendRule(true, null);
     }
 
     /** Sends a chunk to its owners, then purges each record every one of its owners took. */

@@ -149,7 +149,7 @@ public final class Cluster implements AutoCloseable {
                         handlerExecutor, storageExecutor) : null;
         this.range = new ClusterRange(topology, engine, client, coordinator::expiryClockMillis, replicationFactor::current);
         this.cleanup = new Cleanup(engine, topology, replicationFactor::current, client,
-                new ScanPacer(settings.streamBytesPerSecond()), client.requestTimeout().multipliedBy(2));
+                new ScanPacer(settings.streamBytesPerSecond()), client.requestTimeout().multipliedBy(2), antiEntropy::digestAgainst);
         if (internalHandler != null) {
             internalHandler.mountCleanup(cleanup);
         }

@@ -56,7 +56,7 @@ class CleanupTest {
         String self = "http://127.0.0.1:1"; // never contacted: this node
         topology = ClusterNodes.of(List.of(self, "http://127.0.0.1:" + peerPort), self);
         cleanup = new Cleanup(engine, topology, () -> 1, client,
-                new ScanPacer(1_000_000_000L), Duration.ofSeconds(2));
+                new ScanPacer(1_000_000_000L), Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE);
         resources.add(cleanup);
     }
 
@@ -121,7 +121,7 @@ class CleanupTest {
         }
         java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(0);
         Cleanup paced = new Cleanup(engine, topology, () -> 1, client,
-                new ScanPacer(100_000, now::get, now::addAndGet), Duration.ofSeconds(2));
+                new ScanPacer(100_000, now::get, now::addAndGet), Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE);
         resources.add(paced);
 
         paced.run();
@@ -149,7 +149,7 @@ class CleanupTest {
         }
         HeldBytes held = new HeldBytes(engine);
         Cleanup bounded = new Cleanup(held.engine(), topology, () -> 1, client, new ScanPacer(1_000_000_000L),
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), FirstSourceBuckets.OwnDigest.NONE);
         resources.add(bounded);
         peerComesUp();
 

@@ -139,8 +139,9 @@ class MembershipRoutingTest {
 
     /**
      * Who sends a key to the node that joins: a majority of the key's owners (two at RF 3), the
-     * first by rank, so a write acknowledged by a majority reaches it; for a replacement, the
-     * surviving owners (the dead member left out); a leaving node sends every key it holds.
+     * first by rank in full and the second only where its digest differs from the first's, so a
+     * write acknowledged by a majority reaches it; for a replacement, the surviving owners (the dead
+     * member left out), the second again against the first; a leaving node sends every key it holds.
      */
     @Test
     void aMajorityOfTheOwnersSendEachKeyToAJoiningNodeAndALeavingNodeSendsAll() {
@@ -150,9 +151,11 @@ class MembershipRoutingTest {
         for (int i = 0; i < KEYS; i++) {
             byte[] key = key(i);
             List<ClusterNode> owners = joining.placement().replicas(key, 3);
-            List<ClusterNode> senders = owners.stream().filter(node -> Cleanup.sends(joining, node, key, 3)).toList();
+            List<ClusterNode> senders = owners.stream().filter(node -> Cleanup.rule(joining, node, key, 3).sends()).toList();
             assertThat(senders, equalTo(owners.subList(0, 2)));
-            assertThat(Cleanup.sends(leaving, leaver, key(i), 3), is(true));
+            assertThat(Cleanup.rule(joining, owners.get(0), key, 3), equalTo(Cleanup.SendRule.ALWAYS));
+            assertThat(Cleanup.rule(joining, owners.get(1), key, 3).firstSource(), equalTo(owners.get(0)));
+            assertThat(Cleanup.rule(leaving, leaver, key(i), 3), equalTo(Cleanup.SendRule.ALWAYS));
         }
         List<Member> members = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -162,11 +165,16 @@ class MembershipRoutingTest {
         ClusterNode replacement = ClusterNode.parse(URLS.get(3));
         members.add(new Member(Member.idOf(replacement), replacement.id(), MemberState.JOINING, 3, Member.idOf(dead)));
         MembershipView replacing = MembershipView.of(new ClusterMetadata(2, 3, members));
+        List<ClusterNode> survivors = List.of(ClusterNode.parse(URLS.get(0)), ClusterNode.parse(URLS.get(1)));
         for (int i = 0; i < KEYS; i++) {
-            for (ClusterNode survivor : List.of(ClusterNode.parse(URLS.get(0)), ClusterNode.parse(URLS.get(1)))) {
-                assertThat(Cleanup.sends(replacing, survivor, key(i), 3), is(true));
-            }
+            List<ClusterNode> order = replicas(replacing, key(i)).stream().filter(survivors::contains).toList();
+            assertThat(Cleanup.rule(replacing, order.get(0), key(i), 3), equalTo(Cleanup.SendRule.ALWAYS));
+            assertThat(Cleanup.rule(replacing, order.get(1), key(i), 3), equalTo(new Cleanup.SendRule(true, order.get(0))));
         }
+    }
+
+    private static List<ClusterNode> replicas(MembershipView view, byte[] key) {
+        return view.placement().replicas(key, 3);
     }
 
     @Test

@@ -29,9 +29,11 @@ import org.slf4j.LoggerFactory;
  *       the next step copies cannot miss a write made after it.
  *   <li><b>Streaming.</b> Each owner runs a cleanup under that view ({@link RemoteRun}): it sends
  *       this node every record it holds of a key this node will own, at the owner's hand-over
- *       pace ({@code --stream-rate}). A majority of each key's owners send their copies
- *       ({@code Cleanup.sends}), so the newest acknowledged version reaches this node even where
- *       one owner missed a write. A run that could not hand every record over is run again.
+ *       pace ({@code --stream-rate}). A majority of each key's owners are its sources
+ *       ({@code Cleanup.rule}): the first sends every record, the others only those of the digest
+ *       buckets where they differ from it, so the newest acknowledged version reaches this node
+ *       even where the first source missed a write. A run that could not hand every record over
+ *       is run again.
  *   <li><b>Normal.</b> This node asks the metadata to make it {@code normal}: from that epoch on it
  *       owns its keys and answers reads.
  *   <li><b>Cleanup.</b> The former owners are asked to run a cleanup, which drops the keys they
