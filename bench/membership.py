@@ -14,7 +14,8 @@ the failures counted are the cluster's, not requests sent to a process the bench
 
 Per step: the failed requests (PUT: not 201; GET: not 200 or 404; no answer) sent during it, its GET
 p99 against the steady-load window's (issue 33's target: at most 2x), its duration, the bytes the
-moving node's status counts as handed over (a majority of each key's owners send their copies: 2 per record at RF 3)
+moving node's status counts as handed over (every copy sent: about one per record for a join, more where
+the sources' digests differ)
 over the time its phase said "streaming", the unique value bytes the node owns (gained or gave up),
 and the CPU the node processes used. After the steps: every key on exactly RF nodes (each node's own
 keys, `local=true`), and every key written during the run reads back its last acknowledged value (or
@@ -723,9 +724,9 @@ def summarise(doc):
               "failed;" % P99_TARGET,
               "  NOT met when the ratio's mean is above it or a request failed; else inconclusive.",
               "streamed MB: the bytes (keys and values) the moving node's status counts as handed over, every "
-              "owner's copy",
-              "  (a join receives a majority of the owners' copies, 2 per record at RF 3); MB/s = streamed / the time its phase said "
-              "streaming;",
+              "copy sent",
+              "  (a join: the first source's, and a second source's in the digest buckets where the two differ); "
+              "MB/s = streamed / the time its phase said streaming;",
               "  unique MB: value bytes of the keys the node owns (grow, replace) or owned before it left (shrink);",
               "  unique MB/s = unique MB / stream s (issue 33's target: at least 20 MB/s per joining node).",
               "CPU cores: CPU time of every node process during the step over its duration (2 cores on this machine).",
