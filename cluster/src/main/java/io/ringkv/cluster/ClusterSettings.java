@@ -41,9 +41,10 @@ public record ClusterSettings(List<String> nodeUrls, String selfUrl, Duration re
     public static final Duration DEFAULT_MAX_CLOCK_OFFSET = Duration.ofMillis(500);
     /**
      * The hand-over pace unless told otherwise: 64 MB read per second ({@code serve --stream-rate}).
-     * Each sender reads its whole store at this pace, the records it does not send included, and a
-     * join receives a majority of each key's copies: at 32 a join took in 16 MB/s of unique data
-     * without load, at 64 about 21 (docs/benchmarks.md, "Membership changes under load").
+     * Each sender reads its whole store at this pace, the records it does not send included: at 32
+     * a join took in 16 MB/s of unique data without load, at 64 about 21, and about 23 once it
+     * received one copy of each record instead of two (docs/benchmarks.md, "Membership changes
+     * under load").
      */
     public static final long DEFAULT_STREAM_BYTES_PER_SECOND = 64_000_000L;
 
