@@ -8,7 +8,9 @@ pinned to the server CPU, wrk on the load CPU), writes --keys keys of 100 bytes 
 per cluster and scenario (closed-loop PUT of new keys, then GET): --settle seconds of load, then
 --seconds of load with async-profiler attached (event cpu, --interval-us) to the first node (the
 coordinator: wrk sends it everything, at the default replicas 2/3) and, for 3 nodes, the second
-(a replica). The collapsed stacks go to OUT_DIR (gzip); bench/results/profile-nodes-<run id>.json
+(a replica). With --rate N the load is vegeta's at N requests a second instead (open loop, as
+replicated_path.py's --rate): where a request's CPU goes at a moderate rate, where it costs
+several times its closed-loop figure. The collapsed stacks go to OUT_DIR (gzip); bench/results/profile-nodes-<run id>.json
 and .txt hold the splits of bench/report/profile_split.py for each profile, in microseconds of
 CPU per request: by the leaf-most frame's owner, the socket writes by what flushed them, and the
 inter-node client's own work; and every node's read and write system calls per request (/proc/PID/io). The profiler slows the nodes: compare splits, not rates.
@@ -22,7 +24,8 @@ import sys
 import tempfile
 
 import results_file
-from replicated_path import Cluster, log, prefill, wrk
+import vegeta
+from replicated_path import Cluster, constant_rate, log, prefill, wrk
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(BENCH_DIR, "report"))
@@ -48,19 +51,30 @@ def syscalls(pids):
     return total
 
 
-def profile(cluster, nodes, scenario, args, lib, out_dir):
-    """Settles, then profiles the first node (and the second of a cluster) during one wrk run;
+def run_load(cluster, scenario, seconds, args, tmp):
+    """One load run against the first node: wrk's closed loop, or vegeta at --rate; returns
+    (requests answered, seconds it took)."""
+    if args.rate:
+        result = constant_rate(args.vegeta_bin, cluster.urls[0], scenario, args.rate, seconds, args.load_cpus,
+                               args.keys, tmp)
+        return result["requests"], seconds
+    result = wrk(cluster.urls[0], scenario, seconds, args.connections, args.load_cpus, args.keys)
+    return result["requests"], result["duration_us"] / 1e6
+
+
+def profile(cluster, nodes, scenario, args, lib, out_dir, tmp):
+    """Settles, then profiles the first node (and the second of a cluster) during one load run;
     returns the run's document."""
-    wrk(cluster.urls[0], scenario, args.settle, args.connections, args.load_cpus, args.keys)
+    run_load(cluster, scenario, args.settle, args, tmp)
     pids = [p.pid for p in cluster.procs[:2]]
     for pid in pids:
         jcmd_agent(pid, lib, "start,event=cpu,interval=%dus" % args.interval_us)
     every = [p.pid for p in cluster.procs]
     before = [syscalls([pid]) for pid in every]
-    result = wrk(cluster.urls[0], scenario, args.seconds, args.connections, args.load_cpus, args.keys)
+    requests, seconds = run_load(cluster, scenario, args.seconds, args, tmp)
     after = [syscalls([pid]) for pid in every]
-    rate = result["requests"] / (result["duration_us"] / 1e6)
-    per_request = [{kind: (a[kind] - b[kind]) / result["requests"] for kind in a} for a, b in zip(after, before)]
+    rate = requests / seconds
+    per_request = [{kind: (a[kind] - b[kind]) / requests for kind in a} for a, b in zip(after, before)]
     profiles = []
     for index, pid in enumerate(pids):
         role = "coordinator" if index == 0 else "replica"
@@ -96,6 +110,8 @@ def main():
     ap.add_argument("--scenarios", default="put,get")
     ap.add_argument("--keys", type=int, default=20000)
     ap.add_argument("--connections", type=int, default=64)
+    ap.add_argument("--rate", type=int, default=0,
+                    help="requests per second, open loop (vegeta), instead of wrk's closed loop (default 0: closed loop)")
     ap.add_argument("--settle", type=int, default=40, help="seconds of load before each profile (default 40)")
     ap.add_argument("--seconds", type=int, default=20, help="seconds profiled (default 20)")
     ap.add_argument("--interval-us", type=int, default=200)
@@ -110,10 +126,11 @@ def main():
     if any(n not in (1, 3) for n in sizes):
         ap.error("--nodes: 1, 3 or both")
     os.makedirs(args.out_dir, exist_ok=True)
+    args.vegeta_bin = vegeta.ensure_vegeta() if args.rate else None
     run_id, rev, dirty = results_file.run_id()
     meta = {"run_id": run_id, "git_rev": rev, "git_dirty": dirty, "command": " ".join(["python3"] + sys.argv),
             "nodes": sizes, "scenarios": args.scenarios.split(","), "keys": args.keys, "value_bytes": 100,
-            "connections": args.connections, "settle_s": args.settle, "profiled_s": args.seconds,
+            "connections": args.connections, "rate": args.rate, "settle_s": args.settle, "profiled_s": args.seconds,
             "interval_us": args.interval_us, "server_cpus": args.server_cpus, "load_cpus": args.load_cpus,
             "loadavg_at_start": results_file.loadavg()}
     runs = []
@@ -126,7 +143,7 @@ def main():
                 log("%d nodes ready; writing %d keys" % (nodes, args.keys))
                 prefill(cluster.urls[0], args.keys, b"v" * 100)
                 for scenario in meta["scenarios"]:
-                    runs.append(profile(cluster, nodes, scenario, args, lib, args.out_dir))
+                    runs.append(profile(cluster, nodes, scenario, args, lib, args.out_dir, tmp))
             finally:
                 cluster.stop()
     finally:
