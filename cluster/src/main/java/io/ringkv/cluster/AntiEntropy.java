@@ -152,7 +152,7 @@ public final class AntiEntropy implements AutoCloseable {
         this.replicationFactor = replicationFactor;
         // One scan now, while nothing writes (before the node serves); every round and every peer's
         // digest request then reads the live digest instead of the store.
-        this.digested = digestFor(engine, topology);
+        this.digested = digestFor(engine, topology, null);
         this.collectedElsewhere = collectedElsewhere;
         this.topology = topology;
         this.client = client;
@@ -174,24 +174,32 @@ public final class AntiEntropy implements AutoCloseable {
         });
     }
 
-    private static Digested digestFor(StorageEngine engine, ClusterNodes topology) throws StoreException {
+    /** @param previous the digest in use, which hears of every change until the new one replaces it (null: none) */
+    private static Digested digestFor(StorageEngine engine, ClusterNodes topology, LiveDigest previous) throws StoreException {
         RendezvousPlacement placement = topology.placement();
         if (topology.others().isEmpty()) {
             return new Digested(placement, null);
         }
         boolean owner = placement.contains(topology.self());
-        return new Digested(placement, LiveDigest.attach(engine, owner ? placement : null, topology.self()));
+        return new Digested(placement, LiveDigest.attach(engine, owner ? placement : null, topology.self(), previous));
     }
 
     /**
      * Builds the digest again for the owners of the current view (on this object's thread, between
-     * rounds). The store is written meanwhile: a write that lands while the scan passes its key may
-     * leave its bucket's digest off by that record, which costs that bucket a comparison of versions
-     * (nothing is repaired wrongly) in each round until the next rebuild.
+     * rounds). The store is written meanwhile, which the new digest's scan allows for
+     * ({@link LiveDigest#attach(StorageEngine, RendezvousPlacement, ClusterNode, LiveDigest)}); the old
+     * digest serves comparisons until the new one is complete. (Before, the new digest heard of no
+     * change until its scan ended, so each write to a key the scan had passed left its bucket off
+     * until the next rebuild: a bucket compared by versions in every round, and sent whole by a
+     * join's second source.)
      */
     private void rebuildDigest() {
         try {
-            digested = digestFor(engine, topology);
+            Digested next = digestFor(engine, topology, digested.digest());
+            digested = next;
+            if (next.digest() != null) {
+                engine.setChangeListener(next.digest()); // the old one is no longer read
+            }
             LOG.info("anti-entropy digest rebuilt for the owners at epoch {}", topology.view().epoch());
         } catch (StoreException e) {
             LOG.error("anti-entropy digest could not be rebuilt for the new owners; comparisons use the old ones", e);

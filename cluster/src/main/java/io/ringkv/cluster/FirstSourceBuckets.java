@@ -41,6 +41,13 @@ final class FirstSourceBuckets {
     }
 
     private static final BitSet EVERY_BUCKET = every();
+    /**
+     * Asks for a first source's digest this many times before sending everything it sends too: a
+     * source busy with the foreground load may shed or time out one call, and one failure doubled
+     * what a replacement moved under load (every key of the source sent twice).
+     */
+    static final int DIGEST_ATTEMPTS = 3;
+    private static final long DIGEST_RETRY_PAUSE_MILLIS = 500;
 
     private final ReplicaClient client;
     private final OwnDigest own;
@@ -74,17 +81,24 @@ final class FirstSourceBuckets {
                     + "every record of the keys it sends first is sent from here too", firstSource);
             return EVERY_BUCKET;
         }
-        try {
-            long[] theirs = client.digest(firstSource, rf).get(answerMillis, TimeUnit.MILLISECONDS);
-            BitSet buckets = DigestBuckets.differing(mine, theirs);
-            LOG.info("hand-over: {} of {} buckets differ from {}'s; only their records of the keys it sends first "
-                    + "are sent from here", buckets.cardinality(), DigestBuckets.BUCKETS, firstSource);
-            return buckets;
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("hand-over: {}'s digest could not be read ({}); every record of the keys it sends first is sent "
-                    + "from here too", firstSource, e.toString());
-            return EVERY_BUCKET;
+        Exception last = null;
+        for (int attempt = 1; attempt <= DIGEST_ATTEMPTS; attempt++) {
+            try {
+                long[] theirs = client.digest(firstSource, rf).get(answerMillis, TimeUnit.MILLISECONDS);
+                BitSet buckets = DigestBuckets.differing(mine, theirs);
+                LOG.info("hand-over: {} of {} buckets differ from {}'s; only their records of the keys it sends first "
+                        + "are sent from here", buckets.cardinality(), DigestBuckets.BUCKETS, firstSource);
+                return buckets;
+            } catch (ExecutionException | TimeoutException e) {
+                last = e;
+                if (attempt < DIGEST_ATTEMPTS) {
+                    Thread.sleep(DIGEST_RETRY_PAUSE_MILLIS);
+                }
+            }
         }
+        LOG.warn("hand-over: {}'s digest could not be read in {} attempts ({}); every record of the keys it sends "
+                + "first is sent from here too", firstSource, DIGEST_ATTEMPTS, last.toString());
+        return EVERY_BUCKET;
     }
 
     private static BitSet every() {

@@ -20,9 +20,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * hash of the record replaced and the hash of the record stored; XOR's order does not matter, so
  * concurrent changes need no lock, only an atomic update of one of 1,024 longs.
  *
- * <p>Built by one full scan when attached (at node start, before the node serves: the engine must
- * not be written meanwhile, or a change made during the scan could be counted twice or missed),
- * then maintained by the engine's {@link RecordChangeListener}. Two replicas in sync compare 8 KiB
+ * <p>Built by one full scan when attached, then maintained by the engine's
+ * {@link RecordChangeListener}. The scan reads the store as of the instant the digest starts
+ * hearing of changes ({@link StorageEngine#setChangeListenerAndScan}), so the store may be
+ * written meanwhile (a digest built again when the owners change, while the node serves) and no
+ * write is counted twice or missed. Two replicas in sync compare 8 KiB
  * and read nothing from their stores.
  *
  * <p>It also remembers, per bucket, the last {@value #RECENT_PER_BUCKET} keys changed in it
@@ -89,13 +91,28 @@ final class LiveDigest implements RecordChangeListener {
      * the keys both own at every factor, and keeps them current from then on.
      */
     static LiveDigest attach(StorageEngine engine, RendezvousPlacement placement, ClusterNode self) throws StoreException {
+        return attach(engine, placement, self, null);
+    }
+
+    /**
+     * As {@link #attach(StorageEngine, RendezvousPlacement, ClusterNode)} while the store is
+     * written and {@code previous} (null: none) is in use: the scan reads the store as of the
+     * moment this digest starts hearing of changes ({@link StorageEngine#setChangeListenerAndScan}),
+     * so no write made during it is counted twice or missed, and {@code previous} goes on hearing
+     * of every change until the caller makes this digest the engine's only listener.
+     */
+    static LiveDigest attach(StorageEngine engine, RendezvousPlacement placement, ClusterNode self, LiveDigest previous)
+            throws StoreException {
         LiveDigest digest = new LiveDigest(placement, self);
-        try (RangeCursor cursor = engine.range(new byte[0], null)) {
+        RecordChangeListener listener = previous == null ? digest : (key, before, after) -> {
+            previous.changed(key, before, after);
+            digest.changed(key, before, after);
+        };
+        try (RangeCursor cursor = engine.setChangeListenerAndScan(listener)) {
             while (cursor.next()) {
                 digest.count(cursor.key(), DigestBuckets.versionHash(cursor.key(), cursor.record()));
             }
         }
-        engine.setChangeListener(digest);
         return digest;
     }
 

@@ -129,6 +129,108 @@ class LiveDigestTest {
         assertThat("kept per write", digest.snapshot(), is(DigestBuckets.digest(engine)));
     }
 
+    /**
+     * A digest built again while writers run (as anti-entropy does when the owners change, under
+     * load) ends equal to a scan of the store once they stop, and the digest it replaces went on
+     * hearing of every change meanwhile. The scan is slowed (a pause every 100 records) so that
+     * writes land both behind and ahead of it; before, a write to a key the scan had passed was
+     * lost to the new digest.
+     */
+    @Test
+    void aDigestBuiltAgainWhileWritersRunMissesNoWrite() throws Exception {
+        try (RocksDbStorageEngine rocks = RocksDbStorageEngine.open(dir.resolve("rebuilt"))) {
+            StorageEngine engine = slowScans(rocks);
+            for (int i = 0; i < 3_000; i++) {
+                engine.apply(key(i), Record.value(1 + i, utf8("before")));
+            }
+            LiveDigest previous = LiveDigest.attach(engine);
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(10_000);
+            java.util.concurrent.atomic.AtomicInteger written = new java.util.concurrent.atomic.AtomicInteger();
+            ExecutorService writers = Executors.newFixedThreadPool(2);
+            LiveDigest rebuilt;
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int w = 0; w < 2; w++) {
+                    long seed = w;
+                    done.add(writers.submit(() -> {
+                        Random random = new Random(seed);
+                        while (!stop.get()) {
+                            byte[] key = key(random.nextInt(3_500));
+                            long timestamp = clock.incrementAndGet();
+                            if (random.nextInt(5) == 0) {
+                                engine.apply(key, Record.tombstone(timestamp));
+                            } else {
+                                engine.apply(key, Record.value(timestamp, utf8("w" + timestamp)));
+                            }
+                            written.incrementAndGet();
+                        }
+                        return null;
+                    }));
+                }
+                rebuilt = LiveDigest.attach(engine, null, null, previous);
+                int duringTheScan = written.get();
+                stop.set(true);
+                for (Future<?> writer : done) {
+                    writer.get();
+                }
+                assertThat("writes landed during the scan", duringTheScan > 100, is(true));
+            } finally {
+                writers.shutdownNow();
+            }
+            long[] scanned = DigestBuckets.digest(engine);
+            assertThat("the digest built while writes landed", rebuilt.snapshot(), is(scanned));
+            assertThat("the digest it replaces, meanwhile", previous.snapshot(), is(scanned));
+        }
+    }
+
+    /** {@code engine}, its scans pausing a millisecond every 100 records (a slow disk). */
+    private static StorageEngine slowScans(StorageEngine engine) {
+        return (StorageEngine) java.lang.reflect.Proxy.newProxyInstance(StorageEngine.class.getClassLoader(),
+                new Class<?>[] {StorageEngine.class}, (proxy, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(engine, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    return result instanceof io.ringkv.store.RangeCursor cursor ? slow(cursor) : result;
+                });
+    }
+
+    private static io.ringkv.store.RangeCursor slow(io.ringkv.store.RangeCursor cursor) {
+        return new io.ringkv.store.RangeCursor() {
+            private int read;
+
+            @Override
+            public boolean next() throws io.ringkv.store.StoreException {
+                if (++read % 100 == 0) {
+                    try {
+                        Thread.sleep(1);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return cursor.next();
+            }
+
+            @Override
+            public byte[] key() {
+                return cursor.key();
+            }
+
+            @Override
+            public Record record() {
+                return cursor.record();
+            }
+
+            @Override
+            public void close() {
+                cursor.close();
+            }
+        };
+    }
+
     private static byte[] key(int i) {
         return utf8("key-" + i);
     }

@@ -47,6 +47,12 @@ final class ScanCountingEngine implements StorageEngine {
     }
 
     @Override
+    public RangeCursor setChangeListenerAndScan(RecordChangeListener listener) throws StoreException {
+        rangesOpened.incrementAndGet();
+        return delegate.setChangeListenerAndScan(listener);
+    }
+
+    @Override
     public ClockLease clockLease() {
         return delegate.clockLease();
     }

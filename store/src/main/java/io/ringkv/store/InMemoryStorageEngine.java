@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A {@link StorageEngine} on the heap, for tests of higher layers and simulations. Same
@@ -25,6 +26,11 @@ public final class InMemoryStorageEngine implements StorageEngine {
     private final java.util.concurrent.atomic.AtomicLong clockMark = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
     private volatile RecordChangeListener changeListener = RecordChangeListener.NONE;
+    /**
+     * A change and its report to the listener hold the read side; {@link #setChangeListenerAndScan}
+     * holds the write side, so no change is between the two when the listener and the snapshot change.
+     */
+    private final ReentrantReadWriteLock reporting = new ReentrantReadWriteLock();
 
     @Override
     public ClockLease clockLease() {
@@ -64,20 +70,25 @@ public final class InMemoryStorageEngine implements StorageEngine {
         Objects.requireNonNull(record, "record");
         ensureOpen("apply");
         byte[] ownKey = key.clone();
-        while (true) {
-            Record stored = records.putIfAbsent(ownKey, record);
-            if (stored == null) {
-                changeListener.changed(ownKey, null, record);
-                return true;
+        reporting.readLock().lock();
+        try {
+            while (true) {
+                Record stored = records.putIfAbsent(ownKey, record);
+                if (stored == null) {
+                    changeListener.changed(ownKey, null, record);
+                    return true;
+                }
+                if (!record.isNewerThan(stored)) {
+                    return false;
+                }
+                if (records.replace(ownKey, stored, record)) {
+                    changeListener.changed(ownKey, stored, record);
+                    return true;
+                }
+                // Another writer changed the entry between our read and our replace: compare again.
             }
-            if (!record.isNewerThan(stored)) {
-                return false;
-            }
-            if (records.replace(ownKey, stored, record)) {
-                changeListener.changed(ownKey, stored, record);
-                return true;
-            }
-            // Another writer changed the entry between our read and our replace: compare again.
+        } finally {
+            reporting.readLock().unlock();
         }
     }
 
@@ -98,16 +109,37 @@ public final class InMemoryStorageEngine implements StorageEngine {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(expected, "expected");
         ensureOpen("purge");
-        if (!records.remove(key, expected)) {
-            return false;
+        reporting.readLock().lock();
+        try {
+            if (!records.remove(key, expected)) {
+                return false;
+            }
+            changeListener.changed(key, expected, null);
+            return true;
+        } finally {
+            reporting.readLock().unlock();
         }
-        changeListener.changed(key, expected, null);
-        return true;
     }
 
     @Override
     public void setChangeListener(RecordChangeListener listener) {
         changeListener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** The cursor reads a copy of the map made while no change is being made: memory for the whole store, as fits a test engine. */
+    @Override
+    public RangeCursor setChangeListenerAndScan(RecordChangeListener listener) throws StoreException {
+        Objects.requireNonNull(listener, "listener");
+        ensureOpen("scan");
+        NavigableMap<byte[], Record> snapshot;
+        reporting.writeLock().lock();
+        try {
+            snapshot = records.clone();
+            changeListener = listener;
+        } finally {
+            reporting.writeLock().unlock();
+        }
+        return new Cursor(snapshot.entrySet().iterator());
     }
 
     @Override

@@ -430,6 +430,28 @@ public final class RocksDbStorageEngine implements StorageEngine {
         return new RocksDbPaxosStateLog(this, db, families.get(3), writeOptions);
     }
 
+    /**
+     * Every write changes its key under the key's lock and tells the listener before releasing
+     * it, so with every lock held no write is between its change and its report: the cursor's
+     * snapshot (pinned when its iterator is made) then holds exactly the changes reported to the
+     * listener before, and the new listener hears of exactly the ones after.
+     */
+    @Override
+    public RangeCursor setChangeListenerAndScan(RecordChangeListener listener) throws StoreException {
+        Objects.requireNonNull(listener, "listener");
+        return guarded("scan", new byte[0], () -> {
+            keyLocks.lockAll();
+            try {
+                RocksDbRangeCursor cursor = RocksDbRangeCursor.open(this, db, new byte[0], null);
+                openCursors.add(cursor);
+                changeListener = listener;
+                return cursor;
+            } finally {
+                keyLocks.unlockAll();
+            }
+        });
+    }
+
     @Override
     public RangeCursor range(byte[] startInclusive, byte[] endExclusive) throws StoreException {
         Objects.requireNonNull(startInclusive, "startInclusive");

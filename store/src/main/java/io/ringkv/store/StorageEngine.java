@@ -96,6 +96,17 @@ public interface StorageEngine extends AutoCloseable {
      */
     void setChangeListener(RecordChangeListener listener);
 
+    /**
+     * Sets {@code listener}, as {@link #setChangeListener}, and opens a cursor over every record
+     * stored at that same instant, while the store is written: the cursor shows each key as it
+     * was then, and the listener hears of every change made after, none made before. So a summary
+     * built from both (what the cursor shows, then each change the listener reports) is the store
+     * as it is, with no write counted twice or missed, whatever lands during the scan. Writes
+     * wait only while the listener is set (every key's lock is taken for that moment), not during
+     * the scan.
+     */
+    RangeCursor setChangeListenerAndScan(RecordChangeListener listener) throws StoreException;
+
     /** Where the node's clock keeps its high-water mark, with the same durability as the data. */
     ClockLease clockLease();
 

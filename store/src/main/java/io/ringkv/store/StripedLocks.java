@@ -46,4 +46,18 @@ final class StripedLocks {
     int stripes() {
         return locks.length;
     }
+
+    /** Takes every lock, in ascending index order (as a caller taking several must): no key can be written until {@link #unlockAll}. */
+    void lockAll() {
+        for (Lock lock : locks) {
+            lock.lock();
+        }
+    }
+
+    /** Releases what {@link #lockAll} took. */
+    void unlockAll() {
+        for (int i = locks.length - 1; i >= 0; i--) {
+            locks[i].unlock();
+        }
+    }
 }

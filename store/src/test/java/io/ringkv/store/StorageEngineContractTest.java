@@ -353,6 +353,89 @@ abstract class StorageEngineContractTest {
         assertThrows(IllegalArgumentException.class, () -> engine.applyAllNow(List.of(bytes("k")), List.of()));
     }
 
+    /**
+     * What the scan shows plus every change the listener hears after it is the store as it ends:
+     * with writers running throughout, each write is either in the scan or reported, never both,
+     * never neither. Summed as an XOR of per-record hashes, as anti-entropy's digest is.
+     */
+    @Test
+    void aScanWithItsListenerAccountsForEveryConcurrentWriteExactlyOnce() throws Exception {
+        for (int i = 0; i < 2_000; i++) {
+            engine.apply(bytes("k" + i), Record.value(1 + i, bytes("before")));
+        }
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(10_000);
+        java.util.concurrent.atomic.AtomicLong summary = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicInteger written = new java.util.concurrent.atomic.AtomicInteger();
+        ExecutorService writers = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int w = 0; w < 2; w++) {
+                long seed = w;
+                done.add(writers.submit(() -> {
+                    java.util.Random random = new java.util.Random(seed);
+                    while (!stop.get()) {
+                        byte[] key = bytes("k" + random.nextInt(2_500));
+                        long timestamp = clock.incrementAndGet();
+                        if (random.nextInt(6) == 0) {
+                            engine.get(key).ifPresent(stored -> purgeQuietly(key, stored));
+                        } else {
+                            engine.apply(key, Record.value(timestamp, bytes("w" + timestamp)));
+                        }
+                        written.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            while (written.get() < 100) {
+                Thread.onSpinWait();
+            }
+            int scanned = 0;
+            try (RangeCursor cursor = engine.setChangeListenerAndScan((key, before, after) ->
+                    summary.getAndAccumulate(hash(key, before) ^ hash(key, after), (a, b) -> a ^ b))) {
+                while (cursor.next()) {
+                    summary.getAndAccumulate(hash(cursor.key(), cursor.record()), (a, b) -> a ^ b);
+                    if (++scanned % 100 == 0) {
+                        Thread.sleep(1); // writes land behind and ahead of the scan
+                    }
+                }
+            }
+            int duringTheScan = written.get();
+            stop.set(true);
+            for (Future<?> writer : done) {
+                writer.get();
+            }
+            assertThat("writes landed during the scan", duringTheScan > 200, is(true));
+        } finally {
+            writers.shutdownNow();
+        }
+        long expected = 0;
+        try (RangeCursor cursor = engine.range(new byte[0], null)) {
+            while (cursor.next()) {
+                expected ^= hash(cursor.key(), cursor.record());
+            }
+        }
+        assertThat(summary.get(), is(expected));
+    }
+
+    private void purgeQuietly(byte[] key, Record stored) {
+        try {
+            engine.purge(key, stored);
+        } catch (StoreException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A 64-bit hash of one key's record (0 for none), spread so that the XOR of many tells sets apart. */
+    private static long hash(byte[] key, Record record) {
+        if (record == null) {
+            return 0;
+        }
+        long h = java.util.Arrays.hashCode(key) * 0x9E3779B97F4A7C15L + record.timestamp();
+        h = (h ^ (h >>> 31)) * 0xBF58476D1CE4E5B9L + java.util.Arrays.hashCode(record.value()) + (record.tombstone() ? 1 : 0);
+        return h ^ (h >>> 29);
+    }
+
     @Test
     void concurrentBatchesAndAppliesOverTheSameKeysInOpposingOrdersConvergeToTheNewest() throws Exception {
         int threads = 6;
