@@ -211,6 +211,7 @@ def main(argv):
             "config_names": configs, "baseline": baseline, "idle_window_s": args.idle_window,
             "idle_windows": args.idle_windows, "pinned": False, "cpus": os.cpu_count(),
             "loadavg_at_end": results_file.loadavg(),
+            "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
             "command": " ".join(["./ringkv", "bench", "--cold-start", "--up"] + argv)}
     doc = {"meta": meta, "runs": runs}
     base = results_file.write(args.out_dir, "up-start", meta, doc, summarise(doc))
