@@ -602,8 +602,10 @@ class Bench:
             for name in a.step_list:
                 log("round %d: %s" % (self.rnd, name))
                 counters0 = node_counters(self.serving())
+                sizes = log_sizes(self.cluster.logs)
                 start, end, watch, url, unique = getattr(self, name)()
                 counters = counter_change(counters0, node_counters(self.serving()))
+                compared = hand_over_comparisons(self.cluster.logs, sizes)
                 streaming = watch.streaming_seconds(end)
                 moved = watch.progress.get("bytes", 0)
                 steps.append({"step": name, "node": url, "start": start, "end": end, "duration_s": end - start,
@@ -611,7 +613,8 @@ class Bench:
                               "streaming_s": streaming,
                               "streamed_mb_per_s": moved / 1e6 / streaming if streaming else None,
                               "unique_value_bytes": unique, "cpu_s": watch.cpu_seconds(),
-                              "cpu_cores": watch.cpu_seconds() / (end - start), "nodes": counters})
+                              "cpu_cores": watch.cpu_seconds() / (end - start), "nodes": counters,
+                              "hand_over_comparisons": compared})
                 if name == "shrink":
                     steps[-1]["decommission_cli"] = self.decommission_cli
                 log("round %d: %s done in %.1f s (%d bytes streamed)" % (self.rnd, name, end - start, moved))
@@ -658,6 +661,34 @@ def fmt(mean_ci, pattern="%.2f"):
     if mean is None:
         return "-"
     return (pattern % mean) + ("" if ci is None else (" +- " + pattern % ci))
+
+
+HAND_OVER_COMPARED = re.compile(r"hand-over: (\d+) of (\d+) buckets differ from ")
+HAND_OVER_UNREAD = re.compile(r"hand-over: \S+'s digest could not be read")
+
+
+def log_sizes(paths):
+    """Each node log's size now: where a step's own lines begin."""
+    return {p: os.path.getsize(p) if os.path.exists(p) else 0 for p in paths}
+
+
+def hand_over_comparisons(paths, sizes):
+    """What the nodes logged since `sizes` of their join hand-overs' digest comparisons: the
+    buckets each second source found differing from a first source's (of 1,024), and how many
+    times a first source's digest could not be read (every record then sent twice)."""
+    differing, unread = [], 0
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        with open(path, errors="replace") as f:
+            f.seek(sizes.get(path, 0))
+            for line in f:
+                found = HAND_OVER_COMPARED.search(line)
+                if found:
+                    differing.append(int(found.group(1)))
+                elif HAND_OVER_UNREAD.search(line):
+                    unread += 1
+    return {"buckets_differing": differing, "digests_unread": unread}
 
 
 def failure_lines(loads, nodes):
@@ -719,6 +750,12 @@ def summarise(doc):
             fmt(interval([s["unique_value_bytes"] / 1e6 / s["streaming_s"] for _, s in ss if s["streaming_s"]]), "%.1f"),
             fmt(interval([s["cpu_cores"] for _, s in ss]))))
         lines.extend(failure_lines([s["load"] for _, s in ss], [s.get("nodes", {}) for _, s in ss]))
+        compared = [s["hand_over_comparisons"] for _, s in ss if s.get("hand_over_comparisons")]
+        if any(c["buckets_differing"] or c["digests_unread"] for c in compared):
+            lines.append("         second sources' buckets differing from the first source's (of 1024), per round: %s%s" % (
+                "; ".join(", ".join(str(n) for n in c["buckets_differing"]) or "-" for c in compared),
+                "; first sources' digests not read: %d" % sum(c["digests_unread"] for c in compared)
+                if any(c["digests_unread"] for c in compared) else ""))
     lines += ["",
               "verdict: met when the GET p99 ratio (and its interval's upper end) is at most %.0fx and no request "
               "failed;" % P99_TARGET,
