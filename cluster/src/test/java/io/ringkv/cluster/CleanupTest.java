@@ -11,7 +11,6 @@ import io.ringkv.store.InMemoryStorageEngine;
 import io.ringkv.store.RangeCursor;
 import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
-import io.ringkv.store.StoreException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
@@ -184,49 +183,18 @@ class CleanupTest {
         }
 
         StorageEngine engine() {
-            return (StorageEngine) java.lang.reflect.Proxy.newProxyInstance(StorageEngine.class.getClassLoader(),
-                    new Class<?>[] {StorageEngine.class}, (proxy, method, args) -> {
-                        Object result;
-                        try {
-                            result = method.invoke(target, args);
-                        } catch (java.lang.reflect.InvocationTargetException e) {
-                            throw e.getCause();
+            return WatchedEngine.of(target, (method, args, result) -> {
+                if (method.getName().equals("purge") && Boolean.TRUE.equals(result)) {
+                    held.addAndGet(-(((byte[]) args[0]).length + ((Record) args[1]).value().length));
+                } else if (method.getName().equals("range")) {
+                    return WatchedEngine.stepping((RangeCursor) result, (cursor, more) -> {
+                        if (more) {
+                            max.accumulateAndGet(held.addAndGet(cursor.key().length + cursor.record().value().length), Math::max);
                         }
-                        if (method.getName().equals("purge") && Boolean.TRUE.equals(result)) {
-                            held.addAndGet(-(((byte[]) args[0]).length + ((Record) args[1]).value().length));
-                        } else if (method.getName().equals("range")) {
-                            return counting((RangeCursor) result);
-                        }
-                        return result;
                     });
-        }
-
-        private RangeCursor counting(RangeCursor cursor) {
-            return new RangeCursor() {
-                @Override
-                public boolean next() throws StoreException {
-                    boolean more = cursor.next();
-                    if (more) {
-                        max.accumulateAndGet(held.addAndGet(cursor.key().length + cursor.record().value().length), Math::max);
-                    }
-                    return more;
                 }
-
-                @Override
-                public byte[] key() {
-                    return cursor.key();
-                }
-
-                @Override
-                public Record record() {
-                    return cursor.record();
-                }
-
-                @Override
-                public void close() {
-                    cursor.close();
-                }
-            };
+                return result;
+            });
         }
     }
 

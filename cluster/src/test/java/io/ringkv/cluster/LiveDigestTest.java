@@ -186,49 +186,25 @@ class LiveDigestTest {
 
     /** {@code engine}, its scans pausing a millisecond every 100 records (a slow disk). */
     private static StorageEngine slowScans(StorageEngine engine) {
-        return (StorageEngine) java.lang.reflect.Proxy.newProxyInstance(StorageEngine.class.getClassLoader(),
-                new Class<?>[] {StorageEngine.class}, (proxy, method, args) -> {
-                    Object result;
-                    try {
-                        result = method.invoke(engine, args);
-                    } catch (java.lang.reflect.InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                    return result instanceof io.ringkv.store.RangeCursor cursor ? slow(cursor) : result;
-                });
+        return WatchedEngine.of(engine, (method, args, result) -> {
+            if (!(result instanceof io.ringkv.store.RangeCursor cursor)) {
+                return result;
+            }
+            java.util.concurrent.atomic.AtomicInteger read = new java.util.concurrent.atomic.AtomicInteger();
+            return WatchedEngine.stepping(cursor, (stepped, more) -> {
+                if (read.incrementAndGet() % 100 == 0) {
+                    pause();
+                }
+            });
+        });
     }
 
-    private static io.ringkv.store.RangeCursor slow(io.ringkv.store.RangeCursor cursor) {
-        return new io.ringkv.store.RangeCursor() {
-            private int read;
-
-            @Override
-            public boolean next() throws io.ringkv.store.StoreException {
-                if (++read % 100 == 0) {
-                    try {
-                        Thread.sleep(1);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-                return cursor.next();
-            }
-
-            @Override
-            public byte[] key() {
-                return cursor.key();
-            }
-
-            @Override
-            public Record record() {
-                return cursor.record();
-            }
-
-            @Override
-            public void close() {
-                cursor.close();
-            }
-        };
+    private static void pause() {
+        try {
+            Thread.sleep(1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static byte[] key(int i) {
