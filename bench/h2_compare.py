@@ -25,62 +25,14 @@ import time
 import urllib.request
 
 import results_file
-from replicated_path import Cluster, ROOT, BENCH_DIR, free_ports, interval, prefill, wrk
+from nginx import Nginx
+from replicated_path import Cluster, ROOT, BENCH_DIR, interval, prefill, wrk
 
 SCENARIOS = ["get-h1", "get-h2c", "status-h2c", "nginx-h2c"]
 
 
 def log(msg):
     print("[h2-compare %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
-
-
-class Nginx:
-    """One nginx worker answering every request with a fixed body over h2c (prior knowledge)."""
-
-    def __init__(self, tmp, body_bytes, server_cpus):
-        self.dir = os.path.join(tmp, "nginx")
-        os.makedirs(os.path.join(self.dir, "tmp"), exist_ok=True)
-        self.port = free_ports(1)[0]
-        conf = os.path.join(self.dir, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write("""worker_processes 1;
-daemon off;
-pid %(d)s/nginx.pid;
-error_log %(d)s/error.log warn;
-events { worker_connections 8192; }
-http {
-  access_log off;
-  default_type application/json;
-  keepalive_requests 100000000;
-  http2_max_requests 100000000;
-  client_body_temp_path %(d)s/tmp/body;
-  proxy_temp_path %(d)s/tmp/proxy;
-  fastcgi_temp_path %(d)s/tmp/fastcgi;
-  uwsgi_temp_path %(d)s/tmp/uwsgi;
-  scgi_temp_path %(d)s/tmp/scgi;
-  server {
-    listen 127.0.0.1:%(p)d http2;
-    location / { return 200 "%(b)s"; }
-  }
-}
-""" % {"d": self.dir, "p": self.port, "b": "x" * body_bytes})
-        nginx = "/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else "nginx"
-        self.proc = subprocess.Popen(["taskset", "-c", server_cpus, nginx, "-p", self.dir, "-c", conf,
-                                      "-e", os.path.join(self.dir, "error.log")],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        self.url = "http://127.0.0.1:%d/" % self.port
-        deadline = time.time() + 20
-        while subprocess.run(["curl", "-s", "-o", "/dev/null", "--http2-prior-knowledge", self.url]).returncode != 0:
-            if time.time() > deadline:
-                raise SystemExit("nginx did not answer h2c at %s" % self.url)
-            time.sleep(0.2)
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 def h2load(uris_file, seconds, connections, streams, load_cpus):

@@ -189,6 +189,40 @@ class Cluster:
                     p.kill()
 
 
+class NginxConfig:
+    """The `nginx` configuration: one nginx worker answering every GET with a fixed 100-byte body
+    over HTTP/1.1, on the server CPU, in place of a cluster. Its CPU per request at a constant rate
+    over its closed loop is what a request that arrives alone costs on this machine when the server
+    does the least work there is (one wake-up, one read, one write): the floor under the nodes'
+    factors, measured in the same run."""
+
+    independent = False
+
+    def __init__(self, name, tmp, server_cpus):
+        from nginx import Nginx  # not at the top: nginx.py imports this module's free_ports
+        self.name = name
+        self.server = Nginx(tmp, 100, server_cpus, h2=False)
+        self.urls = [self.server.url.rstrip("/")]
+
+    def await_ready(self, timeout=120):
+        pass  # Nginx() returns once it answers
+
+    def node_counters(self):
+        return {}
+
+    def cpu_seconds(self):
+        return process_cpu_seconds(self.server.pids())
+
+    def jit_cpu_seconds(self):
+        return 0.0
+
+    def thread_groups(self):
+        return thread_groups(self.server.pids())
+
+    def stop(self):
+        self.server.stop()
+
+
 def process_cpu_seconds(pids):
     """CPU time of the processes (all their threads)."""
     return sum(stat_cpu_ticks("/proc/%d/stat" % pid) for pid in pids) / CLK_TCK
@@ -388,7 +422,9 @@ def rate_over_closed_loop(runs, fixed_rate_runs, configs, scenarios, rates):
     """Per configuration, scenario and rate: CPU per request at the constant rate over CPU per
     request in the same round's closed loop (issue 34's target at 500/s: at most 3x). One node
     beside three tells how much of the factor the replica path adds and how much a request that
-    arrives alone costs anywhere on this machine (its threads sleep between requests)."""
+    arrives alone costs anywhere on this machine (its threads sleep between requests); nginx's
+    fixed answer, when run, tells the least such a request costs here, and each GET factor is also
+    given over nginx's in the same round."""
     lines = ["", "CPU per request at a constant rate over the same round's closed loop (95% CI over rounds):"]
     for c in configs:
         for s in scenarios:
@@ -400,7 +436,24 @@ def rate_over_closed_loop(runs, fixed_rate_runs, configs, scenarios, rates):
                 if ratios:
                     mean, half = interval(ratios)
                     lines.append("  %-15s %-4s at %5d/s: %5.1fx ± %.1f" % (c, s, rate, mean, half))
+    if "nginx" in configs and "get" in scenarios:
+        floor = factors_by_round(runs, fixed_rate_runs, "nginx", "get")
+        for c in configs:
+            ours = factors_by_round(runs, fixed_rate_runs, c, "get") if c != "nginx" else {}
+            for rate in rates:
+                ratios = [ours[k] / floor[k] for k in ours if k[1] == rate and k in floor]
+                if ratios:
+                    mean, half = interval(ratios)
+                    lines.append("  %-15s get at %5d/s: that factor %.2fx ± %.2f nginx's (per round)" % (c, rate, mean, half))
     return lines + [""] if len(lines) > 2 else []
+
+
+def factors_by_round(runs, fixed_rate_runs, config, scenario):
+    """{(round, rate): CPU per request at that constant rate over the same round's closed loop}."""
+    closed = {r["round"]: r["cpu_us_per_request"] for r in runs if r["config"] == config and r["scenario"] == scenario}
+    return {(r["round"], r["rate"]): r["cpu_us_per_request"] / closed[r["round"]] for r in fixed_rate_runs
+            if r["config"] == config and r["scenario"] == scenario and closed.get(r["round"]) and "rate" in r
+            and "cpu_us_per_request" in r}
 
 
 def summarise_threads(runs, fixed_rate_runs, configs, scenarios, rates):
@@ -632,7 +685,9 @@ def main():
              # Five nodes at replication factor 3 (the default for five): each key on three of them,
              # so a request through the first node finds it an owner of 3/5 of the keys (issue 33's
              # target: CPU per request within 1.2x the 3-node cluster's).
-             "5n-h2": (5, ["--internode-protocol", "h2", "--replication-factor", "3"])}
+             "5n-h2": (5, ["--internode-protocol", "h2", "--replication-factor", "3"]),
+             # No node: nginx's fixed answer (NginxConfig), GETs only.
+             "nginx": (0, [])}
     # Three single-node clusters on the server CPU at once: what sharing one CPU between three
     # node JVMs costs a request, without any replication (a baseline for the 3-node figures).
     independent = {"3x1node"}
@@ -653,10 +708,15 @@ def main():
             nodes, flags = known[c.split("@")[0]]
             root = baseline["dir"] if c.endswith(BASELINE_SUFFIX) else ROOT
             env = {"RINGKV_JVM_OPTS": baseline["jvm_opts"]} if c.endswith(BASELINE_SUFFIX) and "jvm_opts" in baseline else None
+            if c == "nginx":
+                clusters[c] = NginxConfig(c, tmp, args.server_cpus)
+                continue
             clusters[c] = Cluster(c, nodes, flags + extra, tmp, args.server_cpus, env=env,
                                   independent=c.split("@")[0] in independent, root=root)
         for c in configs:
             clusters[c].await_ready()
+            if c == "nginx":
+                continue  # every path answers
             targets = clusters[c].urls if clusters[c].independent else clusters[c].urls[:1]
             for url in targets:
                 log("%s ready at %s; writing %d keys" % (c, url, args.keys))
@@ -665,7 +725,8 @@ def main():
         if args.settle_max > 0:
             for c in configs:
                 for s in scenarios:
-                    settling["%s/%s" % (c, s)] = settle(clusters[c], s, args)
+                    if c != "nginx":  # no JIT
+                        settling["%s/%s" % (c, s)] = settle(clusters[c], s, args)
         runs = []
         fixed_rate_runs = []
         vegeta_bin = vegeta.ensure_vegeta() if args.rates else None
@@ -673,6 +734,8 @@ def main():
             for c in configs:
                 cluster = clusters[c]
                 for s in scenarios:
+                    if c == "nginx" and s != "get":
+                        continue  # its answer is a GET's
                     if args.warmup:
                         load(cluster, s, args.warmup, args.connections, args.load_cpus, args.keys)
                     counters_before = cluster.node_counters()

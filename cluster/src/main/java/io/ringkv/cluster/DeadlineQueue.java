@@ -15,16 +15,26 @@ import org.slf4j.LoggerFactory;
 /**
  * The coordinator's deadlines. Every operation of one coordinator gets the same timeout, so
  * deadlines are added in the order they fall due and a FIFO queue is the whole timer: one watcher
- * thread sleeps until the oldest deadline or at most {@link #SWEEP_INTERVAL_NANOS}, drops the
- * operations decided meanwhile, wherever they are in the queue, and hands expired ones to the
- * executor.
+ * thread sleeps until the oldest deadline still in flight, drops the operations decided
+ * meanwhile, wherever they are in the queue, and hands expired ones to the executor.
  *
  * <p>Why not {@code CompletableFuture.completeOnTimeout}, as before: it schedules on the JDK's
  * shared delay thread (a signal per operation), and cancelling it when the operation is decided,
  * which almost every operation is, builds a {@code CancellationException} and a
  * {@code CompletionException} with their stack traces. A JFR/async-profiler profile of one node
  * under PUT load had 4 % of its CPU in that delay thread and 5.5 % filling in stack traces.
- * Adding here is a lock-free append: no signal, no wake-up, nothing to cancel.
+ * Adding here is a lock-free append: no signal and nothing to cancel, except that every
+ * {@link #SWEEP_EVERY_ADDS}th add wakes the watcher (see below).
+ *
+ * <p>When the watcher sleeps: until the oldest undecided deadline; with nothing in flight, a
+ * whole timeout, since an operation added meanwhile falls due at least that late. It used to wake
+ * every 10 ms as well, to drop decided operations (which stay reachable from here, with
+ * everything they hold, until dropped); at a few hundred requests a second that was most of its
+ * wake-ups (0.4 a request at 500 GETs/s, counting the spare-delay queue's), each a switch of
+ * thread on a shared CPU for nothing. Decided operations are now bounded by count instead: the
+ * {@link #SWEEP_EVERY_ADDS}th add since the last wake-up wakes the watcher, so the queue holds at
+ * most about that many of them besides those in flight, at any rate; and by age: the watcher
+ * sleeps at most {@link #SLEEP_MAX_NANOS}.
  *
  * <p>Deadlines computed on different threads may be appended a few microseconds out of order; a
  * deadline then fires that much late, behind the one ahead of it. The watcher thread stops after
@@ -50,12 +60,14 @@ final class DeadlineQueue {
     }
 
     /**
-     * How often the watcher drops decided operations while one before them is still in flight.
-     * Until dropped, a decided operation stays reachable from here with everything it holds, so
-     * the queue retains about rate x this interval of them (300 at 30k operations/s), not
-     * rate x timeout.
+     * Every this many adds wake the watcher to drop the decided operations: the most the queue
+     * holds besides those in flight (at 30k operations/s a wake-up every 8.5 ms, as the 10 ms
+     * sweep before; at 500/s one every half second instead of a hundred a second).
      */
-    static final long SWEEP_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    static final int SWEEP_EVERY_ADDS = 256;
+
+    /** The longest the watcher sleeps: how long a decided operation may stay reachable from here. */
+    static final long SLEEP_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /**
      * The least time a watcher with nothing in flight waits before it stops. A read's spare delay
@@ -72,6 +84,12 @@ final class DeadlineQueue {
     private final Executor executor;
     private final ConcurrentLinkedQueue<Entry> entries = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean watching = new AtomicBoolean();
+    /** Adds so far, for {@link #SWEEP_EVERY_ADDS}; wraps, which only shifts which add wakes. */
+    private final AtomicInteger adds = new AtomicInteger();
+    /** The running watcher thread, for the add that wakes it; null before it starts. */
+    private volatile Thread watcher;
+    /** Sweeps so far. For tests. */
+    private volatile int sweeps;
 
     /**
      * @param timeout  every operation's deadline, from {@link #add}
@@ -93,7 +111,17 @@ final class DeadlineQueue {
         entries.add(new Entry(System.nanoTime() + timeoutNanos, operation));
         if (!watching.get() && watching.compareAndSet(false, true)) {
             Thread.ofPlatform().daemon(true).name("ringkv-deadlines-" + WATCHERS.incrementAndGet()).start(this::watch);
+        } else if ((adds.incrementAndGet() & (SWEEP_EVERY_ADDS - 1)) == 0) {
+            Thread running = watcher;
+            if (running != null) {
+                LockSupport.unpark(running);
+            }
         }
+    }
+
+    /** Sweeps the watchers of this queue made so far. For tests. */
+    int sweeps() {
+        return sweeps;
     }
 
     /** Whether a watcher thread runs for this queue. For tests. */
@@ -107,13 +135,14 @@ final class DeadlineQueue {
     }
 
     private void watch() {
+        watcher = Thread.currentThread();
         long idleSinceNanos = -1;
         while (true) {
             long now = System.nanoTime();
             long untilNext = sweep(now);
             if (untilNext > 0) {
                 idleSinceNanos = -1;
-                LockSupport.parkNanos(this, Math.min(untilNext, SWEEP_INTERVAL_NANOS));
+                LockSupport.parkNanos(this, Math.min(untilNext, SLEEP_MAX_NANOS));
                 continue;
             }
             if (idleSinceNanos < 0) {
@@ -127,8 +156,8 @@ final class DeadlineQueue {
                 idleSinceNanos = -1;
                 continue;
             }
-            // Nothing in flight, but operations may come at any moment: sweep them at the usual pace.
-            LockSupport.parkNanos(this, SWEEP_INTERVAL_NANOS);
+            // Nothing in flight: whatever is added from now on falls due a whole timeout from now or later.
+            LockSupport.parkNanos(this, Math.min(timeoutNanos, SLEEP_MAX_NANOS));
         }
     }
 
@@ -140,6 +169,7 @@ final class DeadlineQueue {
      * @return nanoseconds until the earliest deadline left, or 0 when nothing is left in flight
      */
     private long sweep(long nowNanos) {
+        sweeps++; // the watcher is the only writer
         long untilNext = 0;
         for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
             Entry entry = it.next();

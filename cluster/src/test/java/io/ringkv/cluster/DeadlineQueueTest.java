@@ -86,6 +86,22 @@ class DeadlineQueueTest {
         awaitSize(queue, 0);
     }
 
+    /**
+     * With nothing in flight the watcher sleeps until something could fall due (a whole timeout,
+     * at most {@link DeadlineQueue#SLEEP_MAX_NANOS}), not every few milliseconds: at a few hundred
+     * requests a second the 10 ms sweeps it made before were most of its node's wake-ups. Fewer
+     * sweeps on a slow machine only help this assertion.
+     */
+    @Test
+    void anIdleWatcherDoesNotWakeToSweepAnEmptyQueue() throws Exception {
+        DeadlineQueue queue = new DeadlineQueue(Duration.ofMinutes(10), Duration.ofMinutes(10), executor);
+        queue.add(operation(() -> true, () -> { }));
+        awaitSize(queue, 0);
+        int sweeps = queue.sweeps();
+        Thread.sleep(400); // forty of the old sweep intervals
+        assertThat("sweeps while idle", queue.sweeps() - sweeps <= 1, is(true));
+    }
+
     /** Waits until {@code queue} holds {@code expected} entries; the deadline is minutes beyond, so this cannot pass by expiry. */
     private static void awaitSize(DeadlineQueue queue, int expected) throws InterruptedException {
         long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
