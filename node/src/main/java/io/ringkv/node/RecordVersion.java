@@ -1,10 +1,6 @@
 package io.ringkv.node;
 
 import io.ringkv.store.HybridLogicalClock;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.Locale;
 
 /**
  * What a read tells of the version it returns (RFC 9110 §8.8): a strong entity tag and a
@@ -22,16 +18,14 @@ import java.util.Locale;
  * cannot tell two writes within a second apart; the tag can, so conditional reads use the tag.
  */
 record RecordVersion(long timestamp) {
-    private static final DateTimeFormatter IMF_FIXDATE =
-            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ROOT).withZone(ZoneOffset.UTC);
-
     String entityTag() {
         return "\"" + Long.toHexString(timestamp) + "\"";
     }
 
     /** @param nowMillis this node's wall clock when the answer is made, ms since the epoch */
     String lastModified(long nowMillis) {
-        long millis = Math.min(HybridLogicalClock.millisOf(timestamp), nowMillis);
-        return IMF_FIXDATE.format(Instant.ofEpochMilli(millis));
+        // Not before 1970 either, which no record's stamp is: the form has room for years 1 to 9999 only.
+        long millis = Math.max(0, Math.min(HybridLogicalClock.millisOf(timestamp), nowMillis));
+        return HttpDate.formatImfFixdate(Math.floorDiv(millis, 1000));
     }
 }
