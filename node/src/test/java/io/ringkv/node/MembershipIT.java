@@ -272,6 +272,9 @@ class MembershipIT {
         MembershipNodes.Cli three = nodes.cli("meta", "set-replication-factor", "3", "--node", nodes.cluster().url(2));
         assertThat(three.output(), three.exit(), is(0));
         nodes.awaitStatus(member, "joiner-4 applied replication factor 3", status -> status.contains("\"replicationFactor\":3"));
+        // The node whose metadata is compared applies the entry on its own time, perhaps after joiner-4.
+        nodes.awaitStatus(nodes.cluster().url(2), null, "node-2 applied replication factor 3",
+                status -> status.contains("\"replicationFactor\":3"));
         String before = nodes.metadata(nodes.cluster().url(2));
 
         MembershipNodes.Joiner live = nodes.startReplacement("replacer-live", nodes.cluster().url(2), nodes.cluster().url(2));
