@@ -70,6 +70,12 @@ def free_ports(n):
 class Cluster:
     """Node processes of one configuration; owns their process groups."""
 
+    # What main() asks of every configuration (NginxConfig answers otherwise): the scenarios it
+    # serves, whether the key space is written into it first, and whether its JIT must settle.
+    scenarios = ("put", "get")
+    prefilled = True
+    compiles = True
+
     def __init__(self, name, nodes, flags, tmp, server_cpus, env=None, independent=False, own_sessions=True, root=ROOT):
         """independent: the nodes are single-node clusters side by side (each its own --cluster
         list), not one cluster; load then goes to all of them at once (see load()).
@@ -197,6 +203,9 @@ class NginxConfig:
     factors, measured in the same run."""
 
     independent = False
+    scenarios = ("get",)  # its answer is a GET's
+    prefilled = False  # every path answers
+    compiles = False  # no JIT to settle
 
     def __init__(self, name, tmp, server_cpus):
         from nginx import Nginx  # not at the top: nginx.py imports this module's free_ports
@@ -715,8 +724,8 @@ def main():
                                   independent=c.split("@")[0] in independent, root=root)
         for c in configs:
             clusters[c].await_ready()
-            if c == "nginx":
-                continue  # every path answers
+            if not clusters[c].prefilled:
+                continue
             targets = clusters[c].urls if clusters[c].independent else clusters[c].urls[:1]
             for url in targets:
                 log("%s ready at %s; writing %d keys" % (c, url, args.keys))
@@ -725,7 +734,7 @@ def main():
         if args.settle_max > 0:
             for c in configs:
                 for s in scenarios:
-                    if c != "nginx":  # no JIT
+                    if clusters[c].compiles and s in clusters[c].scenarios:
                         settling["%s/%s" % (c, s)] = settle(clusters[c], s, args)
         runs = []
         fixed_rate_runs = []
@@ -734,8 +743,8 @@ def main():
             for c in configs:
                 cluster = clusters[c]
                 for s in scenarios:
-                    if c == "nginx" and s != "get":
-                        continue  # its answer is a GET's
+                    if s not in cluster.scenarios:
+                        continue
                     if args.warmup:
                         load(cluster, s, args.warmup, args.connections, args.load_cpus, args.keys)
                     counters_before = cluster.node_counters()

@@ -16,6 +16,9 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -144,9 +147,9 @@ class LiveDigestTest {
                 engine.apply(key(i), Record.value(1 + i, utf8("before")));
             }
             LiveDigest previous = LiveDigest.attach(engine);
-            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(10_000);
-            java.util.concurrent.atomic.AtomicInteger written = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong clock = new AtomicLong(10_000);
+            AtomicInteger written = new AtomicInteger();
             ExecutorService writers = Executors.newFixedThreadPool(2);
             LiveDigest rebuilt;
             try {
@@ -190,7 +193,7 @@ class LiveDigestTest {
             if (!(result instanceof io.ringkv.store.RangeCursor cursor)) {
                 return result;
             }
-            java.util.concurrent.atomic.AtomicInteger read = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger read = new AtomicInteger();
             return WatchedEngine.stepping(cursor, (stepped, more) -> {
                 if (read.incrementAndGet() % 100 == 0) {
                     pause();
