@@ -1,9 +1,11 @@
 package io.ringkv.http;
 
+import java.util.AbstractList;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -17,27 +19,34 @@ import java.util.Optional;
  * component (a parser hands out a finished instance and never touches it again).
  */
 public final class Headers {
-    private final List<String> names;
-    private final List<String> values;
+    private static final String[] NO_FIELDS = new String[0];
+
+    /**
+     * Name and value of field {@code i} at {@code 2i} and {@code 2i + 1}: one array for a whole
+     * section instead of two lists and their arrays, as a head is parsed or decoded per message.
+     */
+    private String[] fields;
+    private int size;
+    private final boolean frozen;
 
     /**
      * No fields, and none can be added (every change throws {@link UnsupportedOperationException}):
      * one shared instance where a message has no section to report, such as the trailers of a
      * response that was not chunked.
      */
-    public static final Headers NONE = new Headers(List.of(), List.of());
+    public static final Headers NONE = new Headers(NO_FIELDS, true);
 
     public Headers() {
         this(8);
     }
 
     public Headers(int expectedFields) {
-        this(new ArrayList<>(expectedFields), new ArrayList<>(expectedFields));
+        this(new String[2 * Math.max(expectedFields, 0)], false);
     }
 
-    private Headers(List<String> names, List<String> values) {
-        this.names = names;
-        this.values = values;
+    private Headers(String[] fields, boolean frozen) {
+        this.fields = fields;
+        this.frozen = frozen;
     }
 
     public static Headers of(String... nameValuePairs) {
@@ -52,21 +61,28 @@ public final class Headers {
     }
 
     public Headers add(String name, String value) {
-        names.add(name);
-        values.add(value);
+        checkChangeable();
+        if (2 * size == fields.length) {
+            fields = Arrays.copyOf(fields, Math.max(16, 2 * fields.length));
+        }
+        fields[2 * size] = name;
+        fields[2 * size + 1] = value;
+        size++;
         return this;
     }
 
     /** Removes every field: a builder reused for the next message. */
     public Headers clear() {
-        names.clear();
-        values.clear();
+        checkChangeable();
+        Arrays.fill(fields, 0, 2 * size, null);
+        size = 0;
         return this;
     }
 
     /** Replaces the value of the field at {@code index}, keeping its name and place. */
     public Headers replaceValue(int index, String value) {
-        values.set(index, value);
+        checkChangeable();
+        fields[2 * Objects.checkIndex(index, size) + 1] = value;
         return this;
     }
 
@@ -77,23 +93,30 @@ public final class Headers {
     }
 
     public Headers remove(String name) {
-        for (int i = names.size() - 1; i >= 0; i--) {
-            if (names.get(i).equalsIgnoreCase(name)) {
-                names.remove(i);
-                values.remove(i);
+        checkChangeable();
+        int kept = 0;
+        for (int i = 0; i < size; i++) {
+            if (!fields[2 * i].equalsIgnoreCase(name)) {
+                fields[2 * kept] = fields[2 * i];
+                fields[2 * kept + 1] = fields[2 * i + 1];
+                kept++;
             }
         }
+        Arrays.fill(fields, 2 * kept, 2 * size, null);
+        size = kept;
         return this;
+    }
+
+    private void checkChangeable() {
+        if (frozen) {
+            throw new UnsupportedOperationException("these header fields cannot change");
+        }
     }
 
     /** The first value of {@code name}, if present. */
     public Optional<String> first(String name) {
-        for (int i = 0; i < names.size(); i++) {
-            if (names.get(i).equalsIgnoreCase(name)) {
-                return Optional.of(values.get(i));
-            }
-        }
-        return Optional.empty();
+        int index = indexOf(name, 0);
+        return index < 0 ? Optional.empty() : Optional.of(fields[2 * index + 1]);
     }
 
     /**
@@ -101,8 +124,8 @@ public final class Headers {
      * codecs' per-message lookups, which must not allocate (as {@link #all} and {@link #first} do).
      */
     public int indexOf(String name, int from) {
-        for (int i = from; i < names.size(); i++) {
-            if (names.get(i).equalsIgnoreCase(name)) {
+        for (int i = Math.max(from, 0); i < size; i++) {
+            if (fields[2 * i].equalsIgnoreCase(name)) {
                 return i;
             }
         }
@@ -111,42 +134,53 @@ public final class Headers {
 
     public List<String> all(String name) {
         List<String> found = new ArrayList<>(1);
-        for (int i = 0; i < names.size(); i++) {
-            if (names.get(i).equalsIgnoreCase(name)) {
-                found.add(values.get(i));
+        for (int i = 0; i < size; i++) {
+            if (fields[2 * i].equalsIgnoreCase(name)) {
+                found.add(fields[2 * i + 1]);
             }
         }
         return found;
     }
 
     public boolean contains(String name) {
-        return first(name).isPresent();
+        return indexOf(name, 0) >= 0;
     }
 
     public int size() {
-        return names.size();
+        return size;
     }
 
     public String name(int index) {
-        return names.get(index);
+        return fields[2 * Objects.checkIndex(index, size)];
     }
 
     public String value(int index) {
-        return values.get(index);
+        return fields[2 * Objects.checkIndex(index, size) + 1];
     }
 
+    /** The names in order, as an unmodifiable view that follows later changes. */
     public List<String> names() {
-        return Collections.unmodifiableList(names);
+        return new AbstractList<>() {
+            @Override
+            public String get(int index) {
+                return name(index);
+            }
+
+            @Override
+            public int size() {
+                return size;
+            }
+        };
     }
 
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder("{");
-        for (int i = 0; i < names.size(); i++) {
+        for (int i = 0; i < size; i++) {
             if (i > 0) {
                 text.append(", ");
             }
-            text.append(names.get(i).toLowerCase(Locale.ROOT)).append(": ").append(values.get(i));
+            text.append(fields[2 * i].toLowerCase(Locale.ROOT)).append(": ").append(fields[2 * i + 1]);
         }
         return text.append('}').toString();
     }

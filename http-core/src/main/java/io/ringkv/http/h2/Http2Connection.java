@@ -82,7 +82,7 @@ public final class Http2Connection {
      * @throws IllegalStateException if a stream was opened already
      */
     public int openUpgradeStream(boolean headRequest) {
-        if (!streams.all().isEmpty() || (role == Role.CLIENT ? !streams.isIdle(UPGRADE_STREAM_ID) : streams.lastPeerId() != 0)) {
+        if (!streams.isEmpty() || (role == Role.CLIENT ? !streams.isIdle(UPGRADE_STREAM_ID) : streams.lastPeerId() != 0)) {
             throw new IllegalStateException("the upgrade stream must be the connection's first stream");
         }
         Http2Stream stream;
@@ -112,7 +112,7 @@ public final class Http2Connection {
      * after {@link #start()} and before {@link #openUpgradeStream}, whose windows they size.
      */
     public void applyUpgradeSettings(List<SettingsFrame.Setting> settings) {
-        if (role != Role.SERVER || !streams.all().isEmpty()) {
+        if (role != Role.SERVER || !streams.isEmpty()) {
             throw new IllegalStateException("upgrade settings apply to a new server connection only");
         }
         peer = peer.apply(settings);
@@ -161,7 +161,15 @@ public final class Http2Connection {
 
     /** Consumes {@code bytes} and returns what happened. After a connection error, input is ignored. */
     public List<Http2Event> receive(ByteBuffer bytes, long nowNanos) {
-        List<Http2Event> events = new ArrayList<>();
+        return receive(bytes, nowNanos, new ArrayList<>());
+    }
+
+    /**
+     * Consumes {@code bytes} and appends what happened to {@code events}, which it returns: a
+     * connection's owner reads every few microseconds and may hand in one list each time,
+     * cleared, instead of receiving a new one per read.
+     */
+    public List<Http2Event> receive(ByteBuffer bytes, long nowNanos, List<Http2Event> events) {
         if (state == ConnectionState.CLOSED) {
             bytes.position(bytes.limit());
             return events;
@@ -516,7 +524,7 @@ public final class Http2Connection {
         String debug = StandardCharsets.UTF_8.decode(f.debugData().duplicate()).toString();
         events.add(new Http2Event.GoAwayReceived(f.lastStreamId(), f.error(), debug));
         // RFC 9113 §6.8: our streams above lastStreamId were not processed; safe to retry elsewhere.
-        for (Http2Stream stream : List.copyOf(streams.all())) {
+        for (Http2Stream stream : streams.all()) {
             if (role.initiates(stream.id) && stream.id > f.lastStreamId()) {
                 stream.apply(StreamEvent.RECV_RST_STREAM);
                 streams.forgetIfClosed(stream);

@@ -1,8 +1,6 @@
 package io.ringkv.http.h2;
 
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * The live streams of one connection and the stream-id rules (RFC 9113 §5.1.1): ids we open
@@ -30,7 +28,7 @@ final class StreamRegistry implements Http2Stream.ActiveStreams {
     static final int RESET_BY_US_MAX = 1024;
 
     private final Role role;
-    private final Map<Integer, Http2Stream> streams = new HashMap<>();
+    private final StreamIdMap<Http2Stream> streams = new StreamIdMap<>();
     private final RecentStreamIds recentlyClosed = new RecentStreamIds(RECENTLY_CLOSED_MAX);
     /** Streams we reset ourselves: frames may still arrive on them (RFC 9113 §5.1, a PUSH_PROMISE too, §6.6). */
     private final RecentStreamIds resetByUs = new RecentStreamIds(RESET_BY_US_MAX);
@@ -54,8 +52,13 @@ final class StreamRegistry implements Http2Stream.ActiveStreams {
         return streams.get(id);
     }
 
+    /** The live streams now, in a list of their own (the registry may change while it is walked). */
     Collection<Http2Stream> all() {
         return streams.values();
+    }
+
+    boolean isEmpty() {
+        return streams.isEmpty();
     }
 
     int lastPeerId() {

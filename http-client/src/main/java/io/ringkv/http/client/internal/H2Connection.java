@@ -6,14 +6,13 @@ import io.ringkv.http.h2.Http2Config;
 import io.ringkv.http.h2.Http2Connection;
 import io.ringkv.http.h2.Http2Event;
 import io.ringkv.http.h2.Role;
+import io.ringkv.http.h2.StreamIdMap;
 import io.ringkv.net.Connection;
 import io.ringkv.net.ConnectionHandler;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -50,9 +49,10 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     private final OpenConnections openConnections;
     private final Http2Connection protocol;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Map<Integer, H2Exchange> exchanges = new ConcurrentHashMap<>();
-    /** Exchanges receiving pushed responses, by promised stream id. */
-    private final Map<Integer, H2PushedExchange> pushes = new ConcurrentHashMap<>();
+    /** Our exchanges by stream id; guarded by {@code lock}. */
+    private final StreamIdMap<H2Exchange> exchanges = new StreamIdMap<>();
+    /** Exchanges receiving pushed responses, by promised stream id; guarded by {@code lock}. */
+    private final StreamIdMap<H2PushedExchange> pushes = new StreamIdMap<>();
     private final AtomicInteger reserved = new AtomicInteger();
     /** Completes once the peer's first SETTINGS arrived (its stream limit is known), fails if the connection dies first. */
     private final CompletableFuture<H2Connection> ready = new CompletableFuture<>();
@@ -61,6 +61,8 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     /** Changed by {@link #move} only. */
     private volatile H2ConnectionState state = H2ConnectionState.CONNECTING;
     private final IdleExpiry idleExpiry;
+    /** The events list of reads, reused from one to the next ({@link #takeReadEvents}); loop-confined. */
+    private List<Http2Event> readEvents;
     /** Responses whose head arrived in the read being dispatched; loop-confined. */
     private final List<H2Response> headsToPublish = new java.util.ArrayList<>(4);
 
@@ -86,10 +88,15 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         return java.net.http.HttpClient.Version.HTTP_2;
     }
 
-    /** Streams open now, ours and pushed ones; any thread (the maps are concurrent). */
+    /** Streams open now, ours and pushed ones; any thread. */
     @Override
     public int exchangesInFlight() {
-        return exchanges.size() + pushes.size();
+        lock.lock();
+        try {
+            return exchanges.size() + pushes.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     private static final java.lang.invoke.VarHandle STATE;
@@ -258,11 +265,11 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         if (input.hasRemaining()) {
             liveness.onRead(conn.loop().nanoTime());
         }
-        List<Http2Event> events;
+        List<Http2Event> events = takeReadEvents();
         List<ByteBuffer> answers;
         lock.lock();
         try {
-            events = protocol.receive(input, conn.loop().nanoTime());
+            protocol.receive(input, conn.loop().nanoTime(), events);
             answers = protocol.drainOutput();
         } finally {
             lock.unlock();
@@ -271,8 +278,14 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
             conn.writeUrgent(buffers(answers));
         }
         for (int i = 0; i < events.size(); i++) { // an index, not an iterator: this runs per read
-            dispatch(events.get(i));
+            Http2Event event = events.get(i);
+            // Looked up now, not when the read was taken: an earlier event of this read may have
+            // ended the stream's exchange (it is gone then) or registered a pushed one.
+            int streamId = streamOf(event);
+            dispatch(event, streamId == 0 ? null : streamOwner(streamId));
         }
+        events.clear();
+        readEvents = events;
         // After every event of this read: see H2Response.publishHead.
         for (int i = 0; i < headsToPublish.size(); i++) {
             headsToPublish.get(i).publishHead();
@@ -280,30 +293,64 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         headsToPublish.clear();
     }
 
-    private void dispatch(Http2Event event) {
+    /**
+     * The list this read's events go into: the one the last read used, unless a read is being
+     * dispatched further up this thread's stack (it is taken while in use, so a nested read
+     * gets a list of its own).
+     */
+    private List<Http2Event> takeReadEvents() {
+        List<Http2Event> events = readEvents;
+        readEvents = null;
+        return events != null ? events : new java.util.ArrayList<>(4);
+    }
+
+    /** The stream an event is about, or 0 for the connection's own events. */
+    private static int streamOf(Http2Event event) {
+        return switch (event) {
+            case Http2Event.HeadersReceived e -> e.streamId();
+            case Http2Event.DataReceived e -> e.streamId();
+            case Http2Event.StreamReset e -> e.streamId();
+            case Http2Event.WindowOpened e -> e.streamId();
+            case Http2Event.PushPromised e -> e.streamId();
+            case Http2Event.SettingsReceived e -> 0;
+            case Http2Event.GoAwayReceived e -> 0;
+            case Http2Event.ConnectionFailed e -> 0;
+            case Http2Event.PingAcknowledged e -> 0;
+        };
+    }
+
+    /** @param owner the exchange of the event's stream, ours or pushed; {@code null} when none */
+    private void dispatch(Http2Event event, H2Stream owner) {
         switch (event) {
-            case Http2Event.HeadersReceived e -> onHeaders(e);
-            case Http2Event.DataReceived e -> onData(e);
-            case Http2Event.StreamReset e -> withExchange(e.streamId(), x -> x.onReset(e.code(), e.byPeer(), e.reason()));
-            case Http2Event.WindowOpened e -> onWindowOpened(e.streamId());
+            case Http2Event.HeadersReceived e -> onHeaders(e, owner);
+            case Http2Event.DataReceived e -> onData(e, owner);
+            case Http2Event.StreamReset e -> {
+                if (owner != null) {
+                    owner.onReset(e.code(), e.byPeer(), e.reason());
+                }
+            }
+            // A pushed stream sends nothing: only our exchanges wait for a window.
+            case Http2Event.WindowOpened e -> onWindowOpened(e.streamId(), owner instanceof H2Exchange x ? x : null);
             case Http2Event.SettingsReceived e -> onSettings(e.peer().maxConcurrentStreams());
             case Http2Event.GoAwayReceived e -> onGoAway(e.lastStreamId(), e.code(), e.debug());
             case Http2Event.ConnectionFailed e -> onProtocolFailure(e.code(), e.reason());
             case Http2Event.PingAcknowledged e -> log.debug("{} ping acknowledged", this);
-            case Http2Event.PushPromised e -> onPushPromise(e);
+            case Http2Event.PushPromised e -> onPushPromise(e, owner instanceof H2Exchange x ? x : null);
         }
     }
 
-    private void onHeaders(Http2Event.HeadersReceived e) {
-        H2Stream owner = streamOwner(e.streamId());
+    private void onHeaders(Http2Event.HeadersReceived e, H2Stream owner) {
         if (owner != null && owner.response().onHeaders(e.fields(), e.endStream(), e.trailers())) {
             headsToPublish.add(owner.response());
         }
     }
 
-    /** The initiating exchange decides; if it is gone (finished or reset), nobody wants the push. */
-    private void onPushPromise(Http2Event.PushPromised e) {
-        H2Exchange initiating = exchanges.get(e.streamId());
+    /**
+     * The initiating exchange decides; if it is gone (finished or reset), nobody wants the push.
+     *
+     * @param initiating the exchange of the stream the promise came on, or {@code null}
+     */
+    private void onPushPromise(Http2Event.PushPromised e, H2Exchange initiating) {
         if (initiating == null) {
             reset(e.promisedStreamId(), ErrorCode.REFUSED_STREAM);
             return;
@@ -313,13 +360,17 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
 
     /** Event loop, before any frame of the promised stream is dispatched. */
     void registerPush(int promisedStreamId, H2PushedExchange pushed) {
-        pushes.put(promisedStreamId, pushed);
+        lock.lock();
+        try {
+            pushes.put(promisedStreamId, pushed);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The payload aliases what the connection read; the exchange's body pipe retains or copies it. */
-    private void onData(Http2Event.DataReceived e) {
+    private void onData(Http2Event.DataReceived e, H2Stream owner) {
         ByteBuffer data = e.data();
-        H2Stream owner = streamOwner(e.streamId());
         if (owner == null) {
             consumed(e.streamId(), data.remaining()); // nobody will take it: credit the connection now
             return;
@@ -327,15 +378,24 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         owner.response().onData(data, connection, e.endStream());
     }
 
-    /** Request bodies enqueue what the new window allows; one flush sends it all, in one write. */
-    private void onWindowOpened(int streamId) {
+    /**
+     * Request bodies enqueue what the new window allows; one flush sends it all, in one write.
+     *
+     * @param exchange the stream's exchange ({@code null} for the connection's window, or when gone)
+     */
+    private void onWindowOpened(int streamId, H2Exchange exchange) {
         if (streamId == 0) {
-            exchanges.values().forEach(H2Exchange::onWindowOpened);
-        } else {
-            H2Exchange exchange = exchanges.get(streamId); // a pushed stream sends nothing
-            if (exchange != null) {
-                exchange.onWindowOpened();
+            // A copy taken under the lock: the exchanges enqueue, and may publish, outside it.
+            lock.lock();
+            List<H2Exchange> all;
+            try {
+                all = exchanges.values();
+            } finally {
+                lock.unlock();
             }
+            all.forEach(H2Exchange::onWindowOpened);
+        } else if (exchange != null) {
+            exchange.onWindowOpened();
         }
         flush();
     }
@@ -351,11 +411,23 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         log.debug("{} GOAWAY last={} code={} debug={}", this, lastStreamId, code, LogText.of(debug));
         move(H2ConnectionState.Event.GOAWAY_RECEIVED);
         codec.remove(this);
-        exchanges.forEach((id, exchange) -> {
-            if (id > lastStreamId) {
-                exchange.onRefused("stream " + id + " not processed (GOAWAY " + code + ")");
+        int[] ids;
+        H2Exchange[] owners;
+        lock.lock();
+        try {
+            ids = exchanges.ids();
+            owners = new H2Exchange[ids.length];
+            for (int i = 0; i < ids.length; i++) {
+                owners[i] = exchanges.get(ids[i]);
             }
-        });
+        } finally {
+            lock.unlock();
+        }
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] > lastStreamId) {
+                owners[i].onRefused("stream " + ids[i] + " not processed (GOAWAY " + code + ")");
+            }
+        }
         closeIfDrained();
     }
 
@@ -383,20 +455,27 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     }
 
     private void failAll(IOException error) {
-        exchanges.values().forEach(exchange -> exchange.onConnectionFailed(error));
-        pushes.values().forEach(pushed -> pushed.onConnectionFailed(error));
+        List<H2Exchange> ours;
+        List<H2PushedExchange> pushed;
+        lock.lock();
+        try {
+            ours = exchanges.values();
+            pushed = pushes.values();
+        } finally {
+            lock.unlock();
+        }
+        ours.forEach(exchange -> exchange.onConnectionFailed(error));
+        pushed.forEach(exchange -> exchange.onConnectionFailed(error));
     }
 
     /** The exchange of a stream we opened, or of a pushed one; {@code null} when none is left. */
     private H2Stream streamOwner(int streamId) {
-        H2Exchange exchange = exchanges.get(streamId);
-        return exchange != null ? exchange : pushes.get(streamId);
-    }
-
-    private void withExchange(int streamId, java.util.function.Consumer<H2Stream> action) {
-        H2Stream owner = streamOwner(streamId);
-        if (owner != null) {
-            action.accept(owner);
+        lock.lock();
+        try {
+            H2Exchange exchange = exchanges.get(streamId);
+            return exchange != null ? exchange : pushes.get(streamId);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -513,11 +592,24 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
 
     /** The exchange is finished with its stream: the slot is free again. Called once per stream. */
     void streamDone(int streamId) {
-        if (exchanges.remove(streamId) != null) {
+        boolean ours;
+        boolean pushed = false;
+        boolean noPushLeft = false;
+        lock.lock();
+        try {
+            ours = exchanges.remove(streamId) != null;
+            if (!ours) {
+                pushed = pushes.remove(streamId) != null;
+                noPushLeft = pushes.isEmpty();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (ours) {
             release();
             closeIfDrained();
-        } else if (pushes.remove(streamId) != null) {
-            if (pushes.isEmpty() && reserved.get() == 0) {
+        } else if (pushed) {
+            if (noPushLeft && reserved.get() == 0) {
                 scheduleIdleExpiry();
             }
             closeIfDrained();
@@ -525,8 +617,27 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     }
 
     private void closeIfDrained() {
-        if (!state.acceptsStreams() && exchanges.isEmpty() && pushes.isEmpty()) {
+        if (state.acceptsStreams()) {
+            return;
+        }
+        boolean drained;
+        lock.lock();
+        try {
+            drained = exchanges.isEmpty() && pushes.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+        if (drained) {
             connection.closeAfterFlush();
+        }
+    }
+
+    private boolean noPushes() {
+        lock.lock();
+        try {
+            return pushes.isEmpty();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -556,7 +667,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
 
     /** Loop thread: idle for the whole idle timeout, unless a stream was reserved or a push runs meanwhile. */
     private void expireIfIdle() {
-        if (reserved.get() == 0 && pushes.isEmpty()) {
+        if (reserved.get() == 0 && noPushes()) {
             codec.remove(this);
             shutdown();
         }
@@ -572,6 +683,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
 
     @Override
     public String toString() {
+        // Sizes read without the lock: a log line may come from any thread, and an approximate count does.
         return "H2Connection[" + route.authority() + ", " + exchanges.size() + " streams, " + pushes.size() + " pushed]";
     }
 }

@@ -9,6 +9,7 @@ import io.ringkv.http.h2.Http2Event;
 import io.ringkv.http.h2.Http2Settings;
 import io.ringkv.http.h2.Role;
 import io.ringkv.http.h2.SettingsFrame;
+import io.ringkv.http.h2.StreamIdMap;
 import io.ringkv.http.h2.StreamState;
 import io.ringkv.http.hpack.HeaderField;
 import io.ringkv.http.server.ChunkSource;
@@ -27,10 +28,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -116,8 +115,10 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private final long bytesPerRateWindowMin;
     /** Set once at open, before any other thread can see this session. */
     private Connection connection;
+    /** The events list of reads, reused from one to the next ({@link #takeReadEvents}); loop-confined. */
+    private List<Http2Event> readEvents;
     // Guarded by lock.
-    private final Map<Integer, ServerStream> streams = new HashMap<>();
+    private final StreamIdMap<ServerStream> streams = new StreamIdMap<>();
     /** DATA octets queued so far; a stall check compares it with its previous look. */
     private long dataBytesSent;
     /** When {@link #streams} last became empty (or the connection opened): the idle timeout runs from here. */
@@ -219,20 +220,22 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     @Override
     public void onRead(Connection from, ByteBuffer input) {
         readNanos = connection.loop().nanoTime();
-        List<Http2Event> events;
+        List<Http2Event> events = takeReadEvents();
         boolean inFieldBlock;
         synchronized (lock) {
-            events = h2.receive(input, System.nanoTime());
+            h2.receive(input, System.nanoTime(), events);
             inFieldBlock = h2.awaitingContinuation();
             enqueueLocked();
         }
         flush();
-        for (Http2Event event : events) {
+        for (int i = 0; i < events.size(); i++) { // an index, not an iterator: this runs per read
             if (failed) {
                 break; // the connection failed on our side while this read's events were handled
             }
-            onEvent(event);
+            onEvent(events.get(i));
         }
+        events.clear();
+        readEvents = events;
         if (!inFieldBlock) {
             fieldBlockSinceNanos = UNSET;
         } else if (fieldBlockSinceNanos == UNSET) {
@@ -246,6 +249,17 @@ final class Http2Session implements ConnectionHandler, ServerSession {
             connection.suspendReads();
         }
         closeIfDone();
+    }
+
+    /**
+     * The list this read's events go into: the one the last read used, unless a read is being
+     * handled further up this thread's stack (it is taken while in use, so a nested read gets a
+     * list of its own).
+     */
+    private List<Http2Event> takeReadEvents() {
+        List<Http2Event> events = readEvents;
+        readEvents = null;
+        return events != null ? events : new java.util.ArrayList<>(4);
     }
 
     private void onEvent(Http2Event event) {
@@ -618,7 +632,7 @@ final class Http2Session implements ConnectionHandler, ServerSession {
     private void resumeAll() {
         List<ServerStream> waiting = new ArrayList<>();
         synchronized (lock) {
-            for (ServerStream stream : List.copyOf(streams.values())) {
+            for (ServerStream stream : streams.values()) {
                 if (stream.pending != null) {
                     sendPendingLocked(stream);
                 }
