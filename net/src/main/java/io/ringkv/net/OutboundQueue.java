@@ -2,7 +2,6 @@ package io.ringkv.net;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -70,8 +69,12 @@ final class OutboundQueue {
     private final AtomicBoolean aboveHighWater = new AtomicBoolean();
     private final AtomicBoolean writableWanted = new AtomicBoolean();
     // Owned by the thread holding FLUSHING; the CAS on state publishes it between owners.
-    private final ArrayDeque<ByteBuffer> batch = new ArrayDeque<>();
-    private final ByteBuffer[] gather = new ByteBuffer[GATHER_BUFFERS_MAX];
+    // The batch is batch[batchStart, batchEnd): written by gathering writes straight from this
+    // array, so neither a copy into a gather array nor an iterator per write. It only grows
+    // (past GATHER_BUFFERS_MAX when one group is larger); taken afresh once written out.
+    private ByteBuffer[] batch = new ByteBuffer[GATHER_BUFFERS_MAX];
+    private int batchStart;
+    private int batchEnd;
     private boolean closeMarkerTaken;
 
     OutboundQueue(Sink sink, long highWaterBytes, long lowWaterBytes) {
@@ -172,7 +175,7 @@ final class OutboundQueue {
     private boolean writeUntilBlocked() {
         try {
             while (true) {
-                if (batch.isEmpty() && !takeBatch()) {
+                if (batchStart == batchEnd && !takeBatch()) {
                     return finishBatchless();
                 }
                 if (!writeBatch()) {
@@ -200,22 +203,27 @@ final class OutboundQueue {
 
     /** Moves whole groups into the batch, urgent ones first. Returns false when nothing was queued. */
     private boolean takeBatch() {
+        batchStart = 0;
+        batchEnd = 0;
         if (closeMarkerTaken) {
             return false;
         }
         ByteBuffer[] group;
-        while (batch.size() < GATHER_BUFFERS_MAX && (group = pollGroup()) != null) {
+        while (batchEnd < GATHER_BUFFERS_MAX && (group = pollGroup()) != null) {
             if (group == CLOSE_MARKER) {
                 closeMarkerTaken = true;
                 break;
             }
+            if (batchEnd + group.length > batch.length) {
+                batch = java.util.Arrays.copyOf(batch, Math.max(2 * batch.length, batchEnd + group.length));
+            }
             for (ByteBuffer buffer : group) {
                 if (buffer.hasRemaining()) {
-                    batch.add(buffer);
+                    batch[batchEnd++] = buffer;
                 }
             }
         }
-        return !batch.isEmpty();
+        return batchEnd > 0;
     }
 
     private ByteBuffer[] pollGroup() {
@@ -225,23 +233,19 @@ final class OutboundQueue {
 
     /** One gathering write. Returns false when the socket did not take everything offered. */
     private boolean writeBatch() throws IOException {
-        int count = 0;
+        int count = Math.min(batchEnd - batchStart, GATHER_BUFFERS_MAX);
         long offered = 0;
-        for (ByteBuffer buffer : batch) {
-            if (count == GATHER_BUFFERS_MAX) {
-                break;
-            }
-            gather[count++] = buffer;
-            offered += buffer.remaining();
+        for (int i = batchStart; i < batchStart + count; i++) {
+            offered += batch[i].remaining();
         }
-        long written;
+        long written = 0;
         try {
-            written = sink.write(gather, 0, count);
+            written = sink.write(batch, batchStart, count);
         } finally {
-            java.util.Arrays.fill(gather, 0, count, null);
-        }
-        while (!batch.isEmpty() && !batch.peekFirst().hasRemaining()) {
-            batch.pollFirst();
+            // Written buffers leave the batch (and the array lets go of them) even if the write threw.
+            while (batchStart < batchEnd && !batch[batchStart].hasRemaining()) {
+                batch[batchStart++] = null;
+            }
         }
         if (written > 0) {
             writtenTotal += written; // a single writer: the FLUSHING owner

@@ -40,7 +40,7 @@ final class ByteArrayBody implements HttpResponse.BodySubscriber<byte[]>, BodyPi
     /** The largest array the VM reliably allocates. */
     private static final int ARRAY_BYTES_MAX = Integer.MAX_VALUE - 8;
 
-    private final CompletableFuture<byte[]> result = new CompletableFuture<>();
+    private final CompletableFuture<byte[]> result = new ListenedFuture<>();
     private final long declaredLength;
     /** The array being filled, and how much of it is. */
     private byte[] bytes;

@@ -33,7 +33,7 @@ public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
         }
     }
 
-    private final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    private final ListenedFuture<HttpResponse<T>> result = new ListenedFuture<>();
     /** Set only, so a volatile field does; the timer is taken once, through TIMEOUT. */
     private volatile Exchange current;
     private volatile Scheduler.Timer timeout;
@@ -51,8 +51,8 @@ public final class Call<T> implements BiConsumer<HttpResponse<T>, Throwable> {
     Call(Executor executor, PushPromises<T> pushes) {
         this.executor = executor;
         this.pushes = pushes;
-        // The call is its own completion action (accept): one per call, no lambda allocated.
-        result.whenComplete(this);
+        // The call is its result's one listener (accept): no completion node or lambda per call.
+        result.listen(this);
     }
 
     /**

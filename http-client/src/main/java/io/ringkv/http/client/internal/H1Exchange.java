@@ -24,7 +24,7 @@ final class H1Exchange implements Exchange, BodyPipe.Producer, RequestBodyWriter
     private final ExchangeRequest request;
     private final Route route;
     private final H1Connection connection;
-    private final CompletableFuture<ResponseHead> head = new CompletableFuture<>();
+    private final CompletableFuture<ResponseHead> head = new ListenedFuture<>();
     private final BodyPipe body;
     private final Executor executor;
     private final AtomicBoolean bodyStarted = new AtomicBoolean();

@@ -56,8 +56,21 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
      * rather than each building a concurrent one.
      */
     private final java.util.Set<H2PushedExchange> promised;
-    /** Promises whose handler has not returned yet: the body completes after they are decided. */
-    private final java.util.concurrent.atomic.AtomicInteger undecided = new java.util.concurrent.atomic.AtomicInteger();
+    /**
+     * Promises whose handler has not returned yet: the body completes after they are decided.
+     * Changed through {@link #UNDECIDED}: a field, not an AtomicInteger per exchange, as most
+     * exchanges never see a push.
+     */
+    private volatile int undecided;
+    private static final VarHandle UNDECIDED;
+
+    static {
+        try {
+            UNDECIDED = MethodHandles.lookup().findVarHandle(H2Exchange.class, "undecided", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private volatile Attempt attempt;
     private volatile CompletableFuture<H2Connection> acquiring;
     private volatile Throwable aborted;
@@ -240,7 +253,7 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
             // abort() may have run between the check above and the add: it did not see this push.
             exchange.abort(new IOException("the exchange that initiated the push was aborted", aborted));
         }
-        undecided.incrementAndGet();
+        UNDECIDED.getAndAdd(this, 1);
         pushes.offer(promisedRequest, exchange, this::pushDecided);
     }
 
@@ -252,14 +265,14 @@ final class H2Exchange implements H2Stream, H2Response.Owner, H2RequestBody.List
     }
 
     private void pushDecided() {
-        undecided.decrementAndGet();
+        UNDECIDED.getAndAdd(this, -1);
         completeBodyWhenSettled();
     }
 
     /** Completes the body once the response ended and no promise is undecided; whichever call sees both last does it. */
     private void completeBodyWhenSettled() {
         Attempt current = attempt;
-        if (undecided.get() == 0 && current.step(H2AttemptState.Event.SETTLED).completesBody(H2AttemptState.Event.SETTLED)) {
+        if (undecided == 0 && current.step(H2AttemptState.Event.SETTLED).completesBody(H2AttemptState.Event.SETTLED)) {
             response.completeBody();
         }
     }

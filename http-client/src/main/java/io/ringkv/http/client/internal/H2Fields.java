@@ -29,7 +29,7 @@ final class H2Fields {
         List<HeaderField> fields = new ArrayList<>(own.size() + 7);
         fields.add(request.method().equals("GET") ? METHOD_GET : new HeaderField(":method", request.method()));
         fields.add(route.secure() ? SCHEME_HTTPS : SCHEME_HTTP);
-        fields.add(new HeaderField(":authority", route.authority()));
+        fields.add(route.authorityField());
         fields.add(new HeaderField(":path", RequestHeadBuilder.target(request, route)));
         // RFC 9113 §8.1.1: content-length is optional; like the JDK, none for an empty body.
         if (request.body() != null && request.contentLength() > 0) {

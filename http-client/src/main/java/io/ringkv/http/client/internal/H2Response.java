@@ -49,7 +49,7 @@ final class H2Response implements BodyPipe.Producer {
 
     private final ExchangeRequest request;
     private final Owner owner;
-    private final CompletableFuture<ResponseHead> head = new CompletableFuture<>();
+    private final CompletableFuture<ResponseHead> head = new ListenedFuture<>();
     private final BodyPipe body;
     /** DATA octets delivered to the pipe and not yet credited; -1 once everything was credited ({@link #creditAll}). */
     private volatile long uncredited;

@@ -82,7 +82,7 @@ final class NetworkLink implements Link {
      * hand-off.
      */
     private final class Attempt implements BiConsumer<Object, Throwable>, Runnable {
-        final CompletableFuture<Interim> answer = new CompletableFuture<>();
+        final CompletableFuture<Interim> answer = new ListenedFuture<>();
         private final ExchangeRequest request;
         private final Call<?> call;
         private final int staleRetries;
@@ -108,7 +108,7 @@ final class NetworkLink implements Link {
                 if (exchange == null) {
                     exchange = (Exchange) value;
                     call.attach(exchange);
-                    exchange.responseHead().whenComplete(this);
+                    ListenedFuture.whenDone(exchange.responseHead(), this);
                 } else {
                     finish(new Interim(request, (ResponseHead) value, exchange, null), null);
                 }

@@ -144,7 +144,7 @@ public final class RingClient extends HttpClient {
             call.fail(e);
             return call.result();
         }
-        head.whenComplete((interim, error) -> {
+        ListenedFuture.whenDone(head, (interim, error) -> {
             if (error != null) {
                 call.failHere(error);
             } else {
@@ -194,7 +194,7 @@ public final class RingClient extends HttpClient {
             return;
         }
         interim.exchange().deliverBody(subscriber);
-        subscriber.getBody().whenComplete((body, error) -> {
+        ListenedFuture.whenDone(subscriber.getBody(), (body, error) -> {
             if (error != null) {
                 call.failHere(error);
             } else {

@@ -1,5 +1,6 @@
 package io.ringkv.http.client.internal;
 
+import io.ringkv.http.hpack.HeaderField;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.Locale;
@@ -9,8 +10,8 @@ import java.util.Objects;
  * Where a request's bytes go: the origin (scheme, host, port) and, when a proxy was selected, the
  * proxy's address. Pool key of connections (equality over those five parts). Immutable.
  *
- * <p>A class rather than a record for one derived field: the authority (the Host value), built
- * once here instead of concatenated on every request that goes this way.
+ * <p>A class rather than a record for derived fields: the authority (the Host value, and the
+ * HTTP/2 field that carries it), built once here instead of on every request that goes this way.
  */
 public final class Route {
     private final String scheme;
@@ -19,6 +20,8 @@ public final class Route {
     private final InetSocketAddress proxy;
     private final String tunnelAuthorization;
     private final String authority;
+    /** HTTP/2's {@code :authority} field of every request this way (a HeaderField is immutable). */
+    private final HeaderField authorityField;
     /** The pool looks routes up on every request: computed once, and without Objects.hash's array. */
     private final int hash;
 
@@ -37,6 +40,7 @@ public final class Route {
         // RFC 9110 §7.2: the port only when it is not the scheme's default.
         String name = host.indexOf(':') >= 0 ? '[' + host + ']' : host;
         this.authority = port == defaultPort(scheme) ? name : name + ':' + port;
+        this.authorityField = new HeaderField(":authority", authority);
         this.hash = ((scheme.hashCode() * 31 + host.hashCode()) * 31 + port) * 31
                 + Objects.hashCode(proxy) * 31 + Objects.hashCode(tunnelAuthorization);
     }
@@ -127,6 +131,11 @@ public final class Route {
     /** The value of the Host field, RFC 9110 §7.2: the port only when it is not the scheme's default. */
     public String authority() {
         return authority;
+    }
+
+    /** {@link #authority} as HTTP/2's {@code :authority} pseudo-header field (RFC 9113 §8.3.1). */
+    HeaderField authorityField() {
+        return authorityField;
     }
 
     @Override
