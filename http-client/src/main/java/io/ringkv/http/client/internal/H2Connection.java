@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * (SETTINGS/PING ACK, RST_STREAM), PINGs and WINDOW_UPDATEs jump the queue with
  * {@link Connection#writeUrgent}; an RST_STREAM we decide on keeps its place behind the
  * stream's HEADERS. {@link ConnectionHandler} callbacks run on the event loop; exchanges are
- * told about their stream from there.
+ * told about their stream from there. The maps of exchanges by stream id are guarded by the same
+ * lock (they are written from any thread): the loop looks up each event's exchange under it, a
+ * hold of its own per event, and calls the exchange after releasing it.
  * Liveness ({@link H2Liveness}): a loop timer sends a PING after a quiet interval and closes the
  * connection when nothing answers it in time.
  * Stream slots are reserved with {@link #tryReserve()} before a stream is opened, so the pool

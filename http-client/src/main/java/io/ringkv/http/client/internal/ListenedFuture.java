@@ -18,7 +18,7 @@ import java.util.function.Supplier;
  *
  * <p>Why: every request waits on a few futures of ours (the call's result, the attempt's answer,
  * the response head, the body), and {@code whenComplete} built a completion node and a dependent
- * future for each, a sixth of what a small request allocated.
+ * future for each: about 150 of the 2,030 bytes a small h2c GET allocated.
  *
  * <p>Threading: any thread. The action runs once, on the thread that completes the future, or on
  * the thread that calls {@link #listen} when the future completed before.
