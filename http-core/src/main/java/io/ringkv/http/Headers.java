@@ -41,7 +41,14 @@ public final class Headers {
     }
 
     public Headers(int expectedFields) {
-        this(new String[2 * Math.max(expectedFields, 0)], false);
+        this(new String[2 * checkExpected(expectedFields)], false);
+    }
+
+    private static int checkExpected(int expectedFields) {
+        if (expectedFields < 0) {
+            throw new IllegalArgumentException("expected fields must not be negative: " + expectedFields);
+        }
+        return expectedFields;
     }
 
     private Headers(String[] fields, boolean frozen) {

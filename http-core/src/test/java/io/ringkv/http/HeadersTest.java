@@ -62,6 +62,7 @@ class HeadersTest {
         assertThrows(IndexOutOfBoundsException.class, () -> headers.name(1));
         assertThrows(IndexOutOfBoundsException.class, () -> headers.value(-1));
         assertThrows(IndexOutOfBoundsException.class, () -> headers.replaceValue(1, "x"));
+        assertThrows(IllegalArgumentException.class, () -> new Headers(-1));
     }
 
     @Test
