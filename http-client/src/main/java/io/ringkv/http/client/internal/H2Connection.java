@@ -31,14 +31,14 @@ import org.slf4j.LoggerFactory;
  * (SETTINGS/PING ACK, RST_STREAM), PINGs and WINDOW_UPDATEs jump the queue with
  * {@link Connection#writeUrgent}; an RST_STREAM we decide on keeps its place behind the
  * stream's HEADERS. {@link ConnectionHandler} callbacks run on the event loop; exchanges are
- * told about their stream from there. The maps of exchanges by stream id are guarded by the same
- * lock (they are written from any thread): the loop looks up each event's exchange under it, a
- * hold of its own per event, and calls the exchange after releasing it.
+ * told about their stream from there. The map of exchanges by stream id is guarded by the same
+ * lock (it is written from any thread): the loop looks up each event's exchange under it, a hold
+ * of its own per event, and calls the exchange after releasing it.
  * Liveness ({@link H2Liveness}): a loop timer sends a PING after a quiet interval and closes the
  * connection when nothing answers it in time.
  * Stream slots are reserved with {@link #tryReserve()} before a stream is opened, so the pool
  * never opens more streams than the peer's SETTINGS_MAX_CONCURRENT_STREAMS.
- * Pushed responses (RFC 9113 §8.4) run as exchanges of their own in {@code pushes}, keyed by the
+ * Pushed responses (RFC 9113 §8.4) run as exchanges of their own, in the same map under the
  * promised stream; they take no slot, but the connection stays open for them while draining.
  * Lifecycle: one {@link H2ConnectionState}, changed by {@link #move} only (compare-and-set, any
  * thread); a connection that stopped accepting streams closes once none is left.
@@ -51,10 +51,13 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     private final OpenConnections openConnections;
     private final Http2Connection protocol;
     private final ReentrantLock lock = new ReentrantLock();
-    /** Our exchanges by stream id; guarded by {@code lock}. */
-    private final StreamIdMap<H2Exchange> exchanges = new StreamIdMap<>();
-    /** Exchanges receiving pushed responses, by promised stream id; guarded by {@code lock}. */
-    private final StreamIdMap<H2PushedExchange> pushes = new StreamIdMap<>();
+    /**
+     * The exchange of each open stream: ours ({@link H2Exchange}) and pushed ones
+     * ({@link H2PushedExchange}, under the promised stream). Guarded by {@code lock}.
+     */
+    private final StreamIdMap<H2Stream> streams = new StreamIdMap<>();
+    /** Pushed exchanges in {@link #streams}; guarded by {@code lock}. */
+    private int pushesOpen;
     private final AtomicInteger reserved = new AtomicInteger();
     /** Completes once the peer's first SETTINGS arrived (its stream limit is known), fails if the connection dies first. */
     private final CompletableFuture<H2Connection> ready = new CompletableFuture<>();
@@ -95,7 +98,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     public int exchangesInFlight() {
         lock.lock();
         try {
-            return exchanges.size() + pushes.size();
+            return streams.size();
         } finally {
             lock.unlock();
         }
@@ -196,7 +199,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
             protocol.start();
             int id = protocol.openUpgradeStream(headRequest);
             exchange.adoptUpgradeStream(this, id);
-            exchanges.put(id, exchange);
+            streams.put(id, exchange);
             preface = protocol.drainOutput();
         } finally {
             lock.unlock();
@@ -280,11 +283,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
             conn.writeUrgent(buffers(answers));
         }
         for (int i = 0; i < events.size(); i++) { // an index, not an iterator: this runs per read
-            Http2Event event = events.get(i);
-            // Looked up now, not when the read was taken: an earlier event of this read may have
-            // ended the stream's exchange (it is gone then) or registered a pushed one.
-            int streamId = streamOf(event);
-            dispatch(event, streamId == 0 ? null : streamOwner(streamId));
+            dispatch(events.get(i));
         }
         events.clear();
         readEvents = events;
@@ -306,54 +305,37 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         return events != null ? events : new java.util.ArrayList<>(4);
     }
 
-    /** The stream an event is about, or 0 for the connection's own events. */
-    private static int streamOf(Http2Event event) {
-        return switch (event) {
-            case Http2Event.HeadersReceived e -> e.streamId();
-            case Http2Event.DataReceived e -> e.streamId();
-            case Http2Event.StreamReset e -> e.streamId();
-            case Http2Event.WindowOpened e -> e.streamId();
-            case Http2Event.PushPromised e -> e.streamId();
-            case Http2Event.SettingsReceived e -> 0;
-            case Http2Event.GoAwayReceived e -> 0;
-            case Http2Event.ConnectionFailed e -> 0;
-            case Http2Event.PingAcknowledged e -> 0;
-        };
-    }
-
-    /** @param owner the exchange of the event's stream, ours or pushed; {@code null} when none */
-    private void dispatch(Http2Event event, H2Stream owner) {
+    // Each handler looks its stream's exchange up when it runs, not when the read was taken: an
+    // earlier event of the same read may have ended that exchange or registered a pushed one.
+    private void dispatch(Http2Event event) {
         switch (event) {
-            case Http2Event.HeadersReceived e -> onHeaders(e, owner);
-            case Http2Event.DataReceived e -> onData(e, owner);
+            case Http2Event.HeadersReceived e -> onHeaders(e);
+            case Http2Event.DataReceived e -> onData(e);
             case Http2Event.StreamReset e -> {
+                H2Stream owner = streamOwner(e.streamId());
                 if (owner != null) {
                     owner.onReset(e.code(), e.byPeer(), e.reason());
                 }
             }
-            // A pushed stream sends nothing: only our exchanges wait for a window.
-            case Http2Event.WindowOpened e -> onWindowOpened(e.streamId(), owner instanceof H2Exchange x ? x : null);
+            case Http2Event.WindowOpened e -> onWindowOpened(e.streamId());
             case Http2Event.SettingsReceived e -> onSettings(e.peer().maxConcurrentStreams());
             case Http2Event.GoAwayReceived e -> onGoAway(e.lastStreamId(), e.code(), e.debug());
             case Http2Event.ConnectionFailed e -> onProtocolFailure(e.code(), e.reason());
             case Http2Event.PingAcknowledged e -> log.debug("{} ping acknowledged", this);
-            case Http2Event.PushPromised e -> onPushPromise(e, owner instanceof H2Exchange x ? x : null);
+            case Http2Event.PushPromised e -> onPushPromise(e);
         }
     }
 
-    private void onHeaders(Http2Event.HeadersReceived e, H2Stream owner) {
+    private void onHeaders(Http2Event.HeadersReceived e) {
+        H2Stream owner = streamOwner(e.streamId());
         if (owner != null && owner.response().onHeaders(e.fields(), e.endStream(), e.trailers())) {
             headsToPublish.add(owner.response());
         }
     }
 
-    /**
-     * The initiating exchange decides; if it is gone (finished or reset), nobody wants the push.
-     *
-     * @param initiating the exchange of the stream the promise came on, or {@code null}
-     */
-    private void onPushPromise(Http2Event.PushPromised e, H2Exchange initiating) {
-        if (initiating == null) {
+    /** The initiating exchange decides; if it is gone (finished or reset), nobody wants the push. */
+    private void onPushPromise(Http2Event.PushPromised e) {
+        if (!(streamOwner(e.streamId()) instanceof H2Exchange initiating)) {
             reset(e.promisedStreamId(), ErrorCode.REFUSED_STREAM);
             return;
         }
@@ -364,15 +346,17 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     void registerPush(int promisedStreamId, H2PushedExchange pushed) {
         lock.lock();
         try {
-            pushes.put(promisedStreamId, pushed);
+            streams.put(promisedStreamId, pushed);
+            pushesOpen++;
         } finally {
             lock.unlock();
         }
     }
 
     /** The payload aliases what the connection read; the exchange's body pipe retains or copies it. */
-    private void onData(Http2Event.DataReceived e, H2Stream owner) {
+    private void onData(Http2Event.DataReceived e) {
         ByteBuffer data = e.data();
+        H2Stream owner = streamOwner(e.streamId());
         if (owner == null) {
             consumed(e.streamId(), data.remaining()); // nobody will take it: credit the connection now
             return;
@@ -380,23 +364,16 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         owner.response().onData(data, connection, e.endStream());
     }
 
-    /**
-     * Request bodies enqueue what the new window allows; one flush sends it all, in one write.
-     *
-     * @param exchange the stream's exchange ({@code null} for the connection's window, or when gone)
-     */
-    private void onWindowOpened(int streamId, H2Exchange exchange) {
+    /** Request bodies enqueue what the new window allows; one flush sends it all, in one write. */
+    private void onWindowOpened(int streamId) {
         if (streamId == 0) {
-            // A copy taken under the lock: the exchanges enqueue, and may publish, outside it.
-            lock.lock();
-            List<H2Exchange> all;
-            try {
-                all = exchanges.values();
-            } finally {
-                lock.unlock();
+            // Every exchange, from a copy taken under the lock: they enqueue, and may publish, outside it.
+            for (H2Stream stream : allStreams()) {
+                if (stream instanceof H2Exchange exchange) { // a pushed stream sends nothing
+                    exchange.onWindowOpened();
+                }
             }
-            all.forEach(H2Exchange::onWindowOpened);
-        } else if (exchange != null) {
+        } else if (streamOwner(streamId) instanceof H2Exchange exchange) {
             exchange.onWindowOpened();
         }
         flush();
@@ -413,22 +390,21 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         log.debug("{} GOAWAY last={} code={} debug={}", this, lastStreamId, code, LogText.of(debug));
         move(H2ConnectionState.Event.GOAWAY_RECEIVED);
         codec.remove(this);
-        int[] ids;
-        H2Exchange[] owners;
+        List<H2Exchange> refused = new java.util.ArrayList<>();
+        List<String> reasons = new java.util.ArrayList<>();
         lock.lock();
         try {
-            ids = exchanges.ids();
-            owners = new H2Exchange[ids.length];
-            for (int i = 0; i < ids.length; i++) {
-                owners[i] = exchanges.get(ids[i]);
+            for (int id : streams.ids()) {
+                if (id > lastStreamId && streams.get(id) instanceof H2Exchange exchange) {
+                    refused.add(exchange);
+                    reasons.add("stream " + id + " not processed (GOAWAY " + code + ")");
+                }
             }
         } finally {
             lock.unlock();
         }
-        for (int i = 0; i < ids.length; i++) {
-            if (ids[i] > lastStreamId) {
-                owners[i].onRefused("stream " + ids[i] + " not processed (GOAWAY " + code + ")");
-            }
+        for (int i = 0; i < refused.size(); i++) {
+            refused.get(i).onRefused(reasons.get(i));
         }
         closeIfDrained();
     }
@@ -457,25 +433,24 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     }
 
     private void failAll(IOException error) {
-        List<H2Exchange> ours;
-        List<H2PushedExchange> pushed;
-        lock.lock();
-        try {
-            ours = exchanges.values();
-            pushed = pushes.values();
-        } finally {
-            lock.unlock();
-        }
-        ours.forEach(exchange -> exchange.onConnectionFailed(error));
-        pushed.forEach(exchange -> exchange.onConnectionFailed(error));
+        allStreams().forEach(stream -> stream.onConnectionFailed(error));
     }
 
     /** The exchange of a stream we opened, or of a pushed one; {@code null} when none is left. */
     private H2Stream streamOwner(int streamId) {
         lock.lock();
         try {
-            H2Exchange exchange = exchanges.get(streamId);
-            return exchange != null ? exchange : pushes.get(streamId);
+            return streams.get(streamId);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Every open stream's exchange, in a list of their own (they are called outside the lock). */
+    private List<H2Stream> allStreams() {
+        lock.lock();
+        try {
+            return streams.values();
         } finally {
             lock.unlock();
         }
@@ -503,7 +478,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
             if (queued) {
                 // Registered before the lock is released: no event of the stream can be read before.
                 exchange.streamOpened(id, endStream);
-                exchanges.put(id, exchange);
+                streams.put(id, exchange);
             } else {
                 // The socket began closing (the peer's FIN, a failed write) before onClosed ran:
                 // the HEADERS were dropped and the server never saw the stream, as for a stream
@@ -594,23 +569,22 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
 
     /** The exchange is finished with its stream: the slot is free again. Called once per stream. */
     void streamDone(int streamId) {
-        boolean ours;
-        boolean pushed = false;
-        boolean noPushLeft = false;
+        H2Stream removed;
+        boolean noPushLeft;
         lock.lock();
         try {
-            ours = exchanges.remove(streamId) != null;
-            if (!ours) {
-                pushed = pushes.remove(streamId) != null;
-                noPushLeft = pushes.isEmpty();
+            removed = streams.remove(streamId);
+            if (removed instanceof H2PushedExchange) {
+                pushesOpen--;
             }
+            noPushLeft = pushesOpen == 0;
         } finally {
             lock.unlock();
         }
-        if (ours) {
+        if (removed instanceof H2Exchange) {
             release();
             closeIfDrained();
-        } else if (pushed) {
+        } else if (removed != null) {
             if (noPushLeft && reserved.get() == 0) {
                 scheduleIdleExpiry();
             }
@@ -625,7 +599,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
         boolean drained;
         lock.lock();
         try {
-            drained = exchanges.isEmpty() && pushes.isEmpty();
+            drained = streams.isEmpty();
         } finally {
             lock.unlock();
         }
@@ -637,7 +611,7 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     private boolean noPushes() {
         lock.lock();
         try {
-            return pushes.isEmpty();
+            return pushesOpen == 0;
         } finally {
             lock.unlock();
         }
@@ -686,6 +660,6 @@ final class H2Connection implements ConnectionHandler, OpenConnections.Member {
     @Override
     public String toString() {
         // Sizes read without the lock: a log line may come from any thread, and an approximate count does.
-        return "H2Connection[" + route.authority() + ", " + exchanges.size() + " streams, " + pushes.size() + " pushed]";
+        return "H2Connection[" + route.authority() + ", " + streams.size() + " streams, " + pushesOpen + " pushed]";
     }
 }
