@@ -705,6 +705,10 @@ def main():
              # by prior knowledge): what our client and its HTTP/2 earn on the replica path (issue
              # 34's target: ours at least 1.3x its throughput and 1/1.3 its CPU per request).
              "3n-jdk": (3, ["--internode-client", "JDK"]),
+             # Our own java.net.http client between the nodes (h2c, on its own event loop), where
+             # the default is the direct transport on the nodes' server loops: what leaving the
+             # java.net.http layer and the hop to the client's loop earns.
+             "3n-ring": (3, ["--internode-client", "RING"]),
              # No node: nginx's fixed answer (NginxConfig), GETs only.
              "nginx": (0, [])}
     # Three single-node clusters on the server CPU at once: what sharing one CPU between three

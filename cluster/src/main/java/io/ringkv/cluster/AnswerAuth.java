@@ -95,6 +95,16 @@ public final class AnswerAuth {
         return verifies(requestProof, status, headers, null, true);
     }
 
+    /** As {@link #verifies(String, int, HttpHeaders, byte[])}, for fields as the peer transport gives them. */
+    public boolean verifies(String requestProof, int status, Headers fields, byte[] body) {
+        return verifies(requestProof, status, fields.all(InternalAuth.AUTH_HEADER), fieldsOf(fields), body, false);
+    }
+
+    /** As {@link #verifiesSegmentedHead(String, int, HttpHeaders)}, for fields as the peer transport gives them. */
+    public boolean verifiesSegmentedHead(String requestProof, int status, Headers fields) {
+        return verifies(requestProof, status, fields.all(InternalAuth.AUTH_HEADER), fieldsOf(fields), null, true);
+    }
+
     /**
      * The payload of a segmented body, each segment released only once its MAC matched.
      *
@@ -108,8 +118,12 @@ public final class AnswerAuth {
     }
 
     private boolean verifies(String requestProof, int status, HttpHeaders headers, byte[] body, boolean segmented) {
-        List<String> given = headers.allValues(InternalAuth.AUTH_HEADER);
-        Map<String, String> fields = fieldsOf(headers);
+        return verifies(requestProof, status, headers.allValues(InternalAuth.AUTH_HEADER), fieldsOf(headers), body, segmented);
+    }
+
+    /** @param fields the answer's X-Ringkv-* fields but the proof; null when one is repeated */
+    private boolean verifies(String requestProof, int status, List<String> given, Map<String, String> fields, byte[] body,
+                             boolean segmented) {
         if (given.size() != 1 || fields == null || requestProof == null) {
             return false;
         }

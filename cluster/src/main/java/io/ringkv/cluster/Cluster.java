@@ -10,8 +10,11 @@ import io.ringkv.cluster.meta.MetadataGroup;
 import io.ringkv.cluster.meta.MetadataSettings;
 import io.ringkv.cluster.meta.RaftEndpoint;
 import io.ringkv.cluster.meta.RaftPeerCalls;
+import io.ringkv.cluster.peer.H2PeerTransport;
+import io.ringkv.cluster.peer.HttpClientTransport;
+import io.ringkv.cluster.peer.PeerTransport;
 import io.ringkv.http.client.ClientStats;
-import io.ringkv.http.client.RingHttpClient;
+import io.ringkv.net.EventLoopGroup;
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
@@ -52,7 +55,10 @@ public final class Cluster implements AutoCloseable {
 
     private final ClusterNodes topology;
     private final ExecutorService clientExecutor;
+    /** Probes of quiet peers, and their public pages for the dashboard. */
     private final HttpClient http;
+    /** Replica calls, ranges, digests, membership steps and the metadata group's Raft calls. */
+    private final PeerTransport peers;
     private final Coordinator coordinator;
     private final InternalApiHandler internalHandler;
     private final ClusterRange range;
@@ -96,7 +102,8 @@ public final class Cluster implements AutoCloseable {
     static final java.time.Duration PROBE_INTERVAL = java.time.Duration.ofSeconds(1);
 
     private Cluster(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
-                    Executor handlerExecutor, Executor storageExecutor, ReplicaCallListener callListener) throws StoreException {
+                    Executor handlerExecutor, Executor storageExecutor, ReplicaCallListener callListener,
+                    EventLoopGroup peerLoops) throws StoreException {
         this.topology = joined != null ? joined : ClusterNodes.of(settings.nodeUrls(), settings.selfUrl());
         this.joinedCluster = joined != null;
         this.replicationFactor = new ReplicationFactor(Math.min(settings.replicationFactor(), topology.size()), topology::size);
@@ -117,7 +124,12 @@ public final class Cluster implements AutoCloseable {
         this.auth = new InternalAuth(secret, topology.self().id(), topology.fingerprint(), clock::wallMillis);
         this.clockSkew = new ClockSkew(clock, settings.maxClockOffset().toMillis(),
                 topology.others().stream().map(ClusterNode::id).collect(java.util.stream.Collectors.toSet()));
-        this.client = new ReplicaClient(http, settings.replicaTimeout(), auth, topologyWatch,
+        this.peers = settings.transport().client() == InterNodeClient.DIRECT
+                ? new H2PeerTransport(peerLoops, clientExecutor, settings.transport().trust(),
+                        InterNodeHttpClients.DEFAULT_CONNECT_TIMEOUT, InterNodeHttpClients.PEER_PING_INTERVAL,
+                        settings.replicaTimeout(), answerBytesMax(settings.transport().peerBodyBytesMax()))
+                : new HttpClientTransport(http);
+        this.client = new ReplicaClient(peers, settings.replicaTimeout(), auth, topologyWatch,
                 settings.transport().peerBodyBytesMax(), catchUp);
         LocalReplica local = new LocalReplica(topology.self(), engine, storageExecutor);
         this.peerHealth = new PeerHealth(topology.others(), System::currentTimeMillis);
@@ -199,7 +211,19 @@ public final class Cluster implements AutoCloseable {
      */
     public static Cluster start(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
                                 Executor handlerExecutor, Executor storageExecutor, ReplicaCallListener calls) throws StoreException {
-        Cluster cluster = new Cluster(settings, joined, engine, clock, handlerExecutor, storageExecutor, calls);
+        return start(settings, joined, engine, clock, handlerExecutor, storageExecutor, calls, null);
+    }
+
+    /**
+     * As above; with the default transport ({@link InterNodeClient#DIRECT}) the connections to the
+     * peers live on {@code peerLoops} (the node's server loops, {@code HttpServer.loopGroup()}), so
+     * that a request handled on a loop reaches its replicas and hears back on the same thread; null
+     * gives the transport a loop of its own.
+     */
+    public static Cluster start(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
+                                Executor handlerExecutor, Executor storageExecutor, ReplicaCallListener calls,
+                                EventLoopGroup peerLoops) throws StoreException {
+        Cluster cluster = new Cluster(settings, joined, engine, clock, handlerExecutor, storageExecutor, calls, peerLoops);
         cluster.peerProbe.start();
         cluster.clockCheck.start();
         try {
@@ -240,7 +264,7 @@ public final class Cluster implements AutoCloseable {
                 throw new IllegalStateException("the metadata group runs already");
             }
             RaftEndpoint endpoint = new RaftEndpoint();
-            RaftPeerCalls calls = new RaftPeerCalls(http, auth,
+            RaftPeerCalls calls = new RaftPeerCalls(peers, auth,
                     settings.callTimeout(), clientExecutor);
             MetadataGroup group = joinedCluster
                     ? MetadataGroup.startJoined(settings, topology.all(), topology.self(), calls, endpoint, knownMetadata::offer)
@@ -338,7 +362,7 @@ public final class Cluster implements AutoCloseable {
     }
 
     private MembershipCalls membershipCalls() {
-        return new MembershipCalls(new SignedCalls(http, auth, knownMetadata::epoch, clientExecutor), topology);
+        return new MembershipCalls(new SignedCalls(peers, auth, knownMetadata::epoch, clientExecutor), topology);
     }
 
     /** This node's part of the metadata group; empty until {@link #startMetadata}. */
@@ -443,7 +467,15 @@ public final class Cluster implements AutoCloseable {
      * origin, read now (for the node's metrics); empty with the JDK's client, which does not tell.
      */
     public Optional<ClientStats> interNodeClientStats() {
-        return RingHttpClient.stats(http);
+        return peers.stats();
+    }
+
+    /**
+     * The most body bytes a whole answer from a peer may have: a record as large as the peers take
+     * (their {@code --max-body}), with room for a batch's framing, and never less than 64 MiB.
+     */
+    static int answerBytesMax(long peerBodyBytesMax) {
+        return (int) Math.min(Integer.MAX_VALUE - 8, Math.max(64L << 20, 2 * peerBodyBytesMax));
     }
 
     /** Per peer, what this node's batches of replica calls to it carried; empty with batching off (metrics). */
@@ -497,6 +529,7 @@ public final class Cluster implements AutoCloseable {
         antiEntropy.close();
         cleanup.close();
         tombstones.close();
+        peers.close();
         http.shutdownNow();
         clientExecutor.shutdownNow();
         try {

@@ -1,9 +1,14 @@
 package io.ringkv.cluster;
 
-/** Which {@code java.net.http.HttpClient} implementation carries node-to-node traffic. */
+/** What carries node-to-node traffic. */
 public enum InterNodeClient {
-    /** ringkv's own client (module http-client): the default. */
+    /**
+     * HTTP/2 straight on http-core's engine and the node's own event loops
+     * ({@link io.ringkv.cluster.peer.H2PeerTransport}): the default.
+     */
+    DIRECT,
+    /** ringkv's {@code java.net.http.HttpClient} (module http-client), for comparison. */
     RING,
-    /** The JDK's built-in client, for comparison. */
+    /** The JDK's built-in {@code HttpClient}, for comparison. */
     JDK
 }

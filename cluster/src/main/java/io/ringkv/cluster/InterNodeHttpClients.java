@@ -70,7 +70,9 @@ public final class InterNodeHttpClients {
             // continuation (count the reply, decide, queue the public answer) does not block, so a
             // hand-off to a pool thread would only add a wake-up and a context switch per reply.
             // Continuations that may block move to an executor themselves (ReplicatedOperation).
-            case RING -> RingHttpClient.newBuilder()
+            // The direct transport carries replica calls; this client still carries probes and
+            // the metadata group's calls, as with RING.
+            case RING, DIRECT -> RingHttpClient.newBuilder()
                     .http2PingInterval(PEER_PING_INTERVAL)
                     .http2PingTimeout(requestTimeout)
                     .http2PriorKnowledge(h2)

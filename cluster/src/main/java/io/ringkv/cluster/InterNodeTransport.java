@@ -57,6 +57,10 @@ public record InterNodeTransport(InterNodeClient client, InterNodeProtocol proto
         if (batchesPerPeer < 0) {
             throw new IllegalArgumentException("batches per peer must not be negative, got " + batchesPerPeer);
         }
+        if (client == InterNodeClient.DIRECT && protocol == InterNodeProtocol.H1) {
+            throw new IllegalArgumentException("the direct transport speaks HTTP/2 only; for HTTP/1.1 between the nodes "
+                    + "use the RING or the JDK client");
+        }
         if (client == InterNodeClient.JDK && protocol == InterNodeProtocol.H2) {
             throw new IllegalArgumentException("the JDK's client cannot speak cleartext HTTP/2 by prior knowledge; "
                     + "use the H1 protocol with it");
@@ -78,9 +82,9 @@ public record InterNodeTransport(InterNodeClient client, InterNodeProtocol proto
         return new InterNodeTransport(client, protocol, connectionsPerPeer, trust, batchesPerPeer, bytes);
     }
 
-    /** ringkv's client over h2c, one connection per peer. */
+    /** The direct transport over h2c (h2 to https peers), one connection per peer and event loop. */
     public static InterNodeTransport defaults() {
-        return of(InterNodeClient.RING, InterNodeProtocol.H2);
+        return of(InterNodeClient.DIRECT, InterNodeProtocol.H2);
     }
 
     /** {@code client} over {@code protocol} with that protocol's default connections per peer. */

@@ -1,16 +1,15 @@
 package io.ringkv.cluster;
 
-import io.ringkv.http.client.RingBodyPublishers;
+import io.ringkv.cluster.peer.PeerAnswer;
+import io.ringkv.cluster.peer.PeerRequest;
+import io.ringkv.cluster.peer.PeerStreamedAnswer;
+import io.ringkv.cluster.peer.PeerTransport;
 import io.ringkv.store.Record;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -19,12 +18,12 @@ import java.util.concurrent.CompletionException;
 
 /**
  * The client side of the node-to-node protocol ({@link InternalProtocol}, docs/cluster.md): reads,
- * writes and range streams against other nodes, over a shared {@link HttpClient}.
+ * writes and range streams against other nodes, over a shared {@link PeerTransport}.
  *
- * <p>Asynchronous: every call returns at once with a future completed by the HttpClient's
- * executor; no thread waits for a reply. Every request carries {@link #requestTimeout}, so a dead
- * or partitioned node fails the future after at most that long (as an
- * {@link java.net.http.HttpTimeoutException}). Failures, including unexpected statuses
+ * <p>Asynchronous: every call returns at once with a future completed by the transport (on an
+ * event loop: continuations that block move elsewhere); no thread waits for a reply. Every request
+ * carries {@link #requestTimeout}, so a dead or partitioned node fails the future after at most
+ * that long (as an {@link java.net.http.HttpTimeoutException}). Failures, including unexpected statuses
  * ({@link ReplicaException}), complete the future exceptionally; nothing is thrown.
  *
  * <p>Every answer used must carry the proof that the peer made it for this very request
@@ -45,7 +44,7 @@ public final class ReplicaClient {
     public static final int BATCH_BODY_BYTES_DEFAULT = 512 * 1024;
     private static final byte[] NO_BODY = new byte[0];
 
-    private final HttpClient http;
+    private final PeerTransport peers;
     private final Duration requestTimeout;
     private final InternalAuth auth;
     private final AnswerAuth answers;
@@ -55,33 +54,34 @@ public final class ReplicaClient {
     private final EpochExchange epochs;
 
     /** For peers with the default body limit ({@link InterNodeTransport#PEER_BODY_BYTES_DEFAULT}). */
-    public ReplicaClient(HttpClient http, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch) {
-        this(http, requestTimeout, auth, topologyWatch, InterNodeTransport.PEER_BODY_BYTES_DEFAULT);
+    public ReplicaClient(PeerTransport peers, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch) {
+        this(peers, requestTimeout, auth, topologyWatch, InterNodeTransport.PEER_BODY_BYTES_DEFAULT);
     }
 
     /**
-     * @param http             from {@link InterNodeHttpClients#create}
+     * @param peers            carries the requests ({@link io.ringkv.cluster.peer.H2PeerTransport}, or an
+     *                         {@code HttpClient} through {@link io.ringkv.cluster.peer.HttpClientTransport})
      * @param requestTimeout   per request, until the response head arrives
      * @param auth             signs every request ({@link InternalAuth})
      * @param topologyWatch    told of peers that answer 409 (another node list)
      * @param peerBodyBytesMax the largest request body the peers take (their {@code --max-body});
      *                         every batch request stays within it ({@link #batchBodyBytesMax})
      */
-    public ReplicaClient(HttpClient http, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch,
+    public ReplicaClient(PeerTransport peers, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch,
                          long peerBodyBytesMax) {
-        this(http, requestTimeout, auth, topologyWatch, peerBodyBytesMax, EpochExchange.NONE);
+        this(peers, requestTimeout, auth, topologyWatch, peerBodyBytesMax, EpochExchange.NONE);
     }
 
     /**
      * @param epochs the metadata epoch every request carries ({@link InternalProtocol#EPOCH_HEADER}),
      *               and what to do when a verified answer names a newer one
      */
-    public ReplicaClient(HttpClient http, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch,
+    public ReplicaClient(PeerTransport peers, Duration requestTimeout, InternalAuth auth, TopologyWatch topologyWatch,
                          long peerBodyBytesMax, EpochExchange epochs) {
         if (peerBodyBytesMax < 0) {
             throw new IllegalArgumentException("the peers' body limit must not be negative, got " + peerBodyBytesMax);
         }
-        this.http = http;
+        this.peers = peers;
         this.requestTimeout = requestTimeout;
         this.auth = auth;
         this.answers = auth.answers();
@@ -102,8 +102,7 @@ public final class ReplicaClient {
 
     public CompletableFuture<Optional<Record>> read(ClusterNode node, byte[] key) {
         Signed signed = request(node, "GET", InternalProtocol.RECORD_PATH, keyQuery(key), Map.of(), NO_BODY);
-        return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(response -> toRecord(node, signed.proof(), response));
+        return peers.send(signed.request()).thenApply(answer -> toRecord(node, signed.proof(), answer));
     }
 
     /**
@@ -117,25 +116,21 @@ public final class ReplicaClient {
                         InternalProtocol.EXPIRES_HEADER, Long.toString(record.expiresAtMillis()))
                 : Map.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()),
                         InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
+        // A record's value never changes (Record's contract): it is the body as it is, no copy.
         Signed signed = request(node, "PUT", InternalProtocol.RECORD_PATH, keyQuery(key), fields, record.value());
-        HttpRequest request = signed.builder()
-                // A record's value never changes (Record's contract), so no copy per replica and
-                // per retry, as ofByteArray would make. Works with the JDK's client too.
-                .PUT(RingBodyPublishers.ofByteArrayNoCopy(record.value()))
-                .build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(response -> {
-                    verify(node, signed.proof(), response, 204);
-                    expectStatus(node, response, 204);
-                    return fresherKept(node, response, record);
+        return peers.send(signed.request())
+                .thenApply(answer -> {
+                    verify(node, signed.proof(), answer, 204);
+                    expectStatus(node, answer, 204);
+                    return fresherKept(node, answer, record);
                 });
     }
 
-    private static OptionalLong fresherKept(ClusterNode node, HttpResponse<?> response, Record written) {
-        if (!"false".equals(response.headers().firstValue(InternalProtocol.APPLIED_HEADER).orElse("true"))) {
+    private static OptionalLong fresherKept(ClusterNode node, PeerAnswer answer, Record written) {
+        if (!"false".equals(answer.fields().first(InternalProtocol.APPLIED_HEADER).orElse("true"))) {
             return OptionalLong.empty();
         }
-        Optional<String> kept = response.headers().firstValue(InternalProtocol.TIMESTAMP_HEADER);
+        Optional<String> kept = answer.fields().first(InternalProtocol.TIMESTAMP_HEADER);
         if (kept.isEmpty()) {
             return OptionalLong.empty();
         }
@@ -166,14 +161,11 @@ public final class ReplicaClient {
         }
         RecordFrames.writeEnd(body);
         Signed signed = request(node, "PUT", InternalProtocol.RECORDS_PATH, null, Map.of(), body.array());
-        HttpRequest request = signed.builder()
-                .PUT(RingBodyPublishers.ofByteArrayNoCopy(body.array()))
-                .build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(response -> {
-                    verify(node, signed.proof(), response, 204);
-                    expectStatus(node, response, 204);
-                    return response.headers().firstValue(InternalProtocol.APPLIED_COUNT_HEADER).map(Integer::parseInt).orElse(0);
+        return peers.send(signed.request())
+                .thenApply(answer -> {
+                    verify(node, signed.proof(), answer, 204);
+                    expectStatus(node, answer, 204);
+                    return answer.fields().first(InternalProtocol.APPLIED_COUNT_HEADER).map(Integer::parseInt).orElse(0);
                 });
     }
 
@@ -218,15 +210,12 @@ public final class ReplicaClient {
     private <A> CompletableFuture<A> sendBatch(ClusterNode node, String method, String path, byte[] body, String what,
                                                java.util.function.Function<byte[], A> decode) {
         Signed signed = request(node, method, path, null, Map.of(), body);
-        HttpRequest request = signed.builder()
-                .method(method, RingBodyPublishers.ofByteArrayNoCopy(body))
-                .build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(response -> {
-                    verify(node, signed.proof(), response, 200);
-                    expectStatus(node, response, 200);
+        return peers.send(signed.request())
+                .thenApply(answer -> {
+                    verify(node, signed.proof(), answer, 200);
+                    expectStatus(node, answer, 200);
                     try {
-                        return decode.apply(response.body());
+                        return decode.apply(answer.body());
                     } catch (IllegalArgumentException e) {
                         throw new CompletionException(new ReplicaException(node, "malformed answer to a " + what + ": "
                                 + e.getMessage(), e));
@@ -237,11 +226,11 @@ public final class ReplicaClient {
     /** {@code node}'s wall clock, epoch millis ({@link InternalProtocol#TIME_PATH}). */
     public CompletableFuture<Long> wallTime(ClusterNode node) {
         Signed signed = request(node, "GET", InternalProtocol.TIME_PATH, null, Map.of(), NO_BODY);
-        return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(response -> {
-                    verify(node, signed.proof(), response, 200);
-                    expectStatus(node, response, 200);
-                    String body = new String(response.body(), java.nio.charset.StandardCharsets.US_ASCII).strip();
+        return peers.send(signed.request())
+                .thenApply(answer -> {
+                    verify(node, signed.proof(), answer, 200);
+                    expectStatus(node, answer, 200);
+                    String body = new String(answer.body(), java.nio.charset.StandardCharsets.US_ASCII).strip();
                     try {
                         long millis = Long.parseLong(body);
                         if (millis >= 0) {
@@ -266,12 +255,12 @@ public final class ReplicaClient {
     public CompletableFuture<long[]> digest(ClusterNode node, Integer rf) {
         Signed signed = request(node, "GET", InternalProtocol.DIGEST_PATH,
                 rf == null ? null : InternalProtocol.RF_PARAM + "=" + rf, Map.of(), NO_BODY);
-        return http.sendAsync(signed.builder().GET().build(), HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(response -> {
-                    verify(node, signed.proof(), response, 200);
-                    expectStatus(node, response, 200);
+        return peers.send(signed.request())
+                .thenApply(answer -> {
+                    verify(node, signed.proof(), answer, 200);
+                    expectStatus(node, answer, 200);
                     try {
-                        return DigestBuckets.decode(response.body());
+                        return DigestBuckets.decode(answer.body());
                     } catch (IllegalArgumentException e) {
                         throw new CompletionException(new ReplicaException(node, "malformed digest: " + e.getMessage(), e));
                     }
@@ -291,8 +280,7 @@ public final class ReplicaClient {
         Signed signed = request(node, "GET", InternalProtocol.VERSIONS_PATH,
                 InternalProtocol.BUCKETS_PARAM + "=" + DigestBuckets.encodeBuckets(buckets)
                         + (rf == null ? "" : "&" + InternalProtocol.RF_PARAM + "=" + rf), Map.of(), NO_BODY);
-        return http.sendAsync(signed.builder().GET().build(), DeadlineBodyStream.handler(requestTimeout))
-                .thenApply(response -> toStream(node, signed.proof(), response));
+        return peers.open(signed.request()).thenApply(answer -> toStream(node, signed.proof(), answer));
     }
 
     /**
@@ -308,8 +296,7 @@ public final class ReplicaClient {
         String query = InternalProtocol.START_PARAM + "=" + InternalProtocol.encodeKey(start)
                 + (end == null ? "" : "&" + InternalProtocol.END_PARAM + "=" + InternalProtocol.encodeKey(end));
         Signed signed = request(node, "GET", InternalProtocol.RANGE_PATH, query, Map.of(), NO_BODY);
-        return http.sendAsync(signed.builder().GET().build(), DeadlineBodyStream.handler(requestTimeout))
-                .thenApply(response -> toStream(node, signed.proof(), response));
+        return peers.open(signed.request()).thenApply(answer -> toStream(node, signed.proof(), answer));
     }
 
     public Duration requestTimeout() {
@@ -321,8 +308,8 @@ public final class ReplicaClient {
         return rejections.counts();
     }
 
-    /** A request ready but for its method and body, and its proof, which the answer's must name. */
-    private record Signed(HttpRequest.Builder builder, String proof) {
+    /** A signed request, and its proof, which the answer's must name. */
+    private record Signed(PeerRequest request, String proof) {
     }
 
     /**
@@ -331,7 +318,6 @@ public final class ReplicaClient {
      */
     private Signed request(ClusterNode node, String method, String path, String query, Map<String, String> fields, byte[] body) {
         String target = path + (query == null ? "" : "?" + query);
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(node.id() + target)).timeout(requestTimeout);
         long epoch = epochs.epoch();
         if (epoch >= 0) {
             Map<String, String> withEpoch = new java.util.HashMap<>(fields);
@@ -339,8 +325,7 @@ public final class ReplicaClient {
             fields = withEpoch;
         }
         Map<String, String> signed = auth.sign(node.id(), method, target, fields, body);
-        signed.forEach(builder::header);
-        return new Signed(builder, InternalAuth.proofOf(signed));
+        return new Signed(new PeerRequest(node.id(), method, target, signed, body, requestTimeout), InternalAuth.proofOf(signed));
     }
 
     /**
@@ -352,16 +337,16 @@ public final class ReplicaClient {
      * from the server before any handler ran, {@link RecordsRefusedException}): a forged one makes
      * the sender split its batch and leave a record to anti-entropy, as dropping the request would.
      */
-    private void verify(ClusterNode node, String requestProof, HttpResponse<byte[]> response, int expected) {
-        int status = response.statusCode();
+    private void verify(ClusterNode node, String requestProof, PeerAnswer answer, int expected) {
+        int status = answer.status();
         if (status != expected && status != 409) {
             return;
         }
-        if (!answers.verifies(requestProof, status, response.headers(), response.body())) {
-            throw new CompletionException(rejections.reject(node, "the answer (status " + response.statusCode() + ") to "
-                    + response.request().method() + " " + response.uri().getPath()));
+        if (!answers.verifies(requestProof, status, answer.fields(), answer.body())) {
+            throw new CompletionException(rejections.reject(node, "the answer (status " + status + ") to "
+                    + answer.request().method() + " " + answer.request().path()));
         }
-        heardEpoch(node, response);
+        heardEpoch(node, answer.fields());
     }
 
     /**
@@ -369,8 +354,8 @@ public final class ReplicaClient {
      * came from a node with the secret (the proof covers it), so it is a bug there, not an attack;
      * it is ignored rather than failing a call whose data is good.
      */
-    private void heardEpoch(ClusterNode node, HttpResponse<?> response) {
-        Optional<String> field = response.headers().firstValue(InternalProtocol.EPOCH_HEADER);
+    private void heardEpoch(ClusterNode node, io.ringkv.http.Headers fields) {
+        Optional<String> field = fields.first(InternalProtocol.EPOCH_HEADER);
         if (field.isEmpty()) {
             return;
         }
@@ -385,19 +370,19 @@ public final class ReplicaClient {
         return InternalProtocol.KEY_PARAM + "=" + InternalProtocol.encodeKey(key);
     }
 
-    private Optional<Record> toRecord(ClusterNode node, String requestProof, HttpResponse<byte[]> response) {
+    private Optional<Record> toRecord(ClusterNode node, String requestProof, PeerAnswer answer) {
         // 404: the node holds nothing for the key, an answer used as much as a record.
-        verify(node, requestProof, response, response.statusCode() == 404 ? 404 : 200);
-        if (response.statusCode() == 404) {
+        verify(node, requestProof, answer, answer.status() == 404 ? 404 : 200);
+        if (answer.status() == 404) {
             return Optional.empty();
         }
-        expectStatus(node, response, 200);
+        expectStatus(node, answer, 200);
         try {
-            long timestamp = InternalProtocol.parseTimestamp(header(response, InternalProtocol.TIMESTAMP_HEADER));
-            boolean tombstone = InternalProtocol.parseTombstone(header(response, InternalProtocol.TOMBSTONE_HEADER));
-            Optional<String> expires = response.headers().firstValue(InternalProtocol.EXPIRES_HEADER);
+            long timestamp = InternalProtocol.parseTimestamp(header(answer, InternalProtocol.TIMESTAMP_HEADER));
+            boolean tombstone = InternalProtocol.parseTombstone(header(answer, InternalProtocol.TOMBSTONE_HEADER));
+            Optional<String> expires = answer.fields().first(InternalProtocol.EXPIRES_HEADER);
             long expiresAt = expires.isPresent() ? InternalProtocol.parseExpiry(expires.get()) : Record.NEVER;
-            return Optional.of(new Record(timestamp, tombstone, response.body(), expiresAt));
+            return Optional.of(new Record(timestamp, tombstone, answer.body(), expiresAt));
         } catch (IllegalArgumentException e) {
             throw new CompletionException(new ReplicaException(node, "malformed record: " + e.getMessage(), e));
         }
@@ -408,35 +393,34 @@ public final class ReplicaClient {
      * the call unread, so its proof is not checked, and a 409 here is not taken for a topology
      * mismatch (the peer's other answers say so with a proof).
      */
-    private RecordStream toStream(ClusterNode node, String requestProof, HttpResponse<InputStream> response) {
-        if (response.statusCode() != 200) {
-            closeQuietly(response.body());
-            throw new CompletionException(new ReplicaException(node, "status " + response.statusCode() + " for "
-                    + response.request().method() + " " + response.uri().getPath()));
+    private RecordStream toStream(ClusterNode node, String requestProof, PeerStreamedAnswer answer) {
+        if (answer.status() != 200) {
+            closeQuietly(answer.body());
+            throw new CompletionException(new ReplicaException(node, "status " + answer.status() + " for "
+                    + answer.request().method() + " " + answer.request().path()));
         }
-        if (!answers.verifiesSegmentedHead(requestProof, response.statusCode(), response.headers())) {
-            closeQuietly(response.body());
-            throw new CompletionException(rejections.reject(node, "the head of the answer to GET " + response.uri().getPath()));
+        if (!answers.verifiesSegmentedHead(requestProof, answer.status(), answer.fields())) {
+            closeQuietly(answer.body());
+            throw new CompletionException(rejections.reject(node, "the head of the answer to GET " + answer.request().path()));
         }
-        heardEpoch(node, response);
-        InputStream records = answers.segments(node, requestProof, response.body(), RecordFrameSource.CHUNK_BYTES_MAX, rejections);
+        heardEpoch(node, answer.fields());
+        InputStream records = answers.segments(node, requestProof, answer.body(), RecordFrameSource.CHUNK_BYTES_MAX, rejections);
         return new RecordFrameReader(records, node.id());
     }
 
-    private static String header(HttpResponse<?> response, String name) {
-        return response.headers().firstValue(name)
-                .orElseThrow(() -> new IllegalArgumentException("missing " + name));
+    private static String header(PeerAnswer answer, String name) {
+        return answer.fields().first(name).orElseThrow(() -> new IllegalArgumentException("missing " + name));
     }
 
-    private void expectStatus(ClusterNode node, HttpResponse<?> response, int expected) {
-        if (response.statusCode() == 409) {
+    private void expectStatus(ClusterNode node, PeerAnswer answer, int expected) {
+        int status = answer.status();
+        if (status == 409) {
             topologyWatch.mismatch(node.id(), null);
         }
-        if (response.statusCode() != expected) {
-            String reason = "status " + response.statusCode() + " for " + response.request().method() + " "
-                    + response.uri().getPath();
-            throw new CompletionException(RecordsRefusedException.refusesContent(response.statusCode())
-                    ? new RecordsRefusedException(node, reason, response.statusCode())
+        if (status != expected) {
+            String reason = "status " + status + " for " + answer.request().method() + " " + answer.request().path();
+            throw new CompletionException(RecordsRefusedException.refusesContent(status)
+                    ? new RecordsRefusedException(node, reason, status)
                     : new ReplicaException(node, reason));
         }
     }

@@ -1,5 +1,7 @@
 package io.ringkv.cluster;
 
+import io.ringkv.cluster.peer.PeerTransport;
+
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
@@ -41,7 +43,7 @@ class AntiEntropyTest {
     private static final HybridLogicalClock CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
-    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
+    private final PeerTransport http = TestAuth.peers(clientExecutor);
     private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(2));
     private final ScanCountingEngine engineA = new ScanCountingEngine(new InMemoryStorageEngine());
     private final ScanCountingEngine engineB = new ScanCountingEngine(new InMemoryStorageEngine());

@@ -1,5 +1,7 @@
 package io.ringkv.cluster;
 
+import io.ringkv.cluster.peer.PeerTransport;
+
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
@@ -38,7 +40,7 @@ class CleanupTest {
     private static final HybridLogicalClock PEER_CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
-    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
+    private final PeerTransport http = TestAuth.peers(clientExecutor);
     private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(2));
     private final StorageEngine engine = new InMemoryStorageEngine();
     private final StorageEngine peerEngine = new InMemoryStorageEngine();

@@ -133,12 +133,46 @@ class ClusterTest {
         }
     }
 
-    /** The last remote reply decides on the client's network thread: no hand-off to a pool first. */
+    /**
+     * The last remote reply decides on the network thread that read it: no hand-off to a pool
+     * first. With the default transport that thread is one of the node's server loops.
+     */
     @Test
     void aRemoteReplyCompletesTheOperationWithoutAThreadHop() throws Exception {
         startNodes(TestAuth.SECRET, InterNodeTransport.defaults());
         // Peers answer only after the continuation is attached: else a fast reply could complete
         // the operation first, and the continuation would run on this thread.
+        internalGate = new CompletableFuture<>();
+        CompletableFuture<String> thread = clusters.get(0).coordinator().put(utf8("hop"), utf8("v"), ReplicationParams.parse("3/3", NODES))
+                .thenApply(outcome -> Thread.currentThread().getName());
+        internalGate.complete(null);
+        assertThat(await(thread), startsWith("ringkv-http-loop-"));
+    }
+
+    /**
+     * A write a coordinator starts on one of its server's loops (as a client's request handled on
+     * the loop does) goes to the peers on that loop's own connections and is decided there: the
+     * reply is read and the outcome completed on the very thread that asked, for each loop.
+     */
+    @Test
+    void aWriteStartedOnALoopIsDecidedOnThatLoop() throws Exception {
+        startNodes(TestAuth.SECRET, InterNodeTransport.defaults());
+        List<io.ringkv.net.EventLoop> loops = servers.get(0).loopGroup().loops();
+        for (io.ringkv.net.EventLoop loop : loops) {
+            CompletableFuture<CompletableFuture<String>> started = new CompletableFuture<>();
+            loop.execute(() -> started.complete(clusters.get(0).coordinator()
+                    .put(utf8("on-" + loop), utf8("v"), ReplicationParams.parse("3/3", NODES))
+                    .thenApply(outcome -> outcome instanceof WriteOutcome.Acknowledged ? Thread.currentThread().getName()
+                            : "not acknowledged: " + outcome)));
+            String asker = await(CompletableFuture.supplyAsync(() -> null, loop).thenApply(ignored -> Thread.currentThread().getName()));
+            assertThat(await(await(started)), is(asker));
+        }
+    }
+
+    /** With {@code --internode-client RING}, the same reply completes on our client's network thread. */
+    @Test
+    void withTheRingClientARemoteReplyCompletesOnItsNetworkThread() throws Exception {
+        startNodes(TestAuth.SECRET, InterNodeTransport.of(InterNodeClient.RING, InterNodeProtocol.H2));
         internalGate = new CompletableFuture<>();
         CompletableFuture<String> thread = clusters.get(0).coordinator().put(utf8("hop"), utf8("v"), ReplicationParams.parse("3/3", NODES))
                 .thenApply(outcome -> Thread.currentThread().getName());
@@ -233,7 +267,9 @@ class ClusterTest {
                     CoordinatorSettings.DEFAULT_DEADLINE, 1, secret, transport, HintSettings.defaults(),
                     AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE,
                     ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, CoordinatorSettings.DEFAULT_READ_SPARE_DELAY);
-            Cluster cluster = Cluster.start(settings, engine, HybridLogicalClock.systemClock(), handlerExecutor);
+            // As a node does: the peer connections live on the loops of the node's own server.
+            Cluster cluster = Cluster.start(settings, null, engine, HybridLogicalClock.systemClock(), handlerExecutor,
+                    handlerExecutor, ReplicaCallListener.NONE, servers.get(i).loopGroup());
             clusters.add(cluster);
             handlers.get(i).set(cluster.internalHandler());
         }

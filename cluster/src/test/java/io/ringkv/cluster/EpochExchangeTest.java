@@ -1,5 +1,7 @@
 package io.ringkv.cluster;
 
+import io.ringkv.cluster.peer.PeerTransport;
+
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
@@ -38,7 +40,7 @@ class EpochExchangeTest {
     private static final HybridLogicalClock CLOCK = new HybridLogicalClock(System::currentTimeMillis);
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
-    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
+    private final PeerTransport http = TestAuth.peers(clientExecutor);
     private final List<AutoCloseable> resources = new ArrayList<>();
 
     /** One node's metadata: what it knows, and its reads through the leader, which the test answers. */

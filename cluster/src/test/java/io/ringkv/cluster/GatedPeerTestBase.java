@@ -1,5 +1,7 @@
 package io.ringkv.cluster;
 
+import io.ringkv.cluster.peer.PeerTransport;
+
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
@@ -24,7 +26,7 @@ abstract class GatedPeerTestBase {
     static final long WALL_MILLIS = 1_700_000_000_000L;
 
     final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
-    final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(5));
+    final PeerTransport http = TestAuth.peers(clientExecutor);
     final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(5));
     final StorageEngine engine = new InMemoryStorageEngine();
     final HybridLogicalClock clock = new HybridLogicalClock(() -> WALL_MILLIS);

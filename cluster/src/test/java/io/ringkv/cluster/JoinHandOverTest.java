@@ -1,5 +1,7 @@
 package io.ringkv.cluster;
 
+import io.ringkv.cluster.peer.PeerTransport;
+
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.greaterThan;
@@ -38,7 +40,7 @@ class JoinHandOverTest {
     private static final int KEYS = 3_000;
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
-    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
+    private final PeerTransport http = TestAuth.peers(clientExecutor);
     private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(2));
     private final StorageEngine engine = new InMemoryStorageEngine();
     private final StorageEngine firstEngine = new InMemoryStorageEngine();

@@ -1,5 +1,7 @@
 package io.ringkv.cluster;
 
+import io.ringkv.cluster.peer.PeerTransport;
+
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.everyItem;
@@ -42,7 +44,7 @@ class RecordPusherTest {
     private static final HybridLogicalClock PEER_CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
-    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
+    private final PeerTransport http = TestAuth.peers(clientExecutor);
     private final StorageEngine peerEngine = new InMemoryStorageEngine();
     /** Each request the peer took: its path and body size. */
     private final List<Request> requests = new CopyOnWriteArrayList<>();

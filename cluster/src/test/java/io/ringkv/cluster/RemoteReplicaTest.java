@@ -1,5 +1,7 @@
 package io.ringkv.cluster;
 
+import io.ringkv.cluster.peer.PeerTransport;
+
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
@@ -34,9 +36,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The node-to-node protocol over real sockets on 127.0.0.1: {@link ReplicaClient} on the
- * {@link HttpClient} from {@link InterNodeHttpClients} (ours, h2c by prior knowledge), against
- * {@link InternalApiHandler}s served by real HTTP servers.
+ * The node-to-node protocol over real sockets on 127.0.0.1: {@link ReplicaClient} on the node's
+ * default transport ({@link io.ringkv.cluster.peer.H2PeerTransport}, h2c by prior knowledge; one
+ * test on an {@link HttpClient} over HTTP/1.1), against {@link InternalApiHandler}s served by real
+ * HTTP servers.
  */
 class RemoteReplicaTest {
 
@@ -44,7 +47,7 @@ class RemoteReplicaTest {
     private static final HybridLogicalClock CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
-    private final HttpClient http = InterNodeHttpClients.create(clientExecutor, Duration.ofSeconds(2));
+    private final PeerTransport http = TestAuth.peers(clientExecutor);
     private final ReplicaClient client = TestAuth.client(http, Duration.ofSeconds(2));
     private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -212,7 +215,7 @@ class RemoteReplicaTest {
             HttpClient h1 = InterNodeHttpClients.create(InterNodeTransport.of(InterNodeClient.RING, InterNodeProtocol.H1),
                     clientExecutor, Duration.ofSeconds(2));
             resources.add(h1::close);
-            ReplicaClient impatient = TestAuth.client(h1, Duration.ofSeconds(3));
+            ReplicaClient impatient = TestAuth.client(new io.ringkv.cluster.peer.HttpClientTransport(h1), Duration.ofSeconds(3));
             try (RecordStream stream = await(impatient.openRange(node, utf8("a"), null))) {
                 assertThat(stream.next(), is(true)); // the one complete frame the peer sent
                 assertThat(stream.key(), equalTo(utf8("a")));

@@ -18,6 +18,11 @@ final class ServerHarness implements AutoCloseable {
         this.server = server;
     }
 
+    /** The server's event loops, for a cluster whose peer connections should share them (as a node's do). */
+    io.ringkv.net.EventLoopGroup loopGroup() {
+        return server.loopGroup();
+    }
+
     static ServerHarness start(HttpHandler handler) throws IOException {
         return start(handler, H1Limits.defaults().bodyBytesMax());
     }

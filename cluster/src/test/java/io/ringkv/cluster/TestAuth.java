@@ -2,7 +2,8 @@ package io.ringkv.cluster;
 
 import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.StorageEngine;
-import java.net.http.HttpClient;
+import io.ringkv.cluster.peer.H2PeerTransport;
+import io.ringkv.cluster.peer.PeerTransport;
 import java.time.Duration;
 
 /** One cluster secret and topology for tests of the internal plane, and the parts made with them. */
@@ -28,8 +29,17 @@ final class TestAuth {
         return new ClockSkew(clock, ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET.toMillis(), java.util.Set.of("http://127.0.0.1:1"));
     }
 
-    static ReplicaClient client(HttpClient http, Duration timeout) {
-        return new ReplicaClient(http, timeout, auth(), new TopologyWatch(TOPOLOGY));
+    static ReplicaClient client(PeerTransport peers, Duration timeout) {
+        return new ReplicaClient(peers, timeout, auth(), new TopologyWatch(TOPOLOGY));
+    }
+
+    /**
+     * The transport a node uses by default ({@link H2PeerTransport}), on an event loop of its own:
+     * a 500 ms connect timeout, a PING after 1 s of quiet answered within 2 s.
+     */
+    static PeerTransport peers(java.util.concurrent.Executor executor) {
+        return new H2PeerTransport(null, executor, null, Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
+                64 << 20);
     }
 
     /** A handler that takes requests addressed to {@link #SELF}, for tests that call it directly. */

@@ -110,8 +110,27 @@ public final class EventLoopGroup implements AutoCloseable {
     public CompletableFuture<Connection> connect(InetSocketAddress remote, java.net.InetAddress localAddress,
                                                  Duration connectTimeout, ChannelOptions options,
                                                  ConnectionHandler handler) {
+        return connect(next(), remote, localAddress, connectTimeout, options, handler);
+    }
+
+    /**
+     * As {@link #connect(InetSocketAddress, Duration, ChannelOptions, ConnectionHandler)}, owned by
+     * {@code loop} rather than the next one: a caller that runs on a loop keeps the connection's
+     * reads, writes and callbacks on its own thread, with no hand-over between loops.
+     *
+     * @throws IllegalArgumentException if {@code loop} is not one of this group's
+     */
+    public CompletableFuture<Connection> connect(EventLoop loop, InetSocketAddress remote, Duration connectTimeout,
+                                                 ChannelOptions options, ConnectionHandler handler) {
+        if (!loops.contains(loop)) {
+            throw new IllegalArgumentException(loop + " is not a loop of this group");
+        }
+        return connect(loop, remote, null, connectTimeout, options, handler);
+    }
+
+    private CompletableFuture<Connection> connect(EventLoop loop, InetSocketAddress remote, java.net.InetAddress localAddress,
+                                                  Duration connectTimeout, ChannelOptions options, ConnectionHandler handler) {
         CompletableFuture<Connection> result = new CompletableFuture<>();
-        EventLoop loop = next();
         PendingConnect pending = new PendingConnect(this, loop, remote, localAddress, options, handler, result);
         try {
             loop.execute(() -> pending.start(connectTimeout));

@@ -147,7 +147,8 @@ public final class Node implements AutoCloseable {
             Cluster cluster = Cluster.start(settings, joined == null ? null : topology, engine, clock, coordination,
                     server.handlerExecutor(),
                     metrics.enabled() ? ReplicaCallListener.both(metrics.replicaCallListener(), events.replicaCallFailures())
-                            : events.replicaCallFailures());
+                            : events.replicaCallFailures(),
+                    server.loopGroup());
             metrics.watch(cluster);
             cluster.peerHealth().addListener(events.peerChanges());
             if (joined == null) {
@@ -173,7 +174,7 @@ public final class Node implements AutoCloseable {
             // coordinator must not run on an event loop.
             handler.ready(new PublicApi(new ClusterEntityService(cluster, engine, config.rangeStreamsMax()),
                     config.conditionalWrites()), cluster.internalHandler(),
-                    config.interNodeTransport().client() == io.ringkv.cluster.InterNodeClient.RING);
+                    config.interNodeTransport().client() != io.ringkv.cluster.InterNodeClient.JDK);
             lifecycle.serving();
             log.info("node {} serving (version {}, {} node(s) in the cluster, data {}, started in {} ms); dashboard at {}{}/",
                     self, VERSION, cluster.topology().size(), config.dataDir().toAbsolutePath(), lifecycle.uptimeMillis(),

@@ -93,21 +93,25 @@ final class ServeCommand implements Callable<Integer> {
             description = "Threads running request handlers and storage calls (default: a multiple of the cores).")
     int handlerThreads = ServerConfig.handlerThreadsDefault();
 
-    @Option(names = "--internode-client", defaultValue = "RING",
-            description = "HTTP client for node-to-node calls: RING (ringkv's own) or JDK (java.net.http's "
-                    + "built-in, for comparison). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--internode-client", paramLabel = "DIRECT|RING|JDK",
+            description = "What carries node-to-node calls: DIRECT (HTTP/2 straight on ringkv's HTTP/2 engine and "
+                    + "this node's event loops, one connection per peer and loop), or, for comparison, a "
+                    + "java.net.http client: RING (ringkv's own) or JDK (the built-in one). Default: DIRECT, "
+                    + "or RING with --internode-protocol h1 (DIRECT speaks h2 only).")
     InterNodeClient interNodeClient;
 
     @Option(names = "--internode-protocol", paramLabel = "h1|h2",
             description = "Protocol of node-to-node calls: h2 (cleartext HTTP/2 by prior knowledge, many calls "
                     + "multiplexed on one connection) or h1 (HTTP/1.1, one call per connection at a time). "
-                    + "Default: h2 with the RING client, h1 with the JDK client (which cannot do h2 here).")
+                    + "Default: h2 with DIRECT (which speaks h2 only) and RING, h1 with the JDK client (which cannot "
+                    + "do h2 here).")
     InterNodeProtocol interNodeProtocol;
 
     @Option(names = "--internode-connections", paramLabel = "N",
             description = "Most connections to one peer (default: " + InterNodeTransport.H2_CONNECTIONS_PER_PEER_DEFAULT
                     + " over h2, which opens another only while every stream of the first is busy; "
-                    + InterNodeTransport.H1_CONNECTIONS_PER_PEER_DEFAULT + " over h1).")
+                    + InterNodeTransport.H1_CONNECTIONS_PER_PEER_DEFAULT + " over h1). DIRECT keeps one per peer "
+                    + "and event loop and ignores this.")
     Integer interNodeConnections;
 
     @Option(names = "--internode-batches", paramLabel = "N",
@@ -410,11 +414,13 @@ final class ServeCommand implements Callable<Integer> {
 
     private InterNodeTransport interNodeTransport() {
         try {
+            InterNodeClient client = interNodeClient != null ? interNodeClient
+                    : interNodeProtocol == InterNodeProtocol.H1 ? InterNodeClient.RING : InterNodeClient.DIRECT;
             InterNodeProtocol protocol = interNodeProtocol != null ? interNodeProtocol
-                    : interNodeClient == InterNodeClient.JDK ? InterNodeProtocol.H1 : InterNodeProtocol.H2;
-            InterNodeTransport defaults = InterNodeTransport.of(interNodeClient, protocol);
+                    : client == InterNodeClient.JDK ? InterNodeProtocol.H1 : InterNodeProtocol.H2;
+            InterNodeTransport defaults = InterNodeTransport.of(client, protocol);
             return (interNodeConnections == null ? defaults
-                    : new InterNodeTransport(interNodeClient, protocol, interNodeConnections))
+                    : new InterNodeTransport(client, protocol, interNodeConnections))
                     .withBatchesPerPeer(interNodeBatches);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--internode-client, --internode-protocol, "

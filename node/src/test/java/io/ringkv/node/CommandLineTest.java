@@ -45,6 +45,7 @@ class CommandLineTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"--internode-protocol h3", "--internode-client JDK --internode-protocol h2",
+            "--internode-client DIRECT --internode-protocol h1",
             "--internode-connections 0", "--internode-batches -1", "--internode-batches many"})
     void impossibleInterNodeSettingsAreAUsageError(String flags) {
         List<String> args = new java.util.ArrayList<>(List.of("serve", "--port", "1", "--data", dir.toString()));

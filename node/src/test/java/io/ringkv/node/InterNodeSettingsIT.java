@@ -19,7 +19,7 @@ class InterNodeSettingsIT {
     Path root;
 
     @ParameterizedTest
-    @ValueSource(strings = {"--internode-client JDK", "--internode-protocol h1", "--internode-connections 2",
+    @ValueSource(strings = {"--internode-client JDK", "--internode-client RING", "--internode-protocol h1", "--internode-connections 2",
             "--internode-batches 0", "--internode-batches 3"})
     void replicationWorksOverEveryInterNodeSetting(String flags) throws Exception {
         try (ProcessCluster cluster = new ProcessCluster(root, 3, List.of(flags.split(" ")))) {

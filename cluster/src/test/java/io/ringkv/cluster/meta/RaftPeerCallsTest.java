@@ -64,7 +64,7 @@ class RaftPeerCallsTest {
     }
 
     private CompletableFuture<byte[]> call(HttpServer server) {
-        return new RaftPeerCalls(http, auth(SECRET), Duration.ofSeconds(5), executor)
+        return new RaftPeerCalls(new io.ringkv.cluster.peer.HttpClientTransport(http), auth(SECRET), Duration.ofSeconds(5), executor)
                 .call("http://127.0.0.1:" + server.port(), RaftOp.REQUEST_VOTE, new byte[] {1});
     }
 

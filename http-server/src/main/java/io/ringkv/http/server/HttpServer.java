@@ -200,6 +200,16 @@ public final class HttpServer implements AutoCloseable {
         return sum;
     }
 
+    /**
+     * The server's event loops, for connections of the application's own that should live on the
+     * same threads as the requests that use them (a node's connections to its peers): a request
+     * handled on a loop then reaches a peer and hears back without waking another thread. Closed
+     * with the server; connections on it are aborted then.
+     */
+    public EventLoopGroup loopGroup() {
+        return loops;
+    }
+
     /** The number of event loops (for a busy ratio: busy time over wall time times this). */
     public int eventLoops() {
         return loops.loops().size();

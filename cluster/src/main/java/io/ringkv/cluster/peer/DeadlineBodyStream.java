@@ -1,4 +1,4 @@
-package io.ringkv.cluster;
+package io.ringkv.cluster.peer;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,0 +1,130 @@
+package io.ringkv.cluster.peer;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The body of a streamed peer answer as a blocking {@link InputStream}. The peer may send only as
+ * much as its stream window allows, and the window opens again only as the reader takes bytes
+ * ({@link Credit}): so what waits here is bounded by the window, not by the body.
+ *
+ * <p>A read that gets no byte for the request's timeout fails with {@link HttpTimeoutException}
+ * and abandons the stream, so a peer that stalls mid-body costs at most that long per read.
+ *
+ * <p>Threading: the connection's loop offers chunks and the end; one reader thread at a time reads.
+ */
+final class PeerBodyStream extends InputStream {
+    /** Credit goes back to the peer in steps of at least this many bytes, or when the reader caught up. */
+    static final int CREDIT_STEP_BYTES = 64 * 1024;
+    private static final Object END = new Object();
+
+    /** Gives credit back and abandons the stream, on the connection's loop. */
+    interface Credit {
+        void consumed(int bytes);
+
+        void abandon();
+    }
+
+    private final long idleTimeoutNanos;
+    private final Credit credit;
+    private final LinkedBlockingQueue<Object> items = new LinkedBlockingQueue<>();
+    private ByteBuffer current = ByteBuffer.allocate(0);
+    private int uncredited;
+    private boolean ended;
+    private boolean closed;
+
+    PeerBodyStream(Duration idleTimeout, Credit credit) {
+        this.idleTimeoutNanos = idleTimeout.toNanos();
+        this.credit = credit;
+    }
+
+    /** Loop: a chunk of the body (it stays valid: retained from the read buffer, or a copy). */
+    void offer(ByteBuffer chunk) {
+        items.add(chunk);
+    }
+
+    /** Loop: the body ended. */
+    void end() {
+        items.add(END);
+    }
+
+    /** Loop: the exchange failed mid-body. */
+    void fail(IOException cause) {
+        items.add(cause);
+    }
+
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        return read(one, 0, 1) == -1 ? -1 : one[0] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] into, int offset, int length) throws IOException {
+        java.util.Objects.checkFromIndexSize(offset, length, into.length);
+        if (length == 0) {
+            return 0;
+        }
+        if (closed) {
+            throw new IOException("the answer's body was closed");
+        }
+        if (!current.hasRemaining() && !advance()) {
+            return -1;
+        }
+        int count = Math.min(length, current.remaining());
+        current.get(into, offset, count);
+        uncredited += count;
+        if (uncredited >= CREDIT_STEP_BYTES || (!current.hasRemaining() && items.isEmpty())) {
+            credit.consumed(uncredited);
+            uncredited = 0;
+        }
+        return count;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (!ended) {
+            credit.abandon();
+        }
+    }
+
+    /** Moves to the next non-empty chunk; false at the end of the body. */
+    private boolean advance() throws IOException {
+        while (!current.hasRemaining()) {
+            if (ended) {
+                return false;
+            }
+            Object item;
+            try {
+                item = items.poll(idleTimeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                close();
+                throw new IOException("interrupted while reading a peer's answer", e);
+            }
+            if (item == null) {
+                close();
+                throw new HttpTimeoutException("no bytes of the peer's answer for " + Duration.ofNanos(idleTimeoutNanos));
+            }
+            if (item == END) {
+                ended = true;
+                return false;
+            }
+            if (item instanceof IOException failure) {
+                ended = true;
+                throw new IOException("the peer's answer failed mid-body: " + failure.getMessage(), failure);
+            }
+            current = (ByteBuffer) item;
+        }
+        return true;
+    }
+}
