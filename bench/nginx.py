@@ -6,7 +6,7 @@ import os
 import subprocess
 import time
 
-from replicated_path import free_ports
+from cluster_harness import free_ports
 
 
 

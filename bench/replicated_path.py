@@ -20,27 +20,21 @@ sets JAVA_HOME), or directly once built.
 """
 import argparse
 import collections
-import json
 import math
 import os
-import re
-import secrets
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 
 import results_file
 import vegeta
-
-BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(BENCH_DIR)
-LUA_DIR = os.path.join(BENCH_DIR, "lua")
-CLK_TCK = os.sysconf("SC_CLK_TCK")
+# The cluster chores (node start, prefill, settling, CPU from /proc) live in cluster_harness, shared
+# with bench/run.sh; the steps that import them from here keep doing so.
+from cluster_harness import (BENCH_DIR, CLK_TCK, GROUP_NAME, LUA_DIR, RATIS_THREAD, ROOT, Cluster,  # noqa: F401
+                             free_ports, jit_cpu_seconds, prefill, process_cpu_seconds, settle, stat_cpu_ticks,
+                             thread_groups, wrk, wrk_all)
+from nginx import Nginx
 
 # Two-sided 95 % Student t quantiles by degrees of freedom.
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
@@ -53,146 +47,6 @@ def t95(df):
 
 def log(msg):
     print("[replicated-path %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
-
-
-def free_ports(n):
-    held = []
-    for _ in range(n):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        held.append(s)
-    ports = [s.getsockname()[1] for s in held]
-    for s in held:
-        s.close()
-    return ports
-
-
-class Cluster:
-    """Node processes of one configuration; owns their process groups."""
-
-    # What main() asks of every configuration (NginxConfig answers otherwise): the scenarios it
-    # serves, whether the key space is written into it first, and whether its JIT must settle.
-    scenarios = ("put", "get")
-    prefilled = True
-    compiles = True
-
-    def __init__(self, name, nodes, flags, tmp, server_cpus, env=None, independent=False, own_sessions=True, root=ROOT):
-        """independent: the nodes are single-node clusters side by side (each its own --cluster
-        list), not one cluster; load then goes to all of them at once (see load()).
-        own_sessions: each node in its own session (and process group), as when started from
-        separate terminals; with the kernel's autogroup scheduling each session is one
-        scheduling group sharing the CPU with the others. False: the nodes stay in this
-        script's session, one group with the load generator, as `ringkv up` starts them.
-        root: the checkout whose ./ringkv starts the nodes (another one for a baseline)."""
-        self.name, self.flags, self.independent, self.own_sessions = name, flags, independent, own_sessions
-        ports = free_ports(nodes)
-        self.urls = ["http://127.0.0.1:%d" % p for p in ports]
-        self.secret = secrets.token_hex(32)
-        env = dict(os.environ, **(env or {}), RINGKV_CLUSTER_SECRET=self.secret)
-        self.env, self.cmds, self.logs, self.procs = env, [], [], []
-        for i, port in enumerate(ports):
-            data = os.path.join(tmp, name, "node%d" % (i + 1))
-            os.makedirs(data, exist_ok=True)
-            self.logs.append(os.path.join(tmp, name, "node%d.log" % (i + 1)))
-            members = self.urls[i] if independent else ",".join(self.urls)
-            self.cmds.append(["taskset", "-c", server_cpus, os.path.join(root, "ringkv"), "serve", "--host",
-                              "127.0.0.1", "--port", str(port), "--data", data, "--cluster", members] + flags)
-            self.procs.append(self._start(i))
-
-    def _start(self, i):
-        with open(self.logs[i], "a") as logf:
-            return subprocess.Popen(self.cmds[i], stdout=logf, stderr=subprocess.STDOUT, env=self.env,
-                                    start_new_session=self.own_sessions, stdin=subprocess.DEVNULL)
-
-    def stop_node(self, i):
-        """Stops node i (0-based) as stop() stops them all; start_node(i) starts it again."""
-        self._stop([self.procs[i]])
-
-    def start_node(self, i):
-        """Starts node i again with the command, port and data directory it had: one step of a
-        rolling restart."""
-        self.procs[i] = self._start(i)
-
-    def await_ready(self, timeout=120):
-        deadline = time.time() + timeout
-        for url in self.urls:
-            while True:
-                try:
-                    with urllib.request.urlopen(url + "/v0/status", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except Exception:
-                    pass
-                if time.time() > deadline:
-                    raise SystemExit("%s: %s did not become ready in %ds" % (self.name, url, timeout))
-                time.sleep(0.2)
-
-    def node_counters(self):
-        """Sums over the nodes' /metrics of what may explain a stall: RocksDB write-stall seconds, GC
-        seconds, storage calls that would have blocked a loop, 503s by cause and 504s. Nodes that
-        do not answer count as zero."""
-        sums = collections.Counter()
-        for url in ([] if self.independent else self.urls):
-            try:
-                with urllib.request.urlopen(url + "/metrics", timeout=2) as r:
-                    text = r.read().decode()
-            except Exception:
-                continue
-            for line in text.splitlines():
-                if line.startswith("#") or " " not in line:
-                    continue
-                name, value = line.rsplit(" ", 1)
-                key = None
-                if name.startswith("ringkv_storage_write_stall_seconds_total"):
-                    key = "write_stall_s"
-                elif name.startswith("jvm_gc_collection_seconds_sum"):
-                    key = "gc_s"
-                elif name.startswith("ringkv_responses_unavailable_total"):
-                    # server_overload: over the in-flight budget, answered before any handler ran
-                    key = "503_" + name.split('cause="', 1)[1].split('"', 1)[0]
-                elif name.startswith("ringkv_storage_would_block"):
-                    # storage calls of requests run on a loop that went to the handler executor,
-                    # by what they would have waited for (key_lock, file_read, write_stall, ...)
-                    cause = name.split('cause="', 1)[1].split('"', 1)[0] if 'cause="' in name else "any"
-                    sums["would_block"] += float(value)
-                    key = "would_block_" + cause
-                elif name.startswith("ringkv_requests_total") and 'status="504"' in name:
-                    key = ("internal_" if 'operation="internal"' in name else "public_") + "504"
-                if key:
-                    sums[key] += float(value)
-        return sums
-
-    def cpu_seconds(self):
-        return process_cpu_seconds(p.pid for p in self.procs)
-
-    def jit_cpu_seconds(self):
-        return jit_cpu_seconds(p.pid for p in self.procs)
-
-    def thread_groups(self):
-        """The JVMs' threads by group (see thread_groups()). The launcher execs the JVM, so each
-        node's pid is its JVM's."""
-        return thread_groups(p.pid for p in self.procs)
-
-    def stop(self):
-        self._stop(self.procs)
-
-    def _stop(self, procs):
-        for p in procs:
-            try:
-                if self.own_sessions:
-                    os.killpg(p.pid, signal.SIGTERM)
-                else:
-                    p.send_signal(signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for p in procs:
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                if self.own_sessions:
-                    os.killpg(p.pid, signal.SIGKILL)
-                else:
-                    p.kill()
 
 
 class NginxConfig:
@@ -208,7 +62,6 @@ class NginxConfig:
     compiles = False  # no JIT to settle
 
     def __init__(self, name, tmp, server_cpus):
-        from nginx import Nginx  # not at the top: nginx.py imports this module's free_ports
         self.name = name
         self.server = Nginx(tmp, 100, server_cpus, h2=False)
         self.urls = [self.server.url.rstrip("/")]
@@ -232,61 +85,6 @@ class NginxConfig:
         self.server.stop()
 
 
-def process_cpu_seconds(pids):
-    """CPU time of the processes (all their threads)."""
-    return sum(stat_cpu_ticks("/proc/%d/stat" % pid) for pid in pids) / CLK_TCK
-
-
-def jit_cpu_seconds(pids):
-    """CPU time of the processes' JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN")."""
-    total = 0
-    for pid in pids:
-        task_dir = "/proc/%d/task" % pid
-        for tid in os.listdir(task_dir):
-            try:
-                with open(os.path.join(task_dir, tid, "comm")) as f:
-                    if not f.read().startswith(("C1 CompilerThre", "C2 CompilerThre")):
-                        continue
-                total += stat_cpu_ticks(os.path.join(task_dir, tid, "stat"))
-            except (FileNotFoundError, ProcessLookupError):
-                pass  # a thread that ended between the listing and the read
-    return total / CLK_TCK
-
-
-def thread_groups(pids):
-    """{thread group: [CPU ticks, voluntary context switches]} summed over the processes' threads.
-    A group is a thread name without its trailing number ("ringkv-handler-3" -> "ringkv-handler"):
-    which pool or loop did the work, and how often its threads went to sleep (each a wake-up
-    later, the cost a request at a moderate rate pays and a closed loop hides)."""
-    groups = collections.defaultdict(lambda: [0, 0])
-    for pid in pids:
-        task_dir = "/proc/%d/task" % pid
-        try:
-            tids = os.listdir(task_dir)
-        except FileNotFoundError:
-            continue
-        for tid in tids:
-            try:
-                with open(os.path.join(task_dir, tid, "comm")) as f:
-                    name = f.read().strip()
-                ticks = stat_cpu_ticks(os.path.join(task_dir, tid, "stat"))
-                with open(os.path.join(task_dir, tid, "status")) as f:
-                    switches = int(re.search(r"^voluntary_ctxt_switches:\s+(\d+)", f.read(), re.M).group(1))
-            except (FileNotFoundError, ProcessLookupError):
-                continue  # a thread that ended between the listing and the read
-            group = "ratis" if RATIS_THREAD.match(name) else (GROUP_NAME.sub("", name).rstrip("-") or name)
-            groups[group][0] += ticks
-            groups[group][1] += switches
-    return groups
-
-
-# Thread names (as /proc shows them: their first 15 characters) end in a number for pool threads
-# and loops, or in HotSpot's "#N". Ratis names its threads after the node's id
-# ("n08fd5b4c2790@group-1F70...", "n08fd5b4c2790-server-thread1"): one group.
-GROUP_NAME = re.compile(r"[-#]?\d+$")
-RATIS_THREAD = re.compile(r"^n[0-9a-f]{12}")
-
-
 def thread_costs(before, after, requests):
     """Per thread group between two thread_groups() snapshots: CPU us and voluntary switches per
     request; groups with under 1 us and 0.01 switches per request are left out."""
@@ -300,72 +98,13 @@ def thread_costs(before, after, requests):
     return out
 
 
-def stat_cpu_ticks(path):
-    """utime + stime (fields 14 and 15) of a /proc stat file, in clock ticks."""
-    with open(path) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
-
-
-def settle(cluster, scenario, args):
-    """Closed-loop load in --settle-step runs until the JIT compilers' share of the cluster's CPU in
-    one run is at most --settle-jit, or --settle-max seconds have passed. Three JVMs on one CPU
-    compile for a minute or more after their first load; measured earlier, their CPU per request
-    counts the compilation of their own code. Returns what each run saw."""
-    steps, spent = [], 0
-    while spent < args.settle_max:
-        cpu0, jit0 = cluster.cpu_seconds(), cluster.jit_cpu_seconds()
-        load(cluster, scenario, args.settle_step, args.connections, args.load_cpus, args.keys)
-        spent += args.settle_step
-        cpu, jit = cluster.cpu_seconds() - cpu0, cluster.jit_cpu_seconds() - jit0
-        share = jit / cpu if cpu > 0 else 0.0
-        steps.append({"seconds": spent, "cpu_s": cpu, "jit_cpu_s": jit, "jit_share": share})
-        log("settling %s %s: %d s, JIT %.1f %% of %.1f CPU-s" % (cluster.name, scenario, spent, 100 * share, cpu))
-        if share <= args.settle_jit:
-            break
-    return steps
-
-
-def prefill(url, keys, value):
-    def put(i):
-        req = urllib.request.Request("%s/v0/entity?id=key%07d" % (url, i), data=value, method="PUT")
-        for _ in range(5):
-            try:
-                with urllib.request.urlopen(req, timeout=10) as r:
-                    if r.status == 201:
-                        return
-            except Exception:
-                time.sleep(0.05)
-        raise SystemExit("prefill: key %d not stored at %s" % (i, url))
-    with ThreadPoolExecutor(16) as pool:
-        list(pool.map(put, range(keys)))
-
-
-def wrk(url, scenario, seconds, connections, load_cpus, keys):
-    env = dict(os.environ, BENCH_LUA_DIR=LUA_DIR, BENCH_KEYS=str(keys), BENCH_VALUE_BYTES="100")
-    cmd = ["taskset", "-c", load_cpus, "wrk", "-t1", "-c%d" % connections, "-d%ds" % seconds, "--timeout", "5s",
-           "-s", os.path.join(LUA_DIR, scenario + ".lua"), url]
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        if line.startswith("BENCH_WRK_JSON "):
-            return json.loads(line[len("BENCH_WRK_JSON "):])
-    raise SystemExit("wrk printed no result line:\n" + out)
-
-
 def load(cluster, scenario, seconds, connections, load_cpus, keys):
-    """A closed-loop run against the cluster's first node; against every node at once (the
-    connections split evenly, one wrk each) when its nodes are independent. Requests and errors
-    are summed; latency percentiles are the worst of the wrk processes' (an upper bound)."""
+    """A closed-loop run against the cluster's first node; against every node at once (connections
+    // nodes each, one wrk per node) when its nodes are independent (see cluster_harness.wrk_all)."""
     if not cluster.independent:
         return wrk(cluster.urls[0], scenario, seconds, connections, load_cpus, keys)
     each = max(1, connections // len(cluster.urls))
-    with ThreadPoolExecutor(len(cluster.urls)) as pool:
-        results = list(pool.map(lambda url: wrk(url, scenario, seconds, each, load_cpus, keys), cluster.urls))
-    combined = {"requests": sum(r["requests"] for r in results),
-                "duration_us": max(r["duration_us"] for r in results),
-                "latency_us": {k: max(r["latency_us"][k] for r in results) for k in results[0]["latency_us"]},
-                "errors": {k: sum(r["errors"][k] for r in results) for k in results[0]["errors"]}}
-    return combined
+    return wrk_all(cluster.urls, scenario, seconds, each * len(cluster.urls), load_cpus, keys)
 
 
 def constant_rate(vegeta_bin, url, scenario, rate, seconds, load_cpus, keys, tmp):
@@ -743,13 +482,16 @@ def main():
             targets = clusters[c].urls if clusters[c].independent else clusters[c].urls[:1]
             for url in targets:
                 log("%s ready at %s; writing %d keys" % (c, url, args.keys))
-                prefill(url, args.keys, b"v" * 100)
+                prefill(url, args.keys, b"v" * 100, log=log)
         settling = {}
         if args.settle_max > 0:
             for c in configs:
                 for s in scenarios:
                     if clusters[c].compiles and s in clusters[c].scenarios:
-                        settling["%s/%s" % (c, s)] = settle(clusters[c], s, args)
+                        cluster = clusters[c]
+                        settling["%s/%s" % (c, s)] = settle(
+                            cluster.pids(), lambda secs: load(cluster, s, secs, args.connections, args.load_cpus, args.keys),
+                            args.settle_step, args.settle_max, args.settle_jit, "%s %s" % (c, s), log)
         runs = []
         fixed_rate_runs = []
         vegeta_bin = vegeta.ensure_vegeta() if args.rates else None

@@ -131,11 +131,12 @@ RESULTS_DIR="$BENCH_DIR/results"
 mkdir -p "$RESULTS_DIR"
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringkv-bench.XXXXXX")
 mkdir -p "$RUN_TMP/fragments"
-PROFILE_PID='' BASELINE_URLS=() BASELINE_PGID='' TARGET_URLS=() TARGET_PGIDS=()
+PROFILE_PID='' STARTING_NODES='' BASELINE_URLS=() BASELINE_PGID='' TARGET_URLS=() TARGET_PGIDS=()
 
 on_exit() {
   local rc=$?
   trap - EXIT INT TERM
+  adopt_nodes
   cleanup_all
   if ((KEEP_TMP || rc != 0)); then
     log "logs and data kept in $RUN_TMP"

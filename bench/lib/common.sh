@@ -2,10 +2,12 @@
 # Shared helpers for bench/run.sh: logging, progress, free ports, and the process registry
 # that guarantees every process the benchmark starts is stopped again.
 #
-# Every long-lived or load-generating process is started through `spawn`, which puts it in
-# its own process group (setsid) and records the group id. `cleanup_all` (the EXIT trap)
-# signals each recorded group, so children of children (java under ./ringkv, nginx workers)
-# go too. Nothing is started with `&` anywhere else.
+# Every long-lived or load-generating process is started through `spawn` (or `harness`), which
+# puts it in its own process group (setsid) and records the group id. `cleanup_all` (the EXIT
+# trap) signals each recorded group, so children of children (java under ./ringkv, nginx
+# workers) go too. Nothing is started with `&` anywhere else. The nodes, which
+# bench/cluster_harness.py starts in groups of their own, are recorded as it names them
+# (adopt_nodes in servers.sh).
 
 BENCH_T0=$(date +%s)
 SPAWNED_PGIDS=()        # process groups started by this run, in start order
@@ -38,8 +40,8 @@ step() {
 }
 
 # free_ports N: prints N distinct TCP ports that were free on 127.0.0.1 a moment ago
-# (bench/replicated_path.py's free_ports, shared with the Python harness).
-free_ports() { python3 "$BENCH_DIR/free_ports.py" "$1"; }
+# (bench/cluster_harness.py's free_ports, shared with the Python steps).
+free_ports() { python3 "$BENCH_DIR/cluster_harness.py" ports "$1"; }
 
 # spawn CPUS LOGFILE CMD...: starts CMD pinned to CPUS in a new process group, output to
 # LOGFILE; sets SPAWNED_PID (also the group id, since setsid makes it the leader).
@@ -55,6 +57,20 @@ spawn() {
 run_pinned() {
   spawn "$@"
   local pid=$SPAWNED_PID rc=0
+  wait "$pid" || rc=$?
+  forget_pgid "$pid"
+  return "$rc"
+}
+
+# harness CPUS OUTFILE COMMAND [ARG...]: runs `bench/cluster_harness.py COMMAND ARG...` (the
+# cluster chores this harness shares with the Python steps: node start, prefill, settling) to
+# completion like run_pinned, but its progress lines (stderr) reach the terminal as they come;
+# its answer (stdout) goes to OUTFILE.
+harness() {
+  local cpus=$1 out=$2 pid rc=0; shift 2
+  setsid taskset -c "$cpus" "${PYTHON:-python3}" "$BENCH_DIR/cluster_harness.py" "$@" >"$out" </dev/null &
+  pid=$!
+  SPAWNED_PGIDS+=("$pid")
   wait "$pid" || rc=$?
   forget_pgid "$pid"
   return "$rc"

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# The load generators: wrk (closed loop), vegeta (open loop), h2load (HTTP/2), and the
-# wrk-based prefill. Each measurement leaves one JSON fragment in $RUN_TMP/fragments/,
-# written by bench/report/fragment.py; bench/report/assemble.py joins them into the results.
+# The load generators: wrk (closed loop), vegeta (open loop), h2load (HTTP/2); the prefill and
+# settling, through bench/cluster_harness.py. Each measurement leaves one JSON fragment in
+# $RUN_TMP/fragments/, written by bench/report/fragment.py; bench/report/assemble.py joins them
+# into the results.
 #
 # With several target URLs (a cluster), the load is spread over all nodes: one wrk process
 # per node sharing the connections, and vegeta targets that alternate between the nodes.
@@ -44,31 +45,17 @@ wrk_all() {
   WRK_LOGS=("${logs[@]}")
 }
 
-# prefill NODES: writes each of the BENCH_KEYS keys once, through all nodes in turn.
-# vegeta reads the targets lazily and stops when the file ends; at rate 0 it sends as fast
-# as CONNECTIONS workers allow. Keys that were not stored (a 503 under the burst, say) are
-# written again, up to PREFILL_PASSES passes in all.
+# prefill NODES: writes each of the BENCH_KEYS keys once, through all nodes in turn
+# (bench/cluster_harness.py prefill, as the Python steps prefill: vegeta, CONNECTIONS workers);
+# keys that were not stored (a 503 under the burst, say) are written again, up to PREFILL_PASSES
+# passes in all, or the run ends. Each pass leaves a results fragment.
 prefill() {
-  local nodes=$1 f targets res pass failed stored=0
-  targets="$RUN_TMP/prefill-$nodes.txt"
-  "$PYTHON" "$REPORT_DIR/targets.py" --scenario prefill --count "$BENCH_KEYS" --keys "$BENCH_KEYS" \
-    --value-bytes "$BENCH_VALUE_BYTES" --body-dir "$RUN_TMP" --out "$targets" "${TARGET_URLS[@]}"
-  for ((pass = 1; pass <= PREFILL_PASSES; pass++)); do
-    res="$RUN_TMP/prefill-$nodes-$pass.bin" failed="$RUN_TMP/prefill-$nodes-failed-$pass.txt"
-    run_pinned "$LOAD_CPUS" "$res.log" timeout "$PREFILL_TIMEOUT" "$VEGETA_BIN" attack -lazy -targets "$targets" \
-      -rate 0 -max-workers "$CONNECTIONS" -workers "$CONNECTIONS" -timeout 10s -max-body 0 -output "$res" \
-      || { cat "$res.log" >&2; die "prefill (vegeta) failed or took longer than ${PREFILL_TIMEOUT}s"; }
-    f=$(next_fragment "prefill-$pass")
-    "$VEGETA_BIN" encode --to csv "$res" | "$PYTHON" "$REPORT_DIR/fragment.py" vegeta \
-      --target "$(target_kind "$nodes")" --nodes "$nodes" --scenario prefill --rate 0 --percent 0 \
-      --expect "$EXPECT_PUT" --failed-out "$failed" --body-file "$RUN_TMP/value.bin" --out "$f" -
-    rm -f "$res"
-    log "prefill pass $pass: $(json_get "$f" '"%d requests at %.0f/s, answers %s" % (d["requests"], d["throughput_rps"], d["status_codes"])')"
-    [[ -s $failed ]] || return 0
-    warn "$(grep -c '^PUT ' "$failed") keys not stored in pass $pass; writing them again"
-    targets=$failed
-  done
-  die "prefill could not store every key in $PREFILL_PASSES passes"
+  local nodes=$1 f
+  f=$(next_fragment prefill)
+  harness "$LOAD_CPUS" /dev/null prefill --keys "$BENCH_KEYS" --value-bytes "$BENCH_VALUE_BYTES" \
+    --expect "$EXPECT_PUT" --workers "$CONNECTIONS" --passes "$PREFILL_PASSES" --pass-timeout "$PREFILL_TIMEOUT" \
+    --load-cpus "$LOAD_CPUS" --vegeta "$VEGETA_BIN" --fragments "${f%.json}" --cluster-nodes "$nodes" \
+    "${TARGET_URLS[@]}" || die "prefill of the $nodes-node cluster failed"
 }
 
 target_kind() { if [[ $1 == nginx ]]; then echo nginx; else echo ringkv; fi; }
@@ -95,22 +82,17 @@ closed_loop() {
 
 # settle NODES: closed-loop mix (wrk, all nodes) in SETTLE_STEP-second runs, not measured, until
 # the nodes' JIT compiler threads used at most SETTLE_JIT_PERCENT % of the nodes' CPU in one run,
-# or SETTLE_MAX seconds have passed. Nodes sharing one CPU still compile for a minute or more
-# after their warm-up; measured before that, a scenario measures the compilers too (the first
-# scenario most, and ratios between scenarios then say more about their order than their cost).
+# or SETTLE_MAX seconds have passed (bench/cluster_harness.py settle, the Python steps' settling
+# with this load). Nodes sharing one CPU still compile for a minute or more after their warm-up;
+# measured before that, a scenario measures the compilers too (the first scenario most, and
+# ratios between scenarios then say more about their order than their cost).
 settle() {
-  local n=$1 spent=0 before after share
-  select_urls "$n"
-  while ((spent < SETTLE_MAX)); do
-    before=$("$PYTHON" "$BENCH_DIR/jit_cpu.py" "${TARGET_PGIDS[@]}")
-    wrk_all mix.lua "$SETTLE_STEP" "$RUN_TMP/wrk-$n-settle-$spent" "$CONNECTIONS" "$REQUEST_TIMEOUT"
-    after=$("$PYTHON" "$BENCH_DIR/jit_cpu.py" "${TARGET_PGIDS[@]}")
-    spent=$((spent + SETTLE_STEP))
-    share=$(awk -v b="$before" -v a="$after" 'BEGIN { split(b, x, " "); split(a, y, " "); cpu = y[1] - x[1];
-      printf "%.1f", (cpu > 0 ? 100 * (y[2] - x[2]) / cpu : 0) }')
-    log "settling $n-node: ${spent} s of mixed load, the JIT used $share % of the nodes' CPU in the last ${SETTLE_STEP} s"
-    awk -v s="$share" -v limit="$SETTLE_JIT_PERCENT" 'BEGIN { exit !(s != "" && s + 0 <= limit + 0) }' && break
-  done
+  local n=$1 out="$RUN_TMP/settle-$1.txt" spent share
+  harness "$LOAD_CPUS" "$out" settle --pids "$(IFS=,; echo "${TARGET_PGIDS[*]}")" --scenario mix \
+    --step "$SETTLE_STEP" --max "$SETTLE_MAX" --jit-percent "$SETTLE_JIT_PERCENT" --connections "$CONNECTIONS" \
+    --timeout "$REQUEST_TIMEOUT" --load-cpus "$LOAD_CPUS" --keys "$BENCH_KEYS" --value-bytes "$BENCH_VALUE_BYTES" \
+    --label "$n-node (mixed load)" "${TARGET_URLS[@]}" || die "settling the $n-node cluster failed"
+  read -r spent share <"$out"
   SETTLED+=("$n-node: ${spent} s, last JIT share $share %")
 }
 

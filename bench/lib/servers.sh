@@ -36,45 +36,37 @@ EOF
   log "nginx ($name) on ${TARGET_URLS[0]}, pid $SPAWNED_PID, CPUs $SERVER_CPUS"
 }
 
-# start_nodes N: N ringkv node processes, each with its own data dir, all given the same
-# --cluster list. With BENCH_FAKE_NODES=nginx, N nginx instances stand in for the nodes
-# (used to test the harness itself before the node exists).
+# start_nodes N: N ringkv node processes of one cluster (bench/cluster_harness.py start, as the
+# Python steps start theirs: each node its own data dir and process group, pinned to the server
+# CPUs, all given the same --cluster list and a fresh cluster secret, BENCH_JVM_OPTS and
+# BENCH_NODE_ARGS passed on). With --profile, the first node of each cluster records a JFR for
+# its whole life; profile_dump cuts the GET and PUT windows out of that recording. With
+# BENCH_FAKE_NODES=nginx, N nginx instances stand in for the nodes (to test the harness itself).
 start_nodes() {
-  local n=$1 ports i url urls=() cluster dir jvm_opts secret
-  if [[ ${BENCH_FAKE_NODES:-} == nginx ]]; then
-    local fake_urls=() fake_pgids=()
-    for ((i = 1; i <= n; i++)); do
-      start_nginx "fake-node$i"
-      fake_urls+=("${TARGET_URLS[0]}"); fake_pgids+=("${TARGET_PGIDS[0]}")
-    done
-    TARGET_URLS=("${fake_urls[@]}"); TARGET_PGIDS=("${fake_pgids[@]}")
-    return 0
-  fi
-  read -r -a ports <<<"$(free_ports "$n")"
-  for i in "${!ports[@]}"; do urls+=("http://127.0.0.1:${ports[i]}"); done
-  cluster=$(IFS=,; echo "${urls[*]}")
-  TARGET_URLS=("${urls[@]}"); TARGET_PGIDS=()
-  # Node-to-node requests are authenticated: every node of the cluster gets the same fresh secret.
-  secret=$(head -c 32 /dev/urandom | base64)
-  for i in "${!ports[@]}"; do
-    dir="$RUN_TMP/nodes$n/node$((i + 1))"; mkdir -p "$dir/data"
-    jvm_opts=${BENCH_JVM_OPTS:-}
-    # With --profile, the first node of each cluster records for its whole life;
-    # profile_dump cuts the GET and PUT windows out of that recording.
-    if [[ $PROFILE == 1 && $i == 0 ]]; then
-      jvm_opts+=" -XX:StartFlightRecording=name=bench,settings=profile,disk=true,maxage=1h,filename=$dir/node.jfr,dumponexit=true"
-    fi
-    # shellcheck disable=SC2086 # BENCH_NODE_ARGS is a list of extra flags
-    RINGKV_CLUSTER_SECRET="$secret" RINGKV_JVM_OPTS="$jvm_opts" spawn "$SERVER_CPUS" "$dir/node.log" \
-      "$ROOT/ringkv" serve --port "${ports[i]}" --data "$dir/data" --host 127.0.0.1 --cluster "$cluster" \
-      ${BENCH_NODE_ARGS:-}
-    TARGET_PGIDS+=("$SPAWNED_PID")
-    [[ $PROFILE == 1 && $i == 0 ]] && PROFILE_PID=$SPAWNED_PID
-  done
-  for i in "${!ports[@]}"; do
-    wait_http_ok "${urls[i]}/v0/status" "${TARGET_PGIDS[i]}" "$NODE_START_TIMEOUT" "$RUN_TMP/nodes$n/node$((i + 1))/node.log"
-  done
-  log "$n node(s) ready: ${urls[*]} (CPUs $SERVER_CPUS)"
+  local n=$1 args
+  args=(start --nodes "$n" --name "nodes$n" --dir "$RUN_TMP" --server-cpus "$SERVER_CPUS"
+    --timeout "$NODE_START_TIMEOUT" "--jvm-opts=${BENCH_JVM_OPTS:-}" "--node-args=${BENCH_NODE_ARGS:-}")
+  [[ ${BENCH_FAKE_NODES:-} == nginx ]] && args+=(--fake-nginx)
+  ((PROFILE)) && args+=(--jfr-first)
+  STARTING_NODES="$RUN_TMP/nodes$n.txt"
+  harness "$LOAD_CPUS" "$STARTING_NODES" "${args[@]}" || { adopt_nodes; die "the $n-node cluster did not start"; }
+  TARGET_URLS=() TARGET_PGIDS=()
+  adopt_nodes
+  ((PROFILE)) && PROFILE_PID=${TARGET_PGIDS[0]}
+  return 0
+}
+
+# adopt_nodes: records the nodes that the last start_nodes listed ("URL PID" lines, each PID its
+# node's process group) as this run's targets and groups to stop. Also called on exit, so that
+# nodes of a start that was interrupted before it returned are stopped too.
+adopt_nodes() {
+  local node_url pid
+  [[ -n ${STARTING_NODES:-} && -f $STARTING_NODES ]] || return 0
+  while read -r node_url pid; do
+    [[ -n $pid ]] || continue
+    TARGET_URLS+=("$node_url"); TARGET_PGIDS+=("$pid"); SPAWNED_PGIDS+=("$pid")
+  done <"$STARTING_NODES"
+  STARTING_NODES=''
 }
 
 # The baseline runs beside the nodes for the whole run (idle between its steps), so that its

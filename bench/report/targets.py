@@ -21,14 +21,10 @@ def key(i):
 
 
 def request_lines(scenario, rng, keys, range_records):
-    """Yields (method, path_and_query, has_body); forever, except for the prefill."""
+    """Yields (method, path_and_query, has_body), forever."""
     get_space = keys * 5 // 4
     while True:
-        if scenario == "prefill":  # every prefilled key once, in order
-            for i in range(keys):
-                yield "PUT", "/v0/entity?id=" + key(i), True
-            return
-        elif scenario == "baseline":
+        if scenario == "baseline":
             yield "GET", "/", False
         elif scenario == "get":
             yield "GET", "/v0/entity?id=" + key(rng.randrange(get_space)), False
@@ -70,9 +66,7 @@ def main():
     lines = request_lines(a.scenario, rng, a.keys, a.range_records)
     with open(a.out, "w") as out:
         for n in range(a.count):
-            method, path, has_body = next(lines, (None, None, None))
-            if method is None:
-                break
+            method, path, has_body = next(lines)
             url = a.urls[n % len(a.urls)].rstrip("/") + path
             if a.format == "uris":
                 out.write(url + "\n")
