@@ -230,7 +230,7 @@ public final class H2PeerTransport implements PeerTransport {
         @Override
         public void retired(PeerConnection connection) {
             byOrigin.remove(connection.origin().origin(), connection);
-            if (connection.state() == PeerConnection.State.CLOSED) {
+            if (connection.state() == PeerConnectionState.CLOSED) {
                 connections.remove(connection);
             }
         }

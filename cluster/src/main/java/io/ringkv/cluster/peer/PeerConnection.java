@@ -34,17 +34,16 @@ import org.slf4j.LoggerFactory;
  * the loop handles one iteration's reads leave together: {@link #scheduleFlush} writes once, after
  * the iteration's I/O.
  *
- * <p>Lifecycle ({@link State}): {@code CONNECTING} until the socket (and TLS) is up, {@code OPEN}
- * once the peer's first SETTINGS arrived (its stream limit known; requests wait until then),
- * {@code DRAINING} after a GOAWAY or when idle (no new streams; closes once the last ends),
- * {@code CLOSED} when the socket closed, every exchange failed or moved to another connection.
+ * <p>Lifecycle ({@link PeerConnectionState}, changed by {@link #move} only): {@code CONNECTING}
+ * until the socket (and TLS) is up and the peer's first SETTINGS arrived (its stream limit known;
+ * requests wait until then), {@code OPEN}, {@code DRAINING} after a GOAWAY, a connection error or
+ * when idle (no new streams; closes once the last ends), {@code CLOSED} when the socket closed,
+ * every exchange failed or moved to another connection.
  * Liveness: a PING after {@code pingInterval} without a read, the connection given up when none
  * comes back within {@code pingTimeout}.
  */
 final class PeerConnection implements ConnectionHandler {
     private static final Logger log = LoggerFactory.getLogger(PeerConnection.class);
-
-    enum State { CONNECTING, OPEN, DRAINING, CLOSED }
 
     /** What the connection tells the transport that owns it. */
     interface Owner {
@@ -74,7 +73,7 @@ final class PeerConnection implements ConnectionHandler {
     private final List<PeerExchange> blocked = new ArrayList<>(2);
     private final Runnable flushTask = this::flushNow;
     private final Runnable livenessTask = this::checkLiveness;
-    private State state = State.CONNECTING;
+    private PeerConnectionState state = PeerConnectionState.CONNECTING;
     private Connection connection;
     private boolean flushScheduled;
     private List<Http2Event> readEvents = new ArrayList<>();
@@ -103,13 +102,18 @@ final class PeerConnection implements ConnectionHandler {
         return origin;
     }
 
-    State state() {
+    PeerConnectionState state() {
         return state;
     }
 
     /** Whether a new request may go here (it is connecting or open, not draining or closed). */
     boolean takesRequests() {
-        return state == State.CONNECTING || state == State.OPEN;
+        return state.takesRequests();
+    }
+
+    /** The one way the lifecycle changes. */
+    private void move(PeerConnectionState.Event event) {
+        state = state.next(event);
     }
 
     int streamsOpen() {
@@ -128,7 +132,7 @@ final class PeerConnection implements ConnectionHandler {
             // Through the carrier: a retried exchange keeps its deadline on the connection that took it over.
             exchange.timer = loop.schedule(() -> exchange.carrier.timedOut(exchange), exchange.request.timeout());
         }
-        if (state == State.OPEN && waiting.isEmpty() && protocol.canOpenStream()) {
+        if (state == PeerConnectionState.OPEN && waiting.isEmpty() && protocol.canOpenStream()) {
             start(exchange);
             scheduleFlush();
         } else if (waiting.size() >= waitingMax) {
@@ -151,7 +155,7 @@ final class PeerConnection implements ConnectionHandler {
      */
     void openWithin(java.time.Duration bound) {
         loop.schedule(() -> {
-            if (state == State.CONNECTING) {
+            if (state == PeerConnectionState.CONNECTING) {
                 HttpTimeoutException late = new java.net.http.HttpConnectTimeoutException(
                         "no HTTP/2 connection to " + origin + " within " + bound);
                 shutDown(late);
@@ -161,10 +165,10 @@ final class PeerConnection implements ConnectionHandler {
 
     /** Closes now: every exchange fails with {@code cause}, the socket (if any) is aborted. Idempotent. */
     void shutDown(IOException cause) {
-        if (state == State.CLOSED) {
+        if (state == PeerConnectionState.CLOSED) {
             return;
         }
-        state = State.CLOSED;
+        move(PeerConnectionState.Event.CLOSE);
         owner.retired(this);
         if (liveness != null) {
             liveness.cancel();
@@ -231,7 +235,7 @@ final class PeerConnection implements ConnectionHandler {
 
     /** Starts waiting exchanges while the peer's stream limit allows. */
     private void startWaiting() {
-        while (state == State.OPEN && !waiting.isEmpty() && protocol.canOpenStream()) {
+        while (state == PeerConnectionState.OPEN && !waiting.isEmpty() && protocol.canOpenStream()) {
             PeerExchange next = waiting.poll();
             if (!next.isDone()) {
                 start(next);
@@ -302,11 +306,7 @@ final class PeerConnection implements ConnectionHandler {
             case Http2Event.DataReceived data -> onData(data, from);
             case Http2Event.StreamReset reset -> onReset(reset);
             case Http2Event.WindowOpened opened -> resumeBlocked();
-            case Http2Event.SettingsReceived settings -> {
-                if (state == State.CONNECTING) {
-                    state = State.OPEN;
-                }
-            }
+            case Http2Event.SettingsReceived settings -> move(PeerConnectionState.Event.SETTINGS);
             case Http2Event.PingAcknowledged ack -> pingSentNanos = 0;
             case Http2Event.GoAwayReceived goAway -> onGoAway(goAway);
             case Http2Event.ConnectionFailed failed -> {
@@ -489,10 +489,10 @@ final class PeerConnection implements ConnectionHandler {
 
     @Override
     public void onClosed(Connection closed, Throwable cause) {
-        if (state == State.CLOSED) {
+        if (state == PeerConnectionState.CLOSED) {
             return; // shut down by us: everything failed already
         }
-        state = State.CLOSED;
+        move(PeerConnectionState.Event.CLOSE);
         protocol.transportClosed();
         owner.retired(this);
         if (liveness != null) {
@@ -531,7 +531,7 @@ final class PeerConnection implements ConnectionHandler {
 
     private void checkLiveness() {
         liveness = null;
-        if (state == State.CLOSED) {
+        if (state == PeerConnectionState.CLOSED) {
             return;
         }
         long now = loop.nanoTime();
@@ -540,7 +540,8 @@ final class PeerConnection implements ConnectionHandler {
             connection.abort(new HttpTimeoutException("no answer to a PING from " + origin));
             return;
         }
-        if (state == State.OPEN && streams.isEmpty() && waiting.isEmpty() && now - lastUsedNanos >= idleCloseNanos) {
+        if (state == PeerConnectionState.OPEN && streams.isEmpty() && waiting.isEmpty()
+                && now - lastUsedNanos >= idleCloseNanos) {
             retire();
             protocol.goAway(ErrorCode.NO_ERROR, "idle");
             writeOutput();
@@ -557,14 +558,12 @@ final class PeerConnection implements ConnectionHandler {
 
     /** Takes no new requests from now on; the transport opens another connection for the next. */
     private void retire() {
-        if (state == State.CONNECTING || state == State.OPEN) {
-            state = State.DRAINING;
-        }
+        move(PeerConnectionState.Event.RETIRE);
         owner.retired(this);
     }
 
     private void closeIfDrained() {
-        if (state == State.DRAINING && streams.isEmpty() && connection != null) {
+        if (state == PeerConnectionState.DRAINING && streams.isEmpty() && connection != null) {
             connection.closeAfterFlush();
         }
     }

@@ -107,19 +107,31 @@ class H2PeerTransportTest {
     }
 
     @Test
-    void aRequestMadeOnTheTransportsLoopIsAnsweredOnIt() throws Exception {
+    void aRequestMadeOnALoopGoesOnThatLoopsConnectionAndIsAnsweredThere() throws Exception {
         String origin = serve(request -> CompletableFuture.completedFuture(Response.of(204)));
-        await(transport.send(request(origin, "GET", "/warm", new byte[0]))); // the connection is open
-        CompletableFuture<String> answeredOn = new CompletableFuture<>();
-        CompletableFuture<String> askedOn = new CompletableFuture<>();
-        // The transport's own loop: reach it through a request's completion, which runs there.
-        transport.send(request(origin, "GET", "/first", new byte[0])).thenAccept(first -> {
-            askedOn.complete(Thread.currentThread().getName());
-            transport.send(request(origin, "GET", "/second", new byte[0]))
-                    .thenAccept(second -> answeredOn.complete(Thread.currentThread().getName()));
-        });
-        assertThat(await(askedOn), org.hamcrest.Matchers.startsWith("ringkv-peer-"));
-        assertThat(await(answeredOn), is(await(askedOn)));
+        io.ringkv.net.EventLoopGroup group = new io.ringkv.net.EventLoopGroup(2, "peer-test-loop");
+        H2PeerTransport onLoops = new H2PeerTransport(group, blocking, null, Duration.ofMillis(500), Duration.ofSeconds(1),
+                Duration.ofSeconds(2), ANSWER_MAX);
+        resources.add(group);
+        resources.add(onLoops);
+        // Each loop asks twice in a row: requests handed to a loop in turn would land on the
+        // other loop for one of the two.
+        for (EventLoop loop : group.loops()) {
+            for (int request = 0; request < 2; request++) {
+                CompletableFuture<String> asker = new CompletableFuture<>();
+                CompletableFuture<CompletableFuture<String>> answerer = new CompletableFuture<>();
+                // The continuation is attached inside the loop's task: the answer cannot be read
+                // before the task returns, so it completes on whichever loop reads it.
+                loop.execute(() -> {
+                    asker.complete(Thread.currentThread().getName());
+                    answerer.complete(onLoops.send(request(origin, "GET", "/", new byte[0]))
+                            .thenApply(answer -> Thread.currentThread().getName()));
+                });
+                assertThat(await(await(answerer)), is(await(asker)));
+            }
+        }
+        // One connection per loop, none for requests from elsewhere.
+        assertThat(onLoops.stats().orElseThrow().connectionsOpened(), is(2L));
     }
 
     @Test
