@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The inter-node client's connections to each peer and the requests in flight on them, read from
- * the client once per scrape ({@code RingHttpClient.stats}). Every peer has a data point, 0 while
+ * The connections to each peer and the requests in flight on them, read from the node's transport
+ * once per scrape ({@code PeerTransport.stats}). Every peer has a data point, 0 while
  * no connection to it is open. With the JDK's client ({@code --internode-client JDK}), which
  * tells nothing of its pool, the families are absent rather than a misleading 0.
  *
@@ -48,13 +48,13 @@ final class InterNodeClientCollector implements MultiCollector {
             }
         }
         return new Families()
-                .gauge("ringkv_internode_connections", "Connections the inter-node client holds open to the peer, "
-                        + "idle ones included", "peer", connections)
+                .gauge("ringkv_internode_connections", "Connections open to the peer (by default one per event "
+                        + "loop that called it), idle ones included", "peer", connections)
                 .gauge("ringkv_internode_streams", "Requests to the peer in flight on those connections: open HTTP/2 "
-                        + "streams (with --internode-protocol h1, the connections carrying a request); requests waiting "
+                        + "streams (with --internode-client RING --internode-protocol h1, the connections carrying a request); requests waiting "
                         + "for a connection or a stream slot are not counted", "peer", streams)
-                .counter("ringkv_internode_connections_opened", "Connections the inter-node client opened since the "
-                        + "node started, to all peers", stats.connectionsOpened())
+                .counter("ringkv_internode_connections_opened", "Connections to the peers opened since the node "
+                        + "started, all peers together", stats.connectionsOpened())
                 .build();
     }
 }
