@@ -403,12 +403,14 @@ def main():
                     help="settled when the JIT compilers used at most this share of the cluster's CPU in one "
                          "settling run (default 0.02)")
     ap.add_argument("--configs", default="1node,3n-h2,3n-h1",
-                    help="from 1node, 3n-h2, 3n-h1, 3x1node (three independent single nodes on the server CPU, "
+                    help="from 1node, 3n-h2 (the default transport between the nodes: HTTP/2 on their own loops), "
+                         "3n-h1 (ringkv's client over HTTP/1.1), 3x1node (three independent single nodes on the server CPU, "
                          "loaded at once: the cost of sharing the CPU, without replication), 3n-h2-all (3n-h2 whose "
                          "reads ask every replica at once, --read-spare-delay PT0S), 3n-h2-unbatched (3n-h2 sending "
                          "each replica read and write as a request of its own), 3n-h2-b2 (3n-h2 with two batches in "
                          "flight per peer), 5n-h2 (five nodes at replication factor 3), 3n-jdk (the JDK's HttpClient "
-                         "between the nodes, over HTTP/1.1); default 1node,3n-h2,3n-h1")
+                         "between the nodes, over HTTP/1.1), 3n-ring (ringkv's java.net.http client between the "
+                         "nodes, h2c); default 1node,3n-h2,3n-h1")
     ap.add_argument("--scenarios", default="put,get", help="from put, get (default: both)")
     ap.add_argument("--keys", type=int, default=20000, help="keys written before the runs (default 20000)")
     ap.add_argument("--connections", type=int, default=64)
