@@ -25,14 +25,25 @@ final class PeerBodyStream extends InputStream {
 
     /** Gives credit back and abandons the stream, on the connection's loop. */
     interface Credit {
+        /** The reader took {@code bytes}: the peer may send as many more on the stream. */
         void consumed(int bytes);
 
-        void abandon();
+        /**
+         * The reader closed the body: credits the connection for what {@code unread} then holds
+         * (read from the loop, where every offer happens), and resets the stream if it is still open.
+         */
+        void closed(java.util.concurrent.atomic.AtomicLong unread);
     }
 
     private final long idleTimeoutNanos;
     private final Credit credit;
     private final LinkedBlockingQueue<Object> items = new LinkedBlockingQueue<>();
+    /**
+     * Bytes offered and not yet given back as credit: the loop adds, the reader takes what it
+     * credits, and whatever is left when the reader closes goes back to the connection's window
+     * (else every body closed before its end would shrink that window for good).
+     */
+    private final java.util.concurrent.atomic.AtomicLong unread = new java.util.concurrent.atomic.AtomicLong();
     private ByteBuffer current = ByteBuffer.allocate(0);
     private int uncredited;
     private boolean ended;
@@ -45,6 +56,7 @@ final class PeerBodyStream extends InputStream {
 
     /** Loop: a chunk of the body (it stays valid: retained from the read buffer, or a copy). */
     void offer(ByteBuffer chunk) {
+        unread.addAndGet(chunk.remaining());
         items.add(chunk);
     }
 
@@ -80,6 +92,7 @@ final class PeerBodyStream extends InputStream {
         current.get(into, offset, count);
         uncredited += count;
         if (uncredited >= CREDIT_STEP_BYTES || (!current.hasRemaining() && items.isEmpty())) {
+            unread.addAndGet(-uncredited);
             credit.consumed(uncredited);
             uncredited = 0;
         }
@@ -92,9 +105,7 @@ final class PeerBodyStream extends InputStream {
             return;
         }
         closed = true;
-        if (!ended) {
-            credit.abandon();
-        }
+        credit.closed(unread);
     }
 
     /** Moves to the next non-empty chunk; false at the end of the body. */

@@ -460,15 +460,19 @@ final class PeerConnection implements ConnectionHandler {
             }
 
             @Override
-            public void abandon() {
+            public void closed(java.util.concurrent.atomic.AtomicLong unread) {
                 onLoop(() -> {
                     if (streams.get(streamId) == exchange) {
                         forget(exchange);
                         protocol.resetStream(streamId, ErrorCode.CANCEL);
                         exchange.fail(new IOException("the reader closed the answer before its end"));
-                        scheduleFlush();
-                        closeIfDrained();
                     }
+                    long left = unread.getAndSet(0);
+                    if (left > 0 && state != PeerConnectionState.CLOSED) {
+                        protocol.consumed(streamId, (int) Math.min(left, Integer.MAX_VALUE));
+                    }
+                    scheduleFlush();
+                    closeIfDrained();
                 });
             }
         };

@@ -236,6 +236,38 @@ class H2PeerTransportTest {
     }
 
     @Test
+    void streamedAnswersClosedBeforeTheirEndGiveTheirUnreadBytesBackToTheConnection() throws Exception {
+        // Each answer is larger than its stream's window (1 MiB): the peer fills the window, the
+        // reader takes one byte and closes. Twenty such answers leave 20 MiB unread, more than the
+        // connection's window (16 MiB): unless the unread bytes are credited back on close, the
+        // connection's window runs dry and the last answer never comes.
+        String origin = serve(request -> CompletableFuture.completedFuture(Response.streamed(200, new ChunkSource() {
+            private int sent;
+
+            @Override
+            public ByteBuffer next() {
+                return sent++ == 8 ? null : ByteBuffer.wrap(new byte[256 * 1024]);
+            }
+
+            @Override
+            public void close() {
+            }
+        })));
+        for (int i = 0; i < 20; i++) {
+            PeerStreamedAnswer answer = await(transport.open(request(origin, "GET", "/large", new byte[0])));
+            try (InputStream body = answer.body()) {
+                assertThat(body.read(), is(0));
+                Thread.sleep(150); // the peer fills the stream's window meanwhile
+            }
+        }
+        PeerStreamedAnswer last = await(transport.open(request(origin, "GET", "/large", new byte[0])));
+        try (InputStream body = last.body()) {
+            assertThat(body.readAllBytes().length, is(8 * 256 * 1024));
+        }
+        assertThat(transport.stats().orElseThrow().connectionsOpened(), is(1L));
+    }
+
+    @Test
     void aStreamedAnswerThatStallsMidBodyFailsTheReadInsteadOfHanging() throws Exception {
         String origin = serve(request -> CompletableFuture.completedFuture(Response.streamed(200, new ChunkSource() {
             private boolean sent;

@@ -124,13 +124,17 @@ final class ScriptedPeer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         server.close();
         synchronized (open) {
             for (Socket socket : open) {
                 socket.close();
             }
         }
-        thread.join(10_000);
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
