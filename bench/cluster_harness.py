@@ -29,7 +29,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.dont_write_bytecode = True  # bash runs this on every step: no __pycache__ left in bench/
 import vegeta  # noqa: E402  (after the line above, so that it leaves no bytecode either)
+from ports import free_ports  # noqa: E402,F401  (shared with nginx.py; replicated_path re-exports it)
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH_DIR)
@@ -51,19 +51,6 @@ NO_TARGETS = "no targets to attack"  # vegeta's error row once a lazily read tar
 def log(msg):
     """The bash harness's log format (bench/lib/common.sh), so that its lines and ours read alike."""
     print("%s %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
-
-
-def free_ports(n):
-    # All sockets stay bound until every port is known, so the n ports differ.
-    held = []
-    for _ in range(n):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        held.append(s)
-    ports = [s.getsockname()[1] for s in held]
-    for s in held:
-        s.close()
-    return ports
 
 
 def stat_cpu_ticks(path):

@@ -6,7 +6,7 @@ import os
 import subprocess
 import time
 
-from cluster_harness import free_ports
+from ports import free_ports
 
 
 
