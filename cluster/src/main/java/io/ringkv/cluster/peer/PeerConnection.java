@@ -250,13 +250,25 @@ final class PeerConnection implements ConnectionHandler {
         }
         if (exchange.streamId != 0 && streams.get(exchange.streamId) == exchange) {
             forget(exchange);
-            protocol.resetStream(exchange.streamId, ErrorCode.CANCEL);
+            cancelStream(exchange.streamId);
             scheduleFlush();
         } else {
             waiting.remove(exchange);
         }
         exchange.fail(new HttpTimeoutException("no answer from " + origin + " within " + exchange.request.timeout()
                 + " to " + exchange.request.method() + " " + exchange.request.path()));
+    }
+
+    /**
+     * Resets a stream we give up on, unless the engine has closed it already (its last frame
+     * arrived in the same read, a peer's END_STREAM on an answer that was too large): a reset of
+     * a closed stream is refused, and would fail the whole connection.
+     */
+    private void cancelStream(int streamId) {
+        io.ringkv.http.h2.StreamState stream = protocol.streamState(streamId);
+        if (stream != io.ringkv.http.h2.StreamState.CLOSED && stream != io.ringkv.http.h2.StreamState.IDLE) {
+            protocol.resetStream(streamId, ErrorCode.CANCEL);
+        }
     }
 
     private void forget(PeerExchange exchange) {
@@ -387,7 +399,7 @@ final class PeerConnection implements ConnectionHandler {
 
     private void tooLarge(PeerExchange exchange) {
         forget(exchange);
-        protocol.resetStream(exchange.streamId, ErrorCode.CANCEL);
+        cancelStream(exchange.streamId);
         exchange.fail(new IOException(origin + " answered " + exchange.request + " with more than "
                 + exchange.bodyBytesMax() + " bytes"));
     }
@@ -464,7 +476,7 @@ final class PeerConnection implements ConnectionHandler {
                 onLoop(() -> {
                     if (streams.get(streamId) == exchange) {
                         forget(exchange);
-                        protocol.resetStream(streamId, ErrorCode.CANCEL);
+                        cancelStream(streamId);
                         exchange.fail(new IOException("the reader closed the answer before its end"));
                     }
                     long left = unread.getAndSet(0);

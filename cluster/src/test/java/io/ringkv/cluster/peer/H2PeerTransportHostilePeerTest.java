@@ -72,6 +72,23 @@ class H2PeerTransportHostilePeerTest {
         }
     }
 
+    @Test
+    void anAnswerPastTheBoundWhoseLastFrameEndsItFailsTheRequestAndNotTheConnection() throws Exception {
+        // No content-length: the bound is passed by DATA, on the frame that also ends the stream,
+        // which the engine has closed by the time the transport gives the answer up.
+        try (ScriptedPeer peer = new ScriptedPeer(connection -> ScriptedPeer.Script.LARGE_WITHOUT_LENGTH);
+             H2PeerTransport bounded = new H2PeerTransport(null, blocking, null, Duration.ofMillis(500),
+                     Duration.ofSeconds(1), Duration.ofSeconds(2), 100_000)) {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> bounded.send(new PeerRequest(peer.origin(), "GET",
+                    "/large", Map.of(), new byte[0], Duration.ofSeconds(10))).get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertThat(e.getCause().getMessage(), containsString("more than 100000 bytes"));
+            PeerAnswer next = bounded.send(new PeerRequest(peer.origin(), "GET", "/small", Map.of(), new byte[0],
+                    Duration.ofSeconds(10))).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(new String(next.body(), StandardCharsets.US_ASCII), is("ok"));
+            assertThat(peer.accepted(), is(1));
+        }
+    }
+
     private PeerAnswer send(String origin) throws Exception {
         return transport.send(new PeerRequest(origin, "GET", "/", Map.of(), new byte[0], Duration.ofSeconds(10)))
                 .get(WAIT_SECONDS, TimeUnit.SECONDS);

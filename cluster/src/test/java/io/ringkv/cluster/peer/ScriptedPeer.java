@@ -39,7 +39,12 @@ final class ScriptedPeer implements AutoCloseable {
         /** Answers every request {@code 200} with the body "ok". */
         ANSWER,
         /** Answers with a header field of 100 KB, past any client's header list bound. */
-        HUGE_FIELD
+        HUGE_FIELD,
+        /**
+         * Answers {@code /large} with 100,001 bytes and no {@code content-length}, the last DATA
+         * frame ending the stream; any other path as {@link #ANSWER}.
+         */
+        LARGE_WITHOUT_LENGTH
     }
 
     private final ServerSocket server;
@@ -85,7 +90,9 @@ final class ScriptedPeer implements AutoCloseable {
             for (int n = in.read(buffer); n != -1; n = in.read(buffer)) {
                 for (Http2Event event : h2.receive(ByteBuffer.wrap(buffer, 0, n), System.nanoTime())) {
                     if (event instanceof Http2Event.HeadersReceived request && !request.trailers()) {
-                        answer(h2, request.streamId(), script);
+                        boolean large = request.fields().stream()
+                                .anyMatch(field -> field.name().equals(":path") && field.value().equals("/large"));
+                        answer(h2, request.streamId(), script == Script.LARGE_WITHOUT_LENGTH && !large ? Script.ANSWER : script);
                     }
                 }
                 write(out, h2.drainOutput());
@@ -108,6 +115,10 @@ final class ScriptedPeer implements AutoCloseable {
             case ANSWER -> {
                 h2.sendHeaders(streamId, List.of(new HeaderField(":status", "200")), false);
                 h2.sendData(streamId, ByteBuffer.wrap("ok".getBytes(StandardCharsets.US_ASCII)), true);
+            }
+            case LARGE_WITHOUT_LENGTH -> {
+                h2.sendHeaders(streamId, List.of(new HeaderField(":status", "200")), false);
+                h2.sendData(streamId, ByteBuffer.wrap(new byte[100_001]), true); // within the client's windows
             }
             case HUGE_FIELD -> h2.sendHeaders(streamId,
                     List.of(new HeaderField(":status", "200"), new HeaderField("x-huge", "h".repeat(100_000))), true);
