@@ -3,21 +3,18 @@ package io.ringkv.cluster.peer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A response body read as an {@link InputStream}, like {@code BodySubscribers.ofInputStream()},
  * plus a read deadline: a {@code read} that gets no bytes from the peer for {@code idleTimeout}
- * fails with {@link HttpTimeoutException} and cancels the exchange. The JDK's request timeout
+ * fails with {@link java.net.http.HttpTimeoutException} and cancels the exchange. The JDK's request timeout
  * ends when the response head arrives; without this, a peer that stalls mid-body would block
  * the reading thread for ever.
  *
@@ -29,11 +26,8 @@ final class DeadlineBodyStream extends InputStream implements HttpResponse.BodyS
 
     /** One pending item plus the terminal signal: demand is never more than one. */
     private static final int QUEUE_CAPACITY = 2;
-    /** Marks the end of the body in the queue (a sentinel, never confused with an empty list). */
-    private static final Object END = new Object();
 
-    private final long idleTimeoutNanos;
-    private final BlockingQueue<Object> items = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
+    private final DeadlineItems<List<ByteBuffer>> items;
     private volatile Flow.Subscription subscription;
     private ByteBuffer current = ByteBuffer.allocate(0);
     private List<ByteBuffer> currentList = List.of();
@@ -41,7 +35,7 @@ final class DeadlineBodyStream extends InputStream implements HttpResponse.BodyS
     private boolean ended;
 
     DeadlineBodyStream(Duration idleTimeout) {
-        this.idleTimeoutNanos = idleTimeout.toNanos();
+        this.items = new DeadlineItems<>(new ArrayBlockingQueue<>(QUEUE_CAPACITY), idleTimeout, "a response body");
     }
 
     static HttpResponse.BodyHandler<InputStream> handler(Duration idleTimeout) {
@@ -61,17 +55,17 @@ final class DeadlineBodyStream extends InputStream implements HttpResponse.BodyS
 
     @Override
     public void onNext(List<ByteBuffer> buffers) {
-        items.add(buffers); // cannot overflow: one item of demand at a time
+        items.put(buffers); // cannot overflow: one item of demand at a time
     }
 
     @Override
     public void onError(Throwable error) {
-        items.add(error);
+        items.fail(error);
     }
 
     @Override
     public void onComplete() {
-        items.add(END);
+        items.end();
     }
 
     @Override
@@ -112,7 +106,13 @@ final class DeadlineBodyStream extends InputStream implements HttpResponse.BodyS
             if (ended) {
                 return false;
             }
-            List<ByteBuffer> next = take();
+            List<ByteBuffer> next;
+            try {
+                next = items.take(this::close);
+            } catch (IOException e) { // timed out, interrupted (closed already) or failed: nothing more to read
+                ended = true;
+                throw e;
+            }
             if (next == null) {
                 ended = true;
                 return false;
@@ -122,30 +122,5 @@ final class DeadlineBodyStream extends InputStream implements HttpResponse.BodyS
             subscription.request(1);
         }
         return true;
-    }
-
-    /** The next list of buffers, or null at the end of the body. */
-    @SuppressWarnings("unchecked")
-    private List<ByteBuffer> take() throws IOException {
-        Object item;
-        try {
-            item = items.poll(idleTimeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            close();
-            throw new IOException("interrupted while reading a response body", e);
-        }
-        if (item == null) {
-            close();
-            throw new HttpTimeoutException("no response body bytes for " + Duration.ofNanos(idleTimeoutNanos));
-        }
-        if (item == END) {
-            return null;
-        }
-        if (item instanceof Throwable error) {
-            ended = true;
-            throw new IOException("response body failed", error);
-        }
-        return (List<ByteBuffer>) item;
     }
 }

@@ -6,7 +6,6 @@ import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The body of a streamed peer answer as a blocking {@link InputStream}. The peer may send only as
@@ -21,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 final class PeerBodyStream extends InputStream {
     /** Credit goes back to the peer in steps of at least this many bytes, or when the reader caught up. */
     static final int CREDIT_STEP_BYTES = 64 * 1024;
-    private static final Object END = new Object();
 
     /** Gives credit back and abandons the stream, on the connection's loop. */
     interface Credit {
@@ -35,9 +33,8 @@ final class PeerBodyStream extends InputStream {
         void closed(java.util.concurrent.atomic.AtomicLong unread);
     }
 
-    private final long idleTimeoutNanos;
     private final Credit credit;
-    private final LinkedBlockingQueue<Object> items = new LinkedBlockingQueue<>();
+    private final DeadlineItems<ByteBuffer> items;
     /**
      * Bytes offered and not yet given back as credit: the loop adds, the reader takes what it
      * credits, and whatever is left when the reader closes goes back to the connection's window
@@ -50,24 +47,24 @@ final class PeerBodyStream extends InputStream {
     private boolean closed;
 
     PeerBodyStream(Duration idleTimeout, Credit credit) {
-        this.idleTimeoutNanos = idleTimeout.toNanos();
+        this.items = new DeadlineItems<>(new LinkedBlockingQueue<>(), idleTimeout, "the peer's answer");
         this.credit = credit;
     }
 
     /** Loop: a chunk of the body (it stays valid: retained from the read buffer, or a copy). */
     void offer(ByteBuffer chunk) {
         unread.addAndGet(chunk.remaining());
-        items.add(chunk);
+        items.put(chunk);
     }
 
     /** Loop: the body ended. */
     void end() {
-        items.add(END);
+        items.end();
     }
 
     /** Loop: the exchange failed mid-body. */
     void fail(IOException cause) {
-        items.add(cause);
+        items.fail(cause);
     }
 
     @Override
@@ -114,27 +111,18 @@ final class PeerBodyStream extends InputStream {
             if (ended) {
                 return false;
             }
-            Object item;
+            ByteBuffer next;
             try {
-                item = items.poll(idleTimeoutNanos, TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                close();
-                throw new IOException("interrupted while reading a peer's answer", e);
+                next = items.take(this::close);
+            } catch (IOException e) { // timed out, interrupted (closed already) or failed: nothing more to read
+                ended = true;
+                throw e;
             }
-            if (item == null) {
-                close();
-                throw new HttpTimeoutException("no bytes of the peer's answer for " + Duration.ofNanos(idleTimeoutNanos));
-            }
-            if (item == END) {
+            if (next == null) {
                 ended = true;
                 return false;
             }
-            if (item instanceof IOException failure) {
-                ended = true;
-                throw new IOException("the peer's answer failed mid-body: " + failure.getMessage(), failure);
-            }
-            current = (ByteBuffer) item;
+            current = next;
         }
         return true;
     }

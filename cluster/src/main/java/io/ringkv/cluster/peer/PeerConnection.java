@@ -76,6 +76,8 @@ final class PeerConnection implements ConnectionHandler {
     private PeerConnectionState state = PeerConnectionState.CONNECTING;
     private Connection connection;
     private boolean flushScheduled;
+    /** While {@link #onRead} dispatches: frames made meanwhile leave with its own write at its end. */
+    private boolean reading;
     private List<Http2Event> readEvents = new ArrayList<>();
     private long lastReadNanos;
     private long lastUsedNanos;
@@ -301,8 +303,14 @@ final class PeerConnection implements ConnectionHandler {
             events = new ArrayList<>();
         }
         protocol.receive(input, now, events);
-        for (int i = 0; i < events.size(); i++) { // indexed: no iterator per read
-            handle(events.get(i), from);
+        boolean outer = reading;
+        reading = true;
+        try {
+            for (int i = 0; i < events.size(); i++) { // indexed: no iterator per read
+                handle(events.get(i), from);
+            }
+        } finally {
+            reading = outer;
         }
         events.clear();
         readEvents = events;
@@ -527,9 +535,12 @@ final class PeerConnection implements ConnectionHandler {
         }
     }
 
-    /** Writes once after this loop iteration's I/O, whatever else the iteration frames meanwhile. */
+    /**
+     * Writes once after this loop iteration's I/O, whatever else the iteration frames meanwhile;
+     * nothing to schedule while this connection's own read dispatches, which writes at its end.
+     */
     private void scheduleFlush() {
-        if (!flushScheduled) {
+        if (!flushScheduled && !reading) {
             flushScheduled = true;
             onLoop(flushTask);
         }

@@ -129,11 +129,9 @@ final class PeerExchange {
 
     /** The answer ended: a whole answer completes; a streamed one's body sees its end. */
     void end() {
-        if (done) {
+        if (!finish()) {
             return;
         }
-        done = true;
-        cancelTimer();
         if (streamed != null) {
             if (bodyStream != null) {
                 bodyStream.end();
@@ -146,11 +144,9 @@ final class PeerExchange {
 
     /** The exchange failed: the future fails if it has not completed, a streamed body's reader sees {@code cause}. */
     void fail(IOException cause) {
-        if (done) {
+        if (!finish()) {
             return;
         }
-        done = true;
-        cancelTimer();
         if (streamed != null) {
             if (bodyStream != null) {
                 bodyStream.fail(cause);
@@ -160,6 +156,16 @@ final class PeerExchange {
         } else {
             answer.completeExceptionally(cause);
         }
+    }
+
+    /** Marks the exchange done and stops its timer; false when it was done already (the first outcome stands). */
+    private boolean finish() {
+        if (done) {
+            return false;
+        }
+        done = true;
+        cancelTimer();
+        return true;
     }
 
     private void cancelTimer() {
