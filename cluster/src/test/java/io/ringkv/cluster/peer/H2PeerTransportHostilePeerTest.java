@@ -89,6 +89,25 @@ class H2PeerTransportHostilePeerTest {
         }
     }
 
+    @Test
+    void aPeerThatNeverReadsFailsTheRequestByItsTimeoutAndLosesTheConnection() throws Exception {
+        // A 3 MiB body to a peer that stopped reading: what cannot be written waits (bounded by
+        // the peer's windows), the request ends at its timeout, and the connection, whose PING
+        // goes unanswered, is given up, so that the next request opens a new one.
+        try (ScriptedPeer peer = new ScriptedPeer(connection -> ScriptedPeer.Script.DEAF)) {
+            PeerRequest upload = new PeerRequest(peer.origin(), "PUT", "/", Map.of(), new byte[3 << 20], Duration.ofSeconds(1));
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> transport.send(upload).get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertThat(e.getCause(), instanceOf(java.net.http.HttpTimeoutException.class));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (transport.stats().orElseThrow().routes().stream().mapToInt(r -> r.connections()).sum() > 0
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(transport.stats().orElseThrow().routes().stream().mapToInt(r -> r.connections()).sum(), is(0));
+        }
+    }
+
     private PeerAnswer send(String origin) throws Exception {
         return transport.send(new PeerRequest(origin, "GET", "/", Map.of(), new byte[0], Duration.ofSeconds(10)))
                 .get(WAIT_SECONDS, TimeUnit.SECONDS);

@@ -38,6 +38,8 @@ final class ScriptedPeer implements AutoCloseable {
         REFUSE_FIRST_STREAM,
         /** Answers every request {@code 200} with the body "ok". */
         ANSWER,
+        /** Sends its SETTINGS, then never reads a byte nor answers: what the client writes backs up. */
+        DEAF,
         /** Answers with a header field of 100 KB, past any client's header list bound. */
         HUGE_FIELD,
         /**
@@ -51,6 +53,7 @@ final class ScriptedPeer implements AutoCloseable {
     private final Thread thread;
     private final AtomicInteger accepted = new AtomicInteger();
     private final List<Socket> open = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final java.util.concurrent.CountDownLatch closing = new java.util.concurrent.CountDownLatch(1);
 
     ScriptedPeer(IntFunction<Script> scriptForConnection) throws IOException {
         this.server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
@@ -76,7 +79,7 @@ final class ScriptedPeer implements AutoCloseable {
         return accepted.get();
     }
 
-    private static void serve(Socket socket, Script script) {
+    private void serve(Socket socket, Script script) {
         try (socket) {
             Http2Connection h2 = new Http2Connection(Role.SERVER, Http2Config.defaults());
             h2.start();
@@ -85,6 +88,10 @@ final class ScriptedPeer implements AutoCloseable {
             }
             OutputStream out = socket.getOutputStream();
             write(out, h2.drainOutput());
+            if (script == Script.DEAF) {
+                closing.await();
+                return;
+            }
             InputStream in = socket.getInputStream();
             byte[] buffer = new byte[64 * 1024];
             for (int n = in.read(buffer); n != -1; n = in.read(buffer)) {
@@ -99,12 +106,14 @@ final class ScriptedPeer implements AutoCloseable {
             }
         } catch (IOException | RuntimeException closed) {
             // the client went away, or broke the connection off
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
     private static void answer(Http2Connection h2, int streamId, Script script) {
         switch (script) {
-            case GOAWAY_AT_ONCE, REFUSE_EVERY_STREAM -> h2.resetStream(streamId, ErrorCode.REFUSED_STREAM);
+            case GOAWAY_AT_ONCE, REFUSE_EVERY_STREAM, DEAF -> h2.resetStream(streamId, ErrorCode.REFUSED_STREAM);
             case REFUSE_FIRST_STREAM -> {
                 if (streamId == 1) {
                     h2.resetStream(streamId, ErrorCode.REFUSED_STREAM);
@@ -136,6 +145,7 @@ final class ScriptedPeer implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        closing.countDown();
         server.close();
         synchronized (open) {
             for (Socket socket : open) {
