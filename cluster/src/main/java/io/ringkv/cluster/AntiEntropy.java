@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *       ({@code GET /internal/v0/versions}); this node scans its own keys of those buckets in key
  *       order, merging the two streams as it goes, and, for
  *       every record it holds that the peer lacks or holds older, sends the record
- *       ({@code PUT /internal/v0/records}, applied by last-write-wins), except a tombstone
+ *       ({@code PUT /internal/v0/writes}, applied by last-write-wins), except a tombstone
  *       older than the grace period that the peer lacks, or a record expired for longer than it:
  *       the peer has most likely collected it already ({@link #withheld}). A value that never
  *       expires is sent whatever its age; an expired record is sent as what it is, with its

@@ -11,8 +11,6 @@ import io.ringkv.store.Record;
 import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
 import io.ringkv.store.WouldBlockException;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,13 +24,10 @@ import java.util.concurrent.CompletionStage;
  * {@link InternalProtocol#PREFIX}. Endpoints (docs/cluster.md has the full description):
  * <pre>
  *   GET /internal/v0/record?key=B64   200 value + X-Ringkv-Timestamp + X-Ringkv-Tombstone [+ X-Ringkv-Expires] | 404
- *   PUT /internal/v0/record?key=B64   body = value, same headers; applied by timestamp -> 204
- *                                     (when not applied: X-Ringkv-Applied false, X-Ringkv-Timestamp of the record kept)
  *   GET /internal/v0/range?start=B64[&amp;end=B64]  200, streamed RecordFrames, tombstones included
  *   GET /internal/v0/time             200, this node's wall clock (epoch millis, decimal)
- *   PUT /internal/v0/records          body = RecordFrames (ascending keys, end marker); each applied by timestamp -> 204
  *   PUT /internal/v0/writes           body = RecordFrames (any order, end marker); each applied by timestamp -> 200,
- *                                     one answer per write ({@link WriteBatchCodec})
+ *                                     one answer per write ({@link WriteBatchCodec}); every write between nodes
  *   POST /internal/v0/reads           body = keys ({@link ReadBatchCodec}) -> 200, one answer per key
  *   POST /internal/v0/paxos/prepare   body = a compare-and-set's prepare ({@link PaxosMessages}) -> 200, the promise
  *   POST /internal/v0/paxos/accept    body = a compare-and-set's accept -> 200, the answer
@@ -336,17 +331,13 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     private Response respond(Request request, boolean now) throws StoreException {
         try {
             return switch (request.path()) {
-                case InternalProtocol.RECORD_PATH -> switch (request.method()) {
-                    case "GET" -> getRecord(request);
-                    case "PUT" -> putRecord(request);
-                    default -> Response.text(405, "use GET or PUT").withHeader("Allow", "GET, PUT");
-                };
+                case InternalProtocol.RECORD_PATH -> request.method().equals("GET")
+                        ? getRecord(request) : Response.text(405, "use GET (writes go to " + InternalProtocol.WRITES_PATH + ")")
+                                .withHeader("Allow", "GET");
                 case InternalProtocol.READS_PATH -> request.method().equals("POST")
                         ? postReads(request, now) : Response.text(405, "use POST").withHeader("Allow", "POST");
                 case InternalProtocol.WRITES_PATH -> request.method().equals("PUT")
                         ? putWrites(request, now) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
-                case InternalProtocol.RECORDS_PATH -> request.method().equals("PUT")
-                        ? putRecords(request) : Response.text(405, "use PUT").withHeader("Allow", "PUT");
                 case InternalProtocol.DIGEST_PATH -> request.method().equals("GET")
                         ? Response.of(200, DigestBuckets.encode(digest(request)))
                                 .withHeader("Content-Type", "application/octet-stream")
@@ -382,32 +373,6 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         return record.expires() ? answer.withHeader(InternalProtocol.EXPIRES_HEADER, Long.toString(record.expiresAtMillis())) : answer;
     }
 
-    private Response putRecord(Request request) throws StoreException {
-        byte[] key = key(request, InternalProtocol.KEY_PARAM);
-        long timestamp = InternalProtocol.parseTimestamp(header(request, InternalProtocol.TIMESTAMP_HEADER));
-        boolean tombstone = InternalProtocol.parseTombstone(header(request, InternalProtocol.TOMBSTONE_HEADER));
-        if (tombstone && request.body().length != 0) {
-            throw new IllegalArgumentException("a tombstone carries no body");
-        }
-        Optional<String> expires = request.headers().first(InternalProtocol.EXPIRES_HEADER);
-        long expiresAt = expires.isPresent() ? InternalProtocol.parseExpiry(expires.get()) : Record.NEVER;
-        if (tombstone && expires.isPresent()) {
-            throw new IllegalArgumentException("a tombstone never expires");
-        }
-        refuseIfAhead(request, timestamp);
-        clock.observe(timestamp);
-        boolean applied = engine.apply(key, new Record(timestamp, tombstone, request.body(), expiresAt));
-        Response response = Response.of(204).withHeader(InternalProtocol.APPLIED_HEADER, Boolean.toString(applied));
-        if (!applied) {
-            // What kept it out, so that the coordinator of a new write can stamp it above that.
-            Optional<Record> kept = engine.get(key);
-            if (kept.isPresent()) {
-                response = response.withHeader(InternalProtocol.TIMESTAMP_HEADER, Long.toString(kept.get().timestamp()));
-            }
-        }
-        return response;
-    }
-
     /**
      * A compare-and-set's prepare ({@link PaxosAcceptor#prepare}). A malformed message, or a ballot
      * further ahead of this node's clock than the bound, is refused (400) before anything is stored.
@@ -435,37 +400,6 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
      * Applies a batch of records, each by last-write-wins. The whole batch is parsed before any
      * record is applied, so a malformed batch changes nothing ({@code 400}).
      */
-    private Response putRecords(Request request) throws StoreException {
-        List<byte[]> keys = new ArrayList<>();
-        List<Record> records = new ArrayList<>();
-        try (RecordFrameReader reader = new RecordFrameReader(new ByteArrayInputStream(request.body()), "record batch")) {
-            while (reader.next()) {
-                if (reader.key().length == 0) {
-                    throw new IllegalArgumentException("empty key in record batch");
-                }
-                keys.add(reader.key());
-                records.add(reader.record());
-            }
-        } catch (IOException e) {
-            throw new IllegalArgumentException("malformed record batch: " + e.getMessage(), e);
-        }
-        for (Record record : records) {
-            refuseIfAhead(request, record.timestamp());
-        }
-        for (Record record : records) {
-            clock.observe(record.timestamp());
-        }
-        // One batch write for the whole body, as for coordinators' write batches: a hand-over sends
-        // hundreds of records a request, and one write each held a handler thread for the lot.
-        int applied = 0;
-        for (Record keptOut : engine.applyAll(keys, records)) {
-            if (keptOut == null) {
-                applied++;
-            }
-        }
-        return Response.of(204).withHeader(InternalProtocol.APPLIED_COUNT_HEADER, Integer.toString(applied));
-    }
-
     /**
      * Reads a coordinator's batch of keys and answers each ({@link ReadBatchCodec}); once the answer
      * carries {@link ReadBatchCodec#ANSWER_VALUE_BYTES} of values, the keys left are deferred unread

@@ -4,10 +4,10 @@ import io.ringkv.cluster.meta.MetadataGroup;
 
 /**
  * The largest request body each internal route takes, judged at the request's head (a larger
- * announced body is answered 413 before a byte of it is read). Routes that carry peers' record
- * batches take what the node's {@code --max-body} allows, which the server already enforces (the
- * peers' batches stay within it: {@link ReplicaClient#batchBodyBytesMax}); the others are small
- * by construction.
+ * announced body is answered 413 before a byte of it is read). Routes that carry records take what
+ * the server allows, the node's {@code --max-body} plus {@link InternalProtocol#ONE_WRITE_ENVELOPE_BYTES}
+ * (peers' batches of many records stay within {@code --max-body}: {@link ReplicaClient#batchBodyBytesMax};
+ * a record too large for that travels alone); the others are small by construction.
  *
  * <p>Stateless.
  */
@@ -29,8 +29,7 @@ final class InternalBodyLimits {
             return META_BODY_BYTES_MAX;
         }
         return switch (path) {
-            case InternalProtocol.RECORD_PATH, InternalProtocol.RECORDS_PATH, InternalProtocol.WRITES_PATH,
-                 InternalProtocol.PAXOS_ACCEPT_PATH -> Long.MAX_VALUE; // an accept carries the proposed record
+            case InternalProtocol.WRITES_PATH, InternalProtocol.PAXOS_ACCEPT_PATH -> Long.MAX_VALUE; // an accept carries the proposed record
             case InternalProtocol.READS_PATH -> ReadBatchCodec.BYTES_MAX;
             default -> NO_BODY_BYTES_MAX;
         };

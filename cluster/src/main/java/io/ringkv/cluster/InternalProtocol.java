@@ -13,12 +13,31 @@ public final class InternalProtocol {
 
     /** Every internal endpoint lives under this prefix; it must be firewalled from clients. */
     public static final String PREFIX = "/internal/";
+    /** GET one record ({@link #KEY_PARAM}): a read too large for a read batch's answer, or with batching off. */
     public static final String RECORD_PATH = "/internal/v0/record";
     public static final String RANGE_PATH = "/internal/v0/range";
-    /** PUT a batch of records (RecordFrames, ascending unique keys, end marker): hint replay, repair. */
-    public static final String RECORDS_PATH = "/internal/v0/records";
-    /** PUT new writes from a coordinator, any key order, one answer per write ({@link WriteBatchCodec}). */
+    /**
+     * PUT writes, any key order, one answer per write ({@link WriteBatchCodec}): every write from
+     * one node to another, a coordinator's, a read repair, a replayed hint, a pushed repair or
+     * hand-over.
+     */
     public static final String WRITES_PATH = "/internal/v0/writes";
+    /**
+     * The most bytes a batch of one write carries besides its value: the end marker, the frame's
+     * fields and a key of up to 16 KiB less those (the public API takes keys of 4 KiB). A node takes
+     * write batches up to its {@code --max-body} plus this, so that any value its public API took
+     * reaches every replica, alone in a batch if it must.
+     */
+    public static final int ONE_WRITE_ENVELOPE_BYTES = 16 * 1024;
+
+    /**
+     * The request body limit a node's server needs when its public API takes bodies of up to
+     * {@code publicBodyBytesMax} ({@code --max-body}): that plus {@link #ONE_WRITE_ENVELOPE_BYTES}.
+     */
+    public static long serverBodyBytesMax(long publicBodyBytesMax) {
+        long sum = publicBodyBytesMax + ONE_WRITE_ENVELOPE_BYTES;
+        return sum < 0 ? Long.MAX_VALUE : sum;
+    }
     /** POST keys to read, one answer per key ({@link ReadBatchCodec}). */
     public static final String READS_PATH = "/internal/v0/reads";
     /** GET this node's anti-entropy digest: {@link DigestBuckets#BUCKETS} big-endian longs. */
@@ -62,8 +81,6 @@ public final class InternalProtocol {
     public static final String DECOMMISSION_PATH = "/internal/v0/membership/decommission";
     /** {@code POST}: this node rolls back its decommission (back to normal) or its join (to left). */
     public static final String MEMBERSHIP_ABORT_PATH = "/internal/v0/membership/abort";
-    /** On a {@link #RECORDS_PATH} answer: how many records of the batch were newer than the stored ones. */
-    public static final String APPLIED_COUNT_HEADER = "X-Ringkv-Applied-Count";
 
     public static final String KEY_PARAM = "key";
     public static final String START_PARAM = "start";
@@ -79,11 +96,6 @@ public final class InternalProtocol {
      * and the answer's proofs.
      */
     public static final String EXPIRES_HEADER = "X-Ringkv-Expires";
-    /**
-     * On a PUT response: whether the record replaced the stored one. When {@code false}, the
-     * answer's {@link #TIMESTAMP_HEADER} is the timestamp of the record the node kept.
-     */
-    public static final String APPLIED_HEADER = "X-Ringkv-Applied";
 
     /**
      * The sender's cluster metadata epoch, on every internal request a node sends but its Raft

@@ -10,11 +10,12 @@ import java.util.concurrent.CompletableFuture;
  * A coordinator's writes to one peer, in batches ({@link PeerBatcher}) of
  * {@link InternalProtocol#WRITES_PATH} requests: the peer applies a batch in one storage write and
  * answers each write. A batch's body stays within {@link ReplicaClient#batchBodyBytesMax}, the
- * peer's body limit at most, so the peer never refuses one for its size; a record too large for a
- * batch of its own goes alone on the one-record path, whose body is the value alone (the peer
- * takes it whenever its public API would have). Every write's future completes: with the peer's answer for it, with the
- * batch's failure (a timeout, a refused connection, a status other than 200), or with its own
- * refusal (stamped beyond the peer's clock bound).
+ * peer's body limit at most, so the peer never refuses one for its size; a record too large for
+ * that goes at once as a batch of its own ({@link ReplicaClient#write}), which the peer takes
+ * whenever its public API would have taken the value. Every write's future completes: with the
+ * peer's answer for it, with the batch's failure (a timeout, a refused connection, a status other
+ * than 200), or with its own refusal (stamped beyond the peer's clock bound,
+ * {@link ReplicaClient#writeOutcome}).
  *
  * <p>Threading: as {@link PeerBatcher}.
  */
@@ -79,13 +80,12 @@ final class PeerWriteBatcher {
         void complete(ClusterNode node, long answered, Throwable failure) {
             if (failure != null) {
                 answer.completeExceptionally(failure);
-            } else if (answered == WriteBatchCodec.STORED) {
-                answer.complete(OptionalLong.empty());
-            } else if (answered == WriteBatchCodec.REFUSED_AHEAD) {
-                answer.completeExceptionally(new ReplicaException(node, "refused a record stamped "
-                        + record.timestamp() + ": further ahead of its clock than the bound"));
-            } else {
-                answer.complete(answered > record.timestamp() ? OptionalLong.of(answered) : OptionalLong.empty());
+                return;
+            }
+            try {
+                answer.complete(ReplicaClient.writeOutcome(node, record, answered));
+            } catch (java.util.concurrent.CompletionException refused) {
+                answer.completeExceptionally(refused.getCause());
             }
         }
     }

@@ -13,20 +13,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Sends records to one peer ({@link InternalProtocol#RECORDS_PATH}, applied by last-write-wins) in
- * requests the peer takes, for hint replay and anti-entropy:
+ * Sends records to one peer as write batches ({@link ReplicaClient#writeEach}, applied by
+ * last-write-wins) in requests the peer takes, for hint replay, anti-entropy and hand-over:
  * <ul>
  *   <li>A batch leaves before the record that would take it past {@code recordsMax} records or its
  *       body past {@link ReplicaClient#batchBodyBytesMax}, which is within the peer's body limit.
  *       The bound is checked before a record joins, never after: a batch that grew past it and then
  *       left was refused with 413 every time.</li>
- *   <li>A record too large for a batch on its own travels alone on the one-record path
- *       ({@link ReplicaClient#write}), whose body is the value alone, so the peer takes any record
- *       its public API took.</li>
- *   <li>A batch the peer refuses for its content ({@link RecordsRefusedException}: a record larger
- *       than a peer with a lower limit takes, one stamped too far ahead of its clock) is sent again a
- *       record at a time, so a record the peer will not take costs only itself: it is reported to
- *       {@link Outcomes#refused} and the others still arrive.</li>
+ *   <li>A record too large for a batch leaves alone, as a batch of its own, which the peer takes up
+ *       to its body limit plus {@link InternalProtocol#ONE_WRITE_ENVELOPE_BYTES}: any record its
+ *       public API took.</li>
+ *   <li>A record the peer refuses in its answer (stamped too far ahead of its clock) is reported to
+ *       {@link Outcomes#refused}; the batch's other records arrived. A batch the peer refuses
+ *       whole for its content ({@link RecordsRefusedException}: 413 from a peer with a lower limit,
+ *       400) is sent again a record at a time, so a record the peer will not take costs only
+ *       itself.</li>
  * </ul>
  * Any other failure (the peer down, too slow, answering 5xx) is thrown: the caller gives up on
  * that peer until its next round (batches still in flight then are left to finish or fail alone).
@@ -70,8 +71,8 @@ final class RecordPusher {
 
     RecordPusher(ReplicaClient client, ClusterNode peer, int recordsMax, int inFlightMax, Duration answerWait,
                  Outcomes outcomes) {
-        if (recordsMax < 1) {
-            throw new IllegalArgumentException("a batch must hold at least one record, got " + recordsMax);
+        if (recordsMax < 1 || recordsMax > WriteBatchCodec.RECORDS_MAX) {
+            throw new IllegalArgumentException("a batch holds 1 to " + WriteBatchCodec.RECORDS_MAX + " records, got " + recordsMax);
         }
         if (inFlightMax < 1) {
             throw new IllegalArgumentException("at least one batch must be allowed in flight, got " + inFlightMax);
@@ -86,8 +87,6 @@ final class RecordPusher {
 
     /**
      * Adds a record, first sending the batch it would not fit.
-     *
-     * @param key after every key added before (the peer requires ascending keys, each once)
      */
     void add(byte[] key, Record record) throws ExecutionException, TimeoutException, InterruptedException {
         long frame = RecordFrames.frameBytes(key, record);
@@ -112,28 +111,33 @@ final class RecordPusher {
             return;
         }
         List<Map.Entry<byte[], Record>> batch = pending;
-        long bodyBytes = pendingBodyBytes;
         pending = new ArrayList<>();
         pendingBodyBytes = END_MARKER_BYTES;
         if (inFlight.size() == inFlightMax) {
             complete(inFlight.removeFirst());
         }
-        inFlight.addLast(send(batch, bodyBytes));
+        inFlight.addLast(send(batch));
     }
 
-    private Sent send(List<Map.Entry<byte[], Record>> batch, long bodyBytes) {
-        if (batch.size() == 1 && bodyBytes > client.batchBodyBytesMax()) {
-            Map.Entry<byte[], Record> alone = batch.getFirst();
-            return new Sent(batch, client.write(peer, alone.getKey(), alone.getValue()));
+    private Sent send(List<Map.Entry<byte[], Record>> batch) {
+        List<byte[]> keys = new ArrayList<>(batch.size());
+        List<Record> records = new ArrayList<>(batch.size());
+        for (Map.Entry<byte[], Record> entry : batch) {
+            keys.add(entry.getKey());
+            records.add(entry.getValue());
         }
-        return new Sent(batch, client.writeBatch(peer, batch));
+        return new Sent(batch, client.writeEach(peer, keys, records));
     }
 
-    /** Waits for a batch's answer; one refused for its content goes again a record at a time. */
+    /**
+     * Waits for a batch's answer and reports each record's outcome; a batch refused whole for its
+     * content goes again a record at a time.
+     */
     private void complete(Sent sent) throws ExecutionException, TimeoutException, InterruptedException {
         List<Map.Entry<byte[], Record>> batch = sent.batch();
+        long[] answers;
         try {
-            await(sent.answer());
+            answers = await(sent.answer());
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof RecordsRefusedException refusal)) {
                 throw e;
@@ -143,19 +147,29 @@ final class RecordPusher {
                 return;
             }
             for (Map.Entry<byte[], Record> entry : batch) {
-                complete(send(List.of(entry), END_MARKER_BYTES + RecordFrames.frameBytes(entry.getKey(), entry.getValue())));
+                complete(send(List.of(entry)));
             }
             return;
         }
-        taken += batch.size();
-        outcomes.taken(batch.size());
+        int tookHere = 0;
+        for (int i = 0; i < batch.size(); i++) {
+            Map.Entry<byte[], Record> entry = batch.get(i);
+            try {
+                ReplicaClient.writeOutcome(peer, entry.getValue(), answers[i]);
+                tookHere++;
+            } catch (java.util.concurrent.CompletionException refused) {
+                outcomes.refused(entry.getKey(), entry.getValue(), (RecordsRefusedException) refused.getCause());
+            }
+        }
+        taken += tookHere;
+        outcomes.taken(tookHere);
     }
 
-    private void await(Future<?> answer) throws ExecutionException, TimeoutException, InterruptedException {
-        answer.get(answerMillis, TimeUnit.MILLISECONDS);
+    private long[] await(Future<long[]> answer) throws ExecutionException, TimeoutException, InterruptedException {
+        return answer.get(answerMillis, TimeUnit.MILLISECONDS);
     }
 
     /** A batch on its way, and the answer it will get. */
-    private record Sent(List<Map.Entry<byte[], Record>> batch, Future<?> answer) {
+    private record Sent(List<Map.Entry<byte[], Record>> batch, Future<long[]> answer) {
     }
 }

@@ -4,10 +4,10 @@ import io.ringkv.cluster.peer.PeerAnswer;
 import io.ringkv.cluster.peer.PeerRequest;
 import io.ringkv.cluster.peer.PeerStreamedAnswer;
 import io.ringkv.cluster.peer.PeerTransport;
+import io.ringkv.store.HybridLogicalClock;
 import io.ringkv.store.Record;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.time.Duration;
@@ -93,8 +93,9 @@ public final class ReplicaClient {
     /**
      * The most bytes a batch request's body may have: {@link #BATCH_BODY_BYTES_DEFAULT}, or the
      * peers' body limit when lower, so that a peer never refuses a batch for its size. A record that
-     * does not fit a batch alone travels on the one-record path ({@link #write}), whose body is the
-     * value alone: the peer takes it whenever its public API would have.
+     * does not fit a batch alone travels as a batch of its own ({@link #write}), which a peer takes
+     * up to its body limit plus {@link InternalProtocol#ONE_WRITE_ENVELOPE_BYTES}: whenever its
+     * public API would have taken the value.
      */
     public int batchBodyBytesMax() {
         return batchBodyBytesMax;
@@ -106,73 +107,41 @@ public final class ReplicaClient {
     }
 
     /**
-     * Stores {@code record} on {@code node} by last-write-wins; completes with the timestamp of the
-     * fresher record the node keeps instead, or empty when it now holds {@code record}.
+     * Stores {@code record} on {@code node} by last-write-wins, as a write batch of one
+     * ({@link #writeEach}); completes with the timestamp of the fresher record the node keeps
+     * instead, or empty when it now holds {@code record} ({@link #writeOutcome}).
      */
     public CompletableFuture<OptionalLong> write(ClusterNode node, byte[] key, Record record) {
-        Map<String, String> fields = record.expires()
-                ? Map.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()),
-                        InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()),
-                        InternalProtocol.EXPIRES_HEADER, Long.toString(record.expiresAtMillis()))
-                : Map.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()),
-                        InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
-        // A record's value never changes (Record's contract): it is the body as it is, no copy.
-        Signed signed = request(node, "PUT", InternalProtocol.RECORD_PATH, keyQuery(key), fields, record.value());
-        return peers.send(signed.request())
-                .thenApply(answer -> {
-                    verify(node, signed.proof(), answer, 204);
-                    expectStatus(node, answer, 204);
-                    return fresherKept(node, answer, record);
-                });
-    }
-
-    private static OptionalLong fresherKept(ClusterNode node, PeerAnswer answer, Record written) {
-        if (!"false".equals(answer.fields().first(InternalProtocol.APPLIED_HEADER).orElse("true"))) {
-            return OptionalLong.empty();
-        }
-        Optional<String> kept = answer.fields().first(InternalProtocol.TIMESTAMP_HEADER);
-        if (kept.isEmpty()) {
-            return OptionalLong.empty();
-        }
-        long timestamp;
-        try {
-            timestamp = InternalProtocol.parseTimestamp(kept.get());
-        } catch (IllegalArgumentException e) {
-            throw new CompletionException(new ReplicaException(node, "malformed answer to a write: " + e.getMessage(), e));
-        }
-        return timestamp > written.timestamp() ? OptionalLong.of(timestamp) : OptionalLong.empty();
+        return writeEach(node, List.of(key), List.of(record)).thenApply(answers -> writeOutcome(node, record, answers[0]));
     }
 
     /**
-     * Sends records to {@code node} in one request ({@link InternalProtocol#RECORDS_PATH}); the
-     * node applies each by last-write-wins. Completes with how many were newer than what it held.
-     * {@link RecordPusher} sizes these requests within {@link #batchBodyBytesMax}.
+     * What a peer's answer to one write of a batch ({@link WriteBatchCodec}) means for the writer:
+     * empty once the peer holds {@code record}; the timestamp of a fresher record it keeps instead;
+     * a {@link RecordsRefusedException} (status 400, the write alone) when it refused the record as
+     * stamped beyond its clock bound, so that a sender of many records tells that record's refusal
+     * from a failure of the peer.
      *
-     * @param batch keys in strictly ascending unsigned order, each once
+     * @throws CompletionException with that refusal
      */
-    public CompletableFuture<Integer> writeBatch(ClusterNode node, List<Map.Entry<byte[], Record>> batch) {
-        int bytes = Integer.BYTES;
-        for (Map.Entry<byte[], Record> entry : batch) {
-            bytes += RecordFrames.frameBytes(entry.getKey(), entry.getValue());
+    static OptionalLong writeOutcome(ClusterNode node, Record record, long answered) {
+        if (answered == WriteBatchCodec.STORED) {
+            return OptionalLong.empty();
         }
-        ByteBuffer body = ByteBuffer.allocate(bytes);
-        for (Map.Entry<byte[], Record> entry : batch) {
-            RecordFrames.write(body, entry.getKey(), entry.getValue());
+        if (answered == WriteBatchCodec.REFUSED_AHEAD) {
+            throw new CompletionException(new RecordsRefusedException(node, "refused a record stamped "
+                    + HybridLogicalClock.format(record.timestamp()) + ": further ahead of its clock than the bound", 400));
         }
-        RecordFrames.writeEnd(body);
-        Signed signed = request(node, "PUT", InternalProtocol.RECORDS_PATH, null, Map.of(), body.array());
-        return peers.send(signed.request())
-                .thenApply(answer -> {
-                    verify(node, signed.proof(), answer, 204);
-                    expectStatus(node, answer, 204);
-                    return answer.fields().first(InternalProtocol.APPLIED_COUNT_HEADER).map(Integer::parseInt).orElse(0);
-                });
+        return answered > record.timestamp() ? OptionalLong.of(answered) : OptionalLong.empty();
     }
 
     /**
-     * Sends new writes to {@code node} in one request ({@link InternalProtocol#WRITES_PATH}, see
-     * {@link WriteBatchCodec}); completes with the node's answer per write, in order. Used by
-     * {@link PeerWriteBatcher}, which turns the answers into each write's outcome.
+     * Sends writes to {@code node} in one request ({@link InternalProtocol#WRITES_PATH}, see
+     * {@link WriteBatchCodec}); completes with the node's answer per write, in order. Every write
+     * between nodes travels so: a coordinator's ({@link PeerWriteBatcher}), a read repair, a
+     * replayed hint, an anti-entropy or hand-over push ({@link RecordPusher}).
+     *
+     * @param keys at most {@link WriteBatchCodec#RECORDS_MAX}, any order, a key possibly more than once
      */
     CompletableFuture<long[]> writeEach(ClusterNode node, List<byte[]> keys, List<Record> records) {
         int writes = keys.size();

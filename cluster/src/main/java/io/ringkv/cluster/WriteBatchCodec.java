@@ -7,8 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The bodies of {@link InternalProtocol#WRITES_PATH}: a batch of new writes from one coordinator
- * to one replica, and the replica's answer per write.
+ * The bodies of {@link InternalProtocol#WRITES_PATH}: a batch of writes from one node to another
+ * (a coordinator's, a read repair, replayed hints, pushed repairs and hand-over), and the
+ * receiver's answer per write.
  * <pre>
  *   request  = {@link RecordFrames} frame* END_OF_STREAM, nothing after it; keys in any order, a key
  *              may repeat (two writes of it in the same batch), at most {@link #RECORDS_MAX} frames
@@ -18,8 +19,8 @@ import java.util.List;
  *              t &gt;= 0                      not stored: the replica keeps a record stamped t
  *                                         (newer than the write, or the same record)
  * </pre>
- * Unlike {@link InternalProtocol#RECORDS_PATH} (repair, sorted keys, one count for the batch), each
- * write gets its own answer, which the coordinator needs to count each replica's acknowledgement.
+ * Each write gets its own answer: a coordinator counts each replica's acknowledgement, and a sender
+ * of many records learns which one a peer refused ({@link ReplicaClient#writeOutcome}).
  *
  * <p>Decoding treats the bytes as hostile: every length is checked against what is left before
  * anything is allocated, and a malformed body is refused as a whole ({@link IllegalArgumentException}).

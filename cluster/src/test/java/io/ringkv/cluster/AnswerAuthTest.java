@@ -56,10 +56,10 @@ class AnswerAuthTest {
 
     @Test
     void anEmptyAnswerIsSignedToo() {
-        Response signed = ANSWERS.sign(REQUEST, Response.of(204).withHeader(InternalProtocol.APPLIED_HEADER, "false"));
+        Response signed = ANSWERS.sign(REQUEST, Response.of(204).withHeader(InternalProtocol.EPOCH_HEADER, "7"));
         assertThat(ANSWERS.verifies(REQUEST, 204, headers(fieldsOf(signed)), new byte[0]), is(true));
         Map<String, List<String>> applied = new LinkedHashMap<>(fieldsOf(signed));
-        applied.put(InternalProtocol.APPLIED_HEADER, List.of("true"));
+        applied.put(InternalProtocol.EPOCH_HEADER, List.of("8"));
         assertThat(ANSWERS.verifies(REQUEST, 204, headers(applied), new byte[0]), is(false));
     }
 

@@ -31,7 +31,7 @@ final class GatedPeer implements AutoCloseable {
         this(engine, clock, gatedPath, io.ringkv.http.h1.H1Limits.defaults().bodyBytesMax());
     }
 
-    /** @param bodyBytesMax the peer answers 413 to a longer request body, as a node with that {@code --max-body} */
+    /** @param bodyBytesMax the peer limits request bodies as a node with that {@code --max-body} ({@link ServerHarness#start(io.ringkv.http.server.HttpHandler, long)}) */
     GatedPeer(StorageEngine engine, HybridLogicalClock clock, String gatedPath, long bodyBytesMax) throws Exception {
         this.server = ServerHarness.startFor(url -> gate(TestAuth.handler(url, engine, clock), gatedPath), bodyBytesMax);
         this.node = ClusterNode.parse(server.url());

@@ -80,12 +80,12 @@ class HintedHandoffTest {
         peerComesUp(H1Limits.defaults().bodyBytesMax());
     }
 
-    /** The peer comes up refusing request bodies over {@code bodyBytesMax} (413), as a node with that {@code --max-body}. */
+    /** The peer comes up limiting request bodies as a node with {@code --max-body} {@code bodyBytesMax} does. */
     private void peerComesUp(long bodyBytesMax) throws Exception {
         H1Limits defaults = H1Limits.defaults();
         ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(peerPort).eventLoops(1).handlerThreads(2)
                 .h1Limits(new H1Limits(defaults.requestLineBytesMax(), defaults.headerBlockBytesMax(),
-                        defaults.headerCountMax(), bodyBytesMax))
+                        defaults.headerCountMax(), InternalProtocol.serverBodyBytesMax(bodyBytesMax)))
                 .shutdownGrace(Duration.ofSeconds(1)).build();
         resources.add(HttpServer.start(config, TestAuth.handler("http://127.0.0.1:" + peerPort, peerEngine, PEER_CLOCK)));
     }

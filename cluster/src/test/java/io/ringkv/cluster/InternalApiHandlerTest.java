@@ -37,9 +37,7 @@ class InternalApiHandlerTest {
 
     @Test
     void storesARecordWithTheGivenTimestampAndReturnsItWithItsHeaders() throws Exception {
-        Response put = handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(77, false), utf8("v"));
-        assertThat(put.status(), is(204));
-        assertThat(put.headers().first(InternalProtocol.APPLIED_HEADER), is(Optional.of("true")));
+        assertThat(writeOne(KEY, Record.value(77, utf8("v"))), is(WriteBatchCodec.STORED));
         assertThat(engine.get(KEY), is(Optional.of(Record.value(77, utf8("v")))));
 
         Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
@@ -51,9 +49,7 @@ class InternalApiHandlerTest {
 
     @Test
     void storesAndReturnsARecordsExpiryInItsOwnHeader() throws Exception {
-        Headers expiring = Headers.of(InternalProtocol.TIMESTAMP_HEADER, "77", InternalProtocol.TOMBSTONE_HEADER, "false",
-                InternalProtocol.EXPIRES_HEADER, "1700000002000");
-        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), expiring, utf8("v")).status(), is(204));
+        assertThat(writeOne(KEY, Record.expiring(77, utf8("v"), 1_700_000_002_000L)), is(WriteBatchCodec.STORED));
         assertThat(engine.get(KEY), is(Optional.of(Record.expiring(77, utf8("v"), 1_700_000_002_000L))));
 
         Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
@@ -69,22 +65,17 @@ class InternalApiHandlerTest {
 
     @Test
     void aMalformedExpiryOrOneOnATombstoneIs400() throws Exception {
-        for (String expiry : new String[] {"0", "-5", "soon", "+5"}) {
-            Headers malformed = Headers.of(InternalProtocol.TIMESTAMP_HEADER, "7", InternalProtocol.TOMBSTONE_HEADER, "false",
-                    InternalProtocol.EXPIRES_HEADER, expiry);
-            assertThat(expiry, handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), malformed, utf8("v")).status(), is(400));
+        for (long expiry : new long[] {0, -5}) {
+            byte[] malformed = frame(KEY, 7, RecordFrames.FLAG_EXPIRES, expiry, utf8("v"));
+            assertThat(expiry + "", handle(handler, "PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), malformed).status(), is(400));
         }
-        Headers tombstone = Headers.of(InternalProtocol.TIMESTAMP_HEADER, "7", InternalProtocol.TOMBSTONE_HEADER, "true",
-                InternalProtocol.EXPIRES_HEADER, "9");
-        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), tombstone, new byte[0]).status(), is(400));
+        byte[] tombstone = frame(KEY, 7, RecordFrames.FLAG_TOMBSTONE | RecordFrames.FLAG_EXPIRES, 9, new byte[0]);
+        assertThat(handle(handler, "PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), tombstone).status(), is(400));
         assertThat(engine.get(KEY), is(Optional.empty()));
     }
 
     @Test
-    void aBatchOfRecordsAndOneOfWritesKeepTheirExpiries() throws Exception {
-        Record pushed = Record.expiring(5, utf8("x"), 1_700_000_002_000L);
-        assertThat(handle(handler, "PUT", InternalProtocol.RECORDS_PATH, "", Headers.of(), frames(true, utf8("a"), pushed)).status(), is(204));
-        assertThat(engine.get(utf8("a")), is(Optional.of(pushed)));
+    void aBatchOfWritesKeepsTheirExpiries() throws Exception {
         Record written = Record.expiring(6, utf8("y"), 1_700_000_003_000L);
         assertThat(handle(handler, "PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), frames(true, utf8("b"), written)).status(), is(200));
         assertThat(engine.get(utf8("b")), is(Optional.of(written)));
@@ -92,7 +83,7 @@ class InternalApiHandlerTest {
 
     @Test
     void returnsTombstonesAsRecordsAnd404OnlyForAbsentKeys() throws Exception {
-        handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(5, true), new byte[0]);
+        assertThat(writeOne(KEY, Record.tombstone(5)), is(WriteBatchCodec.STORED));
         Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
         assertThat(get.status(), is(200));
         assertThat(get.headers().first(InternalProtocol.TOMBSTONE_HEADER), is(Optional.of("true")));
@@ -103,53 +94,24 @@ class InternalApiHandlerTest {
     @Test
     void anOlderRecordIsAcknowledgedButNotApplied() throws Exception {
         engine.apply(KEY, Record.value(100, utf8("newer")));
-        Response put = handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(50, false), utf8("older"));
-        assertThat(put.status(), is(204));
-        assertThat(put.headers().first(InternalProtocol.APPLIED_HEADER), is(Optional.of("false")));
+        assertThat("the answer is the kept record's timestamp", writeOne(KEY, Record.value(50, utf8("older"))), is(100L));
         assertThat(engine.get(KEY), is(Optional.of(Record.value(100, utf8("newer")))));
     }
 
     @Test
     void observesReplicatedTimestampsWithinTheClockBound() throws Exception {
         long ahead = HybridLogicalClock.timestampOf(WALL_MILLIS + 300, 0);
-        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(ahead, false), utf8("v")).status(), is(204));
+        assertThat(writeOne(KEY, Record.value(ahead, utf8("v"))), is(WriteBatchCodec.STORED));
         assertThat(clock.now(), greaterThan(ahead));
     }
 
     @Test
     void refusesATimestampFurtherAheadThanTheBoundAndDoesNotObserveIt() throws Exception {
         for (long forged : new long[] {Long.MAX_VALUE, HybridLogicalClock.timestampOf(WALL_MILLIS + 10_000, 0)}) {
-            Response put = handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(forged, false), utf8("v"));
-            assertThat(put.status(), is(400));
-            byte[] batch = frames(true, KEY, Record.value(forged, utf8("v")));
-            assertThat(handle(handler, "PUT", InternalProtocol.RECORDS_PATH, "", Headers.of(), batch).status(), is(400));
+            assertThat(writeOne(KEY, Record.value(forged, utf8("v"))), is(WriteBatchCodec.REFUSED_AHEAD));
         }
         assertThat(engine.get(KEY), is(Optional.empty()));
         assertThat(HybridLogicalClock.millisOf(clock.now()), is(WALL_MILLIS));
-    }
-
-    @Test
-    void appliesABatchOfRecordsEachByLastWriteWins() throws Exception {
-        engine.apply(utf8("b"), Record.value(100, utf8("newer")));
-        byte[] batch = frames(true, utf8("a"), Record.value(5, utf8("x")), utf8("b"), Record.value(50, utf8("older")),
-                utf8("c"), Record.tombstone(7));
-        Response put = handle(handler, "PUT", InternalProtocol.RECORDS_PATH, "", Headers.of(), batch);
-        assertThat(put.status(), is(204));
-        assertThat(put.headers().first(InternalProtocol.APPLIED_COUNT_HEADER), is(Optional.of("2")));
-        assertThat(engine.get(utf8("a")), is(Optional.of(Record.value(5, utf8("x")))));
-        assertThat(engine.get(utf8("b")), is(Optional.of(Record.value(100, utf8("newer")))));
-        assertThat(engine.get(utf8("c")), is(Optional.of(Record.tombstone(7))));
-    }
-
-    @Test
-    void aMalformedBatchIs400AndAppliesNothing() throws Exception {
-        byte[] unterminated = frames(false, utf8("a"), Record.value(5, utf8("x")));
-        assertThat(handle(handler, "PUT", InternalProtocol.RECORDS_PATH, "", Headers.of(), unterminated).status(), is(400));
-        byte[] outOfOrder = frames(true, utf8("b"), Record.value(5, utf8("x")), utf8("a"), Record.value(6, utf8("y")));
-        assertThat(handle(handler, "PUT", InternalProtocol.RECORDS_PATH, "", Headers.of(), outOfOrder).status(), is(400));
-        assertThat(engine.get(utf8("a")), is(Optional.empty()));
-        assertThat(engine.get(utf8("b")), is(Optional.empty()));
-        assertThat(handle(handler, "GET", InternalProtocol.RECORDS_PATH, "", Headers.of(), new byte[0]).status(), is(405));
     }
 
     @Test
@@ -211,7 +173,6 @@ class InternalApiHandlerTest {
         assertThat(handler.onLoop(head("POST", InternalProtocol.READS_PATH)), is(true));
         assertThat(handler.onLoop(head("GET", InternalProtocol.WRITES_PATH)), is(false));
         assertThat(handler.onLoop(head("PUT", InternalProtocol.RECORD_PATH)), is(false));
-        assertThat(handler.onLoop(head("PUT", InternalProtocol.RECORDS_PATH)), is(false));
         assertThat(handler.onLoop(head("GET", InternalProtocol.DIGEST_PATH)), is(false));
         assertThat(handler.onLoop(head("POST", InternalProtocol.PAXOS_ACCEPT_PATH)), is(false));
         assertThat(handler.onLoop(head("GET", InternalProtocol.RANGE_PATH)), is(false));
@@ -309,11 +270,6 @@ class InternalApiHandlerTest {
 
     @Test
     void rejectsMalformedRequestsWith400() throws Exception {
-        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), utf8("v")).status(), is(400));
-        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(-1, false), utf8("v")).status(), is(400));
-        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY),
-                Headers.of(InternalProtocol.TIMESTAMP_HEADER, "1", InternalProtocol.TOMBSTONE_HEADER, "yes"), utf8("v")).status(), is(400));
-        assertThat(handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(1, true), utf8("v")).status(), is(400));
         assertThat(handle(handler, "GET", InternalProtocol.RECORD_PATH, "", Headers.of(), new byte[0]).status(), is(400));
         assertThat(handle(handler, "GET", InternalProtocol.RECORD_PATH, "key=", Headers.of(), new byte[0]).status(), is(400));
         assertThat(handle(handler, "GET", InternalProtocol.RECORD_PATH, "key=!!", Headers.of(), new byte[0]).status(), is(400));
@@ -324,7 +280,12 @@ class InternalApiHandlerTest {
     void answers405WithAllowAnd404ForUnknownInternalPaths() throws Exception {
         Response post = handle(handler, "POST", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
         assertThat(post.status(), is(405));
-        assertThat(post.headers().first("Allow"), is(Optional.of("GET, PUT")));
+        assertThat(post.headers().first("Allow"), is(Optional.of("GET")));
+        Response put = handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), utf8("v"));
+        assertThat("every write goes in a batch", put.status(), is(405));
+        assertThat(engine.get(KEY), is(Optional.empty()));
+        assertThat("no batch of records besides the write batch", handle(handler, "PUT", "/internal/v0/records", "", Headers.of(),
+                frames(true, KEY, Record.value(5, utf8("v")))).status(), is(404));
         Response rangePut = handle(handler, "PUT", InternalProtocol.RANGE_PATH, "start=", Headers.of(), new byte[0]);
         assertThat(rangePut.status(), is(405));
         assertThat(rangePut.headers().first("Allow"), is(Optional.of("GET")));
@@ -333,8 +294,8 @@ class InternalApiHandlerTest {
 
     @Test
     void refusesRequestsWithoutAProofOfTheClusterSecret() throws Exception {
-        Request unsigned = new Request("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY),
-                record(Long.MAX_VALUE, false), utf8("forged"), new InetSocketAddress("127.0.0.1", 40000), Protocol.HTTP_1_1);
+        Request unsigned = new Request("PUT", InternalProtocol.WRITES_PATH, "", Headers.of(),
+                frames(true, KEY, Record.value(Long.MAX_VALUE, utf8("forged"))), new InetSocketAddress("127.0.0.1", 40000), Protocol.HTTP_1_1);
         assertThat(handler.handle(unsigned).toCompletableFuture().join().status(), is(403));
         assertThat(engine.get(KEY), is(Optional.empty()));
         assertThat("the clock did not observe the forged timestamp", clock.lastTimestamp() < Long.MAX_VALUE, is(true));
@@ -343,19 +304,23 @@ class InternalApiHandlerTest {
     @Test
     void refusesAProofMadeWithAnotherSecret() throws Exception {
         InternalAuth impostor = TestAuth.auth(ClusterSecret.of("a guessed secret of some length"), TestAuth.TOPOLOGY);
-        assertThat(signedBy(impostor, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), record(9, false), utf8("v")).status(), is(403));
+        assertThat(signedBy(impostor, "PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), frames(true, KEY, Record.value(9, utf8("v"))))
+                .status(), is(403));
         assertThat(engine.get(KEY), is(Optional.empty()));
     }
 
     @Test
     void refusesASignedRequestWhoseTimestampBodyOrTargetWasChanged() throws Exception {
-        Map<String, String> signed = TestAuth.auth().sign(TestAuth.SELF, "PUT", InternalProtocol.RECORD_PATH + "?" + keyQuery(KEY),
-                Map.of(InternalProtocol.TIMESTAMP_HEADER, "9", InternalProtocol.TOMBSTONE_HEADER, "false"), utf8("v"));
-        Headers tamperedTime = headersOf(signed).set(InternalProtocol.TIMESTAMP_HEADER, Long.toString(Long.MAX_VALUE));
-        assertThat(send("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), tamperedTime, utf8("v")).status(), is(403));
-        assertThat(send("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), headersOf(signed), utf8("w")).status(), is(403));
-        assertThat(send("PUT", InternalProtocol.RECORD_PATH, keyQuery(utf8("other")), headersOf(signed), utf8("v")).status(), is(403));
-        assertThat(send("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), headersOf(signed), utf8("v")).status(), is(204));
+        byte[] body = frames(true, KEY, Record.value(9, utf8("v")));
+        Map<String, String> signed = TestAuth.auth().sign(TestAuth.SELF, "PUT", InternalProtocol.WRITES_PATH, Map.of(), body);
+        byte[] laterStamp = frames(true, KEY, Record.value(Long.MAX_VALUE, utf8("v")));
+        assertThat(send("PUT", InternalProtocol.WRITES_PATH, "", headersOf(signed), laterStamp).status(), is(403));
+        assertThat(send("PUT", InternalProtocol.WRITES_PATH, "", headersOf(signed), frames(true, KEY, Record.value(9, utf8("w"))))
+                .status(), is(403));
+        assertThat(send("PUT", InternalProtocol.WRITES_PATH, "x=1", headersOf(signed), body).status(), is(403));
+        assertThat(engine.get(KEY), is(Optional.empty()));
+        assertThat(send("PUT", InternalProtocol.WRITES_PATH, "", headersOf(signed), body).status(), is(200));
+        assertThat(engine.get(KEY), is(Optional.of(Record.value(9, utf8("v")))));
     }
 
     @Test
@@ -374,9 +339,9 @@ class InternalApiHandlerTest {
 
     @Test
     void refusesAValidRequestAddressedToAnotherNode() throws Exception {
-        Map<String, String> forOther = TestAuth.auth().sign("http://127.0.0.1:2", "PUT", InternalProtocol.RECORD_PATH + "?" + keyQuery(KEY),
-                Map.of(InternalProtocol.TIMESTAMP_HEADER, "9", InternalProtocol.TOMBSTONE_HEADER, "false"), utf8("v"));
-        Response refused = send("PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), headersOf(forOther), utf8("v"));
+        byte[] body = frames(true, KEY, Record.value(9, utf8("v")));
+        Map<String, String> forOther = TestAuth.auth().sign("http://127.0.0.1:2", "PUT", InternalProtocol.WRITES_PATH, Map.of(), body);
+        Response refused = send("PUT", InternalProtocol.WRITES_PATH, "", headersOf(forOther), body);
         assertThat(refused.status(), is(403));
         assertThat(refused.headers().first(InternalAuth.AUTH_HEADER), is(Optional.empty()));
         assertThat(engine.get(KEY), is(Optional.empty()));
@@ -468,9 +433,23 @@ class InternalApiHandlerTest {
         assertThat(entries.stream().map(Map.Entry::getValue).toList(), contains(Record.tombstone(2), Record.value(3, utf8("3"))));
     }
 
-    private static Headers record(long timestamp, boolean tombstone) {
-        return Headers.of(InternalProtocol.TIMESTAMP_HEADER, Long.toString(timestamp),
-                InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(tombstone));
+    /** Writes one record in a batch of its own; returns the handler's answer for it ({@link WriteBatchCodec}). */
+    private long writeOne(byte[] key, Record record) throws Exception {
+        Response put = handle(handler, "PUT", InternalProtocol.WRITES_PATH, "", Headers.of(), frames(true, key, record));
+        assertThat(put.status(), is(200));
+        return WriteBatchCodec.decodeAnswers(((ResponseBody.Fixed) put.body()).bytes(), 1)[0];
+    }
+
+    /** A batch of one frame written field by field, so that a test can send what {@link RecordFrames} would not write. */
+    private static byte[] frame(byte[] key, long timestamp, int flags, long expiresAt, byte[] value) {
+        ByteBuffer out = ByteBuffer.allocate(64 + key.length + value.length);
+        out.putInt(key.length).put(key).putLong(timestamp).put((byte) flags);
+        if ((flags & RecordFrames.FLAG_EXPIRES) != 0) {
+            out.putLong(expiresAt);
+        }
+        out.putInt(value.length).put(value);
+        RecordFrames.writeEnd(out);
+        return java.util.Arrays.copyOf(out.array(), out.position());
     }
 
     private static String keyQuery(byte[] key) {

@@ -49,6 +49,8 @@ class RecordPusherTest {
     /** Each request the peer took: its path and body size. */
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final List<String> refused = new CopyOnWriteArrayList<>();
+    /** The status of each refusal {@link #refused} names, in the same order. */
+    private final List<Integer> refusedStatuses = new CopyOnWriteArrayList<>();
     private int taken;
     private ServerHarness peer;
 
@@ -91,7 +93,7 @@ class RecordPusherTest {
 
             @Override
             public void refused(byte[] key, Record record, RecordsRefusedException why) {
-                assertThat(why.status(), is(413));
+                refusedStatuses.add(why.status());
                 refused.add(new String(key, StandardCharsets.UTF_8));
             }
         });
@@ -99,8 +101,8 @@ class RecordPusherTest {
 
     /**
      * 2 KB records and, amid them, one whose value is exactly the peer's body limit: every batch
-     * stays within the limit, the large record travels alone on the one-record path, and the peer
-     * takes everything.
+     * stays within the limit, the large record travels alone in a batch of its own (its frame and
+     * the end marker beyond the limit, which a node takes), and the peer takes everything.
      */
     @ParameterizedTest(name = "{0} batch(es) in flight")
     @ValueSource(ints = {1, 3})
@@ -121,8 +123,11 @@ class RecordPusherTest {
             Optional<Record> held = peerEngine.get(utf8(keys.get(i)));
             assertThat(keys.get(i), held.map(Record::timestamp), is(Optional.of(10L + i)));
         }
-        assertThat(requests.stream().map(Request::bodyBytes).toList(), everyItem(lessThanOrEqualTo(PEER_BODY_MAX)));
-        assertThat(requests, hasItem(new Request(InternalProtocol.RECORD_PATH, PEER_BODY_MAX)));
+        int aloneBytes = Integer.BYTES + RecordFrames.frameBytes(utf8("k050"), Record.value(60, new byte[PEER_BODY_MAX]));
+        assertThat(requests.stream().filter(request -> request.bodyBytes() != aloneBytes).map(Request::bodyBytes).toList(),
+                everyItem(lessThanOrEqualTo(PEER_BODY_MAX)));
+        assertThat(requests, hasItem(new Request(InternalProtocol.WRITES_PATH, aloneBytes)));
+        assertThat(requests.stream().map(Request::path).distinct().toList(), contains(InternalProtocol.WRITES_PATH));
         assertThat("requests: batches of about 32 records, and the large one", requests.size(), is(5));
     }
 
@@ -142,10 +147,35 @@ class RecordPusherTest {
         assertThat(pusher.finish(), is(19));
 
         assertThat(refused, contains("k007"));
+        assertThat(refusedStatuses, contains(413));
         assertThat(taken, is(19));
         for (int i = 0; i < 20; i++) {
             assertThat(peerEngine.get(utf8(String.format("k%03d", i))).isPresent(), is(i != 7));
         }
+    }
+
+    /**
+     * A record stamped further ahead of the peer's clock than the bound, amid others: the peer's
+     * answer refuses it alone, it is reported refused (400), and the batch's other records arrive
+     * without being sent again.
+     */
+    @ParameterizedTest(name = "{0} batch(es) in flight")
+    @ValueSource(ints = {1, 3})
+    void aRecordStampedBeyondThePeersClockBoundIsRefusedAloneInItsBatch(int inFlight) throws Exception {
+        ClusterNode node = servePeer();
+        RecordPusher pusher = pusher(client(PEER_BODY_MAX), node, inFlight);
+        long ahead = HybridLogicalClock.timestampOf(1_700_000_000_000L + 3_600_000, 0);
+        for (int i = 0; i < 5; i++) {
+            pusher.add(utf8("k" + i), Record.value(i == 2 ? ahead : 10 + i, utf8("v" + i)));
+        }
+        assertThat(pusher.finish(), is(4));
+
+        assertThat(refused, contains("k2"));
+        assertThat(refusedStatuses, contains(400));
+        assertThat(taken, is(4));
+        assertThat(peerEngine.get(utf8("k2")), is(Optional.empty()));
+        assertThat(peerEngine.get(utf8("k4")).map(Record::timestamp), is(Optional.of(14L)));
+        assertThat("one request, nothing sent again", requests.size(), is(1));
     }
 
     @ParameterizedTest(name = "{0} batch(es) in flight")

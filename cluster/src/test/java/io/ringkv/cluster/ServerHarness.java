@@ -27,12 +27,15 @@ final class ServerHarness implements AutoCloseable {
         return start(handler, H1Limits.defaults().bodyBytesMax());
     }
 
-    /** A peer that answers 413 to a request body over {@code bodyBytesMax}, as a node with that {@code --max-body}. */
+    /**
+     * A peer whose server limits request bodies as a node with {@code --max-body} {@code bodyBytesMax}
+     * does ({@link InternalProtocol#serverBodyBytesMax}: a write batch of one such value, no more).
+     */
     static ServerHarness start(HttpHandler handler, long bodyBytesMax) throws IOException {
         H1Limits defaults = H1Limits.defaults();
         ServerConfig config = ServerConfig.builder().host("127.0.0.1").port(0).eventLoops(1).handlerThreads(4)
                 .h1Limits(new H1Limits(defaults.requestLineBytesMax(), defaults.headerBlockBytesMax(),
-                        defaults.headerCountMax(), bodyBytesMax))
+                        defaults.headerCountMax(), InternalProtocol.serverBodyBytesMax(bodyBytesMax)))
                 .shutdownGrace(SHUTDOWN_GRACE).build();
         return new ServerHarness(HttpServer.start(config, handler));
     }
@@ -45,7 +48,7 @@ final class ServerHarness implements AutoCloseable {
         return startFor(handlerFor, H1Limits.defaults().bodyBytesMax());
     }
 
-    /** As {@link #startFor(java.util.function.Function)}, answering 413 to a request body over {@code bodyBytesMax}. */
+    /** As {@link #startFor(java.util.function.Function)}, limiting bodies as a node with {@code --max-body} {@code bodyBytesMax}. */
     static ServerHarness startFor(java.util.function.Function<String, HttpHandler> handlerFor, long bodyBytesMax) throws IOException {
         java.util.concurrent.atomic.AtomicReference<HttpHandler> handler = new java.util.concurrent.atomic.AtomicReference<>();
         ServerHarness server = start(request -> handler.get().handle(request), bodyBytesMax);

@@ -113,7 +113,7 @@ public final class Node implements AutoCloseable {
         StorageEngine engine = openStore(config);
         metrics.watch(engine);
         StatusEndpoint status = new StatusEndpoint(lifecycle);
-        NodeRouter handler = new NodeRouter(status, new MetricsEndpoint(metrics), dashboard);
+        NodeRouter handler = new NodeRouter(status, new MetricsEndpoint(metrics), dashboard, config.maxBodyBytes());
         AccessControl access = config.tokens() == null ? null : new AccessControl(config.tokens(), handler);
         HttpServer server;
         try {
@@ -286,7 +286,7 @@ public final class Node implements AutoCloseable {
     private static HttpServer startServer(NodeConfig config, HttpHandler api, ExchangeListener listener) throws NodeStartException {
         H1Limits defaults = H1Limits.defaults();
         H1Limits limits = new H1Limits(defaults.requestLineBytesMax(), defaults.headerBlockBytesMax(),
-                defaults.headerCountMax(), config.maxBodyBytes());
+                defaults.headerCountMax(), io.ringkv.cluster.InternalProtocol.serverBodyBytesMax(config.maxBodyBytes()));
         ServerConfig serverConfig = ServerConfig.builder()
                 .host(config.host())
                 .port(config.port())

@@ -21,8 +21,11 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>At a request's head ({@link #admit}, on an event loop) the node-to-node handler's head checks
  * run for its routes (the proof's fields, each route's body limit), once it is ready; the public
- * API, the status, metrics and dashboard take no body worth refusing early (a public route's body
- * is bounded by {@code --max-body} alone, chunked uploads included).
+ * API's bodies are bounded by {@code --max-body} ({@code 413} at the head when announced longer,
+ * and once a chunked one passes it); the status, metrics and dashboard take no body worth
+ * refusing early. The server itself takes {@code --max-body} plus
+ * {@link InternalProtocol#ONE_WRITE_ENVELOPE_BYTES}, what a peer's batch of one write of the
+ * largest value adds to it.
  *
  * <p>Threading: {@link #ready} from the starting thread; {@link #handle} from handler threads, or
  * from event loops for the requests {@link #onLoop} names; {@link #admit} from event loops.
@@ -36,11 +39,20 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
     private volatile HttpHandler internal;
     /** Whether the public API's plain reads and writes run on the loop. Written before {@link #api}, read after it. */
     private volatile boolean publicOnLoop;
+    /** The public API's body limit, {@code --max-body}. */
+    private final long publicBodyBytesMax;
 
+    /** A router whose public API takes bodies of any length the server takes. */
     NodeRouter(HttpHandler status, HttpHandler metrics, HttpHandler dashboard) {
+        this(status, metrics, dashboard, Long.MAX_VALUE);
+    }
+
+    /** @param publicBodyBytesMax the public API's body limit ({@code --max-body}) */
+    NodeRouter(HttpHandler status, HttpHandler metrics, HttpHandler dashboard, long publicBodyBytesMax) {
         this.status = status;
         this.metrics = metrics;
         this.dashboard = dashboard;
+        this.publicBodyBytesMax = publicBodyBytesMax;
     }
 
     /** As {@link #ready(HttpHandler, HttpHandler, boolean)}, with the public API's plain reads and writes on the loop. */
@@ -70,7 +82,13 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
         if (path.equals(StatusEndpoint.PATH) || path.equals(MetricsEndpoint.PATH) || Dashboard.serves(path)) {
             return Optional.empty();
         }
-        return api != null && internal(path) && internal instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
+        if (!internal(path)) {
+            return head.contentLength() > publicBodyBytesMax
+                    ? Optional.of(Response.text(413, "request body too large: this request takes at most " + publicBodyBytesMax
+                            + " bytes; this one announces " + head.contentLength()))
+                    : Optional.empty();
+        }
+        return api != null && internal instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
     }
 
     /** The API's limit for a request {@link #admit} let through; the node's own endpoints take none of their own. */
@@ -80,7 +98,10 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
         if (path.equals(StatusEndpoint.PATH) || path.equals(MetricsEndpoint.PATH) || Dashboard.serves(path)) {
             return Long.MAX_VALUE;
         }
-        return api != null && internal(path) && internal instanceof HeadAdmission heads ? heads.bodyBytesMax(head) : Long.MAX_VALUE;
+        if (!internal(path)) {
+            return publicBodyBytesMax;
+        }
+        return api != null && internal instanceof HeadAdmission heads ? heads.bodyBytesMax(head) : Long.MAX_VALUE;
     }
 
     /** The node-to-node plane's calls may take the server's in-flight reserve ({@code InternalApiHandler.priority}); nothing else. */

@@ -10,7 +10,6 @@ import io.ringkv.cluster.InternalAuth;
 import io.ringkv.ops.JsonText;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -79,15 +78,15 @@ class ClockBoundIT {
     @Order(1)
     void aFarFutureRecordIsRefusedEvenWithTheSecretAndTheClockKeepsWorking() throws Exception {
         cluster = shared();
-        String target = "/internal/v0/record?key=" + Base64.getUrlEncoder().withoutPadding()
-                .encodeToString("victim".getBytes(StandardCharsets.UTF_8));
+        String target = "/internal/v0/writes";
         InternalAuth insider = new InternalAuth(ClusterSecret.fromFile(cluster.secretFile()), "insider", topology(0),
                 System::currentTimeMillis);
-        Map<String, String> fields = Map.of("X-Ringkv-Timestamp", Long.toString(Long.MAX_VALUE), "X-Ringkv-Tombstone", "false");
-        byte[] body = "forged".getBytes(StandardCharsets.UTF_8);
-        RawHttp.Reply forged = RawHttp.send(cluster.port(0), "PUT", target, insider.sign(cluster.url(0), "PUT", target, fields, body), body);
+        byte[] body = OneWriteBody.of("victim", Long.MAX_VALUE, "forged");
+        RawHttp.Reply forged = RawHttp.send(cluster.port(0), "PUT", target, insider.sign(cluster.url(0), "PUT", target, Map.of(), body), body);
 
-        assertThat(forged.status(), is(400));
+        assertThat(forged.status(), is(200));
+        assertThat("refused, that write alone", OneWriteBody.answer(forged.body()), is(OneWriteBody.REFUSED_AHEAD));
+        assertThat(StoredRecord.of(cluster, 0, "victim"), is(java.util.Optional.empty()));
         assertThat(cluster.put(0, "victim", "v1", "3/3").statusCode(), is(201));
         assertThat(cluster.put(0, "victim", "v2", "3/3").statusCode(), is(201));
         assertThat(cluster.get(1, "victim", "3/3").body(), is("v2"));

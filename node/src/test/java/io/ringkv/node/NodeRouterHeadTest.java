@@ -111,7 +111,7 @@ class NodeRouterHeadTest {
         assertThat(router.onLoop(request("GET", "/v0/entity", "If-None-Match", "\"v1\"")), is(true));
         assertThat(router.onLoop(request("POST", "/v0/entity")), is(false));
         assertThat(router.onLoop(request("PUT", "/internal/v0/writes")), is(true));
-        assertThat(router.onLoop(request("PUT", "/internal/v0/records")), is(false));
+        assertThat(router.onLoop(request("GET", "/internal/v0/digest")), is(false));
     }
 
     @Test
@@ -148,5 +148,27 @@ class NodeRouterHeadTest {
         AccessControl access = accessControlOverAReadyRouter(dir);
         assertThat(access.onLoop(request("GET", "/v0/entity")), is(true));
         assertThat(access.onLoop(request("PUT", "/v0/entity", "If-Match", "\"v1\"")), is(false));
+    }
+
+    /**
+     * The public API takes bodies up to {@code --max-body} (413 at the head for a longer announced
+     * one, and the same limit for one whose length the head does not say); the node-to-node plane
+     * and the node's own endpoints are bounded by the server, which takes a write batch of one value
+     * of {@code --max-body} besides.
+     */
+    @Test
+    void thePublicApiTakesBodiesUpToMaxBodyAndTheServerAWriteBatchOfSuchAValue() {
+        long maxBody = 1000;
+        NodeRouter router = new NodeRouter(NOTHING, NOTHING, NOTHING, maxBody);
+        router.ready(NOTHING, new PeerPlane());
+        assertThat(router.admit(request("PUT", "/v0/entity", maxBody)), is(Optional.empty()));
+        Optional<Response> tooLong = router.admit(request("PUT", "/v0/entity", maxBody + 1));
+        assertThat(tooLong.map(Response::status), is(Optional.of(413)));
+        assertThat(router.bodyBytesMax(request("PUT", "/v0/entity", -1)), is(maxBody));
+        assertThat(router.admit(request("PUT", "/internal/v0/writes", maxBody + 100)), is(Optional.empty()));
+        assertThat(router.bodyBytesMax(request("PUT", "/internal/v0/writes", -1)), is(Long.MAX_VALUE));
+        assertThat(io.ringkv.cluster.InternalProtocol.serverBodyBytesMax(maxBody),
+                is(maxBody + io.ringkv.cluster.InternalProtocol.ONE_WRITE_ENVELOPE_BYTES));
+        assertThat("no overflow", io.ringkv.cluster.InternalProtocol.serverBodyBytesMax(Long.MAX_VALUE - 1), is(Long.MAX_VALUE));
     }
 }

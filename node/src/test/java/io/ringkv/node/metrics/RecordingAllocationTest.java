@@ -30,10 +30,10 @@ class RecordingAllocationTest {
     void recordingARequestAllocatesNothing() {
         RequestMetrics metrics = new RequestMetrics(new PrometheusRegistry());
         Request get = new Request("GET", "/v0/entity", "id=k", new Headers(), new byte[0], null, io.ringkv.http.server.Protocol.HTTP_1_1);
-        Request internal = new Request("PUT", "/internal/v0/record", "key=aw", new Headers(), new byte[0], null, io.ringkv.http.server.Protocol.HTTP_1_1);
+        Request internal = new Request("PUT", "/internal/v0/writes", "", new Headers(), new byte[0], null, io.ringkv.http.server.Protocol.HTTP_1_1);
         long allocated = allocatedBy(() -> {
             metrics.onResponse(get, 200, 150_000);
-            metrics.onResponse(internal, 204, 90_000);
+            metrics.onResponse(internal, 200, 90_000);
             metrics.onResponse(get, 503, 1_000);
         });
         assertThat(allocated + " bytes for " + MEASURED + " recordings", allocated, lessThan(SLACK_BYTES));
