@@ -23,12 +23,11 @@ import java.util.concurrent.CompletionStage;
  * The server side of the node-to-node protocol: mount it for every path under
  * {@link InternalProtocol#PREFIX}. Endpoints (docs/cluster.md has the full description):
  * <pre>
- *   GET /internal/v0/record?key=B64   200 value + X-Ringkv-Timestamp + X-Ringkv-Tombstone [+ X-Ringkv-Expires] | 404
  *   GET /internal/v0/range?start=B64[&amp;end=B64]  200, streamed RecordFrames, tombstones included
  *   GET /internal/v0/time             200, this node's wall clock (epoch millis, decimal)
  *   PUT /internal/v0/writes           body = RecordFrames (any order, end marker); each applied by timestamp -> 200,
  *                                     one answer per write ({@link WriteBatchCodec}); every write between nodes
- *   POST /internal/v0/reads           body = keys ({@link ReadBatchCodec}) -> 200, one answer per key
+ *   POST /internal/v0/reads           body = keys ({@link ReadBatchCodec}) -> 200, one answer per key; every read between nodes
  *   POST /internal/v0/paxos/prepare   body = a compare-and-set's prepare ({@link PaxosMessages}) -> 200, the promise
  *   POST /internal/v0/paxos/accept    body = a compare-and-set's accept -> 200, the answer
  *   POST /internal/v0/raft/OP         a Raft call of the metadata group ({@link #mountMetadata}) -> 200, the reply
@@ -331,9 +330,6 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     private Response respond(Request request, boolean now) throws StoreException {
         try {
             return switch (request.path()) {
-                case InternalProtocol.RECORD_PATH -> request.method().equals("GET")
-                        ? getRecord(request) : Response.text(405, "use GET (writes go to " + InternalProtocol.WRITES_PATH + ")")
-                                .withHeader("Allow", "GET");
                 case InternalProtocol.READS_PATH -> request.method().equals("POST")
                         ? postReads(request, now) : Response.text(405, "use POST").withHeader("Allow", "POST");
                 case InternalProtocol.WRITES_PATH -> request.method().equals("PUT")
@@ -359,18 +355,6 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         } catch (IllegalArgumentException e) {
             return Response.text(400, e.getMessage());
         }
-    }
-
-    private Response getRecord(Request request) throws StoreException {
-        Optional<Record> stored = engine.get(key(request, InternalProtocol.KEY_PARAM));
-        if (stored.isEmpty()) {
-            return Response.of(404);
-        }
-        Record record = stored.get();
-        Response answer = Response.of(200, record.value())
-                .withHeader(InternalProtocol.TIMESTAMP_HEADER, Long.toString(record.timestamp()))
-                .withHeader(InternalProtocol.TOMBSTONE_HEADER, Boolean.toString(record.tombstone()));
-        return record.expires() ? answer.withHeader(InternalProtocol.EXPIRES_HEADER, Long.toString(record.expiresAtMillis())) : answer;
     }
 
     /**

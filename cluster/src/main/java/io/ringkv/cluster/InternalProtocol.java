@@ -6,15 +6,14 @@ import java.util.Base64;
  * Names and encodings of the node-to-node protocol (see docs/cluster.md). Both sides use these
  * constants, so a name is spelled once.
  *
- * <p>Keys travel base64url-encoded (RFC 4648 §5, no padding) in the query, so binary keys are
- * unambiguous and no percent-decoding rule (e.g. {@code +} as space) can alter them.
+ * <p>Keys in a query (a range's bounds) travel base64url-encoded (RFC 4648 §5, no padding), so
+ * binary keys are unambiguous and no percent-decoding rule (e.g. {@code +} as space) can alter
+ * them; records travel in bodies, framed by {@link RecordFrames}.
  */
 public final class InternalProtocol {
 
     /** Every internal endpoint lives under this prefix; it must be firewalled from clients. */
     public static final String PREFIX = "/internal/";
-    /** GET one record ({@link #KEY_PARAM}): a read too large for a read batch's answer, or with batching off. */
-    public static final String RECORD_PATH = "/internal/v0/record";
     public static final String RANGE_PATH = "/internal/v0/range";
     /**
      * PUT writes, any key order, one answer per write ({@link WriteBatchCodec}): every write from
@@ -38,7 +37,7 @@ public final class InternalProtocol {
         long sum = publicBodyBytesMax + ONE_WRITE_ENVELOPE_BYTES;
         return sum < 0 ? Long.MAX_VALUE : sum;
     }
-    /** POST keys to read, one answer per key ({@link ReadBatchCodec}). */
+    /** POST keys to read, one answer per key ({@link ReadBatchCodec}): every read from one node of another's records. */
     public static final String READS_PATH = "/internal/v0/reads";
     /** GET this node's anti-entropy digest: {@link DigestBuckets#BUCKETS} big-endian longs. */
     public static final String DIGEST_PATH = "/internal/v0/digest";
@@ -82,20 +81,8 @@ public final class InternalProtocol {
     /** {@code POST}: this node rolls back its decommission (back to normal) or its join (to left). */
     public static final String MEMBERSHIP_ABORT_PATH = "/internal/v0/membership/abort";
 
-    public static final String KEY_PARAM = "key";
     public static final String START_PARAM = "start";
     public static final String END_PARAM = "end";
-
-    /** The record's HLC timestamp, a non-negative decimal {@code long}. */
-    public static final String TIMESTAMP_HEADER = "X-Ringkv-Timestamp";
-    /** {@code true} when the record is a tombstone (the body is then empty), else {@code false}. */
-    public static final String TOMBSTONE_HEADER = "X-Ringkv-Tombstone";
-    /**
-     * The record's expiry, positive decimal epoch millis; absent for a record that never expires
-     * (a tombstone never does). Like every {@code X-Ringkv-*} field it is covered by the request's
-     * and the answer's proofs.
-     */
-    public static final String EXPIRES_HEADER = "X-Ringkv-Expires";
 
     /**
      * The sender's cluster metadata epoch, on every internal request a node sends but its Raft
@@ -124,34 +111,6 @@ public final class InternalProtocol {
         return KEY_DECODER.decode(encoded);
     }
 
-    /** @throws IllegalArgumentException unless {@code text} is a non-negative decimal long */
-    public static long parseTimestamp(String text) {
-        long timestamp;
-        try {
-            timestamp = Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("malformed " + TIMESTAMP_HEADER + ": " + text, e);
-        }
-        if (timestamp < 0 || text.charAt(0) == '+') {
-            throw new IllegalArgumentException("malformed " + TIMESTAMP_HEADER + ": " + text);
-        }
-        return timestamp;
-    }
-
-    /** @throws IllegalArgumentException unless {@code text} is a positive decimal long without a sign */
-    public static long parseExpiry(String text) {
-        long expiresAt;
-        try {
-            expiresAt = Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("malformed " + EXPIRES_HEADER + ": " + text, e);
-        }
-        if (expiresAt <= 0 || text.charAt(0) == '+') {
-            throw new IllegalArgumentException("malformed " + EXPIRES_HEADER + ": " + text);
-        }
-        return expiresAt;
-    }
-
     /** @throws IllegalArgumentException unless {@code text} is 1 to {@link #EPOCH_DIGITS_MAX} ASCII digits */
     public static long parseEpoch(String text) {
         if (text.isEmpty() || text.length() > EPOCH_DIGITS_MAX || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
@@ -159,14 +118,5 @@ public final class InternalProtocol {
                     + " decimal digits): " + io.ringkv.http.LogText.escape(text));
         }
         return Long.parseLong(text);
-    }
-
-    /** @throws IllegalArgumentException unless {@code text} is {@code true} or {@code false} */
-    public static boolean parseTombstone(String text) {
-        return switch (text) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new IllegalArgumentException("malformed " + TOMBSTONE_HEADER + ": " + text);
-        };
     }
 }

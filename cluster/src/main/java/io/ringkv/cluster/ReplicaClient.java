@@ -101,9 +101,19 @@ public final class ReplicaClient {
         return batchBodyBytesMax;
     }
 
+    /**
+     * Reads {@code key} from {@code node} as a read batch of one ({@link #readEach}): a key too long
+     * to share a batch, one a batch's answer deferred, every read with batching off. A node answers
+     * the first key of a batch whatever its value's size, so a deferral here is the peer's fault.
+     */
     public CompletableFuture<Optional<Record>> read(ClusterNode node, byte[] key) {
-        Signed signed = request(node, "GET", InternalProtocol.RECORD_PATH, keyQuery(key), Map.of(), NO_BODY);
-        return peers.send(signed.request()).thenApply(answer -> toRecord(node, signed.proof(), answer));
+        return readEach(node, List.of(key)).thenApply(answers -> {
+            ReadBatchCodec.Answer answer = answers.getFirst();
+            if (answer.deferred()) {
+                throw new CompletionException(new ReplicaException(node, "deferred the only key of a read batch"));
+            }
+            return answer.found();
+        });
     }
 
     /**
@@ -335,28 +345,6 @@ public final class ReplicaClient {
         }
     }
 
-    private static String keyQuery(byte[] key) {
-        return InternalProtocol.KEY_PARAM + "=" + InternalProtocol.encodeKey(key);
-    }
-
-    private Optional<Record> toRecord(ClusterNode node, String requestProof, PeerAnswer answer) {
-        // 404: the node holds nothing for the key, an answer used as much as a record.
-        verify(node, requestProof, answer, answer.status() == 404 ? 404 : 200);
-        if (answer.status() == 404) {
-            return Optional.empty();
-        }
-        expectStatus(node, answer, 200);
-        try {
-            long timestamp = InternalProtocol.parseTimestamp(header(answer, InternalProtocol.TIMESTAMP_HEADER));
-            boolean tombstone = InternalProtocol.parseTombstone(header(answer, InternalProtocol.TOMBSTONE_HEADER));
-            Optional<String> expires = answer.fields().first(InternalProtocol.EXPIRES_HEADER);
-            long expiresAt = expires.isPresent() ? InternalProtocol.parseExpiry(expires.get()) : Record.NEVER;
-            return Optional.of(new Record(timestamp, tombstone, answer.body(), expiresAt));
-        } catch (IllegalArgumentException e) {
-            throw new CompletionException(new ReplicaException(node, "malformed record: " + e.getMessage(), e));
-        }
-    }
-
     /**
      * A 200 answer's records, verified segment by segment as they are read. Any other status fails
      * the call unread, so its proof is not checked, and a 409 here is not taken for a topology
@@ -375,10 +363,6 @@ public final class ReplicaClient {
         heardEpoch(node, answer.fields());
         InputStream records = answers.segments(node, requestProof, answer.body(), RecordFrameSource.CHUNK_BYTES_MAX, rejections);
         return new RecordFrameReader(records, node.id());
-    }
-
-    private static String header(PeerAnswer answer, String name) {
-        return answer.fields().first(name).orElseThrow(() -> new IllegalArgumentException("missing " + name));
     }
 
     private void expectStatus(ClusterNode node, PeerAnswer answer, int expected) {

@@ -33,7 +33,7 @@ class AnswerAuthTest {
 
     @Test
     void aWholeAnswerVerifiesOnlyAsSignedForItsRequest() {
-        Response signed = ANSWERS.sign(REQUEST, Response.of(200, utf8("value")).withHeader(InternalProtocol.TIMESTAMP_HEADER, "42"));
+        Response signed = ANSWERS.sign(REQUEST, Response.of(200, utf8("value")).withHeader(InternalProtocol.EPOCH_HEADER, "42"));
         byte[] body = ((ResponseBody.Fixed) signed.body()).bytes();
         Map<String, List<String>> fields = fieldsOf(signed);
 
@@ -42,10 +42,10 @@ class AnswerAuthTest {
         assertThat("another status", ANSWERS.verifies(REQUEST, 404, headers(fields), body), is(false));
         assertThat("another request", ANSWERS.verifies("proof-of-another-request", 200, headers(fields), body), is(false));
         Map<String, List<String>> later = new LinkedHashMap<>(fields);
-        later.put(InternalProtocol.TIMESTAMP_HEADER, List.of("43"));
-        assertThat("another timestamp", ANSWERS.verifies(REQUEST, 200, headers(later), body), is(false));
+        later.put(InternalProtocol.EPOCH_HEADER, List.of("43"));
+        assertThat("another epoch", ANSWERS.verifies(REQUEST, 200, headers(later), body), is(false));
         Map<String, List<String>> added = new LinkedHashMap<>(fields);
-        added.put(InternalProtocol.TOMBSTONE_HEADER, List.of("true"));
+        added.put("X-Ringkv-Tombstone", List.of("true"));
         assertThat("a field added", ANSWERS.verifies(REQUEST, 200, headers(added), body), is(false));
         Map<String, List<String>> unsigned = new LinkedHashMap<>(fields);
         unsigned.remove(InternalAuth.AUTH_HEADER);

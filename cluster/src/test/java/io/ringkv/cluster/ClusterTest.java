@@ -105,7 +105,7 @@ class ClusterTest {
         assertThat(status >= 400, is(true));
         java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
                 java.util.concurrent.ExecutionException.class,
-                () -> await(clusters.get(0).getPublic(peer, InternalProtocol.RECORD_PATH + "?key=AA", java.time.Duration.ofSeconds(2))));
+                () -> await(clusters.get(0).getPublic(peer, InternalProtocol.DIGEST_PATH, java.time.Duration.ofSeconds(2))));
         assertThat(refused.getCause(), instanceOf(IllegalArgumentException.class));
         org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
                 () -> await(clusters.get(0).getPublic(ClusterNode.parse("http://127.0.0.1:9"), "/v0/status",

@@ -127,7 +127,7 @@ class EpochExchangeTest {
     @Test
     void aTamperedOrStrippedEpochFailsTheProof() {
         InternalAuth auth = TestAuth.auth();
-        String target = InternalProtocol.RECORD_PATH + "?key=aw";
+        String target = InternalProtocol.DIGEST_PATH + "?" + InternalProtocol.RF_PARAM + "=3";
         Map<String, String> signed = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         signed.putAll(auth.sign(TestAuth.SELF, "GET", target, Map.of(InternalProtocol.EPOCH_HEADER, "7"), new byte[0]));
         assertThat(auth.check(request(target, signed)), is(InternalAuth.Check.OK));

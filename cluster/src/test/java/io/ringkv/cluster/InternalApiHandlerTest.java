@@ -36,31 +36,25 @@ class InternalApiHandlerTest {
     private final InternalApiHandler handler = TestAuth.handler(engine, clock);
 
     @Test
-    void storesARecordWithTheGivenTimestampAndReturnsItWithItsHeaders() throws Exception {
+    void storesARecordWithTheGivenTimestampAndReadsItBack() throws Exception {
         assertThat(writeOne(KEY, Record.value(77, utf8("v"))), is(WriteBatchCodec.STORED));
         assertThat(engine.get(KEY), is(Optional.of(Record.value(77, utf8("v")))));
-
-        Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
-        assertThat(get.status(), is(200));
-        assertThat(get.headers().first(InternalProtocol.TIMESTAMP_HEADER), is(Optional.of("77")));
-        assertThat(get.headers().first(InternalProtocol.TOMBSTONE_HEADER), is(Optional.of("false")));
-        assertThat(((ResponseBody.Fixed) get.body()).bytes(), equalTo(utf8("v")));
+        assertThat(readOne(KEY), is(Optional.of(Record.value(77, utf8("v")))));
     }
 
     @Test
-    void storesAndReturnsARecordsExpiryInItsOwnHeader() throws Exception {
+    void storesAndReadsBackARecordsExpiry() throws Exception {
         assertThat(writeOne(KEY, Record.expiring(77, utf8("v"), 1_700_000_002_000L)), is(WriteBatchCodec.STORED));
         assertThat(engine.get(KEY), is(Optional.of(Record.expiring(77, utf8("v"), 1_700_000_002_000L))));
-
-        Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
-        assertThat(get.headers().first(InternalProtocol.EXPIRES_HEADER), is(Optional.of("1700000002000")));
+        assertThat(readOne(KEY), is(Optional.of(Record.expiring(77, utf8("v"), 1_700_000_002_000L))));
     }
 
+    /** A node answers the first key of a batch whatever its value's size: a read alone is never deferred. */
     @Test
-    void aRecordWithoutExpiryIsAnsweredWithoutTheExpiryHeader() throws Exception {
-        engine.apply(KEY, Record.value(5, utf8("v")));
-        Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
-        assertThat(get.headers().first(InternalProtocol.EXPIRES_HEADER), is(Optional.empty()));
+    void theOnlyKeyOfAReadBatchIsAnsweredHoweverLargeItsValue() throws Exception {
+        byte[] large = new byte[2 * ReadBatchCodec.ANSWER_VALUE_BYTES];
+        engine.apply(KEY, Record.value(5, large));
+        assertThat(readOne(KEY).orElseThrow().value().length, is(large.length));
     }
 
     @Test
@@ -82,13 +76,10 @@ class InternalApiHandlerTest {
     }
 
     @Test
-    void returnsTombstonesAsRecordsAnd404OnlyForAbsentKeys() throws Exception {
+    void readsTombstonesAsRecordsAndAbsentKeysAsAbsent() throws Exception {
         assertThat(writeOne(KEY, Record.tombstone(5)), is(WriteBatchCodec.STORED));
-        Response get = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
-        assertThat(get.status(), is(200));
-        assertThat(get.headers().first(InternalProtocol.TOMBSTONE_HEADER), is(Optional.of("true")));
-        Response absent = handle(handler, "GET", InternalProtocol.RECORD_PATH, keyQuery(utf8("nope")), Headers.of(), new byte[0]);
-        assertThat(absent.status(), is(404));
+        assertThat(readOne(KEY), is(Optional.of(Record.tombstone(5))));
+        assertThat(readOne(utf8("nope")), is(Optional.empty()));
     }
 
     @Test
@@ -172,7 +163,6 @@ class InternalApiHandlerTest {
         assertThat(handler.onLoop(head("PUT", InternalProtocol.WRITES_PATH)), is(true));
         assertThat(handler.onLoop(head("POST", InternalProtocol.READS_PATH)), is(true));
         assertThat(handler.onLoop(head("GET", InternalProtocol.WRITES_PATH)), is(false));
-        assertThat(handler.onLoop(head("PUT", InternalProtocol.RECORD_PATH)), is(false));
         assertThat(handler.onLoop(head("GET", InternalProtocol.DIGEST_PATH)), is(false));
         assertThat(handler.onLoop(head("POST", InternalProtocol.PAXOS_ACCEPT_PATH)), is(false));
         assertThat(handler.onLoop(head("GET", InternalProtocol.RANGE_PATH)), is(false));
@@ -270,26 +260,28 @@ class InternalApiHandlerTest {
 
     @Test
     void rejectsMalformedRequestsWith400() throws Exception {
-        assertThat(handle(handler, "GET", InternalProtocol.RECORD_PATH, "", Headers.of(), new byte[0]).status(), is(400));
-        assertThat(handle(handler, "GET", InternalProtocol.RECORD_PATH, "key=", Headers.of(), new byte[0]).status(), is(400));
-        assertThat(handle(handler, "GET", InternalProtocol.RECORD_PATH, "key=!!", Headers.of(), new byte[0]).status(), is(400));
         assertThat(handle(handler, "GET", InternalProtocol.RANGE_PATH, "", Headers.of(), new byte[0]).status(), is(400));
+        assertThat(handle(handler, "GET", InternalProtocol.RANGE_PATH, "start=!!", Headers.of(), new byte[0]).status(), is(400));
     }
 
     @Test
     void answers405WithAllowAnd404ForUnknownInternalPaths() throws Exception {
-        Response post = handle(handler, "POST", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        engine.apply(KEY, Record.value(5, utf8("v")));
+        Response post = handle(handler, "POST", InternalProtocol.WRITES_PATH, "", Headers.of(), new byte[0]);
         assertThat(post.status(), is(405));
-        assertThat(post.headers().first("Allow"), is(Optional.of("GET")));
-        Response put = handle(handler, "PUT", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), utf8("v"));
-        assertThat("every write goes in a batch", put.status(), is(405));
-        assertThat(engine.get(KEY), is(Optional.empty()));
-        assertThat("no batch of records besides the write batch", handle(handler, "PUT", "/internal/v0/records", "", Headers.of(),
-                frames(true, KEY, Record.value(5, utf8("v")))).status(), is(404));
+        assertThat(post.headers().first("Allow"), is(Optional.of("PUT")));
+        // Every read and write travels in a batch: the one-record endpoints of earlier versions are gone.
+        assertThat(handle(handler, "GET", "/internal/v0/record", "key=" + InternalProtocol.encodeKey(KEY), Headers.of(), new byte[0])
+                .status(), is(404));
+        assertThat(handle(handler, "PUT", "/internal/v0/record", "key=" + InternalProtocol.encodeKey(KEY), Headers.of(), utf8("w"))
+                .status(), is(404));
+        assertThat(handle(handler, "PUT", "/internal/v0/records", "", Headers.of(), frames(true, KEY, Record.value(9, utf8("w"))))
+                .status(), is(404));
+        assertThat(engine.get(KEY), is(Optional.of(Record.value(5, utf8("v")))));
         Response rangePut = handle(handler, "PUT", InternalProtocol.RANGE_PATH, "start=", Headers.of(), new byte[0]);
         assertThat(rangePut.status(), is(405));
         assertThat(rangePut.headers().first("Allow"), is(Optional.of("GET")));
-        assertThat(handle(handler, "GET", "/internal/v9/record", keyQuery(KEY), Headers.of(), new byte[0]).status(), is(404));
+        assertThat(handle(handler, "POST", "/internal/v9/reads", "", Headers.of(), readsOf(KEY)).status(), is(404));
     }
 
     @Test
@@ -327,13 +319,13 @@ class InternalApiHandlerTest {
     void refusesAProofOutsideTheTimeWindow() throws Exception {
         InternalAuth late = new InternalAuth(TestAuth.SECRET, "http://127.0.0.1:1", TestAuth.TOPOLOGY,
                 () -> System.currentTimeMillis() - InternalAuth.WINDOW_MILLIS - 5_000);
-        assertThat(signedBy(late, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]).status(), is(403));
+        assertThat(signedBy(late, "POST", InternalProtocol.READS_PATH, "", Headers.of(), readsOf(KEY)).status(), is(403));
     }
 
     @Test
     void anAuthenticatedPeerWithAnotherNodeListGets409() throws Exception {
         InternalAuth elsewhere = TestAuth.auth(TestAuth.SECRET, "fedcba9876543210");
-        Response response = signedBy(elsewhere, "GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        Response response = signedBy(elsewhere, "POST", InternalProtocol.READS_PATH, "", Headers.of(), readsOf(KEY));
         assertThat(response.status(), is(409));
     }
 
@@ -350,16 +342,15 @@ class InternalApiHandlerTest {
     @Test
     void everyAnswerToAnAuthenticatedRequestCarriesAProofOfThatRequest() throws Exception {
         engine.apply(KEY, Record.value(7, utf8("v")));
-        Map<String, String> signed = TestAuth.auth().sign(TestAuth.SELF, "GET", InternalProtocol.RECORD_PATH + "?" + keyQuery(KEY),
-                Map.of(), new byte[0]);
-        Response found = send("GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), headersOf(signed), new byte[0]);
+        Map<String, String> signed = TestAuth.auth().sign(TestAuth.SELF, "POST", InternalProtocol.READS_PATH, Map.of(), readsOf(KEY));
+        Response found = send("POST", InternalProtocol.READS_PATH, "", headersOf(signed), readsOf(KEY));
         java.net.http.HttpHeaders fields = clientView(found.headers());
         byte[] body = ((ResponseBody.Fixed) found.body()).bytes();
         AnswerAuth answers = TestAuth.auth().answers();
         assertThat(answers.verifies(InternalAuth.proofOf(signed), 200, fields, body), is(true));
         assertThat(answers.verifies(InternalAuth.proofOf(signed), 200, fields, utf8("w")), is(false));
 
-        Response unsigned = send("GET", InternalProtocol.RECORD_PATH, keyQuery(KEY), Headers.of(), new byte[0]);
+        Response unsigned = send("POST", InternalProtocol.READS_PATH, "", Headers.of(), readsOf(KEY));
         assertThat(unsigned.status(), is(403));
         assertThat("a refusal carries no proof", unsigned.headers().first(InternalAuth.AUTH_HEADER), is(Optional.empty()));
     }
@@ -452,8 +443,18 @@ class InternalApiHandlerTest {
         return java.util.Arrays.copyOf(out.array(), out.position());
     }
 
-    private static String keyQuery(byte[] key) {
-        return InternalProtocol.KEY_PARAM + "=" + InternalProtocol.encodeKey(key);
+    /** A read batch of these keys. */
+    private static byte[] readsOf(byte[]... keys) {
+        return ReadBatchCodec.encodeRequest(List.of(keys));
+    }
+
+    /** Reads one key in a batch of its own; returns the handler's answer for it. */
+    private Optional<Record> readOne(byte[] key) throws Exception {
+        Response reads = handle(handler, "POST", InternalProtocol.READS_PATH, "", Headers.of(), readsOf(key));
+        assertThat(reads.status(), is(200));
+        ReadBatchCodec.Answer answer = ReadBatchCodec.decodeAnswers(((ResponseBody.Fixed) reads.body()).bytes(), 1).getFirst();
+        assertThat("not deferred", answer.deferred(), is(false));
+        return answer.found();
     }
 
     /** Sends a request signed with the test secret, as a peer would. */

@@ -3,15 +3,16 @@ package io.ringkv.node;
 import io.ringkv.cluster.ClusterSecret;
 import io.ringkv.cluster.InternalAuth;
 import io.ringkv.cluster.InternalProtocol;
+import io.ringkv.cluster.RecordFrames;
 import io.ringkv.ops.JsonText;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * What one node process stores for a key: read through the internal record endpoint (signed with
+ * What one node process stores for a key: read through the internal read batch endpoint (signed with
  * the cluster secret), which shows tombstones and expired records and repairs nothing, unlike a
  * public read.
  */
@@ -38,22 +39,32 @@ final class StoredRecord {
     /** The node's record of the key with its timestamp and expiry; empty when it holds none. */
     static Optional<Copy> copy(ProcessCluster cluster, int node, String key) {
         try {
-            String encoded = Base64.getUrlEncoder().withoutPadding().encodeToString(key.getBytes(StandardCharsets.UTF_8));
-            String target = InternalProtocol.RECORD_PATH + "?key=" + encoded;
+            byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
+            // A read batch of one key, signed as a peer would; the answer's entry is read by hand
+            // (docs/cluster.md: byte 0 absent, byte 1 then the record as in a record frame).
+            ByteBuffer request = ByteBuffer.allocate(2 * Integer.BYTES + keyBytes.length);
+            request.putInt(keyBytes.length).put(keyBytes).putInt(-1);
+            byte[] body = request.array();
+            String target = InternalProtocol.READS_PATH;
             InternalAuth auth = new InternalAuth(ClusterSecret.fromFile(cluster.secretFile()), "record-reader",
                     topology(cluster, node), System::currentTimeMillis);
-            RawHttp.Reply reply = RawHttp.send(cluster.port(node), "GET", target, auth.sign(cluster.url(node), "GET", target, Map.of(), new byte[0]),
-                    new byte[0]);
-            if (reply.status() == 404) {
-                return Optional.empty();
-            }
+            RawHttp.Reply reply = RawHttp.send(cluster.port(node), "POST", target, auth.sign(cluster.url(node), "POST", target, Map.of(), body),
+                    body);
             if (reply.status() != 200) {
                 throw new AssertionError("node-" + node + " answered " + reply.status() + " to " + target);
             }
-            String expires = reply.headers().get(InternalProtocol.EXPIRES_HEADER.toLowerCase(java.util.Locale.ROOT));
-            return Optional.of(new Copy("true".equals(reply.headers().get("x-ringkv-tombstone")),
-                    Long.parseLong(reply.headers().get("x-ringkv-timestamp")),
-                    expires == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(expires))));
+            ByteBuffer answer = ByteBuffer.wrap(reply.body());
+            int kind = answer.get();
+            if (kind == 0) {
+                return Optional.empty();
+            }
+            if (kind != 1) {
+                throw new AssertionError("node-" + node + " answered a read of one key with entry kind " + kind);
+            }
+            long timestamp = answer.getLong();
+            int flags = answer.get();
+            OptionalLong expires = (flags & RecordFrames.FLAG_EXPIRES) != 0 ? OptionalLong.of(answer.getLong()) : OptionalLong.empty();
+            return Optional.of(new Copy((flags & RecordFrames.FLAG_TOMBSTONE) != 0, timestamp, expires));
         } catch (Exception e) {
             throw new AssertionError("cannot read node-" + node + "'s record of " + key, e);
         }
