@@ -61,8 +61,14 @@ abstract class PushCompatibilitySuite {
         };
         executor = Executors.newFixedThreadPool(4, named);
         client = newBuilder().version(HttpClient.Version.HTTP_2).executor(executor).build();
-        // Settles on HTTP/2 first (the JDK client upgrades its first request; pushes come on later ones).
-        client.send(HttpRequest.newBuilder(uri("/bytes?n=1")).build(), BodyHandlers.ofByteArray());
+        // Settles on HTTP/2 first, so that pushes come on a connection already upgraded: pushed bodies
+        // right behind the 101 meet the JDK client's flaw that Http2CompatibilitySuite's
+        // skipLargeBodiesOverAnUpgrade describes. The request has a push handler (nothing is pushed
+        // for it) because the JDK client asks for push in its upgrade only then, and never gives a
+        // request with a handler a connection without push: with a plain send, each test's push
+        // request upgraded a second connection.
+        client.sendAsync(HttpRequest.newBuilder(uri("/bytes?n=1")).build(), BodyHandlers.ofByteArray(),
+                (initiating, promised, acceptor) -> { }).get(30, TimeUnit.SECONDS);
     }
 
     @AfterEach
@@ -91,6 +97,7 @@ abstract class PushCompatibilitySuite {
         HttpResponse<byte[]> main = client.sendAsync(request, BodyHandlers.ofByteArray(), handler)
                 .get(30, TimeUnit.SECONDS);
         assertThat(new String(main.body()), is("main"));
+        assertThat("the pushes came on the connection start() settled", server.openConnections(), is(1));
         assertThat(pushed.keySet(), containsInAnyOrder(uri("/bytes?n=1000"), uri("/bytes?n=100000")));
         assertThat(initiating, everyItem(equalTo(request)));
         for (int n : new int[] {1000, 100000}) {
