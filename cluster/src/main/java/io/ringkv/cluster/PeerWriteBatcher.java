@@ -80,12 +80,10 @@ final class PeerWriteBatcher {
         void complete(ClusterNode node, long answered, Throwable failure) {
             if (failure != null) {
                 answer.completeExceptionally(failure);
-                return;
-            }
-            try {
+            } else if (answered == WriteBatchCodec.REFUSED_AHEAD) {
+                answer.completeExceptionally(ReplicaClient.refusedAhead(node, record));
+            } else {
                 answer.complete(ReplicaClient.writeOutcome(node, record, answered));
-            } catch (java.util.concurrent.CompletionException refused) {
-                answer.completeExceptionally(refused.getCause());
             }
         }
     }

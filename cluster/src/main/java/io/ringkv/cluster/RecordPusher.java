@@ -154,11 +154,10 @@ final class RecordPusher {
         int tookHere = 0;
         for (int i = 0; i < batch.size(); i++) {
             Map.Entry<byte[], Record> entry = batch.get(i);
-            try {
-                ReplicaClient.writeOutcome(peer, entry.getValue(), answers[i]);
-                tookHere++;
-            } catch (java.util.concurrent.CompletionException refused) {
-                outcomes.refused(entry.getKey(), entry.getValue(), (RecordsRefusedException) refused.getCause());
+            if (answers[i] == WriteBatchCodec.REFUSED_AHEAD) {
+                outcomes.refused(entry.getKey(), entry.getValue(), ReplicaClient.refusedAhead(peer, entry.getValue()));
+            } else {
+                tookHere++; // stored, or the peer holds something newer already
             }
         }
         taken += tookHere;

@@ -139,10 +139,15 @@ public final class ReplicaClient {
             return OptionalLong.empty();
         }
         if (answered == WriteBatchCodec.REFUSED_AHEAD) {
-            throw new CompletionException(new RecordsRefusedException(node, "refused a record stamped "
-                    + HybridLogicalClock.format(record.timestamp()) + ": further ahead of its clock than the bound", 400));
+            throw new CompletionException(refusedAhead(node, record));
         }
         return answered > record.timestamp() ? OptionalLong.of(answered) : OptionalLong.empty();
+    }
+
+    /** What {@code node}'s answer {@link WriteBatchCodec#REFUSED_AHEAD} to the write of {@code record} means. */
+    static RecordsRefusedException refusedAhead(ClusterNode node, Record record) {
+        return new RecordsRefusedException(node, "refused a record stamped " + HybridLogicalClock.format(record.timestamp())
+                + ": further ahead of its clock than the bound", 400);
     }
 
     /**
