@@ -17,7 +17,9 @@ p99 against the steady-load window's (issue 33's target: at most 2x), its durati
 moving node's status counts as handed over (every copy sent: about one per record for a join, more where
 the sources' digests differ)
 over the time its phase said "streaming", the unique value bytes the node owns (gained or gave up),
-and the CPU the node processes used. After the steps: every key on exactly RF nodes (each node's own
+and the CPU the node processes used; and the same step cut at the moving node's phase changes, plus
+the CHUNK_SECONDS after it, with per piece the GET p50/p99 and every node process's cores (a
+CpuSampler), so that a tail can be put down to a phase and a process. After the steps: every key on exactly RF nodes (each node's own
 keys, `local=true`), and every key written during the run reads back its last acknowledged value (or
 the value of a later write that got no answer). PUTs walk the key set in order, one value per pass,
 so a key's writes are a whole pass apart and the last acknowledged one is well defined.
@@ -35,6 +37,7 @@ import math
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -80,6 +83,9 @@ def parser():
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0,1"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "0,1"))
     ap.add_argument("--out-dir", default=os.path.join(results_file.BENCH_DIR, "results"))
+    ap.add_argument("--keep-logs", default=None, metavar="DIR",
+                    help="copy every node's log there (DIR/rN/nodeM.log) before the run's temporary directory goes; "
+                         "with the results' per-second timeline, what the nodes did when the load's tail grew")
     ap.add_argument("--node-args", default="",
                     help="extra flags for every node, the joining ones too, e.g. \"--stream-rate 8\"")
     results_file.add_summarise_argument(ap)
@@ -388,6 +394,64 @@ class StepWatch:
         return (self.phases[last + 1][1] if last + 1 < len(self.phases) else end) - self.phases[seen[0]][1]
 
 
+class CpuSampler:
+    """Samples every node process's CPU time (utime + stime) twice a second, from start() to stop(),
+    so that a step's phases can be split by process: which JVM took the cores while the load's tail
+    grew. Threading: start() and stop() from the bench's thread; one sampling thread reads the
+    cluster's process list (appended to, never reordered) and writes samples, read after stop()."""
+
+    def __init__(self, cluster):
+        self.cluster, self.samples, self.stopping = cluster, [], threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self):
+        self.thread.start()
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join()
+
+    def _run(self):
+        while not self.stopping.is_set():
+            ticks = {}
+            for url, proc in list(zip(self.cluster.urls, self.cluster.procs)):
+                t = StepWatch._ticks(proc.pid)
+                if t is not None:
+                    ticks[url] = t
+            self.samples.append((time.time(), ticks))
+            self.stopping.wait(0.5)
+
+    def cores(self, start, end):
+        """Per node URL, the cores its process used between the samples nearest start and end."""
+        if not self.samples:
+            return {}
+        a = min(self.samples, key=lambda s: abs(s[0] - start))
+        b = min(self.samples, key=lambda s: abs(s[0] - end))
+        if b[0] <= a[0]:
+            return {}
+        return {u: round((b[1][u] - a[1].get(u, b[1][u])) / CLK_TCK / (b[0] - a[0]), 3) for u in b[1]}
+
+
+def phase_windows(step, rows, sampler, after_s):
+    """The step cut at its phase changes (the moving node's status, first sight of each phase; before
+    the first one: "starting", the node's JVM booting or the decommission command starting), and the
+    after_s seconds after it ("after the step": the former owners' cleanups and the anti-entropy
+    digests rebuilt for the new owners run then, outside the step's window): per piece the load's
+    GET p50/p99 and failures and every node process's cores."""
+    cuts = [("starting", step["start"])] + [(p, t) for p, t in step["phases"] if step["start"] <= t < step["end"]]
+    cuts.append(("after the step", step["end"]))
+    out = []
+    for i, (name, t) in enumerate(cuts):
+        end = cuts[i + 1][1] if i + 1 < len(cuts) else step["end"] + after_s
+        if end - t < 0.05:
+            continue
+        w = window(rows, t, end)
+        out.append({"phase": name, "start": t, "seconds": round(end - t, 2), "gets": w["gets"],
+                    "get_p50_ms": w["get_p50_ms"], "get_p99_ms": w["get_p99_ms"], "put_p99_ms": w["put_p99_ms"],
+                    "failed": w["failed"], "node_cores": sampler.cores(t, end)})
+    return out
+
+
 def node_counters(urls):
     """Per node: what Cluster.node_counters sums over a cluster (503s by cause, 504s, write stalls, GC)."""
     return {u: Cluster.node_counters(types.SimpleNamespace(independent=False, urls=[u])) for u in urls}
@@ -589,6 +653,8 @@ class Bench:
             self.preload()
             log("round %d: preload took %.1f s" % (self.rnd, time.time() - t))
             self.load.start(self.serving())
+            sampler = CpuSampler(c)
+            sampler.start()
             time.sleep(a.warmup_seconds)
             steady_start = time.time()
             pids = [p.pid for p in c.procs]
@@ -620,17 +686,29 @@ class Bench:
                 log("round %d: %s done in %.1f s (%d bytes streamed)" % (self.rnd, name, end - start, moved))
                 time.sleep(CHUNK_SECONDS)  # a gap between the steps' windows
             self.load.stop()
+            sampler.stop()
             for s in steps:
                 s["load"] = window(self.load.rows, s["start"], s["end"])
+                s["phase_windows"] = phase_windows(s, self.load.rows, sampler, CHUNK_SECONDS)
             steady = window(self.load.rows, steady_start, steady_end)
             steady["cpu_cores"] = steady_cpu / (steady_end - steady_start)
+            steady["node_cores"] = sampler.cores(steady_start, steady_end)
             steady["nodes"] = steady_counters
             log("round %d: checking owners and reading back %d keys" % (self.rnd, len(self.writes.by_key)))
             # Requests sent per second from the steady window on: where the offered load fell short.
             first = int(steady_start)
             per_second = collections.Counter(r[0] // 1_000_000_000 - first for r in self.load.rows)
             sent = [per_second.get(i, 0) for i in range(max(per_second) + 1)] if per_second else []
+            # GETs per second from the steady window on: [second, count, p50 ms, p99 ms], to set beside the
+            # nodes' logs (--keep-logs) and the steps' phases.
+            by_second = collections.defaultdict(list)
+            for r in self.load.rows:
+                if r[1] == "GET":
+                    by_second[r[0] // 1_000_000_000 - first].append(r[3])
+            timeline = [[sec, len(v), round(vegeta.percentile(sorted(v), 0.5), 2), round(vegeta.percentile(sorted(v), 0.99), 2)]
+                        for sec, v in sorted(by_second.items()) if sec >= 0]
             result = {"round": self.rnd, "steady": steady, "steps": steps, "owners": self.owners(),
+                      "get_timeline": timeline,
                       "sent_per_second_from": first, "sent_per_second": sent,
                       "read_back": self.read_back(), "load_errors": dict(self.load.errors.most_common(5)),
                       "members_at_end": ((status(self.serving()[0]) or {}).get("metadata") or {}).get("members")}
@@ -721,6 +799,11 @@ def summarise(doc):
         sum(r["steady"]["failed"] for r in rounds), sum(r["steady"]["requests"] for r in rounds),
         fmt(interval([r["steady"]["cpu_cores"] for r in rounds]))))
     lines.extend(failure_lines([r["steady"] for r in rounds], [r["steady"].get("nodes", {}) for r in rounds]))
+    for r in rounds:
+        if r["steady"].get("node_cores"):
+            lines.append("         round %d node cores %s (the nodes in the order they started; below, per phase "
+                         "of each step, the same order)" % (r["round"], " ".join(
+                             "%.2f" % c for c in r["steady"]["node_cores"].values())))
     lines.append("")
     lines.append("%-8s %-10s %-8s %-10s %-12s %-9s %-13s %-12s %-10s %-10s %-9s %-12s %s" % (
         "step", "seconds", "sent/s", "GET p99 ms", "x steady", "verdict", "failed", "streamed MB", "stream s", "MB/s",
@@ -750,6 +833,12 @@ def summarise(doc):
             fmt(interval([s["unique_value_bytes"] / 1e6 / s["streaming_s"] for _, s in ss if s["streaming_s"]]), "%.1f"),
             fmt(interval([s["cpu_cores"] for _, s in ss]))))
         lines.extend(failure_lines([s["load"] for _, s in ss], [s.get("nodes", {}) for _, s in ss]))
+        for r, s in ss:
+            for w in s.get("phase_windows", []):
+                cores = w["node_cores"]
+                lines.append("         round %d %-26s %5.1f s  GET p50 %s p99 %s ms, failed %d; node cores %s (sum %.2f)" % (
+                    r["round"], w["phase"][:26], w["seconds"], fmt((w["get_p50_ms"], None)), fmt((w["get_p99_ms"], None)),
+                    w["failed"], " ".join("%.2f" % c for c in cores.values()), sum(cores.values())))
         compared = [s["hand_over_comparisons"] for _, s in ss if s.get("hand_over_comparisons")]
         if any(c["buckets_differing"] or c["digests_unread"] for c in compared):
             lines.append("         second sources' buckets differing from the first source's (of 1024), per round: %s%s" % (
@@ -801,6 +890,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="ringkv-membership.") as tmp:
         for rnd in range(1, args.rounds + 1):
             rounds.append(Bench(args, tmp, vegeta_bin, rnd).run())
+            if args.keep_logs:
+                shutil.copytree(os.path.join(tmp, "r%d" % rnd), os.path.join(args.keep_logs, "r%d" % rnd),
+                                ignore=lambda d, names: [n for n in names if not n.endswith(".log")], dirs_exist_ok=True)
     meta["loadavg_at_end"] = results_file.loadavg()
     base = results_file.write(args.out_dir, "membership", meta, {"meta": meta, "rounds": rounds},
                               summarise({"meta": meta, "rounds": rounds}))

@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * chunk is each record purged here, and only if it is still the stored one
  * ({@link StorageEngine#purge}): a write that lands meanwhile stays. A record an owner refused, or
  * whose owner could not be reached, is kept (counted), so a run never leaves a key with fewer
- * copies of its newest version than it found; an owner that failed is not asked again during
- * the run. Tombstones move the same way, so a delete is not undone by dropping it here.
+ * copies of its newest version than it found; an owner that did not take a chunk in
+ * {@value #OWNER_ATTEMPTS} attempts, with a pause between, is not asked again during the run.
+ * Tombstones move the same way, so a delete is not undone by dropping it here.
  *
  * <p>Threading: runs happen one at a time on one daemon thread ({@code ringkv-cleanup});
  * {@link #request} and {@link #status} from any thread; {@link #run} directly only from a test
@@ -60,6 +61,10 @@ public final class Cleanup implements AutoCloseable {
     private static final int PUSH_BATCHES_IN_FLIGHT = 2;
     /** Bytes read between two calls to the pacer at most (fewer records when they are large). */
     private static final long PACE_BYTES_MAX = 256 * 1024;
+    /** Attempts at a chunk's records to one owner before the owner counts as failed for the run ({@link #handOver}). */
+    static final int OWNER_ATTEMPTS = 3;
+    /** The pause before an owner's second attempt; doubled before each one after. */
+    static final Duration OWNER_RETRY_PAUSE = Duration.ofSeconds(1);
 
     private final StorageEngine engine;
     private final ClusterNodes topology;
@@ -68,6 +73,7 @@ public final class Cleanup implements AutoCloseable {
     private final ScanPacer pacer;
     private final Duration answerWait;
     private final FirstSourceBuckets.OwnDigest ownDigest;
+    private final Duration retryPause;
     private final ExecutorService thread;
     private final Object lock = new Object();
     /** Guarded by {@link #lock}. */
@@ -86,6 +92,13 @@ public final class Cleanup implements AutoCloseable {
      */
     Cleanup(StorageEngine engine, ClusterNodes topology, IntSupplier replicationFactor,
             ReplicaClient client, ScanPacer pacer, Duration answerWait, FirstSourceBuckets.OwnDigest ownDigest) {
+        this(engine, topology, replicationFactor, client, pacer, answerWait, ownDigest, OWNER_RETRY_PAUSE);
+    }
+
+    /** @param retryPause the pause before an owner's second attempt at a chunk (doubled after); tests shorten it */
+    Cleanup(StorageEngine engine, ClusterNodes topology, IntSupplier replicationFactor, ReplicaClient client,
+            ScanPacer pacer, Duration answerWait, FirstSourceBuckets.OwnDigest ownDigest, Duration retryPause) {
+        this.retryPause = retryPause;
         this.engine = engine;
         this.ownDigest = ownDigest;
         this.topology = topology;
@@ -275,36 +288,48 @@ public final class Cleanup implements AutoCloseable {
         static final SendRule ALWAYS = new SendRule(true, null);
     }
 
-    /** Sends a chunk to its owners, then purges each record every one of its owners took. */
+    /**
+     * Sends a chunk to its owners, then purges each record every one of its owners took. An owner
+     * whose batch failed (no answer within the call's timeout, a 5xx, a refused connection) is sent
+     * its records of the chunk again, up to {@link #OWNER_ATTEMPTS} times in all with a pause
+     * between, before it counts as failed for the rest of the run: a joining node that stalls once
+     * for a moment (a GC pause, two busy cores) must not make its sources skip the rest of their
+     * stores and the join run the whole pass again. The records go again whole; the owner applies
+     * them by last-write-wins, so a batch that did arrive the first time changes nothing.
+     */
     private void handOver(List<NotOwned> chunk, Set<ClusterNode> failedOwners) throws StoreException, InterruptedException {
         if (chunk.isEmpty()) {
             return;
         }
         Set<byte[]> refused = new TreeSet<>(Arrays::compareUnsigned);
+        RecordPusher.Outcomes outcomes = (key, refusedRecord, why) -> refused.add(key);
         Map<ClusterNode, RecordPusher> pushers = new LinkedHashMap<>();
+        Map<ClusterNode, Exception> retry = new LinkedHashMap<>();
         for (NotOwned record : chunk) {
             for (ClusterNode owner : record.owners()) {
-                if (failedOwners.contains(owner)) {
+                if (failedOwners.contains(owner) || retry.containsKey(owner)) {
                     continue;
                 }
-                RecordPusher pusher = pushers.computeIfAbsent(owner, node -> new RecordPusher(client, node, PUSH_RECORDS_MAX,
-                        PUSH_BATCHES_IN_FLIGHT, answerWait, (key, refusedRecord, why) -> refused.add(key)));
+                RecordPusher pusher = pushers.computeIfAbsent(owner, node -> pusherFor(node, outcomes));
                 try {
                     pusher.add(record.key(), record.record());
                 } catch (ExecutionException | TimeoutException e) {
-                    ownerFailed(owner, failedOwners, e);
+                    retry.put(owner, e);
                 }
             }
         }
         for (Map.Entry<ClusterNode, RecordPusher> pusher : pushers.entrySet()) {
-            if (failedOwners.contains(pusher.getKey())) {
+            if (retry.containsKey(pusher.getKey())) {
                 continue;
             }
             try {
                 pusher.getValue().finish();
             } catch (ExecutionException | TimeoutException e) {
-                ownerFailed(pusher.getKey(), failedOwners, e);
+                retry.put(pusher.getKey(), e);
             }
+        }
+        for (Map.Entry<ClusterNode, Exception> failed : retry.entrySet()) {
+            sendAgain(chunk, failed.getKey(), failed.getValue(), outcomes, failedOwners);
         }
         for (NotOwned record : chunk) {
             boolean handedOver = !refused.contains(record.key()) && record.owners().stream().noneMatch(failedOwners::contains);
@@ -320,6 +345,39 @@ public final class Cleanup implements AutoCloseable {
                 update(status -> status.notOwned(1).kept(1)); // written meanwhile: the newer record is for the next run
             }
         }
+    }
+
+    /** The chunk's records for {@code owner} again, after its first attempt failed with {@code first}. */
+    private void sendAgain(List<NotOwned> chunk, ClusterNode owner, Exception first, RecordPusher.Outcomes outcomes,
+                           Set<ClusterNode> failedOwners) throws InterruptedException {
+        Exception last = first;
+        for (int attempt = 2; attempt <= OWNER_ATTEMPTS; attempt++) {
+            retryPause(attempt);
+            RecordPusher pusher = pusherFor(owner, outcomes);
+            try {
+                for (NotOwned record : chunk) {
+                    if (record.owners().contains(owner)) {
+                        pusher.add(record.key(), record.record());
+                    }
+                }
+                pusher.finish();
+                LOG.info("cleanup: owner {} took a chunk at attempt {} of {} (before: {})", owner, attempt, OWNER_ATTEMPTS,
+                        last.toString());
+                return;
+            } catch (ExecutionException | TimeoutException e) {
+                last = e;
+            }
+        }
+        ownerFailed(owner, failedOwners, last);
+    }
+
+    /** Sleeps before attempt {@code attempt} (2 or more): {@link #retryPause}, doubled for each attempt after the second. */
+    private void retryPause(int attempt) throws InterruptedException {
+        Thread.sleep(retryPause.toMillis() << (attempt - 2));
+    }
+
+    private RecordPusher pusherFor(ClusterNode owner, RecordPusher.Outcomes outcomes) {
+        return new RecordPusher(client, owner, PUSH_RECORDS_MAX, PUSH_BATCHES_IN_FLIGHT, answerWait, outcomes);
     }
 
     private void ownerFailed(ClusterNode owner, Set<ClusterNode> failedOwners, Exception why) {

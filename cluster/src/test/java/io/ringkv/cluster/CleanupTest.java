@@ -38,6 +38,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class CleanupTest {
     private static final HybridLogicalClock PEER_CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
+    private static final Duration RETRY_PAUSE = Duration.ofMillis(100);
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
     private final PeerTransport http = TestAuth.peers(clientExecutor);
@@ -57,7 +58,7 @@ class CleanupTest {
         String self = "http://127.0.0.1:1"; // never contacted: this node
         topology = ClusterNodes.of(List.of(self, "http://127.0.0.1:" + peerPort), self);
         cleanup = new Cleanup(engine, topology, () -> 1, client,
-                new ScanPacer(1_000_000_000L), Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE);
+                new ScanPacer(1_000_000_000L), Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE);
         resources.add(cleanup);
     }
 
@@ -112,6 +113,43 @@ class CleanupTest {
             assertThat("owned here: kept", engine.get(key).isPresent(), is(true));
         }
         assertThat("a second run finds nothing to move", cleanup.run().notOwned(), is(0L));
+    }
+
+    /**
+     * An owner that lets one batch go unanswered past the call's timeout (a joining node in a GC
+     * pause) takes the chunk when it is sent again: the run hands everything over and drops it
+     * here, where before the owner counted as failed at once and the run kept every record.
+     */
+    @Test
+    void anOwnerThatMissesOneAnswerTakesTheChunkSentAgain() throws Exception {
+        try (GatedPeer owner = new GatedPeer(peerEngine, PEER_CLOCK, InternalProtocol.WRITES_PATH)) {
+            String self = "http://127.0.0.1:1";
+            ClusterNodes two = ClusterNodes.of(List.of(self, owner.node().id()), self);
+            RendezvousPlacement placement = new RendezvousPlacement(two);
+            List<byte[]> theirs = new ArrayList<>();
+            for (int i = 0; i < 600; i++) { // one chunk, more than one batch
+                byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+                engine.apply(key, Record.value(100 + i, key));
+                if (!two.isSelf(placement.owners(key, 1).getFirst())) {
+                    theirs.add(key);
+                }
+            }
+            Cleanup stalled = new Cleanup(engine, two, () -> 1, client, new ScanPacer(1_000_000_000L),
+                    Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE);
+            resources.add(stalled);
+
+            CleanupStatus status = stalled.run(); // the first batch's answer never comes: the gate stays shut
+
+            assertThat("the owner did not count as failed", status.ownersFailed(), is(0));
+            assertThat("every record the owner should hold was dropped here", status.dropped(), is((long) theirs.size()));
+            assertThat(status.kept(), is(0L));
+            for (byte[] key : theirs) {
+                assertThat("held by the owner", peerEngine.get(key).isPresent(), is(true));
+                assertThat("dropped here", engine.get(key), is(Optional.empty()));
+            }
+            assertThat("the chunk went again after the unanswered batch", owner.batched(InternalProtocol.WRITES_PATH)
+                    > theirs.size(), is(true));
+        }
     }
 
     @Test
