@@ -83,6 +83,10 @@ def parser():
     ap.add_argument("--server-cpus", default=os.environ.get("BENCH_SERVER_CPUS", "0,1"))
     ap.add_argument("--load-cpus", default=os.environ.get("BENCH_LOAD_CPUS", "0,1"))
     ap.add_argument("--out-dir", default=os.path.join(results_file.BENCH_DIR, "results"))
+    ap.add_argument("--join-warm-up", default="PT0S", metavar="DURATION",
+                    help="--warm-up of the nodes that join (grow, replace); 'default': the node's own default, which "
+                         "warms up before serving when its peers serve (default PT0S: the joining JVM's warm-up "
+                         "would take the cores the serving nodes share with it here)")
     ap.add_argument("--keep-logs", default=None, metavar="DIR",
                     help="copy every node's log there (DIR/rN/nodeM.log) before the run's temporary directory goes; "
                          "with the results' per-second timeline, what the nodes did when the load's tail grew")
@@ -429,7 +433,9 @@ class CpuSampler:
         b = min(self.samples, key=lambda s: abs(s[0] - end))
         if b[0] <= a[0]:
             return {}
-        return {u: round((b[1][u] - a[1].get(u, b[1][u])) / CLK_TCK / (b[0] - a[0]), 3) for u in b[1]}
+        # A process missing from the first sample started after it (a node that joins at the step's
+        # start): all of its CPU time falls in the window.
+        return {u: round((b[1][u] - a[1].get(u, 0)) / CLK_TCK / (b[0] - a[0]), 3) for u in b[1]}
 
 
 def phase_windows(step, rows, sampler, after_s):
@@ -505,7 +511,9 @@ class Bench:
         c.logs.append(os.path.join(self.tmp, c.name, "node%d.log" % (i + 1)))
         c.cmds.append(["taskset", "-c", self.args.server_cpus, os.path.join(ROOT, "ringkv"), "serve", "--host",
                        "127.0.0.1", "--port", str(port), "--data", data, "--join", through,
-                       "--cluster-secret-file", self.secret_file, "--warm-up", "PT0S"] + self.extra + extra)
+                       "--cluster-secret-file", self.secret_file]
+                      + ([] if self.args.join_warm_up == "default" else ["--warm-up", self.args.join_warm_up])
+                      + self.extra + extra)
         c.procs.append(c._start(i))
         self.state[url] = "joining"
         return i
@@ -790,7 +798,8 @@ def summarise(doc):
     lines = ["3 nodes, replication factor 3, %d keys of %d bytes; constant %d PUT/s + %d GET/s (vegeta) over the "
              "serving nodes; %d round(s)%s" % (meta["keys"], meta["value_bytes"], meta["rate"], meta["rate"],
                                                len(rounds), ", mean +- 95 % CI" if len(rounds) > 1 else "")
-             + ("; nodes' RINGKV_JVM_OPTS: %s" % meta["jvm_opts"] if meta.get("jvm_opts") else ""),
+             + ("; nodes' RINGKV_JVM_OPTS: %s" % meta["jvm_opts"] if meta.get("jvm_opts") else "")
+             + ("; joining nodes' --warm-up: %s" % meta["join_warm_up"] if meta.get("join_warm_up", "PT0S") != "PT0S" else ""),
              "issue 33's target: GET p99 during a step at most %.0fx the steady-load p99; no failed requests" % P99_TARGET,
              ""]
     steady = interval([r["steady"]["get_p99_ms"] for r in rounds])
@@ -882,7 +891,7 @@ def main():
             "value_bytes": args.value_bytes, "steps": args.step_list, "rounds": args.rounds, "quick": args.quick,
             "steady_s": args.steady_seconds, "warmup_s": args.warmup_seconds, "chunk_s": CHUNK_SECONDS,
             "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "cores": os.cpu_count(),
-            "node_args": args.node_args, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
+            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
             "loadavg_at_start": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--membership"] + sys.argv[1:])}
     vegeta_bin = vegeta.ensure_vegeta()
