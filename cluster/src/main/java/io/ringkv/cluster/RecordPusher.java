@@ -29,8 +29,10 @@ import java.util.concurrent.TimeoutException;
  *       400) is sent again a record at a time, so a record the peer will not take costs only
  *       itself.</li>
  * </ul>
- * Any other failure (the peer down, too slow, answering 5xx) is thrown: the caller gives up on
- * that peer until its next round (batches still in flight then are left to finish or fail alone).
+ * Any other failure (the peer down, too slow, answering 5xx) is thrown (batches still in flight
+ * then are left to finish or fail alone): hint replay and anti-entropy give up on that peer until
+ * their next round; a cleanup or hand-over sends the chunk again with a new pusher a bounded number
+ * of times first ({@code Cleanup}).
  *
  * <p>Up to {@code inFlightMax} batches travel at once: with more than one, the caller goes on
  * reading while the peer applies the batch before, instead of the two taking turns.
