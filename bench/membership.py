@@ -87,6 +87,9 @@ def parser():
                     help="--warm-up of the nodes that join (grow, replace); 'default': the node's own default, which "
                          "warms up before serving when its peers serve (default PT0S: the joining JVM's warm-up "
                          "would take the cores the serving nodes share with it here)")
+    ap.add_argument("--thread-cpu", action="store_true",
+                    help="also sum the nodes' threads' CPU by thread name, per phase (the busiest in the text "
+                         "summary): which kind of thread took the cores")
     ap.add_argument("--keep-logs", default=None, metavar="DIR",
                     help="copy every node's log there (DIR/rN/nodeM.log) before the run's temporary directory goes; "
                          "with the results' per-second timeline, what the nodes did when the load's tail grew")
@@ -401,11 +404,15 @@ class StepWatch:
 class CpuSampler:
     """Samples every node process's CPU time (utime + stime) twice a second, from start() to stop(),
     so that a step's phases can be split by process: which JVM took the cores while the load's tail
-    grew. Threading: start() and stop() from the bench's thread; one sampling thread reads the
-    cluster's process list (appended to, never reordered) and writes samples, read after stop()."""
+    grew. With threads=True it also sums each process's threads by name (/proc/PID/task/*/comm, the
+    digits that number a pool's threads dropped), to tell which kind of thread took them.
+    Threading: start() and stop() from the bench's thread; one sampling thread reads the cluster's
+    process list (appended to, never reordered) and writes samples, read after stop()."""
 
-    def __init__(self, cluster):
+    def __init__(self, cluster, threads=False):
         self.cluster, self.samples, self.stopping = cluster, [], threading.Event()
+        self.threads = threads
+        self.thread_samples = []  # (time, {thread name: ticks over every node process})
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def start(self):
@@ -417,25 +424,63 @@ class CpuSampler:
 
     def _run(self):
         while not self.stopping.is_set():
-            ticks = {}
+            ticks, by_name = {}, collections.Counter()
             for url, proc in list(zip(self.cluster.urls, self.cluster.procs)):
                 t = StepWatch._ticks(proc.pid)
                 if t is not None:
                     ticks[url] = t
-            self.samples.append((time.time(), ticks))
+                    if self.threads:
+                        by_name.update(self._thread_ticks(proc.pid))
+            now = time.time()
+            self.samples.append((now, ticks))
+            if self.threads:
+                self.thread_samples.append((now, by_name))
             self.stopping.wait(0.5)
+
+    @staticmethod
+    def _thread_ticks(pid):
+        out = collections.Counter()
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            return out
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                    name = re.sub(r"[-#]?\d+$", "", f.read().strip()) or "?"
+                out[name] += stat_cpu_ticks("/proc/%d/task/%s/stat" % (pid, tid))
+            except (OSError, ValueError, IndexError):
+                continue  # the thread ended meanwhile
+        return out
+
+    @staticmethod
+    def _nearest(samples, start, end):
+        a = min(samples, key=lambda s: abs(s[0] - start))
+        b = min(samples, key=lambda s: abs(s[0] - end))
+        return a, b
 
     def cores(self, start, end):
         """Per node URL, the cores its process used between the samples nearest start and end."""
         if not self.samples:
             return {}
-        a = min(self.samples, key=lambda s: abs(s[0] - start))
-        b = min(self.samples, key=lambda s: abs(s[0] - end))
+        a, b = self._nearest(self.samples, start, end)
         if b[0] <= a[0]:
             return {}
         # A process missing from the first sample started after it (a node that joins at the step's
         # start): all of its CPU time falls in the window.
         return {u: round((b[1][u] - a[1].get(u, 0)) / CLK_TCK / (b[0] - a[0]), 3) for u in b[1]}
+
+    def top_threads(self, start, end, count=6):
+        """The thread names that used the most cores between start and end, over every node process:
+        [[name, cores], ...]; empty without threads=True. A thread that ended meanwhile drops its
+        ticks out of the later sample, so a name's figure can read low, never high."""
+        if not self.thread_samples:
+            return []
+        a, b = self._nearest(self.thread_samples, start, end)
+        if b[0] <= a[0]:
+            return []
+        used = {n: (b[1][n] - a[1].get(n, 0)) / CLK_TCK / (b[0] - a[0]) for n in b[1]}
+        return [[n, round(c, 3)] for n, c in sorted(used.items(), key=lambda kv: -kv[1])[:count] if c > 0]
 
 
 def phase_windows(step, rows, sampler, after_s):
@@ -454,7 +499,8 @@ def phase_windows(step, rows, sampler, after_s):
         w = window(rows, t, end)
         out.append({"phase": name, "start": t, "seconds": round(end - t, 2), "gets": w["gets"],
                     "get_p50_ms": w["get_p50_ms"], "get_p99_ms": w["get_p99_ms"], "put_p99_ms": w["put_p99_ms"],
-                    "failed": w["failed"], "node_cores": sampler.cores(t, end)})
+                    "failed": w["failed"], "node_cores": sampler.cores(t, end),
+                    "top_threads": sampler.top_threads(t, end)})
     return out
 
 
@@ -661,7 +707,7 @@ class Bench:
             self.preload()
             log("round %d: preload took %.1f s" % (self.rnd, time.time() - t))
             self.load.start(self.serving())
-            sampler = CpuSampler(c)
+            sampler = CpuSampler(c, threads=a.thread_cpu)
             sampler.start()
             time.sleep(a.warmup_seconds)
             steady_start = time.time()
@@ -701,6 +747,7 @@ class Bench:
             steady = window(self.load.rows, steady_start, steady_end)
             steady["cpu_cores"] = steady_cpu / (steady_end - steady_start)
             steady["node_cores"] = sampler.cores(steady_start, steady_end)
+            steady["top_threads"] = sampler.top_threads(steady_start, steady_end)
             steady["nodes"] = steady_counters
             log("round %d: checking owners and reading back %d keys" % (self.rnd, len(self.writes.by_key)))
             # Requests sent per second from the steady window on: where the offered load fell short.
@@ -813,6 +860,9 @@ def summarise(doc):
             lines.append("         round %d node cores %s (the nodes in the order they started; below, per phase "
                          "of each step, the same order)" % (r["round"], " ".join(
                              "%.2f" % c for c in r["steady"]["node_cores"].values())))
+            if r["steady"].get("top_threads"):
+                lines.append("                 busiest threads (all nodes, cores): %s" % ", ".join(
+                    "%s %.2f" % (n, c) for n, c in r["steady"]["top_threads"]))
     lines.append("")
     lines.append("%-8s %-10s %-8s %-10s %-12s %-9s %-13s %-12s %-10s %-10s %-9s %-12s %s" % (
         "step", "seconds", "sent/s", "GET p99 ms", "x steady", "verdict", "failed", "streamed MB", "stream s", "MB/s",
@@ -848,6 +898,9 @@ def summarise(doc):
                 lines.append("         round %d %-26s %5.1f s  GET p50 %s p99 %s ms, failed %d; node cores %s (sum %.2f)" % (
                     r["round"], w["phase"][:26], w["seconds"], fmt((w["get_p50_ms"], None)), fmt((w["get_p99_ms"], None)),
                     w["failed"], " ".join("%.2f" % c for c in cores.values()), sum(cores.values())))
+                if w.get("top_threads"):
+                    lines.append("                 busiest threads (all nodes, cores): %s" % ", ".join(
+                        "%s %.2f" % (n, c) for n, c in w["top_threads"]))
         compared = [s["hand_over_comparisons"] for _, s in ss if s.get("hand_over_comparisons")]
         if any(c["buckets_differing"] or c["digests_unread"] for c in compared):
             lines.append("         second sources' buckets differing from the first source's (of 1024), per round: %s%s" % (
@@ -891,7 +944,7 @@ def main():
             "value_bytes": args.value_bytes, "steps": args.step_list, "rounds": args.rounds, "quick": args.quick,
             "steady_s": args.steady_seconds, "warmup_s": args.warmup_seconds, "chunk_s": CHUNK_SECONDS,
             "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "cores": os.cpu_count(),
-            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
+            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
             "loadavg_at_start": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--membership"] + sys.argv[1:])}
     vegeta_bin = vegeta.ensure_vegeta()

@@ -120,6 +120,11 @@ public final class AntiEntropy implements AutoCloseable {
      * in a one-node cluster, which compares with nobody. Replaced whole when the owners change.
      */
     private volatile Digested digested;
+    /**
+     * The digest built ahead for the owners after the change in progress ({@link #followOwners});
+     * null when none is. Confined to this object's thread.
+     */
+    private Digested prepared;
     private final IntSupplier replicationFactor;
 
     /**
@@ -164,9 +169,9 @@ public final class AntiEntropy implements AutoCloseable {
             return t;
         });
         topology.onChange((before, after) -> {
-            if (!java.util.Set.copyOf(before.owners()).equals(java.util.Set.copyOf(after.owners()))) {
+            if (!sameNodes(before.placement(), after.placement()) || before.changing() || after.changing()) {
                 try {
-                    thread.execute(this::rebuildDigest);
+                    thread.execute(this::followOwners);
                 } catch (java.util.concurrent.RejectedExecutionException closed) {
                     // closed: no more rounds to compare for
                 }
@@ -182,6 +187,72 @@ public final class AntiEntropy implements AutoCloseable {
         }
         boolean owner = placement.contains(topology.self());
         return new Digested(placement, LiveDigest.attach(engine, owner ? placement : null, topology.self(), previous));
+    }
+
+    private static boolean sameNodes(RendezvousPlacement a, RendezvousPlacement b) {
+        return java.util.Set.copyOf(a.nodes()).equals(java.util.Set.copyOf(b.nodes()));
+    }
+
+    /**
+     * Keeps the digest for the owners of the current view, on this object's thread. While a change
+     * is in progress (a member joining, leaving or being replaced), a second digest is built for the
+     * owners the change will leave ({@link MembershipView#futurePlacement()}), its scan paced by
+     * {@link #pacer} and hearing every write from its start, as the current one does; the epoch
+     * that completes the change then makes it the digest in use at once. Without it, every node
+     * scanned its whole store at that same moment, under load (a membership bench's phase lines put
+     * this thread among the busiest at the epoch change). A change that ends otherwise (aborted,
+     * or followed by another) drops the digest built ahead, and an owners' change it was not built
+     * for builds the digest then, as before ({@link #rebuildDigest}).
+     */
+    private void followOwners() {
+        MembershipView view = topology.view();
+        try {
+            if (!sameNodes(digested.placement(), view.placement())) {
+                Digested ready = prepared;
+                prepared = null;
+                if (ready != null && sameNodes(ready.placement(), view.placement())) {
+                    digested = ready;
+                    if (ready.digest() != null) {
+                        engine.setChangeListener(ready.digest()); // the old one is no longer read
+                    }
+                    LOG.info("anti-entropy digest for the owners at epoch {}: the one built during the change", view.epoch());
+                } else {
+                    rebuildDigest();
+                }
+            }
+            RendezvousPlacement future = view.futurePlacement();
+            if (view.changing() && future.clusterSize() > 1 && !sameNodes(future, digested.placement())) {
+                if (prepared == null || !sameNodes(prepared.placement(), future)) {
+                    prepare(view);
+                }
+            } else if (prepared != null) {
+                prepared = null;
+                if (digested.digest() != null) {
+                    engine.setChangeListener(digested.digest());
+                }
+            }
+        } catch (StoreException e) {
+            LOG.error("anti-entropy digest could not follow the owners at epoch {}; comparisons use the ones before",
+                    view.epoch(), e);
+        }
+    }
+
+    /** Builds {@link #prepared} for the owners {@code view}'s change will leave (paced; blocks this thread). */
+    private void prepare(MembershipView view) throws StoreException {
+        RendezvousPlacement future = view.futurePlacement();
+        LiveDigest current = digested.digest();
+        prepared = null; // the attach below replaces any digest built ahead for another change as a listener
+        try {
+            LiveDigest digest = LiveDigest.attach(engine, future.contains(topology.self()) ? future : null,
+                    topology.self(), current, pacer);
+            prepared = new Digested(future, digest);
+            LOG.info("anti-entropy digest built ahead for the owners after the change in progress at epoch {}", view.epoch());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // closing
+            if (current != null) {
+                engine.setChangeListener(current);
+            }
+        }
     }
 
     /**

@@ -103,14 +103,34 @@ final class LiveDigest implements RecordChangeListener {
      */
     static LiveDigest attach(StorageEngine engine, RendezvousPlacement placement, ClusterNode self, LiveDigest previous)
             throws StoreException {
+        try {
+            return attach(engine, placement, self, previous, null);
+        } catch (InterruptedException impossible) { // no pacer, no sleep
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    /**
+     * As {@link #attach(StorageEngine, RendezvousPlacement, ClusterNode, LiveDigest)}, the scan
+     * paced by {@code pacer} (null: full speed), for a digest built ahead of need while the node
+     * serves. Interrupted, it returns nothing and leaves the engine telling its changes to
+     * {@code previous} and the unfinished digest both: the caller puts back the listener it wants.
+     */
+    static LiveDigest attach(StorageEngine engine, RendezvousPlacement placement, ClusterNode self, LiveDigest previous,
+                             ScanPacer pacer) throws StoreException, InterruptedException {
         LiveDigest digest = new LiveDigest(placement, self);
         RecordChangeListener listener = previous == null ? digest : (key, before, after) -> {
             previous.changed(key, before, after);
             digest.changed(key, before, after);
         };
         try (RangeCursor cursor = engine.setChangeListenerAndScan(listener)) {
+            int sincePace = 0;
             while (cursor.next()) {
                 digest.count(cursor.key(), DigestBuckets.versionHash(cursor.key(), cursor.record()));
+                if (pacer != null && ++sincePace == ScanPacer.BATCH) {
+                    pacer.scanned(sincePace);
+                    sincePace = 0;
+                }
             }
         }
         return digest;
