@@ -60,6 +60,26 @@ def stat_cpu_ticks(path):
     return int(fields[11]) + int(fields[12])
 
 
+def thread_ticks(pid):
+    """Thread name (digits folded to #) -> utime+stime ticks, summed over every thread of pid that
+    has that name; threads that end while they are read are left out."""
+    result = collections.Counter()
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return result
+    for tid in tasks:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        result[re.sub(r"\d+", "#", name)] += int(fields[11]) + int(fields[12])
+    return result
+
+
 def process_cpu_seconds(pids):
     """CPU time of the processes (all their threads)."""
     return sum(stat_cpu_ticks("/proc/%d/stat" % pid) for pid in pids) / CLK_TCK

@@ -53,6 +53,7 @@ import urllib.request
 import results_file
 import vegeta
 from replicated_path import Cluster, ROOT, CLK_TCK, stat_cpu_ticks, t95
+from cluster_harness import thread_ticks
 
 STEPS = ("grow", "shrink", "replace")
 P99_TARGET = 2.0
@@ -404,8 +405,8 @@ class StepWatch:
 class CpuSampler:
     """Samples every node process's CPU time (utime + stime) twice a second, from start() to stop(),
     so that a step's phases can be split by process: which JVM took the cores while the load's tail
-    grew. With threads=True it also sums each process's threads by name (/proc/PID/task/*/comm, the
-    digits that number a pool's threads dropped), to tell which kind of thread took them.
+    grew. With threads=True it also sums each process's threads by name (cluster_harness.thread_ticks:
+    the digits that number a pool's threads folded), to tell which kind of thread took them.
     Threading: start() and stop() from the bench's thread; one sampling thread reads the cluster's
     process list (appended to, never reordered) and writes samples, read after stop()."""
 
@@ -430,28 +431,12 @@ class CpuSampler:
                 if t is not None:
                     ticks[url] = t
                     if self.threads:
-                        by_name.update(self._thread_ticks(proc.pid))
+                        by_name.update(thread_ticks(proc.pid))
             now = time.time()
             self.samples.append((now, ticks))
             if self.threads:
                 self.thread_samples.append((now, by_name))
             self.stopping.wait(0.5)
-
-    @staticmethod
-    def _thread_ticks(pid):
-        out = collections.Counter()
-        try:
-            tids = os.listdir("/proc/%d/task" % pid)
-        except OSError:
-            return out
-        for tid in tids:
-            try:
-                with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
-                    name = re.sub(r"[-#]?\d+$", "", f.read().strip()) or "?"
-                out[name] += stat_cpu_ticks("/proc/%d/task/%s/stat" % (pid, tid))
-            except (OSError, ValueError, IndexError):
-                continue  # the thread ended meanwhile
-        return out
 
     @staticmethod
     def _nearest(samples, start, end):

@@ -21,7 +21,6 @@ profiler and the log costs the nodes some CPU: compare windows of one run, not r
 without it.
 """
 import argparse
-import collections
 import datetime
 import json
 import os
@@ -32,6 +31,7 @@ import threading
 import time
 
 import results_file
+from cluster_harness import thread_ticks
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -42,25 +42,6 @@ def node_pids():
     """The bench's node processes (their data is under its ringkv-membership.* directory), not other nodes on the machine."""
     out = subprocess.run(["pgrep", "-f", NODE_MAIN + " serve .*ringkv-membership[.]"], capture_output=True, text=True).stdout
     return {int(p) for p in out.split()}
-
-
-def thread_ticks(pid):
-    """Thread name (digits folded to #) -> utime+stime ticks, for every thread of pid."""
-    result = collections.Counter()
-    try:
-        tasks = os.listdir("/proc/%d/task" % pid)
-    except OSError:
-        return result
-    for tid in tasks:
-        try:
-            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
-                stat = f.read()
-        except OSError:
-            continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()
-        result[re.sub(r"\d+", "#", name)] += int(fields[11]) + int(fields[12])
-    return result
 
 
 class Window:

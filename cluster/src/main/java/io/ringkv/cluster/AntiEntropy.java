@@ -551,7 +551,7 @@ public final class AntiEntropy implements AutoCloseable {
     long[] digestAgainst(ClusterNode peer, int rf, RendezvousPlacement placement) {
         Digested current = digested;
         if (current.digest() == null || !current.owner(topology.self()) || !placement.contains(peer)
-                || !java.util.Set.copyOf(current.placement().nodes()).equals(java.util.Set.copyOf(placement.nodes()))) {
+                || !sameNodes(current.placement(), placement)) {
             return null;
         }
         return rf >= placement.clusterSize() ? current.digest().snapshot() : current.digest().snapshot(peer, rf);

@@ -303,34 +303,19 @@ public final class Cleanup implements AutoCloseable {
         }
         Set<byte[]> refused = new TreeSet<>(Arrays::compareUnsigned);
         RecordPusher.Outcomes outcomes = (key, refusedRecord, why) -> refused.add(key);
-        Map<ClusterNode, RecordPusher> pushers = new LinkedHashMap<>();
-        Map<ClusterNode, Exception> retry = new LinkedHashMap<>();
-        for (NotOwned record : chunk) {
-            for (ClusterNode owner : record.owners()) {
-                if (failedOwners.contains(owner) || retry.containsKey(owner)) {
-                    continue;
-                }
-                RecordPusher pusher = pushers.computeIfAbsent(owner, node -> pusherFor(node, outcomes));
-                try {
-                    pusher.add(record.key(), record.record());
-                } catch (ExecutionException | TimeoutException e) {
-                    retry.put(owner, e);
+        Map<ClusterNode, Exception> failed = push(chunk, owner -> !failedOwners.contains(owner), outcomes);
+        for (int attempt = 2; attempt <= OWNER_ATTEMPTS && !failed.isEmpty(); attempt++) {
+            Thread.sleep(retryPause.toMillis() << (attempt - 2));
+            Map<ClusterNode, Exception> before = failed;
+            failed = push(chunk, before::containsKey, outcomes);
+            for (Map.Entry<ClusterNode, Exception> owner : before.entrySet()) {
+                if (!failed.containsKey(owner.getKey())) {
+                    LOG.info("cleanup: owner {} took a chunk at attempt {} of {} (before: {})", owner.getKey(), attempt,
+                            OWNER_ATTEMPTS, owner.getValue().toString());
                 }
             }
         }
-        for (Map.Entry<ClusterNode, RecordPusher> pusher : pushers.entrySet()) {
-            if (retry.containsKey(pusher.getKey())) {
-                continue;
-            }
-            try {
-                pusher.getValue().finish();
-            } catch (ExecutionException | TimeoutException e) {
-                retry.put(pusher.getKey(), e);
-            }
-        }
-        for (Map.Entry<ClusterNode, Exception> failed : retry.entrySet()) {
-            sendAgain(chunk, failed.getKey(), failed.getValue(), outcomes, failedOwners);
-        }
+        failed.forEach((owner, why) -> ownerFailed(owner, failedOwners, why));
         for (NotOwned record : chunk) {
             boolean handedOver = !refused.contains(record.key()) && record.owners().stream().noneMatch(failedOwners::contains);
             if (!record.purge()) {
@@ -347,33 +332,38 @@ public final class Cleanup implements AutoCloseable {
         }
     }
 
-    /** The chunk's records for {@code owner} again, after its first attempt failed with {@code first}. */
-    private void sendAgain(List<NotOwned> chunk, ClusterNode owner, Exception first, RecordPusher.Outcomes outcomes,
-                           Set<ClusterNode> failedOwners) throws InterruptedException {
-        Exception last = first;
-        for (int attempt = 2; attempt <= OWNER_ATTEMPTS; attempt++) {
-            retryPause(attempt);
-            RecordPusher pusher = pusherFor(owner, outcomes);
-            try {
-                for (NotOwned record : chunk) {
-                    if (record.owners().contains(owner)) {
-                        pusher.add(record.key(), record.record());
-                    }
+    /**
+     * One attempt: the chunk's records to each of their owners that {@code to} accepts, one pusher
+     * per owner, all owners in step; @return the owners whose batch failed, with why
+     */
+    private Map<ClusterNode, Exception> push(List<NotOwned> chunk, java.util.function.Predicate<ClusterNode> to,
+                                             RecordPusher.Outcomes outcomes) throws InterruptedException {
+        Map<ClusterNode, RecordPusher> pushers = new LinkedHashMap<>();
+        Map<ClusterNode, Exception> failed = new LinkedHashMap<>();
+        for (NotOwned record : chunk) {
+            for (ClusterNode owner : record.owners()) {
+                if (!to.test(owner) || failed.containsKey(owner)) {
+                    continue;
                 }
-                pusher.finish();
-                LOG.info("cleanup: owner {} took a chunk at attempt {} of {} (before: {})", owner, attempt, OWNER_ATTEMPTS,
-                        last.toString());
-                return;
-            } catch (ExecutionException | TimeoutException e) {
-                last = e;
+                RecordPusher pusher = pushers.computeIfAbsent(owner, node -> pusherFor(node, outcomes));
+                try {
+                    pusher.add(record.key(), record.record());
+                } catch (ExecutionException | TimeoutException e) {
+                    failed.put(owner, e);
+                }
             }
         }
-        ownerFailed(owner, failedOwners, last);
-    }
-
-    /** Sleeps before attempt {@code attempt} (2 or more): {@link #retryPause}, doubled for each attempt after the second. */
-    private void retryPause(int attempt) throws InterruptedException {
-        Thread.sleep(retryPause.toMillis() << (attempt - 2));
+        for (Map.Entry<ClusterNode, RecordPusher> pusher : pushers.entrySet()) {
+            if (failed.containsKey(pusher.getKey())) {
+                continue;
+            }
+            try {
+                pusher.getValue().finish();
+            } catch (ExecutionException | TimeoutException e) {
+                failed.put(pusher.getKey(), e);
+            }
+        }
+        return failed;
     }
 
     private RecordPusher pusherFor(ClusterNode owner, RecordPusher.Outcomes outcomes) {
