@@ -61,8 +61,9 @@ def stat_cpu_ticks(path):
 
 
 def thread_ticks(pid):
-    """Thread name (digits folded to #) -> utime+stime ticks, summed over every thread of pid that
-    has that name; threads that end while they are read are left out."""
+    """Thread name (digits folded to #, but for the JIT's "C1"/"C2" compiler threads) -> utime+stime
+    ticks, summed over every thread of pid that has that name; threads that end while they are read
+    are left out."""
     result = collections.Counter()
     try:
         tasks = os.listdir("/proc/%d/task" % pid)
@@ -76,7 +77,7 @@ def thread_ticks(pid):
             continue
         name = stat[stat.index("(") + 1:stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2:].split()
-        result[re.sub(r"\d+", "#", name)] += int(fields[11]) + int(fields[12])
+        result[re.sub(r"(?<!^C)\d+", "#", name)] += int(fields[11]) + int(fields[12])
     return result
 
 

@@ -4,7 +4,7 @@
 Runs bench/membership.py (every option after `--` goes to it) and watches its log. For the steady
 window and for each step it records, per node process:
   - the CPU time of every thread (from /proc/PID/task/*/stat, summed by thread name with digits
-    folded, so "C2 CompilerThread0" and "...1" are one row), exact and without sampling;
+    folded, so "C2 CompilerThread0" and "...1" are one row, C1's and C2's apart), exact and without sampling;
   - with ASYNC_PROFILER_LIB set (libasyncProfiler.so, async-profiler 3 or 4): a CPU profile of the
     window as collapsed stacks, one file per window and process, thread names as the first frame.
 A node that starts during a step (the joining one) is picked up within a second of its start.
@@ -199,7 +199,7 @@ def summary(results):
         for pid, used in r["cpu_by_thread"].items():
             jit = (r.get("jit") or {}).get(pid)
             lines.append("  %-7s %.2f cores, JIT %.2f%s; top: %s" % (
-                pid, sum(used.values()) / sec, used.get("C# CompilerThre", 0) / sec,
+                pid, sum(used.values()) / sec, sum(v for k, v in used.items() if "CompilerThre" in k) / sec,
                 ", C2 %.1f/s, deopts %.1f/s" % (jit["c2_compilations"] / sec, jit["uncommon_trap_deopts"] / sec) if jit else "",
                 ", ".join("%s %.2f" % (k, v / sec) for k, v in sorted(used.items(), key=lambda kv: -kv[1])[:5])))
     return "\n".join(lines)
