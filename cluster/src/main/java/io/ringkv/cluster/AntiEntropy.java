@@ -426,7 +426,7 @@ public final class AntiEntropy implements AutoCloseable {
                 }
                 Record mine = cursor.record();
                 Record their = theirsLeft && Arrays.equals(theirs.key(), key) ? theirs.record() : null;
-                boolean send = their == null ? !withheld(mine) : newerVersion(mine, their);
+                boolean send = their == null ? !withheld(mine) : BucketVersionStream.newerVersion(mine, their);
                 if (send) {
                     push.add(key, mine);
                 }
@@ -495,14 +495,6 @@ public final class AntiEntropy implements AutoCloseable {
      */
     private boolean withheld(Record record) {
         return (record.tombstone() || record.expires()) && collectedElsewhere.test(record);
-    }
-
-    /** Versions compare by timestamp, then a tombstone beats a value (as {@link Record#compareTo}); values are not sent. */
-    private static boolean newerVersion(Record mine, Record their) {
-        if (mine.timestamp() != their.timestamp()) {
-            return mine.timestamp() > their.timestamp();
-        }
-        return mine.tombstone() && !their.tombstone();
     }
 
     private long answerMillis() {

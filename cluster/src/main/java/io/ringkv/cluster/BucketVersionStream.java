@@ -30,13 +30,33 @@ final class BucketVersionStream implements RecordStream {
         this.keys = keys;
     }
 
+    /**
+     * What a peer is sent of {@code record} to compare versions: a tombstone as it is, a value
+     * record with an empty value and no expiry (its timestamp names the write, and with it the rest).
+     */
+    static Record versionOf(Record record) {
+        return record.tombstone() ? record : Record.value(record.timestamp(), NO_VALUE);
+    }
+
+    /**
+     * Whether {@code mine} is a newer version than a peer's {@code theirs} (a {@link #versionOf
+     * version}, its value left out): by timestamp, then a tombstone beats a value, as
+     * {@link Record#compareTo} orders records. Timestamps carry the node that issued them, so one
+     * timestamp is one write.
+     */
+    static boolean newerVersion(Record mine, Record theirs) {
+        if (mine.timestamp() != theirs.timestamp()) {
+            return mine.timestamp() > theirs.timestamp();
+        }
+        return mine.tombstone() && !theirs.tombstone();
+    }
+
     @Override
     public boolean next() throws IOException {
         while (records.next()) {
             if (buckets.get(DigestBuckets.bucketOf(records.key())) && keys.test(records.key())) {
                 key = records.key();
-                Record record = records.record();
-                version = record.tombstone() ? record : Record.value(record.timestamp(), NO_VALUE);
+                version = versionOf(records.record());
                 return true;
             }
         }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * <p>A run scans the store once, in key order, at the node's hand-over pace: at most
  * {@link ClusterSettings#streamBytesPerSecond} bytes of keys and values read per second (its own
  * {@link ScanPacer}, not anti-entropy's, so that a join or a leave moves at a rate of its own). Each record whose owners ({@link RendezvousPlacement#owners}) do not include
- * this node is sent to every owner ({@link RecordPusher}, applied there by last-write-wins, so an
+ * this node is sent to every owner that lacks its version, as the owner says when asked
+ * ({@link #withoutCopiesHeld}; {@link RecordPusher}, applied there by last-write-wins, so an
  * owner that holds something newer keeps it), a chunk at a time (at most {@link #CHUNK_RECORDS}
  * records and {@link #CHUNK_BYTES_MAX} bytes, so the records read and not yet dropped stay few
  * whatever the values' sizes). Only once every owner took the
@@ -146,8 +148,8 @@ public final class Cleanup implements AutoCloseable {
         CleanupStatus done;
         try {
             done = run();
-            LOG.info("cleanup: {} records not owned here, {} dropped after their owners took them, {} kept",
-                    done.notOwned(), done.dropped(), done.kept());
+            LOG.info("cleanup: {} records not owned here, {} dropped after their owners took them ({} of them held by "
+                    + "every owner already, not sent), {} kept", done.notOwned(), done.dropped(), done.heldByOwners(), done.kept());
         } catch (StoreException | RuntimeException e) {
             LOG.warn("cleanup failed", e);
             done = status().failed(e.toString());
@@ -301,6 +303,7 @@ public final class Cleanup implements AutoCloseable {
         if (chunk.isEmpty()) {
             return;
         }
+        chunk = withoutCopiesHeld(chunk, failedOwners);
         Set<byte[]> refused = new TreeSet<>(Arrays::compareUnsigned);
         RecordPusher.Outcomes outcomes = (key, refusedRecord, why) -> refused.add(key);
         Map<ClusterNode, Exception> failed = push(chunk, owner -> !failedOwners.contains(owner), outcomes);
@@ -325,11 +328,97 @@ public final class Cleanup implements AutoCloseable {
                 update(status -> status.notOwned(1).kept(1));
             } else if (engine.purge(record.key(), record.record())) {
                 long bytes = record.key().length + record.record().value().length;
-                update(status -> status.notOwned(1).dropped(1, bytes));
+                long held = record.owners().isEmpty() ? 1 : 0;
+                update(status -> status.notOwned(1).dropped(1, bytes).heldByOwners(held));
             } else {
                 update(status -> status.notOwned(1).kept(1)); // written meanwhile: the newer record is for the next run
             }
         }
+    }
+
+    /**
+     * The chunk with each record to be dropped here sent only to the owners that lack its version:
+     * each owner not failed is asked for its version of those keys first ({@code POST
+     * /internal/v0/versions}, about 20 bytes a key each way), and an owner that holds the version
+     * or a newer one is left out of the record's owners (a record all its owners hold goes to
+     * none, and is dropped). After a join, the former owners' records of the keys that moved are
+     * nearly all held already, and sending them whole cost each node as many writes that changed
+     * nothing as it had keys to drop. An owner whose answer fails (no answer in time, a node that
+     * does not know the call) is sent everything, as before. Records this node keeps (a join's or
+     * a leave's hand-over to pending replicas, which mostly lack them) are not checked.
+     */
+    private List<NotOwned> withoutCopiesHeld(List<NotOwned> chunk, Set<ClusterNode> failedOwners)
+            throws InterruptedException {
+        Map<ClusterNode, List<NotOwned>> toAsk = new LinkedHashMap<>();
+        for (NotOwned record : chunk) {
+            if (record.purge()) {
+                for (ClusterNode owner : record.owners()) {
+                    if (!failedOwners.contains(owner)) {
+                        toAsk.computeIfAbsent(owner, node -> new ArrayList<>()).add(record);
+                    }
+                }
+            }
+        }
+        if (toAsk.isEmpty()) {
+            return chunk;
+        }
+        Map<NotOwned, Set<ClusterNode>> holders = new java.util.IdentityHashMap<>();
+        Map<ClusterNode, List<List<NotOwned>>> batches = new LinkedHashMap<>();
+        Map<List<NotOwned>, CompletableFuture<List<ReadBatchCodec.Answer>>> asked = new java.util.IdentityHashMap<>();
+        toAsk.forEach((owner, records) -> {
+            for (List<NotOwned> batch : versionBatches(records)) {
+                batches.computeIfAbsent(owner, node -> new ArrayList<>()).add(batch);
+                asked.put(batch, client.versionsOf(owner, batch.stream().map(NotOwned::key).toList()));
+            }
+        });
+        long deadline = System.nanoTime() + answerWait.toNanos();
+        for (Map.Entry<ClusterNode, List<List<NotOwned>>> owner : batches.entrySet()) {
+            for (List<NotOwned> batch : owner.getValue()) {
+                try {
+                    List<ReadBatchCodec.Answer> answers = asked.get(batch)
+                            .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    for (int i = 0; i < batch.size(); i++) {
+                        Record theirs = answers.get(i).record();
+                        if (theirs != null && !BucketVersionStream.newerVersion(batch.get(i).record(), theirs)) {
+                            holders.computeIfAbsent(batch.get(i), record -> new HashSet<>()).add(owner.getKey());
+                        }
+                    }
+                } catch (ExecutionException | TimeoutException e) {
+                    asked.get(batch).cancel(false);
+                    LOG.info("cleanup: {} did not say which versions it holds ({}); its records of the chunk are sent",
+                            owner.getKey(), e.toString());
+                }
+            }
+        }
+        if (holders.isEmpty()) {
+            return chunk;
+        }
+        List<NotOwned> toSend = new ArrayList<>(chunk.size());
+        for (NotOwned record : chunk) {
+            Set<ClusterNode> held = holders.get(record);
+            toSend.add(held == null ? record : new NotOwned(record.key(), record.record(),
+                    record.owners().stream().filter(owner -> !held.contains(owner)).toList(), record.purge()));
+        }
+        return toSend;
+    }
+
+    /** Records split into version requests an owner takes: {@link ReadBatchCodec}'s key and byte bounds. */
+    private static List<List<NotOwned>> versionBatches(List<NotOwned> records) {
+        List<List<NotOwned>> batches = new ArrayList<>();
+        List<NotOwned> batch = new ArrayList<>();
+        int bytes = ReadBatchCodec.END_MARKER_BYTES;
+        for (NotOwned record : records) {
+            int keyBytes = ReadBatchCodec.keyBytes(record.key());
+            if (!batch.isEmpty() && (batch.size() == ReadBatchCodec.KEYS_MAX || bytes + keyBytes > ReadBatchCodec.BYTES_MAX)) {
+                batches.add(batch);
+                batch = new ArrayList<>();
+                bytes = ReadBatchCodec.END_MARKER_BYTES;
+            }
+            batch.add(record);
+            bytes += keyBytes;
+        }
+        batches.add(batch);
+        return batches;
     }
 
     /**

@@ -28,6 +28,7 @@ import java.util.concurrent.CompletionStage;
  *   PUT /internal/v0/writes           body = RecordFrames (any order, end marker); each applied by timestamp -> 200,
  *                                     one answer per write ({@link WriteBatchCodec}); every write between nodes
  *   POST /internal/v0/reads           body = keys ({@link ReadBatchCodec}) -> 200, one answer per key; every read between nodes
+ *   POST /internal/v0/versions        body = keys, as for reads -> 200, each key's version (no value); a cleanup's check
  *   POST /internal/v0/paxos/prepare   body = a compare-and-set's prepare ({@link PaxosMessages}) -> 200, the promise
  *   POST /internal/v0/paxos/accept    body = a compare-and-set's accept -> 200, the answer
  *   POST /internal/v0/raft/OP         a Raft call of the metadata group ({@link #mountMetadata}) -> 200, the reply
@@ -168,8 +169,10 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         // answered the same under any metadata (EpochGate says why).
         // A cleanup, too: a run started for a joining node must hand records over by the view that
         // names it.
+        // A batch of keys' versions (POST) is the same under any metadata: only the bucket stream filters by owners.
         boolean dependsOnMetadata = request.path().equals(InternalProtocol.DIGEST_PATH)
-                || request.path().equals(InternalProtocol.VERSIONS_PATH) || request.path().equals(InternalProtocol.CLEANUP_PATH);
+                || request.path().equals(InternalProtocol.VERSIONS_PATH) && request.method().equals("GET")
+                || request.path().equals(InternalProtocol.CLEANUP_PATH);
         CompletableFuture<Optional<Response>> admitted = epochGate.admit(request.headers().first(InternalProtocol.EPOCH_HEADER),
                 dependsOnMetadata);
         if (admitted.isDone()) {
@@ -338,8 +341,11 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
                         ? Response.of(200, DigestBuckets.encode(digest(request)))
                                 .withHeader("Content-Type", "application/octet-stream")
                         : Response.text(405, "use GET").withHeader("Allow", "GET");
-                case InternalProtocol.VERSIONS_PATH -> request.method().equals("GET")
-                        ? versions(request) : Response.text(405, "use GET").withHeader("Allow", "GET");
+                case InternalProtocol.VERSIONS_PATH -> switch (request.method()) {
+                    case "GET" -> versions(request);
+                    case "POST" -> postVersions(request);
+                    default -> Response.text(405, "use GET (by digest bucket) or POST (by key)").withHeader("Allow", "GET, POST");
+                };
                 case InternalProtocol.REPAIR_PATH -> repair(request);
                 case InternalProtocol.CLEANUP_PATH -> cleanup(request);
                 case InternalProtocol.TIME_PATH -> request.method().equals("GET")
@@ -401,6 +407,23 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
             Optional<Record> stored = now ? engine.getNow(key) : engine.get(key);
             answers.add(stored.isPresent() ? new ReadBatchCodec.Answer(stored.get(), false) : ReadBatchCodec.Answer.NOT_FOUND);
             valueBytes += stored.map(record -> record.value().length).orElse(0);
+        }
+        return Response.of(200, ReadBatchCodec.encodeAnswers(answers)).withHeader("Content-Type", "application/octet-stream");
+    }
+
+    /**
+     * Answers a batch of keys with this node's version of each, values left out
+     * ({@link BucketVersionStream#versionOf}): how a node about to drop records it no longer owns
+     * learns which of them an owner already holds, so that it sends only the others. The answer is
+     * small whatever the values' sizes (about 20 bytes a key), so no key is deferred.
+     */
+    private Response postVersions(Request request) throws StoreException {
+        List<byte[]> keys = ReadBatchCodec.decodeRequest(request.body());
+        List<ReadBatchCodec.Answer> answers = new ArrayList<>(keys.size());
+        for (byte[] key : keys) {
+            Optional<Record> stored = engine.get(key);
+            answers.add(stored.isPresent() ? new ReadBatchCodec.Answer(BucketVersionStream.versionOf(stored.get()), false)
+                    : ReadBatchCodec.Answer.NOT_FOUND);
         }
         return Response.of(200, ReadBatchCodec.encodeAnswers(answers)).withHeader("Content-Type", "application/octet-stream");
     }

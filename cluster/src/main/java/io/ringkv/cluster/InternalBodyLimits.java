@@ -30,7 +30,7 @@ final class InternalBodyLimits {
         }
         return switch (path) {
             case InternalProtocol.WRITES_PATH, InternalProtocol.PAXOS_ACCEPT_PATH -> Long.MAX_VALUE; // an accept carries the proposed record
-            case InternalProtocol.READS_PATH -> ReadBatchCodec.BYTES_MAX;
+            case InternalProtocol.READS_PATH, InternalProtocol.VERSIONS_PATH -> ReadBatchCodec.BYTES_MAX; // keys
             default -> NO_BODY_BYTES_MAX;
         };
     }

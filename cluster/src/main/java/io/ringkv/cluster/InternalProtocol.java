@@ -41,7 +41,12 @@ public final class InternalProtocol {
     public static final String READS_PATH = "/internal/v0/reads";
     /** GET this node's anti-entropy digest: {@link DigestBuckets#BUCKETS} big-endian longs. */
     public static final String DIGEST_PATH = "/internal/v0/digest";
-    /** GET the versions (no values) of this node's keys in the digest buckets named by {@link #BUCKETS_PARAM}. */
+    /**
+     * GET the versions (no values) of this node's keys in the digest buckets named by
+     * {@link #BUCKETS_PARAM}, streamed; POST a batch of keys ({@link ReadBatchCodec}'s request) for the
+     * version of each, in one answer ({@link ReadBatchCodec}'s, each record a version:
+     * {@link BucketVersionStream#versionOf}).
+     */
     public static final String VERSIONS_PATH = "/internal/v0/versions";
     public static final String BUCKETS_PARAM = "buckets";
     /**

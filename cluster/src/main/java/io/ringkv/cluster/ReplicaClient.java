@@ -175,6 +175,17 @@ public final class ReplicaClient {
                 "read batch", answers -> ReadBatchCodec.decodeAnswers(answers, count));
     }
 
+    /**
+     * {@code node}'s version of each key (values left out: {@link BucketVersionStream#versionOf}), in
+     * one request ({@code POST} {@link InternalProtocol#VERSIONS_PATH}, a read batch's body and
+     * answer); at most {@link ReadBatchCodec#KEYS_MAX} keys and {@link ReadBatchCodec#BYTES_MAX} bytes.
+     */
+    CompletableFuture<List<ReadBatchCodec.Answer>> versionsOf(ClusterNode node, List<byte[]> keys) {
+        int count = keys.size();
+        return sendBatch(node, "POST", InternalProtocol.VERSIONS_PATH, ReadBatchCodec.encodeRequest(keys),
+                "versions batch", answers -> ReadBatchCodec.decodeAnswers(answers, count));
+    }
+
     /** A compare-and-set's prepare to {@code node}'s acceptor ({@link InternalProtocol#PAXOS_PREPARE_PATH}). */
     CompletableFuture<PaxosMessages.Promise> paxosPrepare(ClusterNode node, PaxosMessages.Prepare prepare) {
         return sendBatch(node, "POST", InternalProtocol.PAXOS_PREPARE_PATH, PaxosMessages.encode(prepare), "paxos prepare",

@@ -152,6 +152,107 @@ class CleanupTest {
         }
     }
 
+    /**
+     * An owner that already holds the version of a record to be dropped here is not sent it: the
+     * run asks the owner for its versions of the chunk's keys first and sends only the records it
+     * lacks (absent there, or older), then drops everything. Before, every record went whole, so
+     * after a join each former owner rewrote every key that moved, changing nothing.
+     */
+    @Test
+    void recordsAnOwnerAlreadyHoldsAreDroppedWithoutBeingSent() throws Exception {
+        try (GatedPeer owner = new GatedPeer(peerEngine, PEER_CLOCK, InternalProtocol.READS_PATH)) { // a run reads nothing
+            owner.open();
+            String self = "http://127.0.0.1:1";
+            ClusterNodes two = ClusterNodes.of(List.of(self, owner.node().id()), self);
+            List<byte[]> theirs = notOwnedHere(two, 600); // one chunk, three versions batches
+            byte[] absentThere = theirs.get(0);
+            byte[] olderThere = theirs.get(1);
+            byte[] newerThere = theirs.get(2);
+            byte[] deletedHereOnly = theirs.get(3);
+            for (byte[] key : theirs) {
+                Record mine = engine.get(key).orElseThrow();
+                if (key == deletedHereOnly) {
+                    peerEngine.apply(key, mine); // the owner has the value of the same instant ...
+                    engine.apply(key, Record.tombstone(mine.timestamp())); // ... and a tombstone of it beats it
+                } else if (key == olderThere) {
+                    peerEngine.apply(key, Record.value(mine.timestamp() - 50, "older".getBytes(StandardCharsets.UTF_8)));
+                } else if (key == newerThere) {
+                    peerEngine.apply(key, Record.value(mine.timestamp() + 50, "newer".getBytes(StandardCharsets.UTF_8)));
+                } else if (key != absentThere) {
+                    peerEngine.apply(key, mine);
+                }
+            }
+            Record absentRecord = engine.get(absentThere).orElseThrow();
+            Record olderRecord = engine.get(olderThere).orElseThrow();
+            Cleanup checking = new Cleanup(engine, two, () -> 1, client, new ScanPacer(1_000_000_000L),
+                    Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE);
+            resources.add(checking);
+
+            CleanupStatus status = checking.run();
+
+            assertThat(status.dropped(), is((long) theirs.size()));
+            assertThat(status.kept(), is(0L));
+            assertThat("dropped without being sent", status.heldByOwners(), is((long) theirs.size() - 3));
+            assertThat("only the three records the owner lacked were sent", owner.batched(InternalProtocol.WRITES_PATH), is(3));
+            assertThat("sent: the owner lacked it", peerEngine.get(absentThere), is(Optional.of(absentRecord)));
+            assertThat("sent: the owner's was older", peerEngine.get(olderThere), is(Optional.of(olderRecord)));
+            assertThat(new String(peerEngine.get(newerThere).orElseThrow().value(), StandardCharsets.UTF_8), is("newer"));
+            assertThat(peerEngine.get(deletedHereOnly).orElseThrow().tombstone(), is(true));
+            for (byte[] key : theirs) {
+                assertThat("dropped here", engine.get(key), is(Optional.empty()));
+            }
+        }
+    }
+
+    /**
+     * An owner that cannot say which versions it holds (a node without the versions batch, which
+     * answers 404) is sent every record, as before the check: the run still hands everything over.
+     */
+    @Test
+    void anOwnerThatCannotSayWhatItHoldsIsSentEveryRecord() throws Exception {
+        try (ServerHarness server = ServerHarness.startFor(url -> {
+            io.ringkv.http.server.HttpHandler internal = TestAuth.handler(url, peerEngine, PEER_CLOCK);
+            return request -> request.path().equals(InternalProtocol.VERSIONS_PATH) && request.method().equals("POST")
+                    ? java.util.concurrent.CompletableFuture.completedFuture(
+                            io.ringkv.http.server.Response.text(404, "no internal endpoint " + request.path()))
+                    : internal.handle(request);
+        })) {
+            String self = "http://127.0.0.1:1";
+            ClusterNodes two = ClusterNodes.of(List.of(self, server.url()), self);
+            List<byte[]> theirs = notOwnedHere(two, 300);
+            for (byte[] key : theirs) {
+                peerEngine.apply(key, engine.get(key).orElseThrow()); // held there, but it cannot say so
+            }
+            Cleanup checking = new Cleanup(engine, two, () -> 1, client, new ScanPacer(1_000_000_000L),
+                    Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE);
+            resources.add(checking);
+
+            CleanupStatus status = checking.run();
+
+            assertThat(status.dropped(), is((long) theirs.size()));
+            assertThat(status.heldByOwners(), is(0L));
+            assertThat(status.ownersFailed(), is(0));
+            for (byte[] key : theirs) {
+                assertThat("dropped here", engine.get(key), is(Optional.empty()));
+                assertThat("held by the owner", peerEngine.get(key).isPresent(), is(true));
+            }
+        }
+    }
+
+    /** Writes {@code count} keys here; returns those that {@code nodes}' other member owns at factor 1. */
+    private List<byte[]> notOwnedHere(ClusterNodes nodes, int count) throws Exception {
+        RendezvousPlacement placement = new RendezvousPlacement(nodes);
+        List<byte[]> theirs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            engine.apply(key, Record.value(100 + i, key));
+            if (!nodes.isSelf(placement.owners(key, 1).getFirst())) {
+                theirs.add(key);
+            }
+        }
+        return theirs;
+    }
+
     @Test
     void aRunReadsTheStoreAtTheStreamRateInBytesOfKeysAndValues() throws Exception {
         for (int i = 0; i < 640; i++) { // ten pacing batches of 64 records, 1,004 bytes each

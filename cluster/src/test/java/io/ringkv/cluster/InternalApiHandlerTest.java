@@ -232,6 +232,33 @@ class InternalApiHandlerTest {
         assertThat(handle(handler, "GET", InternalProtocol.READS_PATH, "", Headers.of(), new byte[0]).status(), is(405));
     }
 
+    /**
+     * A batch of keys posted to the versions endpoint: each key's version, values and expiry left
+     * out, a tombstone as it is; a malformed batch is a 400, another method a 405 naming both, and
+     * an unsigned batch a 403 (what a cleanup asks an owner before it sends records).
+     */
+    @Test
+    void answersABatchOfKeysWithTheirVersionsOnly() throws Exception {
+        engine.apply(utf8("a"), Record.value(5, utf8("a value")));
+        engine.apply(utf8("gone"), Record.tombstone(9));
+        engine.apply(utf8("ttl"), Record.expiring(11, utf8("expiring value"), 4_000_000_000_000L));
+        byte[] request = ReadBatchCodec.encodeRequest(List.of(utf8("gone"), utf8("absent"), utf8("a"), utf8("ttl")));
+        Response versions = handle(handler, "POST", InternalProtocol.VERSIONS_PATH, "", Headers.of(), request);
+        assertThat(versions.status(), is(200));
+        List<ReadBatchCodec.Answer> answers = ReadBatchCodec.decodeAnswers(((ResponseBody.Fixed) versions.body()).bytes(), 4);
+        assertThat(answers.stream().map(ReadBatchCodec.Answer::found).toList(), contains(Optional.of(Record.tombstone(9)),
+                Optional.empty(), Optional.of(Record.value(5, new byte[0])), Optional.of(Record.value(11, new byte[0]))));
+
+        for (byte[] body : List.of(java.util.Arrays.copyOf(request, request.length - 4), ReadBatchCodec.encodeRequest(List.of()),
+                withInt(request, 0, 1 << 30))) {
+            assertThat(handle(handler, "POST", InternalProtocol.VERSIONS_PATH, "", Headers.of(), body).status(), is(400));
+        }
+        Response put = handle(handler, "PUT", InternalProtocol.VERSIONS_PATH, "", Headers.of(), request);
+        assertThat(put.status(), is(405));
+        assertThat(put.headers().first("Allow"), is(Optional.of("GET, POST")));
+        assertThat(send("POST", InternalProtocol.VERSIONS_PATH, "", Headers.of(), request).status(), is(403));
+    }
+
     private static byte[] withInt(byte[] body, int offset, int value) {
         byte[] changed = body.clone();
         ByteBuffer.wrap(changed).putInt(offset, value);

@@ -70,6 +70,7 @@ class InternalHeadAdmissionTest {
         assertThat(status("POST", vote, signed, MetadataGroup.RAFT_MESSAGE_BYTES_MAX + 1L), is(Optional.of(413)));
         assertThat("a length not known yet is let through at the head", status("POST", vote, signed, -1), is(Optional.empty()));
         assertThat(status("POST", InternalProtocol.READS_PATH, signed, ReadBatchCodec.BYTES_MAX + 1L), is(Optional.of(413)));
+        assertThat(status("POST", InternalProtocol.VERSIONS_PATH, signed, ReadBatchCodec.BYTES_MAX + 1L), is(Optional.of(413)));
         assertThat(status("GET", InternalProtocol.TIME_PATH, signed, InternalBodyLimits.NO_BODY_BYTES_MAX + 1L), is(Optional.of(413)));
         assertThat(status("POST", InternalProtocol.CLEANUP_PATH, signed, InternalBodyLimits.NO_BODY_BYTES_MAX + 1L),
                 is(Optional.of(413)));
@@ -102,6 +103,7 @@ class InternalHeadAdmissionTest {
         assertThat(limit(InternalProtocol.RAFT_PREFIX + "append-entries"), is((long) MetadataGroup.RAFT_MESSAGE_BYTES_MAX));
         assertThat(limit(InternalProtocol.META_PREFIX + "replication-factor"), is((long) InternalBodyLimits.META_BODY_BYTES_MAX));
         assertThat(limit(InternalProtocol.READS_PATH), is((long) ReadBatchCodec.BYTES_MAX));
+        assertThat(limit(InternalProtocol.VERSIONS_PATH), is((long) ReadBatchCodec.BYTES_MAX));
         assertThat(limit(InternalProtocol.TIME_PATH), is((long) InternalBodyLimits.NO_BODY_BYTES_MAX));
         assertThat(limit(InternalProtocol.CLEANUP_PATH), is((long) InternalBodyLimits.NO_BODY_BYTES_MAX));
         assertThat("record batches take what --max-body allows", limit(InternalProtocol.WRITES_PATH), is(Long.MAX_VALUE));
