@@ -225,8 +225,8 @@ class Cluster:
 
     def node_counters(self):
         """Sums over the nodes' /metrics of what may explain a stall: RocksDB write-stall seconds, GC
-        seconds, storage calls that would have blocked a loop, 503s by cause and 504s. Nodes that
-        do not answer count as zero."""
+        seconds, storage calls that would have blocked a loop, 503s by cause and 504s; and hints
+        stored and replayed. Nodes that do not answer count as zero."""
         sums = collections.Counter()
         for url in ([] if self.independent else self.urls):
             try:
@@ -252,6 +252,10 @@ class Cluster:
                     cause = name.split('cause="', 1)[1].split('"', 1)[0] if 'cause="' in name else "any"
                     sums["would_block"] += float(value)
                     key = "would_block_" + cause
+                elif name.startswith(("ringkv_hints_stored_total", "ringkv_hints_replayed_total")):
+                    # replica writes missed and kept for their target; a replay after a membership
+                    # change can put a copy on a node that no longer owns the key
+                    key = name[len("ringkv_"):-len("_total")]
                 elif name.startswith("ringkv_requests_total") and 'status="504"' in name:
                     key = ("internal_" if 'operation="internal"' in name else "public_") + "504"
                 if key:

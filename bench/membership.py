@@ -91,6 +91,10 @@ def parser():
     ap.add_argument("--thread-cpu", action="store_true",
                     help="also sum the nodes' threads' CPU by thread name, per phase (the busiest in the text "
                          "summary): which kind of thread took the cores")
+    ap.add_argument("--jit-nice", type=int, default=None, metavar="N",
+                    help="an experiment: give the nodes' JIT compiler threads (C1, C2) the nice value N, set twice a "
+                         "second as threads come and go, so that on shared cores request threads run before the "
+                         "JIT compiles (default: left as the JVM starts them)")
     ap.add_argument("--keep-logs", default=None, metavar="DIR",
                     help="copy every node's log there (DIR/rN/nodeM.log) before the run's temporary directory goes; "
                          "with the results' per-second timeline, what the nodes did when the load's tail grew")
@@ -402,6 +406,22 @@ class StepWatch:
         return (self.phases[last + 1][1] if last + 1 < len(self.phases) else end) - self.phases[seen[0]][1]
 
 
+def renice_jit(pid, nice):
+    """Sets the nice value of pid's JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN");
+    on Linux a thread id given to setpriority names that thread alone."""
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return
+    for tid in tasks:
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                if f.read().startswith(("C1 Compiler", "C2 Compiler")):
+                    os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+        except OSError:
+            continue
+
+
 class CpuSampler:
     """Samples every node process's CPU time (utime + stime) twice a second, from start() to stop(),
     so that a step's phases can be split by process: which JVM took the cores while the load's tail
@@ -410,9 +430,9 @@ class CpuSampler:
     Threading: start() and stop() from the bench's thread; one sampling thread reads the cluster's
     process list (appended to, never reordered) and writes samples, read after stop()."""
 
-    def __init__(self, cluster, threads=False):
+    def __init__(self, cluster, threads=False, jit_nice=None):
         self.cluster, self.samples, self.stopping = cluster, [], threading.Event()
-        self.threads = threads
+        self.threads, self.jit_nice = threads, jit_nice
         self.thread_samples = []  # (time, {thread name: ticks over every node process})
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -432,6 +452,8 @@ class CpuSampler:
                     ticks[url] = t
                     if self.threads:
                         by_name.update(thread_ticks(proc.pid))
+                    if self.jit_nice is not None:
+                        renice_jit(proc.pid, self.jit_nice)
             now = time.time()
             self.samples.append((now, ticks))
             if self.threads:
@@ -502,6 +524,22 @@ def counter_change(before, after):
             if v - before[u].get(k, 0) > 0:
                 total[k] += v - before[u].get(k, 0)
     return {k: round(v, 3) for k, v in sorted(total.items())}
+
+
+def cleanup_gauges(url):
+    """(running, kept): whether the node runs a cleanup, and the records its current or last run kept
+    (ringkv_cleanup_running, ringkv_cleanup_records{outcome="kept"}); (0, None) when it does not answer."""
+    running, kept = 0, None
+    try:
+        with urllib.request.urlopen(url + "/metrics", timeout=5) as r:
+            for line in r.read().decode().splitlines():
+                if line.startswith("ringkv_cleanup_running "):
+                    running = float(line.rsplit(" ", 1)[1])
+                elif line.startswith('ringkv_cleanup_records{outcome="kept"}'):
+                    kept = int(float(line.rsplit(" ", 1)[1]))
+    except OSError:
+        pass
+    return running, kept
 
 
 def local_keys(url):
@@ -644,8 +682,13 @@ class Bench:
         return start, end, watch, url, self.unique_bytes(url)
 
     def owners(self):
-        """Copies per key over the serving nodes' own stores, read until two reads in a row agree."""
+        """Copies per key over the serving nodes' own stores, read once no node runs a cleanup
+        (ringkv_cleanup_running; a former owner's may still run after the step) and until two reads
+        in a row agree; with what each node's last cleanup kept."""
         previous, deadline = None, time.time() + 300
+        while time.time() < deadline and any(cleanup_gauges(u)[0] for u in self.serving()):
+            time.sleep(1)
+        kept = {u: cleanup_gauges(u)[1] for u in self.serving()}
         while time.time() < deadline:
             per_node = {u: local_keys(u) for u in self.serving()}
             counts = collections.Counter(k for ks in per_node.values() for k in ks)
@@ -656,7 +699,8 @@ class Bench:
                 break
             previous = now
             time.sleep(2)
-        return {"nodes": now["nodes"], "copies_histogram": {str(k): v for k, v in sorted(now["copies_histogram"].items())},
+        return {"nodes": now["nodes"], "cleanup_kept": kept,
+                "copies_histogram": {str(k): v for k, v in sorted(now["copies_histogram"].items())},
                 "keys_not_on_3": sum(v for c, v in now["copies_histogram"].items() if c != 3)}
 
     def read_back(self):
@@ -692,7 +736,7 @@ class Bench:
             self.preload()
             log("round %d: preload took %.1f s" % (self.rnd, time.time() - t))
             self.load.start(self.serving())
-            sampler = CpuSampler(c, threads=a.thread_cpu)
+            sampler = CpuSampler(c, threads=a.thread_cpu, jit_nice=a.jit_nice)
             sampler.start()
             time.sleep(a.warmup_seconds)
             steady_start = time.time()
@@ -908,8 +952,10 @@ def summarise(doc):
               ""]
     for r in rounds:
         o, rb = r["owners"], r["read_back"]
-        lines.append("round %d after the steps: copies per key %s (keys not on exactly 3 nodes: %d); node keys %s" % (
-            r["round"], o["copies_histogram"], o["keys_not_on_3"], sorted(o["nodes"].values())))
+        lines.append("round %d after the steps: copies per key %s (keys not on exactly 3 nodes: %d); node keys %s%s" % (
+            r["round"], o["copies_histogram"], o["keys_not_on_3"], sorted(o["nodes"].values()),
+            "; records the nodes' last cleanups kept %s" % sorted(o["cleanup_kept"].values(), key=str)
+            if "cleanup_kept" in o else ""))
         lines.append("  read back %d keys written during the run (%d PUTs acknowledged): %d mismatches%s" % (
             rb["keys_checked"], rb["acknowledged_puts"], rb["mismatches"],
             (" " + str(rb["first_mismatches"][:3])) if rb["mismatches"] else ""))
@@ -929,7 +975,7 @@ def main():
             "value_bytes": args.value_bytes, "steps": args.step_list, "rounds": args.rounds, "quick": args.quick,
             "steady_s": args.steady_seconds, "warmup_s": args.warmup_seconds, "chunk_s": CHUNK_SECONDS,
             "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "cores": os.cpu_count(),
-            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
+            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jit_nice": args.jit_nice, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
             "loadavg_at_start": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--membership"] + sys.argv[1:])}
     vegeta_bin = vegeta.ensure_vegeta()

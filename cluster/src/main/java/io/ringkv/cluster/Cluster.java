@@ -503,6 +503,11 @@ public final class Cluster implements AutoCloseable {
         return tombstones;
     }
 
+    /** The run of {@code ringkv cleanup} or of a membership hand-over in progress on this node, or the last one. */
+    public CleanupStatus cleanupStatus() {
+        return cleanup.status();
+    }
+
     public AntiEntropy antiEntropy() {
         return antiEntropy;
     }

@@ -144,6 +144,7 @@ class MetricsIT {
         assertThat(m.has("ringkv_internal_answers_rejected_total"), is(true));
         for (String family : List.of("ringkv_hints_stored_total", "ringkv_hints_replayed_total", "ringkv_hints_dropped_total",
                 "ringkv_hints_corrupt_total",
+                "ringkv_cleanup_running", "ringkv_cleanup_runs_total", "ringkv_cleanup_records",
                 "ringkv_anti_entropy_rounds_total", "ringkv_anti_entropy_running", "ringkv_anti_entropy_records_pushed_total",
                 "ringkv_anti_entropy_buckets_without_scan_total",
                 "ringkv_anti_entropy_buckets_differing", "ringkv_tombstones_collected_total", "ringkv_paxos_states_collected_total", "ringkv_tombstone_sweeps_total",

@@ -73,6 +73,14 @@ final class ClusterCollector implements MultiCollector {
         }
         cluster.knownMetadata().current().members().forEach(member -> membersByState.merge(member.state().label(), 1L, Long::sum));
         io.ringkv.cluster.member.MembershipProgress own = cluster.membershipProgress();
+        io.ringkv.cluster.CleanupStatus cleanup = cluster.cleanupStatus();
+        Map<String, Long> cleanupRecords = new LinkedHashMap<>();
+        cleanupRecords.put("scanned", cleanup.scanned());
+        cleanupRecords.put("not_owned", cleanup.notOwned());
+        cleanupRecords.put("dropped", cleanup.dropped());
+        cleanupRecords.put("held_by_owners", cleanup.heldByOwners());
+        cleanupRecords.put("kept", cleanup.kept());
+        cleanupRecords.put("handed_off", cleanup.handedOff());
         Map<String, Long> moved = new LinkedHashMap<>();
         moved.put("records", own.records());
         moved.put("bytes", own.bytes());
@@ -88,6 +96,13 @@ final class ClusterCollector implements MultiCollector {
                 .gauge("ringkv_membership_in_progress", "1 while this node's own join or decommission runs",
                         own.step().equals("none") || own.phase().equals("done") || own.phase().equals("left")
                                 || own.phase().equals("aborted") ? 0 : 1)
+                .gauge("ringkv_cleanup_running", "1 while a cleanup runs on this node: ringkv cleanup, or its part of a "
+                        + "join's, leave's or replacement's hand-over", cleanup.running() ? 1 : 0)
+                .counter("ringkv_cleanup_runs", "Cleanup runs finished on this node since it started", cleanup.runsCompleted())
+                .gauge("ringkv_cleanup_records", "The cleanup run in progress, or the last one: records read (scanned), "
+                        + "not owned here, of those dropped after their owners took them, dropped with every owner holding "
+                        + "them already (held_by_owners, none sent), kept here; and records kept here that it sent to new "
+                        + "owners (handed_off)", "outcome", cleanupRecords)
                 .gauge("ringkv_metadata_epoch", "Epoch of the newest cluster metadata this node knows: applied from its "
                         + "replica of the log, or read from the leader while catching up (0 before the group formed it)",
                         cluster.knownMetadata().epoch())
