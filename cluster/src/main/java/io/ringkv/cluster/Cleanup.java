@@ -235,11 +235,8 @@ public final class Cleanup implements AutoCloseable {
      */
     private static NotOwned handOver(MembershipView view, ClusterNode self, byte[] key, Record record, int rf,
                                      FirstSourceBuckets firstSources) throws InterruptedException {
-        RendezvousPlacement now = view.placement();
         RendezvousPlacement later = view.futurePlacement();
-        boolean ownsNow = now.contains(self) && now.owns(key, self, Math.min(rf, now.clusterSize()));
-        boolean ownsLater = later.contains(self) && later.owns(key, self, Math.min(rf, later.clusterSize()));
-        if (ownsNow || ownsLater) {
+        if (view.ownsNowOrLater(key, self, rf)) {
             List<ClusterNode> pending = view.pending(key, rf);
             if (pending.isEmpty() || pending.equals(List.of(self))) {
                 return null;

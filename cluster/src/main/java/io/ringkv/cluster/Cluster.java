@@ -138,7 +138,8 @@ public final class Cluster implements AutoCloseable {
         SlowReplicaLog slow = new SlowReplicaLog(topology.others(), settings.replicaTimeout().toNanos() / 4);
         ReplicaCallListener calls = ReplicaCallListener.both(ReplicaCallListener.both(peerHealth, slow), callListener);
         this.clockCheck = new ClockCheck(topology.others(), client, clockSkew, clock::wallMillis, PROBE_INTERVAL.toMillis());
-        this.hintedHandoff = new HintedHandoff(engine.hints(), topology, client, settings.hints(), clock::wallMillis);
+        this.hintedHandoff = new HintedHandoff(engine.hints(), topology, replicationFactor::current, client, settings.hints(),
+                clock::wallMillis);
         int batchesPerPeer = settings.transport().batchesPerPeer();
         this.coordinator = new Coordinator(topology, Coordinator.replicasFor(topology, local, client, batchesPerPeer),
                 node -> new RemoteReplica(node, client, batchesPerPeer), clock,

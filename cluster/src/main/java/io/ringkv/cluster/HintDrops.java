@@ -35,7 +35,14 @@ public final class HintDrops {
         /** The target answered and refused the record, sent alone. */
         REFUSED,
         /** The hint could not be stored. */
-        STORAGE_ERROR;
+        STORAGE_ERROR,
+        /**
+         * When its turn came the target no longer owned the key, now or after the change in
+         * progress (a join or leave completed, the factor went down): its copy would stay beside
+         * the owners' until a cleanup. The write reached a quorum of the owners to be when it was
+         * acknowledged (pending replicas count), so they hold it.
+         */
+        NOT_OWNER;
 
         /** The name in metrics: lower case, words joined by {@code _}. */
         public String label() {

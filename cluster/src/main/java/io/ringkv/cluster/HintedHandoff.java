@@ -43,6 +43,12 @@ import org.slf4j.LoggerFactory;
  *       than its {@code --max-body}, stamped too far ahead of its clock), is dropped and counted
  *       ({@link HintDrops.Reason#REFUSED}): sent again it would be refused again, and it must not hold
  *       back the target's other hints. Anti-entropy offers it again each round.
+ *   <li>A hint whose target owns its key neither now nor after the membership change in
+ *       progress (the change completed, or the factor went down, since the write) is dropped and
+ *       counted ({@link HintDrops.Reason#NOT_OWNER}), not replayed: replayed after the target's
+ *       cleanup read past the key, it would leave a copy beside the owners' that nothing maintains.
+ *       The write was acknowledged by a quorum of the owners to be (pending replicas count), so
+ *       they hold it.
  *   <li>Bounded: at most {@link HintSettings#maxPerTarget()} hints and
  *       {@link HintSettings#maxBytesPerTarget()} bytes per target (further misses are not hinted
  *       and counted as dropped; the write is still acknowledged by the replicas that took it), and
@@ -59,6 +65,8 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HintedHandoff.class);
 
     private final HintLog log;
+    private final ClusterNodes topology;
+    private final java.util.function.IntSupplier replicationFactor;
     private final Map<String, ClusterNode> targets = new ConcurrentHashMap<>();
     private final ReplicaClient client;
     private final HintSettings settings;
@@ -73,7 +81,19 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
      */
     public HintedHandoff(HintLog log, ClusterNodes topology, ReplicaClient client, HintSettings settings,
                          LongSupplier wallMillis) {
+        this(log, topology, () -> Integer.MAX_VALUE, client, settings, wallMillis);
+    }
+
+    /**
+     * @param replicationFactor the cluster's factor now: a hint whose target owns its key neither now
+     *                          nor after the change in progress is dropped, not replayed
+     *                          ({@link HintDrops.Reason#NOT_OWNER})
+     */
+    public HintedHandoff(HintLog log, ClusterNodes topology, java.util.function.IntSupplier replicationFactor,
+                         ReplicaClient client, HintSettings settings, LongSupplier wallMillis) {
         this.log = log;
+        this.topology = topology;
+        this.replicationFactor = replicationFactor;
         this.client = client;
         this.settings = settings;
         this.wallMillis = wallMillis;
@@ -220,9 +240,16 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         long oldestAllowed = wallMillis.getAsLong() - settings.maxAge().toMillis();
         TreeMap<byte[], Record> newestPerKey = new TreeMap<>(Arrays::compareUnsigned);
         int expired = 0;
+        int notOwned = 0;
+        MembershipView view = topology.view();
+        int rf = replicationFactor.getAsInt();
         for (Hint hint : hints) {
             if (hint.createdMillis() < oldestAllowed) {
                 expired++;
+                continue;
+            }
+            if (!view.ownsNowOrLater(hint.key(), node, rf)) {
+                notOwned++;
                 continue;
             }
             newestPerKey.merge(hint.key(), hint.record(), (a, b) -> b.isNewerThan(a) ? b : a);
@@ -247,7 +274,11 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
                 refusedHints++;
             }
         }
-        replayed.addAndGet(hints.size() - expired - refusedHints);
+        replayed.addAndGet(hints.size() - expired - notOwned - refusedHints);
+        if (notOwned > 0) {
+            dropped.count(HintDrops.Reason.NOT_OWNER, notOwned, node.id(), "dropped {} hints for {}: it no longer owns "
+                    + "their keys (the owners changed, or the factor went down), and the owners hold those writes", notOwned, node);
+        }
         if (expired > 0) {
             dropped.count(HintDrops.Reason.AGE, expired, node.id(), "dropped {} hints for {} older than {}; left to anti-entropy",
                     expired, node, settings.maxAge());

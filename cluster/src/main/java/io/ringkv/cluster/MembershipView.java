@@ -184,6 +184,16 @@ public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterN
     public record WriteSet(List<ClusterNode> nodes, int ack) {
     }
 
+    /**
+     * Whether {@code node} is among {@code key}'s first {@code rf} owners now, or will be once the
+     * change in progress is done: the copies the cluster keeps and maintains (a copy elsewhere was
+     * left by an owners' change or a write with a {@code from} above the factor).
+     */
+    public boolean ownsNowOrLater(byte[] key, ClusterNode node, int rf) {
+        return placement.contains(node) && placement.owns(key, node, Math.min(rf, placement.clusterSize()))
+                || futurePlacement.contains(node) && futurePlacement.owns(key, node, Math.min(rf, futurePlacement.clusterSize()));
+    }
+
     /** Same members in the same states: two such views place every key alike. */
     public boolean sameLayout(MembershipView other) {
         return states.equals(other.states);

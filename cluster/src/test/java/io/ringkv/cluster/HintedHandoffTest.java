@@ -109,6 +109,43 @@ class HintedHandoffTest {
     }
 
     /**
+     * A hint whose target no longer owns its key when its turn comes (here the factor went from 2
+     * to 1 between the write and the replay; a join that completes does the same) is dropped,
+     * counted, and not sent: replayed, it would leave a copy on a node that nothing maintains,
+     * beside the owners' (the one a former owner's cleanup had already read past). The keys the
+     * target still owns are replayed as before.
+     */
+    @Test
+    void aHintForAKeyItsTargetNoLongerOwnsIsDroppedNotReplayed() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger rf = new java.util.concurrent.atomic.AtomicInteger(2);
+        HintedHandoff handoff = new HintedHandoff(coordinatorEngine.hints(), topology, rf::get, client,
+                HintSettings.defaults(), wallMillis::get);
+        RendezvousPlacement placement = new RendezvousPlacement(topology);
+        List<byte[]> stillOwned = new ArrayList<>();
+        List<byte[]> noLongerOwned = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            byte[] key = utf8("k" + i);
+            handoff.missed(peer, key, Record.value(10 + i, key)); // at factor 2 the peer owns every key
+            (placement.owns(key, peer, 1) ? stillOwned : noLongerOwned).add(key);
+        }
+        assertThat("both kinds of key", stillOwned.isEmpty() || noLongerOwned.isEmpty(), is(false));
+
+        rf.set(1);
+        peerComesUp();
+        handoff.replayRound();
+
+        for (byte[] key : stillOwned) {
+            assertThat("replayed: the peer still owns it", peerEngine.get(key).isPresent(), is(true));
+        }
+        for (byte[] key : noLongerOwned) {
+            assertThat("not replayed: the peer no longer owns it", peerEngine.get(key), is(Optional.empty()));
+        }
+        assertThat(handoff.pending(), is(Map.of()));
+        assertThat(handoff.replayedCount(), is((long) stillOwned.size()));
+        assertThat(handoff.droppedByReason().get(HintDrops.Reason.NOT_OWNER), is((long) noLongerOwned.size()));
+    }
+
+    /**
      * A hint carries its record's expiry, and is delivered after the record expired too: it is
      * still the newest version of its key, and must replace the older value the target holds.
      */

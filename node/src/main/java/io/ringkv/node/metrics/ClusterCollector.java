@@ -131,8 +131,8 @@ final class ClusterCollector implements MultiCollector {
                 .counter("ringkv_hints_stored", "Hints stored for replicas that missed a write", hints.storedCount())
                 .counter("ringkv_hints_replayed", "Hints their target took on replay", hints.replayedCount())
                 .counter("ringkv_hints_dropped", "Hints dropped, and misses not hinted, by reason (count_bound, byte_bound: "
-                        + "the per-target bounds; age; refused: the target refused the record; storage_error); left to "
-                        + "anti-entropy", "reason", dropped)
+                        + "the per-target bounds; age; refused: the target refused the record; storage_error; not_owner: "
+                        + "the target no longer owns the key, whose owners hold the write); left to anti-entropy", "reason", dropped)
                 .counter("ringkv_hints_corrupt", "Stored hints that did not decode, skipped and deleted since the store "
                         + "opened; left to anti-entropy", hints.corruptCount())
                 .counter("ringkv_anti_entropy_rounds", "Anti-entropy rounds finished", antiEntropy.roundsCompleted())
