@@ -253,6 +253,10 @@ class InternalApiHandlerTest {
                 withInt(request, 0, 1 << 30))) {
             assertThat(handle(handler, "POST", InternalProtocol.VERSIONS_PATH, "", Headers.of(), body).status(), is(400));
         }
+        byte[][] tooMany = new byte[ReadBatchCodec.KEYS_MAX + 1][];
+        java.util.Arrays.fill(tooMany, utf8("a"));
+        assertThat("at most a read batch's keys", handle(handler, "POST", InternalProtocol.VERSIONS_PATH, "", Headers.of(),
+                ReadBatchCodec.encodeRequest(List.of(tooMany))).status(), is(400));
         Response put = handle(handler, "PUT", InternalProtocol.VERSIONS_PATH, "", Headers.of(), request);
         assertThat(put.status(), is(405));
         assertThat(put.headers().first("Allow"), is(Optional.of("GET, POST")));
