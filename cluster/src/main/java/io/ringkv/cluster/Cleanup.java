@@ -86,6 +86,8 @@ public final class Cleanup implements AutoCloseable {
     private boolean again;
     /** Guarded by {@link #lock}: the run in progress, as far as it got. */
     private CleanupStatus current;
+    /** The owners whose versions could not be read during the run in progress: logged once each. Run thread only. */
+    private final Set<ClusterNode> unansweredVersions = new HashSet<>();
 
     /**
      * @param ownDigest this node's live digest per peer ({@link AntiEntropy#digestAgainst}), which a
@@ -179,6 +181,7 @@ public final class Cleanup implements AutoCloseable {
         synchronized (lock) {
             current = CleanupStatus.started(last.runsCompleted());
         }
+        unansweredVersions.clear();
         long toScan = engine.stats().estimatedKeys();
         update(status -> status.toScan(Math.max(0, toScan)));
         int rf = replicationFactor.getAsInt();
@@ -382,8 +385,10 @@ public final class Cleanup implements AutoCloseable {
                     }
                 } catch (ExecutionException | TimeoutException e) {
                     asked.get(batch).cancel(false);
-                    LOG.info("cleanup: {} did not say which versions it holds ({}); its records of the chunk are sent",
-                            owner.getKey(), e.toString());
+                    if (unansweredVersions.add(owner.getKey())) {
+                        LOG.info("cleanup: {} did not say which versions it holds ({}); its records are sent to it instead "
+                                + "(logged once per run)", owner.getKey(), e.toString());
+                    }
                 }
             }
         }
