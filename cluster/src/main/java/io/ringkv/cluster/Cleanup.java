@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * {@link ClusterSettings#streamBytesPerSecond} bytes of keys and values read per second (its own
  * {@link ScanPacer}, not anti-entropy's, so that a join or a leave moves at a rate of its own). Each record whose owners ({@link RendezvousPlacement#owners}) do not include
  * this node is sent to every owner that lacks its version, as the owner says when asked
- * ({@link #withoutCopiesHeld}; {@link RecordPusher}, applied there by last-write-wins, so an
+ * ({@link HeldVersions}; {@link RecordPusher}, applied there by last-write-wins, so an
  * owner that holds something newer keeps it), a chunk at a time (at most {@link #CHUNK_RECORDS}
  * records and {@link #CHUNK_BYTES_MAX} bytes, so the records read and not yet dropped stay few
  * whatever the values' sizes). Only once every owner took the
@@ -86,8 +85,6 @@ public final class Cleanup implements AutoCloseable {
     private boolean again;
     /** Guarded by {@link #lock}: the run in progress, as far as it got. */
     private CleanupStatus current;
-    /** The owners whose versions could not be read during the run in progress: logged once each. Run thread only. */
-    private final Set<ClusterNode> unansweredVersions = new HashSet<>();
 
     /**
      * @param ownDigest this node's live digest per peer ({@link AntiEntropy#digestAgainst}), which a
@@ -181,13 +178,13 @@ public final class Cleanup implements AutoCloseable {
         synchronized (lock) {
             current = CleanupStatus.started(last.runsCompleted());
         }
-        unansweredVersions.clear();
         long toScan = engine.stats().estimatedKeys();
         update(status -> status.toScan(Math.max(0, toScan)));
         int rf = replicationFactor.getAsInt();
         MembershipView view = topology.view();
         ClusterNode self = topology.self();
         Set<ClusterNode> failedOwners = new HashSet<>();
+        HeldVersions versions = new HeldVersions(client, answerWait);
         FirstSourceBuckets firstSources = new FirstSourceBuckets(client, ownDigest, view.placement(), rf,
                 answerWait.toMillis());
         List<NotOwned> chunk = new ArrayList<>();
@@ -213,7 +210,7 @@ public final class Cleanup implements AutoCloseable {
                 }
                 long recordBytes = key.length + record.value().length;
                 if (!chunk.isEmpty() && (chunk.size() == CHUNK_RECORDS || chunkBytes + recordBytes > CHUNK_BYTES_MAX)) {
-                    handOver(chunk, failedOwners);
+                    handOver(chunk, failedOwners, versions);
                     chunk = new ArrayList<>();
                     chunkBytes = 0;
                 }
@@ -223,7 +220,7 @@ public final class Cleanup implements AutoCloseable {
         }
         int lastBatch = sincePace;
         update(status -> status.scanned(lastBatch));
-        handOver(chunk, failedOwners);
+        handOver(chunk, failedOwners, versions);
         synchronized (lock) {
             return current;
         }
@@ -299,11 +296,12 @@ public final class Cleanup implements AutoCloseable {
      * stores and the join run the whole pass again. The records go again whole; the owner applies
      * them by last-write-wins, so a batch that did arrive the first time changes nothing.
      */
-    private void handOver(List<NotOwned> chunk, Set<ClusterNode> failedOwners) throws StoreException, InterruptedException {
+    private void handOver(List<NotOwned> chunk, Set<ClusterNode> failedOwners, HeldVersions versions)
+            throws StoreException, InterruptedException {
         if (chunk.isEmpty()) {
             return;
         }
-        chunk = withoutCopiesHeld(chunk, failedOwners);
+        chunk = withoutCopiesHeld(chunk, failedOwners, versions);
         Set<byte[]> refused = new TreeSet<>(Arrays::compareUnsigned);
         RecordPusher.Outcomes outcomes = (key, refusedRecord, why) -> refused.add(key);
         Map<ClusterNode, Exception> failed = push(chunk, owner -> !failedOwners.contains(owner), outcomes);
@@ -337,17 +335,15 @@ public final class Cleanup implements AutoCloseable {
     }
 
     /**
-     * The chunk with each record to be dropped here sent only to the owners that lack its version:
-     * each owner not failed is asked for its version of those keys first ({@code POST
-     * /internal/v0/versions}, about 20 bytes a key each way), and an owner that holds the version
-     * or a newer one is left out of the record's owners (a record all its owners hold goes to
-     * none, and is dropped). After a join, the former owners' records of the keys that moved are
-     * nearly all held already, and sending them whole cost each node as many writes that changed
-     * nothing as it had keys to drop. An owner whose answer fails (no answer in time, a node that
-     * does not know the call) is sent everything, as before. Records this node keeps (a join's or
-     * a leave's hand-over to pending replicas, which mostly lack them) are not checked.
+     * The chunk with each record to be dropped here sent only to the owners that lack its version
+     * ({@link HeldVersions}): an owner that holds the version or a newer one is left out of the
+     * record's owners, and a record all its owners hold goes to none and is dropped. After a join,
+     * the former owners' records of the keys that moved are nearly all held already, and sending
+     * them whole cost each node as many writes that changed nothing as it had keys to drop. An
+     * owner that does not answer is sent everything, as before. Records this node keeps (a join's
+     * or a leave's hand-over to pending replicas, which mostly lack them) are not checked.
      */
-    private List<NotOwned> withoutCopiesHeld(List<NotOwned> chunk, Set<ClusterNode> failedOwners)
+    private static List<NotOwned> withoutCopiesHeld(List<NotOwned> chunk, Set<ClusterNode> failedOwners, HeldVersions versions)
             throws InterruptedException {
         Map<ClusterNode, List<NotOwned>> toAsk = new LinkedHashMap<>();
         for (NotOwned record : chunk) {
@@ -362,36 +358,14 @@ public final class Cleanup implements AutoCloseable {
         if (toAsk.isEmpty()) {
             return chunk;
         }
+        Map<ClusterNode, List<HeldVersions.Copy>> copies = new LinkedHashMap<>();
+        toAsk.forEach((owner, records) -> copies.put(owner,
+                records.stream().map(record -> new HeldVersions.Copy(record.key(), record.record())).toList()));
         Map<NotOwned, Set<ClusterNode>> holders = new java.util.IdentityHashMap<>();
-        Map<ClusterNode, List<List<NotOwned>>> batches = new LinkedHashMap<>();
-        Map<List<NotOwned>, CompletableFuture<List<ReadBatchCodec.Answer>>> asked = new java.util.IdentityHashMap<>();
-        toAsk.forEach((owner, records) -> {
-            for (List<NotOwned> batch : versionBatches(records)) {
-                batches.computeIfAbsent(owner, node -> new ArrayList<>()).add(batch);
-                asked.put(batch, client.versionsOf(owner, batch.stream().map(NotOwned::key).toList()));
-            }
+        versions.ask(copies).forEach((owner, held) -> {
+            List<NotOwned> asked = toAsk.get(owner);
+            held.stream().forEach(at -> holders.computeIfAbsent(asked.get(at), record -> new HashSet<>()).add(owner));
         });
-        long deadline = System.nanoTime() + answerWait.toNanos();
-        for (Map.Entry<ClusterNode, List<List<NotOwned>>> owner : batches.entrySet()) {
-            for (List<NotOwned> batch : owner.getValue()) {
-                try {
-                    List<ReadBatchCodec.Answer> answers = asked.get(batch)
-                            .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    for (int i = 0; i < batch.size(); i++) {
-                        Record theirs = answers.get(i).record();
-                        if (theirs != null && !BucketVersionStream.newerVersion(batch.get(i).record(), theirs)) {
-                            holders.computeIfAbsent(batch.get(i), record -> new HashSet<>()).add(owner.getKey());
-                        }
-                    }
-                } catch (ExecutionException | TimeoutException e) {
-                    asked.get(batch).cancel(false);
-                    if (unansweredVersions.add(owner.getKey())) {
-                        LOG.info("cleanup: {} did not say which versions it holds ({}); its records are sent to it instead "
-                                + "(logged once per run)", owner.getKey(), e.toString());
-                    }
-                }
-            }
-        }
         if (holders.isEmpty()) {
             return chunk;
         }
@@ -402,25 +376,6 @@ public final class Cleanup implements AutoCloseable {
                     record.owners().stream().filter(owner -> !held.contains(owner)).toList(), record.purge()));
         }
         return toSend;
-    }
-
-    /** Records split into version requests an owner takes: {@link ReadBatchCodec}'s key and byte bounds. */
-    private static List<List<NotOwned>> versionBatches(List<NotOwned> records) {
-        List<List<NotOwned>> batches = new ArrayList<>();
-        List<NotOwned> batch = new ArrayList<>();
-        int bytes = ReadBatchCodec.END_MARKER_BYTES;
-        for (NotOwned record : records) {
-            int keyBytes = ReadBatchCodec.keyBytes(record.key());
-            if (!batch.isEmpty() && (batch.size() == ReadBatchCodec.KEYS_MAX || bytes + keyBytes > ReadBatchCodec.BYTES_MAX)) {
-                batches.add(batch);
-                batch = new ArrayList<>();
-                bytes = ReadBatchCodec.END_MARKER_BYTES;
-            }
-            batch.add(record);
-            bytes += keyBytes;
-        }
-        batches.add(batch);
-        return batches;
     }
 
     /**
