@@ -95,6 +95,10 @@ def parser():
                     help="an experiment: give the nodes' JIT compiler threads (C1, C2) the nice value N, set twice a "
                          "second as threads come and go, so that on shared cores request threads run before the "
                          "JIT compiles (default: left as the JVM starts them)")
+    ap.add_argument("--join-nice", type=int, default=None, metavar="N",
+                    help="an experiment: run the nodes a step starts (joining, replacing) at nice N, every thread, set "
+                         "twice a second: how the step's tail looks when the new JVM takes only the cycles the serving "
+                         "nodes leave, as on a machine of its own (default: as started)")
     ap.add_argument("--keep-logs", default=None, metavar="DIR",
                     help="copy every node's log there (DIR/rN/nodeM.log) before the run's temporary directory goes; "
                          "with the results' per-second timeline, what the nodes did when the load's tail grew")
@@ -406,20 +410,27 @@ class StepWatch:
         return (self.phases[last + 1][1] if last + 1 < len(self.phases) else end) - self.phases[seen[0]][1]
 
 
-def renice_jit(pid, nice):
-    """Sets the nice value of pid's JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN");
-    on Linux a thread id given to setpriority names that thread alone."""
+def renice_threads(pid, nice, names=None):
+    """Sets the nice value of pid's threads, or of those whose name starts with one of names; on
+    Linux a thread id given to setpriority names that thread alone."""
     try:
         tasks = os.listdir("/proc/%d/task" % pid)
     except OSError:
         return
     for tid in tasks:
         try:
-            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
-                if f.read().startswith(("C1 Compiler", "C2 Compiler")):
-                    os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+            if names is not None:
+                with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                    if not f.read().startswith(names):
+                        continue
+            os.setpriority(os.PRIO_PROCESS, int(tid), nice)
         except OSError:
             continue
+
+
+def renice_jit(pid, nice):
+    """Sets the nice value of pid's JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN")."""
+    renice_threads(pid, nice, ("C1 Compiler", "C2 Compiler"))
 
 
 class CpuSampler:
@@ -430,9 +441,10 @@ class CpuSampler:
     Threading: start() and stop() from the bench's thread; one sampling thread reads the cluster's
     process list (appended to, never reordered) and writes samples, read after stop()."""
 
-    def __init__(self, cluster, threads=False, jit_nice=None):
+    def __init__(self, cluster, threads=False, jit_nice=None, join_nice=None):
         self.cluster, self.samples, self.stopping = cluster, [], threading.Event()
-        self.threads, self.jit_nice = threads, jit_nice
+        self.threads, self.jit_nice, self.join_nice = threads, jit_nice, join_nice
+        self.initial = len(cluster.procs)  # the nodes started before the steps; later ones a step started
         self.thread_samples = []  # (time, {thread name: ticks over every node process})
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -446,7 +458,9 @@ class CpuSampler:
     def _run(self):
         while not self.stopping.is_set():
             ticks, by_name = {}, collections.Counter()
-            for url, proc in list(zip(self.cluster.urls, self.cluster.procs)):
+            for i, (url, proc) in enumerate(list(zip(self.cluster.urls, self.cluster.procs))):
+                if self.join_nice is not None and i >= self.initial:
+                    renice_threads(proc.pid, self.join_nice)
                 t = StepWatch._ticks(proc.pid)
                 if t is not None:
                     ticks[url] = t
@@ -736,7 +750,7 @@ class Bench:
             self.preload()
             log("round %d: preload took %.1f s" % (self.rnd, time.time() - t))
             self.load.start(self.serving())
-            sampler = CpuSampler(c, threads=a.thread_cpu, jit_nice=a.jit_nice)
+            sampler = CpuSampler(c, threads=a.thread_cpu, jit_nice=a.jit_nice, join_nice=a.join_nice)
             sampler.start()
             time.sleep(a.warmup_seconds)
             steady_start = time.time()
@@ -975,7 +989,7 @@ def main():
             "value_bytes": args.value_bytes, "steps": args.step_list, "rounds": args.rounds, "quick": args.quick,
             "steady_s": args.steady_seconds, "warmup_s": args.warmup_seconds, "chunk_s": CHUNK_SECONDS,
             "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "cores": os.cpu_count(),
-            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jit_nice": args.jit_nice, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
+            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jit_nice": args.jit_nice, "join_nice": args.join_nice, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
             "loadavg_at_start": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--membership"] + sys.argv[1:])}
     vegeta_bin = vegeta.ensure_vegeta()
