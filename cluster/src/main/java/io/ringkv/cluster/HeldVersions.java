@@ -87,14 +87,19 @@ final class HeldVersions {
         return held;
     }
 
-    /** Copies split into requests an owner takes: {@link ReadBatchCodec}'s key and byte bounds, in order. */
-    private static List<List<Copy>> batches(List<Copy> copies) {
+    /**
+     * Copies split into requests an owner takes, in order: {@link ReadBatchCodec}'s key and byte
+     * bounds, and the peers' body limit, as {@link PeerReadBatcher} keeps them (a key too large for
+     * a batch goes alone, and its owner, refusing it, is sent the records).
+     */
+    private List<List<Copy>> batches(List<Copy> copies) {
+        long bytesMax = Math.min(ReadBatchCodec.BYTES_MAX, client.batchBodyBytesMax());
         List<List<Copy>> batches = new ArrayList<>();
         List<Copy> batch = new ArrayList<>();
-        int bytes = ReadBatchCodec.END_MARKER_BYTES;
+        long bytes = ReadBatchCodec.END_MARKER_BYTES;
         for (Copy copy : copies) {
             int keyBytes = ReadBatchCodec.keyBytes(copy.key());
-            if (!batch.isEmpty() && (batch.size() == ReadBatchCodec.KEYS_MAX || bytes + keyBytes > ReadBatchCodec.BYTES_MAX)) {
+            if (!batch.isEmpty() && (batch.size() == ReadBatchCodec.KEYS_MAX || bytes + keyBytes > bytesMax)) {
                 batches.add(batch);
                 batch = new ArrayList<>();
                 bytes = ReadBatchCodec.END_MARKER_BYTES;

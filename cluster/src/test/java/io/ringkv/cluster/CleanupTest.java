@@ -57,9 +57,15 @@ class CleanupTest {
         }
         String self = "http://127.0.0.1:1"; // never contacted: this node
         topology = ClusterNodes.of(List.of(self, "http://127.0.0.1:" + peerPort), self);
-        cleanup = new Cleanup(engine, topology, () -> 1, client,
-                new ScanPacer(1_000_000_000L), Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE);
-        resources.add(cleanup);
+        cleanup = cleanupOver(topology);
+    }
+
+    /** A cleanup of this node's engine among {@code nodes} at factor 1, closed after the test. */
+    private Cleanup cleanupOver(ClusterNodes nodes) {
+        Cleanup run = new Cleanup(engine, nodes, () -> 1, client, new ScanPacer(1_000_000_000L), Duration.ofSeconds(2),
+                FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE);
+        resources.add(run);
+        return run;
     }
 
     @AfterEach
@@ -134,9 +140,7 @@ class CleanupTest {
                     theirs.add(key);
                 }
             }
-            Cleanup stalled = new Cleanup(engine, two, () -> 1, client, new ScanPacer(1_000_000_000L),
-                    Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE);
-            resources.add(stalled);
+            Cleanup stalled = cleanupOver(two);
 
             CleanupStatus status = stalled.run(); // the first batch's answer never comes: the gate stays shut
 
@@ -184,9 +188,7 @@ class CleanupTest {
             }
             Record absentRecord = engine.get(absentThere).orElseThrow();
             Record olderRecord = engine.get(olderThere).orElseThrow();
-            Cleanup checking = new Cleanup(engine, two, () -> 1, client, new ScanPacer(1_000_000_000L),
-                    Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE);
-            resources.add(checking);
+            Cleanup checking = cleanupOver(two);
 
             CleanupStatus status = checking.run();
 
@@ -223,9 +225,7 @@ class CleanupTest {
             for (byte[] key : theirs) {
                 peerEngine.apply(key, engine.get(key).orElseThrow()); // held there, but it cannot say so
             }
-            Cleanup checking = new Cleanup(engine, two, () -> 1, client, new ScanPacer(1_000_000_000L),
-                    Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE);
-            resources.add(checking);
+            Cleanup checking = cleanupOver(two);
 
             CleanupStatus status = checking.run();
 

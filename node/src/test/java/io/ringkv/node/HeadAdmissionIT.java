@@ -54,6 +54,10 @@ class HeadAdmissionIT {
     private static final String RAFT = "/internal/v0/raft/";
     private static final String PAXOS_PREPARE = "/internal/v0/paxos/prepare";
     private static final String PAXOS_ACCEPT = "/internal/v0/paxos/accept";
+    /** A batch of keys whose versions a cleanup asks an owner for (POST); its body a read batch's, at most 64 KiB. */
+    private static final String VERSIONS = "/internal/v0/versions";
+    private static final int VERSIONS_BODY_MAX = 64 * 1024;
+    private static final int VERSIONS_KEYS_MAX = 256;
     /** serve --max-body's default: a Paxos accept carries a proposed record, so its route takes what a PUT may. */
     private static final int MAX_BODY_DEFAULT = 16 << 20;
     /** A legitimate value: larger than the 8 KiB a body's buffer starts with. */
@@ -359,6 +363,104 @@ class HeadAdmissionIT {
             }
             assertThat("all " + requests + " pipelined requests were read (" + sent.get() + " written)", wroteAll, is(false));
         }
+    }
+
+    /** A stranger's versions batch, to every node: 403, the keys' versions not told. */
+    @Test
+    void aStrangersVersionsBatchIsRefused() throws Exception {
+        byte[] batch = versionsBatch(List.of("k".getBytes(StandardCharsets.UTF_8)));
+        for (int node = 0; node < 3; node++) {
+            assertThat("the batch to node-" + node, RawHttp.send(cluster.port(node), "POST", VERSIONS, Map.of(), batch).status(),
+                    is(403));
+        }
+    }
+
+    /** Signed but not a read batch's body (no end marker; a key longer than the body; no key): 400. */
+    @Test
+    void aSignedMalformedVersionsBatchIs400() throws Exception {
+        byte[] whole = versionsBatch(List.of("k".getBytes(StandardCharsets.UTF_8)));
+        byte[] tooLong = whole.clone();
+        ByteBuffer.wrap(tooLong).putInt(0, 1 << 30);
+        for (byte[] body : List.of(java.util.Arrays.copyOf(whole, whole.length - 4), tooLong, versionsBatch(List.of()))) {
+            Map<String, String> signed = peer().sign(cluster.url(0), "POST", VERSIONS, Map.of(), body);
+            assertThat(RawHttp.send(cluster.port(0), "POST", VERSIONS, signed, body).status(), is(400));
+        }
+    }
+
+    /**
+     * The largest batch the route takes: 256 keys filling its 64 KiB exactly, one of them stored:
+     * 200, one answer per key, the stored one's version with no value (a one-byte kind, then the
+     * timestamp, flags and a zero value length), the others absent (one byte each).
+     */
+    @Test
+    void theLargestVersionsBatchIsAnsweredKeyByKey() throws Exception {
+        List<byte[]> keys = new ArrayList<>();
+        int keyLength = (VERSIONS_BODY_MAX - Integer.BYTES) / VERSIONS_KEYS_MAX - Integer.BYTES;
+        for (int i = 0; i < VERSIONS_KEYS_MAX - 1; i++) {
+            keys.add(("versions-largest-" + i + "-").repeat(keyLength).substring(0, keyLength).getBytes(StandardCharsets.UTF_8));
+        }
+        int used = Integer.BYTES + keys.size() * (Integer.BYTES + keyLength);
+        keys.add("v".repeat(VERSIONS_BODY_MAX - used - Integer.BYTES).getBytes(StandardCharsets.UTF_8));
+        String stored = new String(keys.getFirst(), StandardCharsets.UTF_8);
+        assertThat(RawHttp.send(cluster.port(0), "PUT", "/v0/entity?id=" + stored + "&replicas=3/3", Map.of(),
+                "a value".getBytes(StandardCharsets.UTF_8)).status(), is(201));
+        byte[] batch = versionsBatch(keys);
+        assertThat(batch.length, is(VERSIONS_BODY_MAX));
+
+        Map<String, String> signed = peer().sign(cluster.url(1), "POST", VERSIONS, Map.of(), batch);
+        RawHttp.Reply answer = RawHttp.send(cluster.port(1), "POST", VERSIONS, signed, batch);
+
+        assertThat(answer.status(), is(200));
+        ByteBuffer in = ByteBuffer.wrap(answer.body());
+        assertThat("found", in.get(), is((byte) 1));
+        in.getLong(); // its timestamp
+        assertThat("flags: a value, no expiry", in.get(), is((byte) 0));
+        assertThat("no value", in.getInt(), is(0));
+        assertThat("the other keys, absent", in.remaining(), is(VERSIONS_KEYS_MAX - 1));
+        while (in.hasRemaining()) {
+            assertThat(in.get(), is((byte) 0));
+        }
+    }
+
+    /** A signed head announcing a versions batch over the route's 64 KiB: 413 before a byte of the body. */
+    @Test
+    void aVersionsBatchOverTheRoutesLimitIs413BeforeItsBodyIsRead() throws Exception {
+        int announced = VERSIONS_BODY_MAX + 1;
+        Map<String, String> signed = peer().sign(cluster.url(0), "POST", VERSIONS, Map.of(), new byte[announced]);
+        try (Socket socket = new Socket("127.0.0.1", cluster.port(0))) {
+            socket.setSoTimeout(15_000);
+            socket.getOutputStream().write(head("POST", VERSIONS, signed, announced));
+            assertThat(RawHttp.read(socket.getInputStream()).status(), is(413));
+        }
+    }
+
+    /** A signed versions batch whose body stops half way: 408 from node-2 (idle timeout of a few seconds). */
+    @Test
+    void aStalledVersionsBodyIs408() throws Exception {
+        byte[] body = versionsBatch(List.of(new byte[1024]));
+        Map<String, String> signed = peer().sign(cluster.url(2), "POST", VERSIONS, Map.of(), body);
+        try (Socket socket = new Socket("127.0.0.1", cluster.port(2))) {
+            socket.setSoTimeout((int) STALLED_NODE_IDLE.multipliedBy(5).toMillis());
+            OutputStream out = socket.getOutputStream();
+            out.write(head("POST", VERSIONS, signed, body.length));
+            out.write(body, 0, body.length / 2);
+            out.flush();
+            assertThat(RawHttp.read(socket.getInputStream()).status(), is(408));
+        }
+    }
+
+    /** A peer that pipelines signed versions batches and reads no answer: the node stops reading, PUTs through it are served. */
+    @Test
+    void aPeerThatNeverReadsItsVersionsAnswersIsNotServedWithoutBound() throws Exception {
+        pipelineWithoutReading(VERSIONS);
+        assertLegitimatePutsSucceed(0, null, "after the pipelining peer");
+    }
+
+    /** A read batch's body: each key's length (int32) and bytes, then the end marker (int32 -1). */
+    private static byte[] versionsBatch(List<byte[]> keys) {
+        ByteBuffer out = ByteBuffer.allocate(Integer.BYTES + keys.stream().mapToInt(key -> Integer.BYTES + key.length).sum());
+        keys.forEach(key -> out.putInt(key.length).put(key));
+        return out.putInt(-1).array();
     }
 
     /**
