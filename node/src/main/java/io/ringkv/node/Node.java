@@ -334,6 +334,22 @@ public final class Node implements AutoCloseable {
         return server.port();
     }
 
+    /** This node's own join or decommission, as {@code /v0/status} shows it. */
+    io.ringkv.cluster.member.MembershipProgress membershipProgress() {
+        return cluster.membershipProgress();
+    }
+
+    /**
+     * Begins this node's decommission, as {@code ringkv decommission} does through its internal
+     * call; the {@code onLeft} given to {@link #start} runs once it has left.
+     *
+     * @throws io.ringkv.cluster.member.MembershipRefusedException when the metadata refuses (not a normal member)
+     * @throws IOException when no member of the metadata group took the step
+     */
+    void decommission() throws IOException, InterruptedException {
+        cluster.decommission().orElseThrow(() -> new IllegalStateException("this node serves no membership steps")).begin();
+    }
+
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {

@@ -100,15 +100,6 @@ final class WarmUp {
      * @return the answers the scratch cluster gave (0 when it could not run)
      */
     static long run(Duration duration) {
-        return run(duration, MINIMUM_REQUESTS, true);
-    }
-
-    /** Full load for exactly {@code duration} (the ahead-of-time cache's training run). */
-    static long runFor(Duration duration) {
-        return run(duration, Long.MAX_VALUE, false);
-    }
-
-    private static long run(Duration duration, long minimumRequests, boolean awaitJit) {
         if (duration.isZero()) {
             return 0;
         }
@@ -123,11 +114,11 @@ final class WarmUp {
             load = running;
             // The full load ends SETTLE before the deadline at the latest (on a busy machine 20,000
             // answers can take the whole duration), so the JIT gets those seconds without load.
-            Duration fullLoad = awaitJit && duration.compareTo(SETTLE.multipliedBy(2)) > 0 ? duration.minus(SETTLE) : duration;
-            running.run(fullLoad, () -> running.answered() >= minimumRequests);
+            Duration fullLoad = duration.compareTo(SETTLE.multipliedBy(2)) > 0 ? duration.minus(SETTLE) : duration;
+            running.run(fullLoad, () -> running.answered() >= MINIMUM_REQUESTS);
             fullLoadNanos = System.nanoTime() - started;
             Duration trickle = Duration.ofNanos(end - System.nanoTime()).minus(SETTLE);
-            if (awaitJit && trickle.isPositive()) {
+            if (trickle.isPositive()) {
                 running.trickle(trickle, TRICKLE_PER_SECOND, jit::quiet);
                 calm = System.nanoTime() - end + SETTLE.toNanos() < 0; // it stopped before its time: the JIT calmed
             }
@@ -141,12 +132,48 @@ final class WarmUp {
         // The scratch cluster's garbage fills the heap; collected now, before the node serves, it
         // does not lengthen the first young collection under real traffic.
         System.gc();
-        if (awaitJit && !calm) {
+        if (!calm) {
             calm = settle(jit, end);
         }
         log.info("warmed up in {} ms: {} requests answered by a scratch cluster in this JVM ({} failed), {} ms at full load{}",
                 (System.nanoTime() - started) / 1_000_000, load.answered(), load.failed(), fullLoadNanos / 1_000_000,
-                !awaitJit ? "" : calm ? "; the JIT is quiet" : "; the JIT was still compiling when the warm-up's time was up");
+                calm ? "; the JIT is quiet" : "; the JIT was still compiling when the warm-up's time was up");
+        return load.answered();
+    }
+
+    /**
+     * The ahead-of-time cache's training run: the scratch cluster under full load for
+     * {@code duration}, and meanwhile, from a quarter of the way in, a fourth node joins and
+     * leaves ({@link MembershipRehearsal}); the load goes on until that is over too (at most
+     * {@link MembershipRehearsal#STEPS_MAX} longer). No trickle and no settling: the JVM writes
+     * its profiles as it exits.
+     *
+     * @return the answers the scratch cluster gave (0 when it could not run)
+     */
+    static long train(Duration duration) {
+        long started = System.nanoTime();
+        MixedLoad load;
+        MembershipRehearsal steps;
+        try (AutoCloseable quiet = LogSetup.onlyWarnings(); ScratchCluster scratch = ScratchCluster.open()) {
+            MixedLoad running = new MixedLoad(scratch.urls());
+            load = running;
+            MembershipRehearsal rehearsal = MembershipRehearsal.start(scratch, duration.dividedBy(4));
+            steps = rehearsal;
+            try {
+                running.run(duration.plus(MembershipRehearsal.STEPS_MAX),
+                        () -> System.nanoTime() - started >= duration.toNanos() && rehearsal.ended());
+            } finally {
+                rehearsal.stop();
+            }
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            log.warn("training run failed: {}", e.toString());
+            return 0;
+        }
+        log.info("trained in {} ms: {} requests answered by a scratch cluster in this JVM ({} failed); membership: {}",
+                (System.nanoTime() - started) / 1_000_000, load.answered(), load.failed(), steps.outcome());
         return load.answered();
     }
 
