@@ -4,21 +4,21 @@ import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The membership change in the ahead-of-time cache's training run ({@link WarmUp#train}): after a
- * while under load, a fourth node joins the scratch cluster and leaves again
- * ({@link ScratchCluster#joinAndLeave}) while the load goes on.
+ * The membership changes in the ahead-of-time cache's training run ({@link WarmUp#train}): after a
+ * while under load, a node joins the scratch cluster, stops, is replaced, and its replacement leaves
+ * ({@link ScratchCluster#joinReplaceAndLeave}), while the load goes on.
  *
  * <p>Why: the cache carries the training run's method profiles, and the JIT compiles a node's
  * request path from them. A run that never changed its membership profiles that path with a fixed
  * set of replicas, and the compiled code then traps on what a change sends down it (writes that
- * count a pending replica, hand-over batches, version checks, epoch retries): at a real step, the
+ * count a pending replica, hints for a dead member, hand-over batches, version checks, epoch retries): at a real step, the
  * moment its cores are busiest, every serving node deoptimizes and compiles again.
  *
  * <p>Threading: {@link #start} and {@link #stop} from the training thread; the steps run on their
  * own thread ({@code ringkv-training-membership}); {@link #ended} and {@link #outcome} from any thread.
  */
 final class MembershipRehearsal {
-    /** Longest the join and the decommission may take together (a few thousand small keys move). */
+    /** Longest the three steps may take together (a few thousand small keys move in each). */
     static final Duration STEPS_MAX = Duration.ofSeconds(60);
 
     private final Thread thread;
@@ -42,8 +42,8 @@ final class MembershipRehearsal {
         try {
             Thread.sleep(delay);
             began = System.nanoTime();
-            scratch.joinAndLeave(began + STEPS_MAX.toNanos());
-            outcome = "a fourth node joined and left in " + (System.nanoTime() - began) / 1_000_000 + " ms";
+            scratch.joinReplaceAndLeave(began + STEPS_MAX.toNanos());
+            outcome = "a node joined, was replaced, and its replacement left, in " + (System.nanoTime() - began) / 1_000_000 + " ms";
         } catch (InterruptedException e) {
             outcome = began == 0 ? "not begun (the load ended first)" : "cut short when the load ended";
         } catch (NodeStartException | TimeoutException | java.io.IOException | RuntimeException e) {

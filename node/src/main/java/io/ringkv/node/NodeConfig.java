@@ -73,6 +73,11 @@ public record NodeConfig(String host, int port, Path dataDir, List<String> clust
         return with(b -> b.joinUrl = url);
     }
 
+    /** Takes the place of the dead member at {@code url} ({@code serve --join ... --replace}); needs {@link #withJoin}. */
+    public NodeConfig withReplace(String url) {
+        return with(b -> b.replaceUrl = url);
+    }
+
     public NodeConfig withCluster(List<String> urls) {
         return with(b -> b.clusterUrls = urls);
     }

@@ -21,19 +21,23 @@ import java.util.stream.Stream;
  * over h2c, replica side, RocksDB) whose only purpose is to run the node's code before it matters.
  * Its data and its secret never leave it.
  *
- * <p>Threading: open and close from one thread; {@link #joinAndLeave} from one thread at a time,
+ * <p>Threading: open and close from one thread; {@link #joinReplaceAndLeave} from one thread at a time,
  * ended before {@link #close}.
  */
 final class ScratchCluster implements AutoCloseable {
     static final int NODES = 3;
 
-    /** How often {@link #joinAndLeave} looks at the joining node's progress. */
+    /** How often {@link #joinReplaceAndLeave} looks at a joining node's progress. */
     private static final Duration POLL = Duration.ofMillis(50);
+    /** How long a member is down before it is replaced: its peers store hints and mark it down meanwhile. */
+    static final Duration DEAD_FOR = Duration.ofSeconds(1);
 
     private final Path data;
     private final List<Node> nodes = new ArrayList<>();
     private final List<String> urls;
     private final ClusterSecret secret;
+    /** Data directories handed out so far (each node its own, never reused). */
+    private int joinedSoFar = NODES;
 
     private ScratchCluster(Path data, List<String> urls, ClusterSecret secret) {
         this.data = data;
@@ -60,35 +64,53 @@ final class ScratchCluster implements AutoCloseable {
         return cluster;
     }
 
-    /** The first three nodes' URLs (a node {@link #joinAndLeave} adds is not among them). */
+    /** The first three nodes' URLs (the nodes {@link #joinReplaceAndLeave} adds are not among them). */
     List<String> urls() {
         return urls;
     }
 
     /**
-     * A fourth node joins through the first ({@code serve --join}); once it is a normal member it
-     * is decommissioned, and this returns when it has left. Both steps run as they do between
-     * processes: the join's request, the metadata's epochs, the writes that count the new node as
-     * a pending replica, the hand-over streams, the former owners' version checks and cleanups.
+     * The three membership steps, one after the other, with the first three nodes serving
+     * throughout: a fourth node joins through the first ({@code serve --join}); once it is a normal
+     * member it stops without leaving, and after {@link #DEAD_FOR} a fifth takes its place
+     * ({@code --replace}); once that one is normal it is decommissioned, and this returns when it
+     * has left. Each runs as between processes: the join's request, the metadata's epochs, the
+     * writes that count a pending replica, hints for the dead member, the hand-over streams, the
+     * former owners' version checks and cleanups.
      *
      * @throws TimeoutException when a step had not ended by {@code deadline} (System.nanoTime)
-     * @throws NodeStartException when the node could not start or was not let join
+     * @throws NodeStartException when a node could not start or was not let join
      */
-    void joinAndLeave(long deadline) throws NodeStartException, IOException, InterruptedException, TimeoutException {
-        int port = LocalPorts.free(1).getFirst();
+    void joinReplaceAndLeave(long deadline) throws NodeStartException, IOException, InterruptedException, TimeoutException {
+        Node joined = startJoining(null, () -> { });
+        awaitJoined(joined, deadline);
+        nodes.remove(joined);
+        joined.close();
+        Thread.sleep(DEAD_FOR);
         CountDownLatch left = new CountDownLatch(1);
-        Node joiner = Node.start(NodeConfig.singleNode(port, data.resolve("node-" + nodes.size()))
-                .withJoin(urls.getFirst()).withSecret(secret), Duration.ZERO, left::countDown);
-        nodes.add(joiner);
-        while (!joiner.membershipProgress().phase().equals("done")) {
-            awaitBefore(deadline, "the join of " + joiner.url() + " (" + joiner.membershipProgress().phase() + ")");
-        }
-        joiner.decommission();
+        Node replacement = startJoining(joined.url(), left::countDown);
+        awaitJoined(replacement, deadline);
+        replacement.decommission();
         while (!left.await(POLL.toMillis(), TimeUnit.MILLISECONDS)) {
-            awaitBefore(deadline, "the decommission of " + joiner.url() + " (" + joiner.membershipProgress().phase() + ")");
+            awaitBefore(deadline, "the decommission of " + replacement.url() + " (" + replacement.membershipProgress().phase() + ")");
         }
-        nodes.remove(joiner);
-        joiner.close();
+        nodes.remove(replacement);
+        replacement.close();
+    }
+
+    /** A new node joining through the first, in place of {@code deadUrl} when not null. */
+    private Node startJoining(String deadUrl, Runnable onLeft) throws NodeStartException, IOException {
+        NodeConfig config = NodeConfig.singleNode(LocalPorts.free(1).getFirst(), data.resolve("node-" + joinedSoFar++))
+                .withJoin(urls.getFirst()).withSecret(secret);
+        Node node = Node.start(deadUrl == null ? config : config.withReplace(deadUrl), Duration.ZERO, onLeft);
+        nodes.add(node);
+        return node;
+    }
+
+    private static void awaitJoined(Node node, long deadline) throws InterruptedException, TimeoutException {
+        while (!node.membershipProgress().phase().equals("done")) {
+            awaitBefore(deadline, "the join of " + node.url() + " (" + node.membershipProgress().phase() + ")");
+        }
     }
 
     private static void awaitBefore(long deadline, String what) throws InterruptedException, TimeoutException {
