@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +67,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
 
     private final HintLog log;
     private final ClusterNodes topology;
-    private final java.util.function.IntSupplier replicationFactor;
+    private final IntSupplier replicationFactor;
     private final Map<String, ClusterNode> targets = new ConcurrentHashMap<>();
     private final ReplicaClient client;
     private final HintSettings settings;
@@ -89,7 +90,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
      *                          nor after the change in progress is dropped, not replayed
      *                          ({@link HintDrops.Reason#NOT_OWNER})
      */
-    public HintedHandoff(HintLog log, ClusterNodes topology, java.util.function.IntSupplier replicationFactor,
+    public HintedHandoff(HintLog log, ClusterNodes topology, IntSupplier replicationFactor,
                          ReplicaClient client, HintSettings settings, LongSupplier wallMillis) {
         this.log = log;
         this.topology = topology;

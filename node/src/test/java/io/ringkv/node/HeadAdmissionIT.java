@@ -288,17 +288,7 @@ class HeadAdmissionIT {
     /** A signed Raft call whose body stops half way: 408 from node-2 (idle timeout of a few seconds). */
     @Test
     void aStalledRaftBodyIs408() throws Exception {
-        byte[] body = new byte[1024];
-        String target = RAFT + "append-entries";
-        Map<String, String> signed = peer().sign(cluster.url(2), "POST", target, Map.of(), body);
-        try (Socket socket = new Socket("127.0.0.1", cluster.port(2))) {
-            socket.setSoTimeout((int) STALLED_NODE_IDLE.multipliedBy(5).toMillis());
-            OutputStream out = socket.getOutputStream();
-            out.write(head("POST", target, signed, body.length));
-            out.write(body, 0, body.length / 2);
-            out.flush();
-            assertThat(RawHttp.read(socket.getInputStream()).status(), is(408));
-        }
+        assertHalfSentSignedBodyIs408(RAFT + "append-entries", new byte[1024]);
     }
 
     /**
@@ -437,16 +427,7 @@ class HeadAdmissionIT {
     /** A signed versions batch whose body stops half way: 408 from node-2 (idle timeout of a few seconds). */
     @Test
     void aStalledVersionsBodyIs408() throws Exception {
-        byte[] body = versionsBatch(List.of(new byte[1024]));
-        Map<String, String> signed = peer().sign(cluster.url(2), "POST", VERSIONS, Map.of(), body);
-        try (Socket socket = new Socket("127.0.0.1", cluster.port(2))) {
-            socket.setSoTimeout((int) STALLED_NODE_IDLE.multipliedBy(5).toMillis());
-            OutputStream out = socket.getOutputStream();
-            out.write(head("POST", VERSIONS, signed, body.length));
-            out.write(body, 0, body.length / 2);
-            out.flush();
-            assertThat(RawHttp.read(socket.getInputStream()).status(), is(408));
-        }
+        assertHalfSentSignedBodyIs408(VERSIONS, versionsBatch(List.of(new byte[1024])));
     }
 
     /** A peer that pipelines signed versions batches and reads no answer: the node stops reading, PUTs through it are served. */
@@ -454,6 +435,22 @@ class HeadAdmissionIT {
     void aPeerThatNeverReadsItsVersionsAnswersIsNotServedWithoutBound() throws Exception {
         pipelineWithoutReading(VERSIONS);
         assertLegitimatePutsSucceed(0, null, "after the pipelining peer");
+    }
+
+    /**
+     * A signed POST of {@code body} to node-2's {@code target} that stops half way through the
+     * body: node-2 answers 408 once its idle timeout (a few seconds) passes.
+     */
+    private void assertHalfSentSignedBodyIs408(String target, byte[] body) throws Exception {
+        Map<String, String> signed = peer().sign(cluster.url(2), "POST", target, Map.of(), body);
+        try (Socket socket = new Socket("127.0.0.1", cluster.port(2))) {
+            socket.setSoTimeout((int) STALLED_NODE_IDLE.multipliedBy(5).toMillis());
+            OutputStream out = socket.getOutputStream();
+            out.write(head("POST", target, signed, body.length));
+            out.write(body, 0, body.length / 2);
+            out.flush();
+            assertThat(RawHttp.read(socket.getInputStream()).status(), is(408));
+        }
     }
 
     /** A read batch's body: each key's length (int32) and bytes, then the end marker (int32 -1). */
@@ -509,16 +506,7 @@ class HeadAdmissionIT {
     /** A signed accept whose body stops half way: 408 from node-2 (idle timeout of a few seconds). */
     @Test
     void aStalledPaxosBodyIs408() throws Exception {
-        byte[] body = new byte[1024];
-        Map<String, String> signed = peer().sign(cluster.url(2), "POST", PAXOS_ACCEPT, Map.of(), body);
-        try (Socket socket = new Socket("127.0.0.1", cluster.port(2))) {
-            socket.setSoTimeout((int) STALLED_NODE_IDLE.multipliedBy(5).toMillis());
-            OutputStream out = socket.getOutputStream();
-            out.write(head("POST", PAXOS_ACCEPT, signed, body.length));
-            out.write(body, 0, body.length / 2);
-            out.flush();
-            assertThat(RawHttp.read(socket.getInputStream()).status(), is(408));
-        }
+        assertHalfSentSignedBodyIs408(PAXOS_ACCEPT, new byte[1024]);
     }
 
     /** A prepare body ({@code PaxosMessages}): key length (u16), key, ballot. */
