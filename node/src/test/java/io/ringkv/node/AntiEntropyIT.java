@@ -69,8 +69,11 @@ class AntiEntropyIT {
         await("node-0 and node-1 collected the marker's tombstone",
                 () -> StoredRecord.of(cluster, 0, "marker").isEmpty() && StoredRecord.of(cluster, 1, "marker").isEmpty());
 
+        // Not asserted here, unlike above, that node-2 starts empty: with rounds every 4 s, a
+        // periodic round of node-0 or node-1 may refill it before the check (CI saw that). What
+        // the test proves does not depend on which round does it: nothing but anti-entropy can
+        // bring these keys back (no reads, no hints), and before the fix none of its rounds did.
         wipeAndRestart(2);
-        assertThat("the wiped node starts empty", cluster.localKeys(2, "old-", "old-~"), is(empty()));
         repairOn(0, 1);
 
         assertThat("keys node-2 still lacks", missingOn(2, written, "old-"), is(empty()));
@@ -90,7 +93,9 @@ class AntiEntropyIT {
 
     private void wipeAndRestart(int node) throws Exception {
         cluster.kill(node);
-        deleteRecursively(root.resolve("node-" + node));
+        Path data = root.resolve("node-" + node);
+        deleteRecursively(data);
+        assertThat("node-" + node + "'s data directory is gone", Files.exists(data), is(false));
         cluster.restart(node);
     }
 
