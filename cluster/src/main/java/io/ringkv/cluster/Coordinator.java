@@ -276,9 +276,8 @@ public final class Coordinator {
 
     /**
      * Routes by the membership view of this moment: reads ask the key's owners; writes go to its
-     * owners and, while a member joins or leaves, to its pending replicas too, and need one more
-     * acknowledgement per pending replica, save one that stands in for a member being replaced
-     * ({@link MembershipView#writeSet}).
+     * owners and, while a member joins or leaves, to its pending replicas too, and then need
+     * {@code ack} of the owners and {@code ack} of the future owners ({@link MembershipView#writeSet}).
      */
     private ReplicatedOperation start(byte[] key, Record record, ReplicationParams params) {
         MembershipView view = topology.view();
@@ -293,13 +292,10 @@ public final class Coordinator {
                     calls, topology.self())
                     .start(deadlines, spareDelays, settings.executor());
         }
-        int ack = params.ack();
-        if (record != null && view.changing()) {
-            MembershipView.WriteSet writes = view.writeSet(key, nodes, params.from(), ack);
-            nodes = writes.nodes();
-            ack = writes.ack();
-        }
-        return new ReplicatedOperation(key, record, localLast(nodes), ack, clock, missedWrites, boundMillis(), calls,
+        MembershipView.WriteSet writes = record != null && view.changing()
+                ? view.writeSet(key, nodes, params.from(), params.ack())
+                : MembershipView.WriteSet.of(nodes, params.ack());
+        return new ReplicatedOperation(key, record, localLast(writes.nodes()), writes, clock, missedWrites, boundMillis(), calls,
                 topology.self())
                 .start(deadlines, settings.executor());
     }

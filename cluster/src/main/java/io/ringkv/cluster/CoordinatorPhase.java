@@ -12,6 +12,9 @@ package io.ringkv.cluster;
  *   QUORUM_MET --STALE_REPLICAS_SEEN--> REPAIRING --REPAIRS_SETTLED--> DONE
  *   QUORUM_MET | QUORUM_IMPOSSIBLE | TIMED_OUT --ALL_SETTLED--> DONE
  * </pre>
+ * A write during a membership change counts two groups of replicas at once, its key's owners and
+ * its future owners ({@link #next(CoordinatorPhase, Event, Tally, Tally)}): its quorum is met when
+ * both are, and impossible when either is.
  * The client's answer is decided on leaving PLANNED, exactly once. Replies and the deadline
  * arriving after the decision change nothing (they race with it legitimately); ALL_SETTLED
  * comes once every replica has answered or failed, which each does within its own timeout.
@@ -43,13 +46,31 @@ public enum CoordinatorPhase {
                     ? new Tally(ack, from, successes + 1, failures)
                     : new Tally(ack, from, successes, failures + 1);
         }
+
+        boolean met() {
+            return successes >= ack;
+        }
+
+        /** More replicas failed than the group can afford to lose. */
+        boolean impossible() {
+            return failures > from - ack;
+        }
     }
 
     /** Pure: no I/O, no logging. Throws IllegalStateException for events illegal in this phase. */
     public static CoordinatorPhase next(CoordinatorPhase current, Event event, Tally tally) {
+        return next(current, event, tally, null);
+    }
+
+    /**
+     * As {@link #next(CoordinatorPhase, Event, Tally)} for an operation that counts two groups of
+     * replicas: {@code owners} and, when not null, {@code futureOwners} (a write during a membership
+     * change, {@link MembershipView#writeSet}). A reply counts in each group its replica belongs to.
+     */
+    public static CoordinatorPhase next(CoordinatorPhase current, Event event, Tally owners, Tally futureOwners) {
         return switch (current) {
             case STARTED -> event == Event.REPLICAS_CHOSEN ? PLANNED : illegal(current, event);
-            case PLANNED -> fromPlanned(event, tally);
+            case PLANNED -> fromPlanned(event, owners, futureOwners);
             case QUORUM_MET -> switch (event) {
                 case REPLY_SUCCEEDED, REPLY_FAILED, DEADLINE_PASSED -> current;
                 case STALE_REPLICAS_SEEN -> REPAIRING;
@@ -75,14 +96,14 @@ public enum CoordinatorPhase {
         return this != STARTED && this != PLANNED;
     }
 
-    private static CoordinatorPhase fromPlanned(Event event, Tally tally) {
+    private static CoordinatorPhase fromPlanned(Event event, Tally owners, Tally futureOwners) {
         return switch (event) {
             case REPLY_SUCCEEDED, REPLY_FAILED -> {
-                if (tally.successes() >= tally.ack()) {
+                if (owners.met() && (futureOwners == null || futureOwners.met())) {
                     yield QUORUM_MET;
                 }
                 // Success is impossible once more replicas failed than we can afford to lose.
-                yield tally.failures() > tally.from() - tally.ack() ? QUORUM_IMPOSSIBLE : PLANNED;
+                yield owners.impossible() || futureOwners != null && futureOwners.impossible() ? QUORUM_IMPOSSIBLE : PLANNED;
             }
             case DEADLINE_PASSED -> TIMED_OUT;
             default -> illegal(PLANNED, event);

@@ -24,10 +24,13 @@ import java.util.Optional;
  * </ul>
  *
  * A write goes to its owners and also to its <b>pending</b> replicas ({@link #pending}): the
- * future owners of its key that do not own it yet. Its quorum grows by their number (as Cassandra
- * counts pending ranges): any {@code ack + pending} of the {@code from + pending} replicas hold at
- * least {@code ack} of the future owners, so a write acknowledged during a change is still held by
- * a quorum of the owners after it.
+ * future owners of its key that do not own it yet. It is acknowledged once {@code ack} of its
+ * owners and {@code ack} of its future owners took it ({@link #writeSet}), so a write acknowledged
+ * during a change is held by a quorum of the owners after it, and by a quorum of the owners before
+ * it should the change be rolled back. Cassandra asks for {@code ack + pending} of all of them
+ * instead, which implies both and waits for more: a join then delays every write of the keys it
+ * takes on the slowest of three replicas (often the joining node, busy streaming), where two owners
+ * that stay owners are enough.
  *
  * @param epoch the metadata epoch it was made from; 0 for a view made from the {@code --cluster}
  *              list before the metadata is known
@@ -156,16 +159,17 @@ public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterN
 
     /**
      * The replicas a write with {@code from} copies of {@code key} goes to, and the acknowledgements
-     * it needs, given its owners {@code owners} and {@code ack}: the owners and the pending replicas,
-     * with one more acknowledgement per pending replica ({@link #pending}). A member being replaced
-     * (it is down; a node takes its place) is left out of the write and its replacement stands in
-     * for it without a further acknowledgement: the dead member could never give the extra one, so
-     * counting it would need every other replica to answer.
+     * it needs, given its owners {@code owners} and {@code ack}. Without a pending replica: the
+     * owners, {@code ack} of them. With one: the owners and the pending replicas, and
+     * {@code ack} of the owners as well as {@code ack} of the future owners (fewer when there are
+     * fewer). A member being replaced (it is down; a node takes its place) is left out of the write
+     * and of the owners counted, and their {@code ack} is one fewer per such member: the dead member
+     * could never answer, so counting it would need every other replica to.
      */
     public WriteSet writeSet(byte[] key, List<ClusterNode> owners, int from, int ack) {
         List<ClusterNode> pending = pending(key, from);
         if (pending.isEmpty()) {
-            return new WriteSet(owners, ack);
+            return WriteSet.of(owners, ack);
         }
         List<ClusterNode> nodes = new ArrayList<>(owners.size() + pending.size());
         int substituted = 0;
@@ -176,12 +180,33 @@ public record MembershipView(long epoch, List<ClusterNode> members, Map<ClusterN
                 nodes.add(owner);
             }
         }
+        List<ClusterNode> staying = List.copyOf(nodes);
         nodes.addAll(pending);
-        return new WriteSet(nodes, ack + pending.size() - substituted);
+        List<ClusterNode> future = futurePlacement.replicas(key, Math.min(from, futurePlacement.clusterSize()));
+        return new WriteSet(nodes, new Group(staying, Math.max(0, Math.min(ack - substituted, staying.size()))),
+                new Group(future, Math.min(ack, future.size())));
     }
 
-    /** The replicas of a write and the acknowledgements it needs ({@link #writeSet}). */
-    public record WriteSet(List<ClusterNode> nodes, int ack) {
+    /**
+     * The replicas of a write ({@link #writeSet}) and the groups among them whose acknowledgements
+     * it needs: {@code owners} always, {@code futureOwners} too when not null (a change in progress
+     * gives the key pending replicas).
+     */
+    public record WriteSet(List<ClusterNode> nodes, Group owners, Group futureOwners) {
+        static WriteSet of(List<ClusterNode> owners, int ack) {
+            return new WriteSet(owners, new Group(owners, ack), null);
+        }
+    }
+
+    /** Some of a write's replicas, and how many of them must acknowledge it. */
+    public record Group(List<ClusterNode> nodes, int ack) {
+        public Group {
+            nodes = List.copyOf(nodes);
+        }
+
+        boolean contains(ClusterNode node) {
+            return nodes.contains(node);
+        }
     }
 
     /**

@@ -23,14 +23,16 @@ import org.slf4j.LoggerFactory;
 /**
  * One replicated PUT, DELETE or GET: fans out to its replicas, decides the client's answer as
  * soon as {@code ack} replies succeeded or success became impossible, and afterwards repairs
- * stale replicas a GET saw. The phases and their transitions are {@link CoordinatorPhase}.
+ * stale replicas a GET saw. A write during a membership change counts its owners and its future
+ * owners apart ({@link MembershipView#writeSet}): it succeeds when both groups do. The phases and
+ * their transitions are {@link CoordinatorPhase}.
  *
  * <p>Threading: replies arrive on whatever thread completes a replica's future: the inter-node
  * client's network thread (ringkv's client completes inline, see {@link InterNodeHttpClients}),
  * its executor (the JDK's client), or the caller's thread for the local replica. A reply is
  * counted, and the operation decided, on that thread: that work never blocks. What may block
  * (storing a hint for a failed write, read repair of the local replica) moves to the executor
- * given to {@link #start}. The phase, the tally and the
+ * given to {@link #start}. The phase, the tallies and the
  * freshest counted answer live in one immutable {@link Progress} swapped by compare-and-set, so
  * exactly one thread sees the transition that decides, and completes {@link #result()} once.
  * Per-replica answers are written by the replying thread before its future completes and read
@@ -67,6 +69,12 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
     /** Per replica: completes when its reply was handled, or when it was passed over. */
     private final List<CompletableFuture<Void>> handled;
     private final AtomicReference<Progress> progress;
+    /**
+     * Per replica, whether it is among the owners and among the future owners a write during a
+     * membership change counts apart; null otherwise (every replica counts in the one group).
+     */
+    private final boolean[] inOwners;
+    private final boolean[] inFutureOwners;
     private final List<Optional<Record>> answers;
     private final CompletableFuture<Object> result = new CompletableFuture<>();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -76,34 +84,38 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
     private Executor executor;
 
     /**
+     * An operation on the replicas of {@code writes}, in the order of {@code replicas} (the same
+     * nodes), every one asked at once and decided by its groups: the owners' {@code ack} and, for a
+     * write during a change, the future owners' too.
+     */
+    ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, MembershipView.WriteSet writes,
+                        HybridLogicalClock clock, MissedWriteListener missedWrites, long clockBoundMillis,
+                        ReplicaCallListener calls, ClusterNode self) {
+        this(key, written, replicas, replicas.size(), writes.owners().ack(), writes.futureOwners() == null ? null : writes,
+                clock, missedWrites, clockBoundMillis, calls, self);
+    }
+
+    /**
+     * @param firstAsked   how many of {@code replicas}, in list order, are asked at once; the rest are
+     *                     spares for a read, asked in order as replies fail or when
+     *                     {@link #start(DeadlineQueue, DeadlineQueue, Executor) the spare delay} passes
      * @param written      the record to store, or null for a read
      * @param missedWrites     told of each replica that fails a write, before the failure is counted
      * @param clockBoundMillis an answer whose timestamp is further ahead of this node's clock counts
      *                         as a failed reply and is not observed
-     */
-    ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int ack, HybridLogicalClock clock,
-                        MissedWriteListener missedWrites, long clockBoundMillis) {
-        this(key, written, replicas, ack, clock, missedWrites, clockBoundMillis, ReplicaCallListener.NONE, null);
-    }
-
-    /**
      * @param calls told of each remote replica's answer or failure
      * @param self  this node, whose (local) replica {@code calls} is not told of; null: tell of all
-     */
-    ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int ack, HybridLogicalClock clock,
-                        MissedWriteListener missedWrites, long clockBoundMillis, ReplicaCallListener calls,
-                        ClusterNode self) {
-        this(key, written, replicas, replicas.size(), ack, clock, missedWrites, clockBoundMillis, calls, self);
-    }
-
-    /**
-     * @param firstAsked how many of {@code replicas}, in list order, are asked at once; the rest are
-     *                   spares for a read, asked in order as replies fail or when
-     *                   {@link #start(DeadlineQueue, DeadlineQueue, Executor) the spare delay} passes
      */
     ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int firstAsked, int ack,
                         HybridLogicalClock clock, MissedWriteListener missedWrites, long clockBoundMillis,
                         ReplicaCallListener calls, ClusterNode self) {
+        this(key, written, replicas, firstAsked, ack, null, clock, missedWrites, clockBoundMillis, calls, self);
+    }
+
+    /** @param groups a write's two groups during a change ({@link MembershipView#writeSet}), or null: one group, {@code ack} of all */
+    private ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int firstAsked, int ack,
+                                MembershipView.WriteSet groups, HybridLogicalClock clock, MissedWriteListener missedWrites,
+                                long clockBoundMillis, ReplicaCallListener calls, ClusterNode self) {
         if (firstAsked < Math.min(ack, replicas.size()) || firstAsked > replicas.size() || (written != null && firstAsked != replicas.size())) {
             throw new IllegalArgumentException("ask at least ack and at most every replica at once (writes: every one), got "
                     + firstAsked + " of " + replicas.size() + " with ack " + ack);
@@ -125,7 +137,21 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         this.clock = clock;
         this.missedWrites = missedWrites;
         this.clockBoundMillis = clockBoundMillis;
-        this.progress = new AtomicReference<>(new Progress(CoordinatorPhase.STARTED, Tally.start(ack, replicas.size()), null));
+        if (groups == null) {
+            this.inOwners = null;
+            this.inFutureOwners = null;
+            this.progress = new AtomicReference<>(new Progress(CoordinatorPhase.STARTED, Tally.start(ack, replicas.size()), null, null));
+        } else {
+            this.inOwners = new boolean[replicas.size()];
+            this.inFutureOwners = new boolean[replicas.size()];
+            for (int i = 0; i < replicas.size(); i++) {
+                inOwners[i] = groups.owners().contains(replicas.get(i).node());
+                inFutureOwners[i] = groups.futureOwners().contains(replicas.get(i).node());
+            }
+            this.progress = new AtomicReference<>(new Progress(CoordinatorPhase.STARTED,
+                    Tally.start(groups.owners().ack(), groups.owners().nodes().size()),
+                    Tally.start(groups.futureOwners().ack(), groups.futureOwners().nodes().size()), null));
+        }
         this.answers = new ArrayList<>(replicas.size());
         for (int i = 0; i < replicas.size(); i++) {
             answers.add(null);
@@ -305,12 +331,13 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         while (true) {
             Progress current = progress.get();
             if (current.phase != CoordinatorPhase.PLANNED) {
-                CoordinatorPhase.next(current.phase, event, current.tally); // late: validated, ignored
+                CoordinatorPhase.next(current.phase, event, current.tally, current.futureTally); // late: validated, ignored
                 return;
             }
-            Tally tally = current.tally.plus(event);
+            Tally tally = inOwners == null || inOwners[index] ? current.tally.plus(event) : current.tally;
+            Tally futureTally = inFutureOwners != null && inFutureOwners[index] ? current.futureTally.plus(event) : current.futureTally;
             Record freshest = error == null ? fresher(current.freshest, answer.orElse(null)) : current.freshest;
-            Progress next = new Progress(CoordinatorPhase.next(current.phase, event, tally), tally, freshest);
+            Progress next = new Progress(CoordinatorPhase.next(current.phase, event, tally, futureTally), tally, futureTally, freshest);
             if (progress.compareAndSet(current, next)) {
                 if (next.phase.isDecided()) {
                     decide(next);
@@ -343,7 +370,7 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
     }
 
     private Object outcome(Progress decided) {
-        Tally tally = decided.tally;
+        Tally tally = shortGroup(decided);
         if (decided.phase != CoordinatorPhase.QUORUM_MET) {
             return new NotEnoughReplicas(tally.successes(), tally.failures(), tally.ack(), tally.from(),
                     decided.phase == CoordinatorPhase.TIMED_OUT);
@@ -353,6 +380,20 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         }
         Record freshest = decided.freshest;
         return freshest == null || freshest.tombstone() ? new ReadOutcome.NotFound() : new ReadOutcome.Found(freshest);
+    }
+
+    /**
+     * The group a failed operation names: the one that can no longer be met (the owners first),
+     * else, after a timeout, the first not met.
+     */
+    private static Tally shortGroup(Progress decided) {
+        if (decided.futureTally == null || decided.tally.impossible()) {
+            return decided.tally;
+        }
+        if (decided.futureTally.impossible()) {
+            return decided.futureTally;
+        }
+        return decided.tally.met() ? decided.futureTally : decided.tally;
     }
 
     /** Runs once, after every reply was handled. */
@@ -418,7 +459,8 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
     private Progress advance(Event event) {
         while (true) {
             Progress current = progress.get();
-            Progress next = new Progress(CoordinatorPhase.next(current.phase, event, current.tally), current.tally, current.freshest);
+            Progress next = new Progress(CoordinatorPhase.next(current.phase, event, current.tally, current.futureTally),
+                    current.tally, current.futureTally, current.freshest);
             if (progress.compareAndSet(current, next)) {
                 return next;
             }
@@ -435,9 +477,11 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
     @Override
     public String toString() {
         Progress current = progress.get();
-        return "ReplicatedOperation{" + (written == null ? "read" : "write") + ", " + current.phase + ", " + current.tally + '}';
+        return "ReplicatedOperation{" + (written == null ? "read" : "write") + ", " + current.phase + ", " + current.tally
+                + (current.futureTally == null ? "" : ", future owners " + current.futureTally) + '}';
     }
 
-    private record Progress(CoordinatorPhase phase, Tally tally, Record freshest) {
+    /** @param futureTally the future owners' replies (a write during a change), else null */
+    private record Progress(CoordinatorPhase phase, Tally tally, Tally futureTally, Record freshest) {
     }
 }

@@ -98,6 +98,33 @@ class CoordinatorPhaseTest {
         assertThat(CoordinatorPhase.next(PLANNED, event, tally), is(expected));
     }
 
+    /**
+     * A write during a change counts its owners and its future owners apart, each with its own ack
+     * (a grow at 2/3: owners a, b, c; future owners a, b, d): met when both are, impossible when
+     * either is. Two owners that stay (a, b) meet both; a, c and d do too; a and c alone meet only
+     * the owners.
+     */
+    @ParameterizedTest(name = "owners {0}/{1} +{2} -{3}, future owners {4}/{5} +{6} -{7} -> {8}")
+    @CsvSource({
+        "2, 3, 2, 0,   2, 3, 2, 0,   QUORUM_MET",        // a and b: both groups
+        "2, 3, 2, 0,   2, 3, 1, 0,   PLANNED",           // a and c: d still to answer
+        "2, 3, 2, 1,   2, 3, 2, 1,   QUORUM_MET",        // a, c and d, b failed
+        "2, 3, 2, 0,   2, 3, 1, 2,   QUORUM_IMPOSSIBLE", // a and c, b and d failed: the future owners cannot
+        "2, 3, 1, 2,   2, 3, 2, 0,   QUORUM_IMPOSSIBLE", // the owners cannot
+        "2, 3, 1, 1,   2, 3, 1, 1,   PLANNED",
+        "1, 2, 1, 0,   2, 3, 1, 0,   PLANNED",           // a replacement: one survivor is not enough
+        "1, 2, 1, 0,   2, 3, 2, 0,   QUORUM_MET",        // a survivor and the replacement are
+        "0, 0, 0, 0,   1, 1, 0, 1,   QUORUM_IMPOSSIBLE", // 1/1, its only owner replaced, the replacement failed
+    })
+    void aWriteDuringAChangeIsDecidedByBothGroups(int ownersAck, int owners, int ownersSucceeded, int ownersFailed,
+                                                  int futureAck, int future, int futureSucceeded, int futureFailed,
+                                                  CoordinatorPhase expected) {
+        Tally ownersTally = new Tally(ownersAck, owners, ownersSucceeded, ownersFailed);
+        Tally futureTally = new Tally(futureAck, future, futureSucceeded, futureFailed);
+        Event event = ownersFailed + futureFailed > 0 ? Event.REPLY_FAILED : Event.REPLY_SUCCEEDED;
+        assertThat(CoordinatorPhase.next(PLANNED, event, ownersTally, futureTally), is(expected));
+    }
+
     @Test
     void onlyPhasesAfterPlannedAreDecided() {
         assertThat(STARTED.isDecided(), is(false));

@@ -100,8 +100,8 @@ class MembershipRoutingTest {
     /**
      * A node replacing a dead member stands in for it: a write of one of the dead member's keys goes
      * to the key's future owners only, and needs no more acknowledgements than before (the dead
-     * member could never give one); a key the replacement takes from a live owner counts it as
-     * pending, with one more.
+     * member could never give one); a key the replacement takes from a live owner needs a quorum
+     * of its owners and one of its future owners.
      */
     @Test
     void aReplacementStandsInForTheDeadMemberWithoutAFurtherAcknowledgement() {
@@ -122,15 +122,24 @@ class MembershipRoutingTest {
             assertThat(writes.nodes(), not(org.hamcrest.Matchers.hasItem(dead)));
             List<ClusterNode> pending = view.pending(key(i), 2);
             assertThat(writes.nodes().containsAll(pending), is(true));
+            List<ClusterNode> future = view.futurePlacement().replicas(key(i), 2);
             if (owners.contains(dead)) {
                 // Rendezvous hands a dead member's key to whichever node ranks next: the replacement
-                // or another owner; either way the write is the key's future owners, one ack fewer.
+                // or another owner; either way the write is the key's future owners, both needed,
+                // and of its owners only the survivor counts, needed once.
                 assertThat(writes.nodes().size(), is(2));
-                assertThat(writes.ack(), is(2 + pending.size() - 1));
+                assertThat(new java.util.HashSet<>(writes.nodes()), equalTo(new java.util.HashSet<>(future)));
+                assertThat(writes.owners(), equalTo(new MembershipView.Group(
+                        owners.stream().filter(node -> !node.equals(dead)).toList(), 1)));
+                assertThat(writes.futureOwners(), equalTo(new MembershipView.Group(future, 2)));
                 substituted++;
                 substitutedByReplacement += writes.nodes().contains(replacement) ? 1 : 0;
+            } else if (!pending.isEmpty()) {
+                // The replacement takes the key from a live owner: both groups of two, each needed in full.
+                assertThat(writes.owners(), equalTo(new MembershipView.Group(owners, 2)));
+                assertThat(writes.futureOwners(), equalTo(new MembershipView.Group(future, 2)));
             } else {
-                assertThat(writes.ack(), is(2 + view.pending(key(i), 2).size()));
+                assertThat(writes, equalTo(MembershipView.WriteSet.of(owners, 2)));
             }
         }
         assertThat(substituted > 0, is(true));
@@ -206,9 +215,11 @@ class MembershipRoutingTest {
     }
 
     /**
-     * A write made while a fourth node joins reaches it for the keys it will own, and needs its
-     * acknowledgement besides the usual quorum: with the pending replica down, a 2/3 write of such
-     * a key falls short (the client hears 504) instead of being acknowledged by owners alone.
+     * A write made while a fourth node joins reaches it for the keys it will own, and needs a quorum
+     * of the key's future owners besides a quorum of its owners: with the pending replica down and
+     * an owner that stays an owner down, a 2/3 write of such a key falls short (the client hears
+     * 504) instead of being acknowledged by owners alone; with the displaced owner down instead,
+     * the two that stay acknowledge it.
      */
     @Test
     void aWriteDuringAJoinReachesThePendingReplicaAndCountsItsAcknowledgement() throws Exception {
@@ -244,14 +255,37 @@ class MembershipRoutingTest {
         while (view.pending(key(key), 3).isEmpty()) {
             key++;
         }
-        // One owner down too: two owners and the pending replica answer 2 of the 3 acknowledgements needed.
-        ClusterNode anOwner = view.placement().replicas(key(key), 3).getFirst();
-        joiningDown.put(anOwner, new FailingReplica(anOwner));
-        Coordinator twoDown = new Coordinator(topology, joiningDown, clock, new CoordinatorSettings(Duration.ofSeconds(5), executor));
+        List<ClusterNode> owners = view.placement().replicas(key(key), 3);
+        List<ClusterNode> future = view.futurePlacement().replicas(key(key), 3);
+        ClusterNode staying = owners.stream().filter(future::contains).findFirst().orElseThrow();
+        ClusterNode displaced = owners.stream().filter(node -> !future.contains(node)).findFirst().orElseThrow();
         assertThat(withoutIt.put(key(key), key(key), new ReplicationParams(2, 3)).get(10, TimeUnit.SECONDS),
                 instanceOf(WriteOutcome.Acknowledged.class));
-        assertThat(twoDown.put(key(key), key(key), new ReplicationParams(2, 3)).get(10, TimeUnit.SECONDS),
-                instanceOf(NotEnoughReplicas.class));
+
+        // An owner that stays an owner down too: the other one and the displaced owner are two of
+        // the owners but one of the future owners, so the write falls short (504).
+        Map<ClusterNode, Replica> stayingDown = new HashMap<>(joiningDown);
+        stayingDown.put(staying, new FailingReplica(staying));
+        Coordinator withoutStaying = new Coordinator(topology, stayingDown, clock, new CoordinatorSettings(Duration.ofSeconds(5), executor));
+        NotEnoughReplicas shortOfFuture = (NotEnoughReplicas) withoutStaying.put(key(key), key(key), new ReplicationParams(2, 3))
+                .get(10, TimeUnit.SECONDS);
+        assertThat("the future owners' count: two of three failed, two needed",
+                List.of(shortOfFuture.failures(), shortOfFuture.ack(), shortOfFuture.from()), contains(2, 2, 3));
+
+        // The displaced owner down instead: the two owners that stay are a quorum of both groups and
+        // acknowledge it alone (counting the pending replica as Cassandra does, 3 of 4 answers,
+        // would have made this a 504).
+        Map<ClusterNode, Replica> displacedDown = new HashMap<>(joiningDown);
+        displacedDown.put(displaced, new FailingReplica(displaced));
+        Coordinator withoutDisplaced = new Coordinator(topology, displacedDown, clock, new CoordinatorSettings(Duration.ofSeconds(5), executor));
+        assertThat(withoutDisplaced.put(key(key), "by the staying owners".getBytes(StandardCharsets.UTF_8), new ReplicationParams(2, 3))
+                .get(10, TimeUnit.SECONDS), instanceOf(WriteOutcome.Acknowledged.class));
+        for (ClusterNode owner : owners) {
+            if (!owner.equals(displaced)) {
+                assertThat(new String(engines.get(owner).get(key(key)).orElseThrow().value(), StandardCharsets.UTF_8),
+                        is("by the staying owners"));
+            }
+        }
     }
 
     @Test
