@@ -1,6 +1,6 @@
 """Compares membership benchmark runs grouped by the nodes' JVM options (RINGKV_JVM_OPTS, which
-bench --membership records), or with --by-revision by the git revision each ran: per group, over its runs' rounds, the steady GET p99 and node CPU,
-and per step the GET p99 over the steady one and the failed requests, as means with 95 %
+bench --membership records), or with --by-revision by the git revision each ran: per group, over its runs' rounds, the steady GET and PUT p99 and node CPU,
+and per step the GET and PUT p99 over the steady ones and the failed requests, as means with 95 %
 intervals (Student t). For A/B runs of one checkout made one after the other, e.g.
   RINGKV_JVM_OPTS= ./ringkv bench --membership; RINGKV_JVM_OPTS=-XX:... ./ringkv bench --membership
 repeated, then
@@ -30,21 +30,26 @@ def main(paths, by_revision=False):
             groups[group_of(doc["meta"], by_revision)].append((path.rsplit("/", 1)[-1], rnd))
     for group, rounds in groups.items():
         print("%s: %d rounds (%s)" % (group, len(rounds), ", ".join(sorted({p for p, _ in rounds}))))
-        print("  steady: GET p99 ms %s, node CPU cores %s" % (
-            fmt(interval([r["steady"]["get_p99_ms"] for _, r in rounds])), fmt(interval([r["steady"]["cpu_cores"] for _, r in rounds]))))
+        print("  steady: GET p99 ms %s, PUT p99 ms %s, node CPU cores %s" % (
+            fmt(interval([r["steady"]["get_p99_ms"] for _, r in rounds])), fmt(interval([r["steady"]["put_p99_ms"] for _, r in rounds])),
+            fmt(interval([r["steady"]["cpu_cores"] for _, r in rounds]))))
         steps = [s["step"] for s in rounds[0][1]["steps"]]
         for name in steps:
-            ratios, p99s, failed, cpu, seconds = [], [], [], [], []
+            ratios, p99s, put_ratios, put_p99s, failed, cpu, seconds = [], [], [], [], [], [], []
             for _, r in rounds:
                 for s in r["steps"]:
                     if s["step"] == name:
                         ratios.append(s["load"]["get_p99_ms"] / r["steady"]["get_p99_ms"])
                         p99s.append(s["load"]["get_p99_ms"])
+                        put_ratios.append(s["load"]["put_p99_ms"] / r["steady"]["put_p99_ms"])
+                        put_p99s.append(s["load"]["put_p99_ms"])
                         failed.append(s["load"]["failed"])
                         cpu.append(s["cpu_cores"])
                         seconds.append(s["duration_s"])
-            print("  %-8s GET p99 / steady %s (ms %s); failed requests per round %s; node CPU cores %s; seconds %s" % (
-                name, fmt(interval(ratios)), fmt(interval(p99s)), failed, fmt(interval(cpu)), fmt(interval(seconds))))
+            print("  %-8s GET p99 / steady %s (ms %s); PUT p99 / steady %s (ms %s); failed requests per round %s; "
+                  "node CPU cores %s; seconds %s" % (
+                      name, fmt(interval(ratios)), fmt(interval(p99s)), fmt(interval(put_ratios)), fmt(interval(put_p99s)),
+                      failed, fmt(interval(cpu)), fmt(interval(seconds))))
 
 
 if __name__ == "__main__":
