@@ -292,11 +292,15 @@ public final class Coordinator {
                     calls, topology.self())
                     .start(deadlines, spareDelays, settings.executor());
         }
-        MembershipView.WriteSet writes = record != null && view.changing()
-                ? view.writeSet(key, nodes, params.from(), params.ack())
-                : MembershipView.WriteSet.of(nodes, params.ack());
-        return new ReplicatedOperation(key, record, localLast(writes.nodes()), writes, clock, missedWrites, boundMillis(), calls,
-                topology.self())
+        if (record != null && view.changing()) {
+            MembershipView.WriteSet writes = view.writeSet(key, nodes, params.from(), params.ack());
+            return new ReplicatedOperation(key, record, localLast(writes.nodes()), writes, clock, missedWrites, boundMillis(),
+                    calls, topology.self())
+                    .start(deadlines, settings.executor());
+        }
+        // Every request outside a change: one group, and no write set to allocate.
+        return new ReplicatedOperation(key, record, localLast(nodes), nodes.size(), params.ack(), clock, missedWrites,
+                boundMillis(), calls, topology.self())
                 .start(deadlines, settings.executor());
     }
 
