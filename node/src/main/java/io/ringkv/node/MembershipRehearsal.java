@@ -12,7 +12,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Why: the cache carries the training run's method profiles, and the JIT compiles a node's
  * request path from them. A run that never changed its membership profiles that path with a fixed
  * set of replicas, and the compiled code then traps on what a change sends down it (writes that
- * count a pending replica, hints for a dead member, hand-over batches, version checks, epoch
+ * go to a pending replica, hints for a dead member, hand-over batches, version checks, epoch
  * retries): at a real step, the moment its cores are busiest, every serving node deoptimizes and
  * compiles again (docs/benchmarks.md, membership changes: 84-99 deoptimizations per serving node
  * in a grow before, 16-25 with these steps in training).
