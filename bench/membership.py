@@ -98,7 +98,13 @@ def parser():
     ap.add_argument("--join-nice", type=int, default=None, metavar="N",
                     help="an experiment: run the nodes a step starts (joining, replacing) at nice N, every thread, set "
                          "twice a second: how the step's tail looks when the new JVM takes only the cycles the serving "
-                         "nodes leave, as on a machine of its own (default: as started)")
+                         "nodes leave, as on a machine of its own (default: as started). With the kernel's autogroup "
+                         "scheduling a nice value weighs a thread only against those of its own session, and each "
+                         "node runs in a session of its own: this sets the new JVM's threads against each other, not "
+                         "against the serving nodes; --join-idle does that")
+    ap.add_argument("--join-idle", action="store_true",
+                    help="an experiment: start the nodes a step starts under the SCHED_IDLE policy (chrt --idle 0, "
+                         "every thread inherits it), whose threads give way to any other that wakes up")
     ap.add_argument("--keep-logs", default=None, metavar="DIR",
                     help="copy every node's log there (DIR/rN/nodeM.log) before the run's temporary directory goes; "
                          "with the results' per-second timeline, what the nodes did when the load's tail grew")
@@ -592,7 +598,7 @@ class Bench:
         os.makedirs(data, exist_ok=True)
         c.urls.append(url)
         c.logs.append(os.path.join(self.tmp, c.name, "node%d.log" % (i + 1)))
-        c.cmds.append(["taskset", "-c", self.args.server_cpus, os.path.join(ROOT, "ringkv"), "serve", "--host",
+        c.cmds.append((["chrt", "--idle", "0"] if self.args.join_idle else []) + ["taskset", "-c", self.args.server_cpus, os.path.join(ROOT, "ringkv"), "serve", "--host",
                        "127.0.0.1", "--port", str(port), "--data", data, "--join", through,
                        "--cluster-secret-file", self.secret_file]
                       + ([] if self.args.join_warm_up == "default" else ["--warm-up", self.args.join_warm_up])
@@ -989,7 +995,7 @@ def main():
             "value_bytes": args.value_bytes, "steps": args.step_list, "rounds": args.rounds, "quick": args.quick,
             "steady_s": args.steady_seconds, "warmup_s": args.warmup_seconds, "chunk_s": CHUNK_SECONDS,
             "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "cores": os.cpu_count(),
-            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jit_nice": args.jit_nice, "join_nice": args.join_nice, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
+            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jit_nice": args.jit_nice, "join_nice": args.join_nice, "join_idle": args.join_idle, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
             "loadavg_at_start": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--membership"] + sys.argv[1:])}
     vegeta_bin = vegeta.ensure_vegeta()
