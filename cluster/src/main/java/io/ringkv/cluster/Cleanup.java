@@ -14,8 +14,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
@@ -43,9 +45,16 @@ import org.slf4j.LoggerFactory;
  * {@value #OWNER_ATTEMPTS} attempts, with a pause between, is not asked again during the run.
  * Tombstones move the same way, so a delete is not undone by dropping it here.
  *
- * <p>Threading: runs happen one at a time on one daemon thread ({@code ringkv-cleanup});
- * {@link #request} and {@link #status} from any thread; {@link #run} directly only from a test
- * that never calls {@link #request}.
+ * <p>A run that kept records it does not own is followed by another over those keys alone
+ * ({@link KeptKeys}), {@link #FOLLOW_UP_PAUSE} later and twice as long before each next one, up to
+ * {@value #FOLLOW_UPS_MAX} times: an owner that was down or slow comes back, and a write that
+ * landed between the scan and the purge (one a coordinator sent under the membership before the
+ * change) is handed over as it now stands. Without them such copies stayed until the next change
+ * or {@code ringkv cleanup}: a key on one node more than its owners, compared and updated by nothing.
+ *
+ * <p>Threading: runs happen one at a time on one daemon thread ({@code ringkv-cleanup}), which also
+ * waits out the pause before a follow-up; {@link #request} and {@link #status} from any thread;
+ * {@link #run} directly only from a test that never calls {@link #request}.
  */
 public final class Cleanup implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Cleanup.class);
@@ -66,6 +75,10 @@ public final class Cleanup implements AutoCloseable {
     static final int OWNER_ATTEMPTS = 3;
     /** The pause before an owner's second attempt; doubled before each one after. */
     static final Duration OWNER_RETRY_PAUSE = Duration.ofSeconds(1);
+    /** Follow-ups after a run that kept records it does not own, before the keys wait for the next run asked for. */
+    static final int FOLLOW_UPS_MAX = 6;
+    /** The pause before the first follow-up; doubled before each one after (5 s to 160 s, 315 s in all). */
+    static final Duration FOLLOW_UP_PAUSE = Duration.ofSeconds(5);
 
     private final StorageEngine engine;
     private final ClusterNodes topology;
@@ -75,7 +88,8 @@ public final class Cleanup implements AutoCloseable {
     private final Duration answerWait;
     private final FirstSourceBuckets.OwnDigest ownDigest;
     private final Duration retryPause;
-    private final ExecutorService thread;
+    private final Duration followUpPause;
+    private final ScheduledExecutorService thread;
     private final Object lock = new Object();
     /** Guarded by {@link #lock}. */
     private boolean running;
@@ -85,6 +99,12 @@ public final class Cleanup implements AutoCloseable {
     private boolean again;
     /** Guarded by {@link #lock}: the run in progress, as far as it got. */
     private CleanupStatus current;
+    /** Guarded by {@link #lock}: the follow-up waiting for its turn, if any. */
+    private ScheduledFuture<?> followUp;
+    /** Guarded by {@link #lock}: follow-ups since the last run asked for. */
+    private int followUps;
+    /** The cleanup thread's: what the run in progress kept of the records it does not own. */
+    private KeptKeys kept = new KeptKeys();
 
     /**
      * @param ownDigest this node's live digest per peer ({@link AntiEntropy#digestAgainst}), which a
@@ -93,13 +113,19 @@ public final class Cleanup implements AutoCloseable {
      */
     Cleanup(StorageEngine engine, ClusterNodes topology, IntSupplier replicationFactor,
             ReplicaClient client, ScanPacer pacer, Duration answerWait, FirstSourceBuckets.OwnDigest ownDigest) {
-        this(engine, topology, replicationFactor, client, pacer, answerWait, ownDigest, OWNER_RETRY_PAUSE);
+        this(engine, topology, replicationFactor, client, pacer, answerWait, ownDigest, OWNER_RETRY_PAUSE,
+                FOLLOW_UP_PAUSE);
     }
 
-    /** @param retryPause the pause before an owner's second attempt at a chunk (doubled after); tests shorten it */
+    /**
+     * @param retryPause    the pause before an owner's second attempt at a chunk (doubled after); tests shorten it
+     * @param followUpPause the pause before the first follow-up (doubled after); tests shorten it
+     */
     Cleanup(StorageEngine engine, ClusterNodes topology, IntSupplier replicationFactor, ReplicaClient client,
-            ScanPacer pacer, Duration answerWait, FirstSourceBuckets.OwnDigest ownDigest, Duration retryPause) {
+            ScanPacer pacer, Duration answerWait, FirstSourceBuckets.OwnDigest ownDigest, Duration retryPause,
+            Duration followUpPause) {
         this.retryPause = retryPause;
+        this.followUpPause = followUpPause;
         this.engine = engine;
         this.ownDigest = ownDigest;
         this.topology = topology;
@@ -107,7 +133,7 @@ public final class Cleanup implements AutoCloseable {
         this.client = client;
         this.pacer = pacer;
         this.answerWait = answerWait;
-        this.thread = Executors.newSingleThreadExecutor(task -> {
+        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread t = new Thread(task, "ringkv-cleanup");
             t.setDaemon(true);
             return t;
@@ -123,6 +149,11 @@ public final class Cleanup implements AutoCloseable {
      */
     public long request() {
         synchronized (lock) {
+            followUps = 0;
+            if (followUp != null) {
+                followUp.cancel(false); // this run looks at every key, those kept too
+                followUp = null;
+            }
             long before = last.runsCompleted();
             if (running) {
                 again = true;
@@ -130,7 +161,7 @@ public final class Cleanup implements AutoCloseable {
             }
             running = true;
             current = CleanupStatus.started(before);
-            thread.execute(this::runLogged);
+            thread.execute(() -> runLogged(null));
             return before;
         }
     }
@@ -142,11 +173,14 @@ public final class Cleanup implements AutoCloseable {
         }
     }
 
-    private void runLogged() {
+    /** @param only the keys to look at (a follow-up); null: the whole store */
+    private void runLogged(KeptKeys only) {
         long start = System.nanoTime();
         CleanupStatus done;
+        KeptKeys keptNow = new KeptKeys();
         try {
-            done = run();
+            done = run(only);
+            keptNow = kept;
             LOG.info("cleanup: {} records not owned here, {} dropped after their owners took them ({} of them held by "
                     + "every owner already, not sent), {} kept", done.notOwned(), done.dropped(), done.heldByOwners(), done.kept());
         } catch (StoreException | RuntimeException e) {
@@ -158,27 +192,72 @@ public final class Cleanup implements AutoCloseable {
         }
         synchronized (lock) {
             last = done.finished(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-            if (again) {
-                again = false;
-                current = CleanupStatus.started(last.runsCompleted());
-                try {
-                    thread.execute(this::runLogged);
+            try {
+                if (again) {
+                    again = false;
+                    followUps = 0;
+                    current = CleanupStatus.started(last.runsCompleted());
+                    thread.execute(() -> runLogged(null));
                     return;
-                } catch (java.util.concurrent.RejectedExecutionException closed) {
-                    // closed meanwhile: no more runs
                 }
+                if (!keptNow.isEmpty()) {
+                    scheduleFollowUp(keptNow);
+                }
+            } catch (RejectedExecutionException closed) {
+                // closed meanwhile: no more runs
             }
             running = false;
             current = null;
         }
     }
 
+    /** After a run that kept records it does not own: another over their keys, later. Holds {@link #lock}. */
+    private void scheduleFollowUp(KeptKeys keys) {
+        if (followUps == FOLLOW_UPS_MAX) {
+            LOG.warn("cleanup: {} records not owned here are still kept after {} follow-ups; they move at the next "
+                    + "membership change or `ringkv cleanup`", keys.count(), FOLLOW_UPS_MAX);
+            return;
+        }
+        long pauseMillis = followUpPause.toMillis() << followUps;
+        followUps++;
+        LOG.info("cleanup: {} records not owned here kept; follow-up {} of {} in {} ms", keys.count(), followUps,
+                FOLLOW_UPS_MAX, pauseMillis);
+        followUp = thread.schedule(() -> {
+            synchronized (lock) {
+                followUp = null;
+                if (running) {
+                    return; // a run asked for meanwhile looks at every key
+                }
+                running = true;
+                current = CleanupStatus.started(last.runsCompleted());
+            }
+            runLogged(keys);
+        }, pauseMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether a follow-up waits for its turn (tests). */
+    boolean followUpScheduled() {
+        synchronized (lock) {
+            return followUp != null;
+        }
+    }
+
     /** One run over the whole store; @return what it did (not yet {@linkplain CleanupStatus#finished finished}) */
     CleanupStatus run() throws StoreException, InterruptedException {
+        return run(null);
+    }
+
+    /**
+     * One run over the whole store, or over {@code only}'s keys where it holds all that a run kept
+     * (the store when it overflowed); @return what it did (not yet {@linkplain CleanupStatus#finished finished})
+     */
+    private CleanupStatus run(KeptKeys only) throws StoreException, InterruptedException {
         synchronized (lock) {
             current = CleanupStatus.started(last.runsCompleted());
         }
-        long toScan = engine.stats().estimatedKeys();
+        kept = new KeptKeys();
+        boolean some = only != null && !only.overflowed();
+        long toScan = some ? only.count() : engine.stats().estimatedKeys();
         update(status -> status.toScan(Math.max(0, toScan)));
         int rf = replicationFactor.getAsInt();
         MembershipView view = topology.view();
@@ -191,7 +270,7 @@ public final class Cleanup implements AutoCloseable {
         long chunkBytes = 0;
         int sincePace = 0;
         long bytesSincePace = 0;
-        try (RangeCursor cursor = engine.range(new byte[0], null)) {
+        try (RangeCursor cursor = some ? only.cursor(engine) : engine.range(new byte[0], null)) {
             while (cursor.next()) {
                 byte[] key = cursor.key();
                 Record record = cursor.record();
@@ -323,13 +402,15 @@ public final class Cleanup implements AutoCloseable {
                 long bytes = record.key().length + record.record().value().length;
                 update(status -> handedOver ? status.handedOff(1, bytes) : status.kept(1));
             } else if (!handedOver) {
+                kept.add(record.key());
                 update(status -> status.notOwned(1).kept(1));
             } else if (engine.purge(record.key(), record.record())) {
                 long bytes = record.key().length + record.record().value().length;
                 long held = record.owners().isEmpty() ? 1 : 0;
                 update(status -> status.notOwned(1).dropped(1, bytes).heldByOwners(held));
             } else {
-                update(status -> status.notOwned(1).kept(1)); // written meanwhile: the newer record is for the next run
+                kept.add(record.key()); // written meanwhile: the newer record is for the follow-up
+                update(status -> status.notOwned(1).kept(1));
             }
         }
     }

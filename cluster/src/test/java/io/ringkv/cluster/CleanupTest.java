@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Timeout;
 class CleanupTest {
     private static final HybridLogicalClock PEER_CLOCK = new HybridLogicalClock(() -> 1_700_000_000_000L);
     private static final Duration RETRY_PAUSE = Duration.ofMillis(100);
+    private static final Duration FOLLOW_UP_PAUSE = Duration.ofMillis(50);
 
     private final ExecutorService clientExecutor = InterNodeHttpClients.newExecutor(2);
     private final PeerTransport http = TestAuth.peers(clientExecutor);
@@ -63,7 +64,7 @@ class CleanupTest {
     /** A cleanup of this node's engine among {@code nodes} at factor 1, closed after the test. */
     private Cleanup cleanupOver(ClusterNodes nodes) {
         Cleanup run = new Cleanup(engine, nodes, () -> 1, client, new ScanPacer(1_000_000_000L), Duration.ofSeconds(2),
-                FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE);
+                FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE, FOLLOW_UP_PAUSE);
         resources.add(run);
         return run;
     }
@@ -337,6 +338,145 @@ class CleanupTest {
                 return result;
             });
         }
+    }
+
+    /**
+     * A write that lands on this node between a run's scan and its purge of the key (a coordinator
+     * that still routed by the membership before the change) makes the purge refuse, and the run
+     * keeps the newer record. A follow-up over that key alone hands the newer record over and drops
+     * it. Before, it stayed here until the next membership change or {@code ringkv cleanup}: a key
+     * on more nodes than its owners.
+     */
+    @Test
+    void aRecordWrittenBetweenTheScanAndThePurgeIsHandedOverByAFollowUp() throws Exception {
+        String self = "http://127.0.0.1:1";
+        byte[][] late = new byte[1][];
+        Record newer = Record.value(5_000, "written late".getBytes(StandardCharsets.UTF_8));
+        java.util.concurrent.atomic.AtomicBoolean written = new java.util.concurrent.atomic.AtomicBoolean();
+        try (ServerHarness owner = ServerHarness.startFor(url -> {
+            io.ringkv.http.server.HttpHandler internal = TestAuth.handler(url, peerEngine, PEER_CLOCK);
+            return request -> {
+                if (request.path().equals(InternalProtocol.WRITES_PATH) && written.compareAndSet(false, true)) {
+                    engine.apply(late[0], newer); // lands here while the run waits for the owner
+                }
+                return internal.handle(request);
+            };
+        })) {
+            ClusterNodes two = ClusterNodes.of(List.of(self, owner.url()), self);
+            RendezvousPlacement placement = new RendezvousPlacement(two);
+            List<byte[]> theirs = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+                engine.apply(key, Record.value(100 + i, key));
+                if (!two.isSelf(placement.owners(key, 1).getFirst())) {
+                    theirs.add(key);
+                }
+            }
+            late[0] = theirs.get(theirs.size() / 2);
+            Cleanup cleanup = cleanupOver(two);
+
+            cleanup.request();
+            CleanupStatus last = awaitRunsSettled(cleanup, 2);
+
+            assertThat("the late write reached this node", written.get(), is(true));
+            assertThat("a run, then one follow-up", last.runsCompleted(), is(2L));
+            assertThat("the follow-up read the kept key alone", last.scanned(), is(1L));
+            assertThat(last.dropped(), is(1L));
+            assertThat(last.kept(), is(0L));
+            assertThat("dropped here", engine.get(late[0]), is(Optional.empty()));
+            assertThat("the owner holds the late write", new String(peerEngine.get(late[0]).orElseThrow().value(),
+                    StandardCharsets.UTF_8), is("written late"));
+            for (byte[] key : theirs) {
+                assertThat("dropped here", engine.get(key), is(Optional.empty()));
+            }
+        }
+    }
+
+    /**
+     * An owner down during a run gets what the run kept from a follow-up once it is up, without
+     * the store being read again; an owner that stays down is tried {@value Cleanup#FOLLOW_UPS_MAX}
+     * times after the run and then left for the next run asked for.
+     */
+    @Test
+    void anOwnerDownDuringARunGetsItsRecordsFromAFollowUpOnceUp() throws Exception {
+        RendezvousPlacement placement = new RendezvousPlacement(topology);
+        List<byte[]> theirs = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            engine.apply(key, Record.value(100 + i, key));
+            if (!topology.isSelf(placement.owners(key, 1).getFirst())) {
+                theirs.add(key);
+            }
+        }
+
+        cleanup.request();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (cleanup.status().runsCompleted() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat("the owner was down: kept", cleanup.status().kept(), is((long) theirs.size()));
+        peerComesUp();
+        CleanupStatus last = awaitDropped(cleanup, theirs);
+
+        assertThat("the follow-up read the kept keys alone", last.scanned(), is((long) theirs.size()));
+        assertThat(last.dropped(), is((long) theirs.size()));
+        for (byte[] key : theirs) {
+            assertThat("held by the owner", peerEngine.get(key).isPresent(), is(true));
+        }
+    }
+
+    @Test
+    void followUpsStopAfterTheLastOneWhileTheOwnerStaysDown() throws Exception {
+        byte[] key = firstKeyOfThePeer();
+        engine.apply(key, Record.value(100, key));
+
+        cleanup.request();
+        CleanupStatus last = awaitRunsSettled(cleanup, 1 + Cleanup.FOLLOW_UPS_MAX);
+
+        assertThat("the run and every follow-up", last.runsCompleted(), is(1L + Cleanup.FOLLOW_UPS_MAX));
+        assertThat(last.kept(), is(1L));
+        assertThat("kept here", engine.get(key).isPresent(), is(true));
+        assertThat("no follow-up after the last", cleanup.followUpScheduled(), is(false));
+    }
+
+    /** The first key, of k0, k1, ..., that the peer owns. */
+    private byte[] firstKeyOfThePeer() {
+        RendezvousPlacement placement = new RendezvousPlacement(topology);
+        for (int i = 0; ; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            if (!topology.isSelf(placement.owners(key, 1).getFirst())) {
+                return key;
+            }
+        }
+    }
+
+    /** Waits (at most 20 s) until {@code runs} runs completed and none runs or waits; @return the last. */
+    private static CleanupStatus awaitRunsSettled(Cleanup cleanup, long runs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline && (cleanup.status().running() || cleanup.followUpScheduled()
+                || cleanup.status().runsCompleted() < runs)) {
+            Thread.sleep(5);
+        }
+        return cleanup.status();
+    }
+
+    /** Waits (at most 20 s) until none of {@code keys} is held here and no run runs; @return the last run. */
+    private CleanupStatus awaitDropped(Cleanup cleanup, List<byte[]> keys) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            boolean anyHere = false;
+            for (byte[] key : keys) {
+                anyHere |= engine.get(key).isPresent();
+            }
+            if (!anyHere && !cleanup.status().running()) {
+                break;
+            }
+            Thread.sleep(5);
+        }
+        for (byte[] key : keys) {
+            assertThat("dropped here", engine.get(key), is(Optional.empty()));
+        }
+        return cleanup.status();
     }
 
     private void peerComesUp() throws Exception {

@@ -1,0 +1,84 @@
+package io.ringkv.cluster;
+
+import io.ringkv.store.RangeCursor;
+import io.ringkv.store.Record;
+import io.ringkv.store.StorageEngine;
+import io.ringkv.store.StoreException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The keys of the records a {@link Cleanup} run found not owned here and kept, so that a
+ * follow-up looks at those keys alone instead of the whole store. At most {@link #MAX} keys are
+ * remembered; past that the set says it {@linkplain #overflowed overflowed}, and a follow-up reads
+ * the whole store again. Ordered as the run met them (key order).
+ *
+ * <p>Threading: filled by the cleanup thread during a run, then handed, unchanged, to the
+ * follow-up it schedules (through the executor: a happens-before edge).
+ */
+final class KeptKeys {
+    /** Keys remembered at most: 4,096 keys of up to 64 KiB bound the set, and a follow-up's reads, to 256 MiB. */
+    static final int MAX = 4_096;
+
+    private final List<byte[]> keys = new ArrayList<>();
+    private long count;
+
+    void add(byte[] key) {
+        count++;
+        if (keys.size() < MAX) {
+            keys.add(key);
+        }
+    }
+
+    boolean isEmpty() {
+        return count == 0;
+    }
+
+    /** Records kept, remembered or not. */
+    long count() {
+        return count;
+    }
+
+    boolean overflowed() {
+        return count > keys.size();
+    }
+
+    /** The remembered keys' records as they stand now, in order; a key no longer stored is passed over. */
+    RangeCursor cursor(StorageEngine engine) {
+        Iterator<byte[]> next = keys.iterator();
+        return new RangeCursor() {
+            private byte[] key;
+            private Record record;
+
+            @Override
+            public boolean next() throws StoreException {
+                while (next.hasNext()) {
+                    byte[] candidate = next.next();
+                    Optional<Record> stored = engine.get(candidate);
+                    if (stored.isPresent()) {
+                        key = candidate;
+                        record = stored.get();
+                        return true;
+                    }
+                }
+                return false;
+            }
+
+            @Override
+            public byte[] key() {
+                return key;
+            }
+
+            @Override
+            public Record record() {
+                return record;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+}
