@@ -703,10 +703,11 @@ class Bench:
 
     def owners(self):
         """Copies per key over the serving nodes' own stores, read once no node runs a cleanup
-        (ringkv_cleanup_running; a former owner's may still run after the step) and until two reads
-        in a row agree; with what each node's last cleanup kept."""
+        (ringkv_cleanup_running; a former owner's may still run after the step) and no node's last
+        run kept records (its follow-ups, 5 s after it and doubling, hand them over), for at most
+        300 s, and until two reads in a row agree; with what each node's last cleanup kept."""
         previous, deadline = None, time.time() + 300
-        while time.time() < deadline and any(cleanup_gauges(u)[0] for u in self.serving()):
+        while time.time() < deadline and any(g[0] or g[1] for g in map(cleanup_gauges, self.serving())):
             time.sleep(1)
         kept = {u: cleanup_gauges(u)[1] for u in self.serving()}
         while time.time() < deadline:
