@@ -53,7 +53,8 @@ Other steps, each its own script with its own --help (./ringkv bench --STEP --he
   --cas-throughput (PUT with If-Match against plain PUT through one node of 3),
   --etcd (three ringkv nodes beside three etcd members: p99 and CPU per request at the same rates),
   --membership (grow 3->4, shrink 4->3, replace a node under constant load: failures, p99, streaming),
-  --interference (a loaded cluster's p99 while a neighbour that never talks to it uses the cores)
+  --interference (a loaded cluster's p99 while a neighbour that never talks to it uses the cores),
+  --wakeup-latency (a sleeping thread's wait for a CPU beside busy loops, by their scheduling)
 
 Environment: BENCH_SERVER_CPUS (default 0) and BENCH_LOAD_CPUS (default 1) choose the
 taskset pinning; BENCH_JVM_OPTS adds JVM options to every node, BENCH_NODE_ARGS flags to
