@@ -104,9 +104,7 @@ def parser():
                          "against the serving nodes; --join-idle does that")
     ap.add_argument("--join-idle", action="store_true",
                     help="an experiment: start the nodes a step starts under the SCHED_IDLE policy (chrt --idle 0, "
-                         "every thread inherits it), whose threads give way to any other that wakes up, for the whole "
-                         "run. A node started with --join now does this itself until its join is over (serve "
-                         "--join-priority, default IDLE); --node-args \"--join-priority NORMAL\" runs it as before")
+                         "every thread inherits it), whose threads give way to any other that wakes up")
     ap.add_argument("--keep-logs", default=None, metavar="DIR",
                     help="copy every node's log there (DIR/rN/nodeM.log) before the run's temporary directory goes; "
                          "with the results' per-second timeline, what the nodes did when the load's tail grew")

@@ -334,11 +334,6 @@ public final class Node implements AutoCloseable {
         return server.port();
     }
 
-    /** This node's join, when it started with one ({@code serve --join}); empty otherwise. */
-    java.util.Optional<io.ringkv.cluster.member.JoinProcedure> join() {
-        return cluster.join();
-    }
-
     /** This node's own join or decommission, as {@code /v0/status} shows it. */
     io.ringkv.cluster.member.MembershipProgress membershipProgress() {
         return cluster.membershipProgress();

@@ -66,15 +66,6 @@ final class ServeCommand implements Callable<Integer> {
                     + "the dead member's keys from the surviving owners; when it is done, the dead member has left.")
     String replace;
 
-    enum JoinPriority { IDLE, NORMAL }
-
-    @Option(names = "--join-priority", defaultValue = "IDLE", paramLabel = "IDLE|NORMAL",
-            description = "With --join: the CPU priority of this node's threads until its join is over. IDLE (default, "
-                    + "Linux): SCHED_IDLE, so that on a machine it shares with serving nodes it takes only the CPU they "
-                    + "leave, and then the usual priority again; used only where the process may return to the usual "
-                    + "priority (root, or RLIMIT_NICE of 20). NORMAL: the usual priority throughout.")
-    JoinPriority joinPriority = JoinPriority.IDLE;
-
     @Option(names = "--max-body", defaultValue = "16777216", paramLabel = "BYTES",
             description = "Largest request body accepted; larger ones get 413 (default: ${DEFAULT-VALUE}).")
     long maxBodyBytes;
@@ -332,7 +323,6 @@ final class ServeCommand implements Callable<Integer> {
         if (tokens != null && TokenReloadSignal.install(tokens)) {
             log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
         }
-        IdleScheduling idle = join != null && joinPriority == JoinPriority.IDLE ? IdleScheduling.enter() : null;
         Node node;
         try {
             // Once decommissioned, the process stops with status 0; the shutdown hook closes the node.
@@ -343,9 +333,6 @@ final class ServeCommand implements Callable<Integer> {
         } catch (NodeStartException e) {
             log.error("cannot start: {}", e.getMessage());
             return Main.EXIT_CANNOT_START;
-        }
-        if (idle != null) {
-            leaveWhenJoined(idle, node);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -534,23 +521,6 @@ final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         return tls;
-    }
-
-    /** Once the node's join is over (done, aborted or closed), its threads back at the usual priority. */
-    private static void leaveWhenJoined(IdleScheduling idle, Node node) {
-        java.util.Optional<io.ringkv.cluster.member.JoinProcedure> join = node.join();
-        if (join.isEmpty()) {
-            idle.leave();
-            return;
-        }
-        Thread.ofPlatform().daemon(true).name("ringkv-join-priority").start(() -> {
-            try {
-                join.get().awaitOver();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            idle.leave();
-        });
     }
 
     private static void awaitUninterruptibly(CountDownLatch latch) {

@@ -81,11 +81,6 @@ public final class JoinProcedure implements AutoCloseable {
         return progress.get();
     }
 
-    /** Waits until the steps stopped: the join done, aborted, or the procedure closed. */
-    public void awaitOver() throws InterruptedException {
-        thread.join();
-    }
-
     /** Whether the join is over: this node is a normal member. */
     public boolean done() {
         return progress.get().phase().equals("done");
