@@ -11,24 +11,29 @@ import java.util.Optional;
 
 /**
  * The keys of the records a {@link Cleanup} run found not owned here and kept, so that a
- * follow-up looks at those keys alone instead of the whole store. At most {@link #MAX} keys are
- * remembered; past that the set says it {@linkplain #overflowed overflowed}, and a follow-up reads
- * the whole store again. Ordered as the run met them (key order).
+ * follow-up looks at those keys alone instead of the whole store. At most {@link #MAX} keys and
+ * {@link #BYTES_MAX} bytes of them are remembered; past that the set says it
+ * {@linkplain #overflowed overflowed}, and a follow-up reads the whole store again. Ordered as the
+ * run met them (key order).
  *
  * <p>Threading: filled by the cleanup thread during a run, then handed, unchanged, to the
  * follow-up it schedules (through the executor: a happens-before edge).
  */
 final class KeptKeys {
-    /** Keys remembered at most: 4,096 keys of up to 64 KiB bound the set, and a follow-up's reads, to 256 MiB. */
+    /** Keys remembered at most. */
     static final int MAX = 4_096;
+    /** Bytes of keys remembered at most: keys may have up to 64 KiB each, and 4,096 of those would be 256 MiB of heap. */
+    static final long BYTES_MAX = 1L << 20;
 
     private final List<byte[]> keys = new ArrayList<>();
     private long count;
+    private long bytes;
 
     void add(byte[] key) {
         count++;
-        if (keys.size() < MAX) {
+        if (keys.size() < MAX && bytes + key.length <= BYTES_MAX) {
             keys.add(key);
+            bytes += key.length;
         }
     }
 
