@@ -363,15 +363,7 @@ class CleanupTest {
             };
         })) {
             ClusterNodes two = ClusterNodes.of(List.of(self, owner.url()), self);
-            RendezvousPlacement placement = new RendezvousPlacement(two);
-            List<byte[]> theirs = new ArrayList<>();
-            for (int i = 0; i < 200; i++) {
-                byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
-                engine.apply(key, Record.value(100 + i, key));
-                if (!two.isSelf(placement.owners(key, 1).getFirst())) {
-                    theirs.add(key);
-                }
-            }
+            List<byte[]> theirs = writeKeys(200, two);
             late[0] = theirs.get(theirs.size() / 2);
             Cleanup cleanup = cleanupOver(two);
 
@@ -399,15 +391,7 @@ class CleanupTest {
      */
     @Test
     void anOwnerDownDuringARunGetsItsRecordsFromAFollowUpOnceUp() throws Exception {
-        RendezvousPlacement placement = new RendezvousPlacement(topology);
-        List<byte[]> theirs = new ArrayList<>();
-        for (int i = 0; i < 300; i++) {
-            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
-            engine.apply(key, Record.value(100 + i, key));
-            if (!topology.isSelf(placement.owners(key, 1).getFirst())) {
-                theirs.add(key);
-            }
-        }
+        List<byte[]> theirs = writeKeys(300, topology);
 
         cleanup.request();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -437,6 +421,23 @@ class CleanupTest {
         assertThat(last.kept(), is(1L));
         assertThat("kept here", engine.get(key).isPresent(), is(true));
         assertThat("no follow-up after the last", cleanup.followUpScheduled(), is(false));
+    }
+
+    /**
+     * Writes k0, k1, ... ({@code count} keys, each its own value, stamped 100 + i) to this node's
+     * engine; @return those the other node of {@code nodes} owns at factor 1
+     */
+    private List<byte[]> writeKeys(int count, ClusterNodes nodes) throws Exception {
+        RendezvousPlacement placement = new RendezvousPlacement(nodes);
+        List<byte[]> theirs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            engine.apply(key, Record.value(100 + i, key));
+            if (!nodes.isSelf(placement.owners(key, 1).getFirst())) {
+                theirs.add(key);
+            }
+        }
+        return theirs;
     }
 
     /** The first key, of k0, k1, ..., that the peer owns. */
