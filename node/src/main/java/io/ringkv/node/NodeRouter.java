@@ -23,7 +23,8 @@ import java.util.concurrent.CompletionStage;
  * run for its routes (the proof's fields, each route's body limit), once it is ready; the public
  * API's bodies are bounded by {@code --max-body} ({@code 413} at the head when announced longer,
  * and once a chunked one passes it); the status, metrics and dashboard take no body worth
- * refusing early. The server itself takes {@code --max-body} plus
+ * refusing early. A query that names a parameter twice is answered {@code 400} there too, for
+ * every route that reads parameters (the node-to-node plane's after its own checks). The server itself takes {@code --max-body} plus
  * {@link InternalProtocol#ONE_WRITE_ENVELOPE_BYTES}, what a peer's batch of one write of the
  * largest value adds to it.
  *
@@ -79,16 +80,35 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
     @Override
     public Optional<Response> admit(HeadAdmission.Head head) {
         String path = head.path();
-        if (path.equals(StatusEndpoint.PATH) || path.equals(MetricsEndpoint.PATH) || Dashboard.serves(path)) {
+        if (path.equals(StatusEndpoint.PATH) || path.equals(MetricsEndpoint.PATH)) {
             return Optional.empty();
         }
-        if (!internal(path)) {
-            return head.contentLength() > publicBodyBytesMax
-                    ? Optional.of(Response.text(413, "request body too large: this request takes at most " + publicBodyBytesMax
-                            + " bytes; this one announces " + head.contentLength()))
-                    : Optional.empty();
+        if (internal(path)) {
+            // The plane's own checks first: a stranger learns nothing of how it reads a query.
+            Optional<Response> refused = api != null && internal instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
+            return refused.isPresent() ? refused : repeatedParameter(head.query());
         }
-        return api != null && internal instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
+        Optional<Response> ambiguous = repeatedParameter(head.query());
+        if (ambiguous.isPresent() || Dashboard.serves(path)) {
+            return ambiguous;
+        }
+        return head.contentLength() > publicBodyBytesMax
+                ? Optional.of(Response.text(413, "request body too large: this request takes at most " + publicBodyBytesMax
+                        + " bytes; this one announces " + head.contentLength()))
+                : Optional.empty();
+    }
+
+    /**
+     * 400 for a query that names a parameter twice: the API, the dashboard and the node-to-node
+     * plane read the first value, and whatever sits in front of the node may read another.
+     */
+    private static Optional<Response> repeatedParameter(String query) {
+        try {
+            return Request.repeatedParameter(query).map(name -> Response.text(400, "query parameter '" + name
+                    + "' is given more than once; give each parameter at most once"));
+        } catch (IllegalArgumentException malformed) {
+            return Optional.of(Response.text(400, malformed.getMessage()));
+        }
     }
 
     /** The API's limit for a request {@link #admit} let through; the node's own endpoints take none of their own. */

@@ -33,6 +33,9 @@ import java.util.List;
  * Buffers: does not pool; body slices alias the caller's buffer (see {@link BodyChunk}).
  */
 public final class RequestParser {
+    /** The {@link ParseError#reason} of a {@code 413}: the announced {@code Content-Length} is past the limit. */
+    public static final String CONTENT_LENGTH_TOO_LARGE = "content_length_too_large";
+
     /** RFC 9112 §2.2: empty lines before a request line SHOULD be ignored; we ignore this many. */
     static final int LEADING_EMPTY_LINES_MAX = 8;
 
@@ -130,7 +133,7 @@ public final class RequestParser {
         }
         long contentLength = BodyFraming.bodyLength(headers);
         if (contentLength > limits.bodyBytesMax()) {
-            throw new H1ParseException(413, "content_length_too_large");
+            throw new H1ParseException(413, CONTENT_LENGTH_TOO_LARGE);
         }
         startBody(contentLength);
         return new RequestHead(requestLine.method(), requestLine.target(), minor, headers,

@@ -5,8 +5,11 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One complete request as the handler sees it: the body has been read in full (bounded by the
@@ -64,6 +67,53 @@ public record Request(String method, String path, String query, Headers headers,
      */
     public Optional<byte[]> queryParamBytes(String name) {
         return rawQueryParam(name).map(Request::percentDecode);
+    }
+
+    /**
+     * The first parameter name (percent-decoded, as {@link #queryParam} matches names) that
+     * {@code query} gives more than once, if any. Such a query is ambiguous: {@link #queryParam}
+     * reads the first value, and a proxy or check in front of the server may read another (HTTP
+     * parameter pollution), so a handler that reads parameters may refuse it whole. Empty
+     * segments ({@code a=1&&b=2}) name nothing.
+     *
+     * @throws IllegalArgumentException when a name's percent-encoding is malformed (the caller answers 400)
+     */
+    public static Optional<String> repeatedParameter(String query) {
+        if (query.indexOf('&') < 0) {
+            return Optional.empty();
+        }
+        List<String> names = new ArrayList<>();
+        int start = 0;
+        while (start <= query.length()) {
+            int end = query.indexOf('&', start);
+            if (end < 0) {
+                end = query.length();
+            }
+            int eq = query.indexOf('=', start);
+            String raw = (eq >= 0 && eq < end) ? query.substring(start, eq) : query.substring(start, end);
+            if (!raw.isEmpty()) {
+                names.add(raw.indexOf('%') < 0 && raw.indexOf('+') < 0 ? raw : URLDecoder.decode(raw, StandardCharsets.UTF_8));
+            }
+            start = end + 1;
+        }
+        // Pairwise for the usual handful; a set past that, since a target of a few KiB may name thousands.
+        if (names.size() <= 8) {
+            for (int i = 1; i < names.size(); i++) {
+                for (int j = 0; j < i; j++) {
+                    if (names.get(i).equals(names.get(j))) {
+                        return Optional.of(names.get(i));
+                    }
+                }
+            }
+            return Optional.empty();
+        }
+        Set<String> seen = new HashSet<>();
+        for (String name : names) {
+            if (!seen.add(name)) {
+                return Optional.of(name);
+            }
+        }
+        return Optional.empty();
     }
 
     private Optional<String> rawQueryParam(String name) {

@@ -377,7 +377,14 @@ final class Http1Session implements ConnectionHandler, ServerSession {
         current = null;
         cancelBodyRateCheck();
         noMoreRequests = true;
-        sequencer.respond(exchange, ResponseEncoder.error(error.status(), error.reason(), exchange, true));
+        sequencer.respond(exchange, ResponseEncoder.error(error.status(), describe(error), exchange, true));
+    }
+
+    /** The answer's text: the parser's token, or for an announced body past the limit, the limit. */
+    private String describe(ParseError error) {
+        return error.reason().equals(RequestParser.CONTENT_LENGTH_TOO_LARGE)
+                ? "request body too large: this server takes at most " + context.config().h1Limits().bodyBytesMax() + " bytes"
+                : error.reason();
     }
 
     @Override
