@@ -11,6 +11,8 @@ import io.ringkv.node.access.Credentials;
 import io.ringkv.node.access.Grant;
 import io.ringkv.node.access.TokenRegistry;
 import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -24,15 +26,18 @@ import org.slf4j.LoggerFactory;
  * grant, asks the {@link AccessPolicy} whether it may pass, and answers for it when not, as
  * RFC 6750 §3 says: {@code 401} with a {@code WWW-Authenticate: Bearer realm="ringkv"} challenge
  * when there is no token ({@code error="invalid_token"} for one the node does not know,
- * {@code error="invalid_request"} for a malformed {@code Authorization} field), {@code 403} with
+ * {@code error="invalid_request"} for a malformed {@code Authorization} field, and
+ * {@code error="invalid_token"} too for one whose line's {@code expires=} this node's clock has
+ * reached), {@code 403} with
  * {@code error="insufficient_scope"} for a token without the route's scope or outside its key
  * prefix. A {@code 401} on an admin page (metrics, dashboard) also offers {@code Basic}, so that a
  * browser shows its login prompt; the token is the password there. Every answer has a message.
  *
  * <p>A request over a TLS connection whose client certificate ({@code serve --tls-client-auth})
  * is named by a {@code cert:} line of the token file gets that line's grant, whatever else it
- * carries. A verified certificate that no line names does not stand in the way of a token or a
- * peer's proof; without either, the answer is {@code 403} naming the certificate's subject.
+ * carries. A verified certificate that no line names, or whose line has expired, does not stand
+ * in the way of a token or a peer's proof; without either, the answer is {@code 403} naming the
+ * certificate's subject (and the expiry).
  *
  * <p>A request without an {@code Authorization} field that carries a valid proof of the cluster
  * secret ({@link PeerSignature}) is a peer's dashboard reading this node's admin pages: it gets
@@ -54,11 +59,18 @@ final class AccessControl implements HttpHandler, HeadAdmission {
 
     private final TokenRegistry tokens;
     private final HttpHandler next;
+    /** What a line's {@code expires=} is judged by: this node's wall clock. */
+    private final Clock clock;
     private volatile PeerSignature peers;
 
     AccessControl(TokenRegistry tokens, HttpHandler next) {
+        this(tokens, next, Clock.systemUTC());
+    }
+
+    AccessControl(TokenRegistry tokens, HttpHandler next, Clock clock) {
         this.tokens = tokens;
         this.next = next;
+        this.clock = clock;
     }
 
     void peers(PeerSignature signature) {
@@ -154,7 +166,7 @@ final class AccessControl implements HttpHandler, HeadAdmission {
         }
         List<X509Certificate> chain = request.peerCertificates();
         Optional<Grant> byCertificate = tokens.findCertificateOf(chain);
-        if (byCertificate.isPresent()) {
+        if (byCertificate.isPresent() && !expired(byCertificate.get())) {
             return decision(byCertificate.get(), requirement, request);
         }
         Grant grant;
@@ -170,7 +182,8 @@ final class AccessControl implements HttpHandler, HeadAdmission {
                     return Outcome.AWAITING_BODY; // judged once the body, which the proof covers, is in
                 }
                 if (!peerProof && !chain.isEmpty()) {
-                    return Outcome.refused(unmappedCertificate(chain.getFirst()));
+                    return Outcome.refused(byCertificate.isPresent() ? expiredCertificate(chain.getFirst(), byCertificate.get())
+                            : unmappedCertificate(chain.getFirst()));
                 }
                 if (!peerProof || !signature.verifies(request)) {
                     return Outcome.refused(unauthorized(requirement, "authentication required: send 'Authorization: Bearer TOKEN' "
@@ -185,9 +198,19 @@ final class AccessControl implements HttpHandler, HeadAdmission {
                             + "(or was removed from it)", "invalid_token", "Unknown token"));
                 }
                 grant = found.get();
+                if (expired(grant)) {
+                    return Outcome.refused(unauthorized(requirement, "token '" + grant.name() + "' expired at " + grant.expiresAt()
+                            + " (this node's clock reads " + clock.instant().truncatedTo(ChronoUnit.SECONDS)
+                            + "); make a new one with ringkv token", "invalid_token", "Expired token"));
+                }
             }
         }
         return decision(grant, requirement, request);
+    }
+
+    /** Whether the grant's line has an {@code expires=} that this node's clock has reached (no clock read without one). */
+    private boolean expired(Grant grant) {
+        return grant.expiresAt() != null && grant.expiredAt(clock.instant());
     }
 
     private static Outcome decision(Grant grant, AccessPolicy.Requirement requirement, Request request) {
@@ -219,6 +242,15 @@ final class AccessControl implements HttpHandler, HeadAdmission {
         return Response.text(403, "the client certificate '" + subject + "' is valid but no cert: line of this node's "
                 + "token file names its subject CN or a subject alternative name")
                 .withHeader("WWW-Authenticate", BEARER + ", error=\"insufficient_scope\", error_description=\"Unknown client certificate\"");
+    }
+
+    /** A client certificate whose {@code cert:} line has expired, on a request without other credentials. */
+    private static Response expiredCertificate(X509Certificate leaf, Grant grant) {
+        String subject = CertificateIdentity.subject(leaf);
+        log.debug("403 client certificate {} of an expired line", subject);
+        return Response.text(403, "the client certificate '" + subject + "' is named by the cert: line '" + grant.name()
+                + "' of this node's token file, which expired at " + grant.expiresAt())
+                .withHeader("WWW-Authenticate", BEARER + ", error=\"insufficient_scope\", error_description=\"Expired client certificate line\"");
     }
 
     private static Response forbidden(AccessPolicy.Decision.Refused refused) {

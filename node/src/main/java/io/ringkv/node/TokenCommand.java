@@ -8,6 +8,9 @@ import io.ringkv.node.access.TokenFileException;
 import io.ringkv.ops.BearerToken;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -48,6 +51,11 @@ final class TokenCommand implements Callable<Integer> {
                     + "the byte 0xFF). Ranges must then lie within it. Not with admin.")
     String prefix;
 
+    @Option(names = "--expires-in", paramLabel = "DURATION",
+            description = "Make the token expire this long from now (ISO-8601: P90D, PT12H): its line gets "
+                    + "expires=INSTANT, and from then on nodes answer it 401. Without it the token lasts until its line is deleted.")
+    Duration expiresIn;
+
     @Override
     public Integer call() {
         Grant grant;
@@ -57,7 +65,11 @@ final class TokenCommand implements Callable<Integer> {
             if (keys != null && parsed.contains(AccessScope.ADMIN)) {
                 throw new IllegalArgumentException("--prefix cannot go with the admin scope: admin pages cover every key");
             }
-            grant = new Grant(name, parsed, keys);
+            if (expiresIn != null && (expiresIn.isNegative() || expiresIn.isZero())) {
+                throw new IllegalArgumentException("--expires-in must be a positive duration, e.g. P90D or PT12H; got " + expiresIn);
+            }
+            grant = new Grant(name, parsed, keys, expiresIn == null ? null
+                    : Instant.now().plus(expiresIn).truncatedTo(ChronoUnit.SECONDS));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -72,7 +84,8 @@ final class TokenCommand implements Callable<Integer> {
         out.flush();
         PrintWriter err = spec.commandLine().getErr();
         err.println("ringkv token: added '" + name + "' (" + AccessScope.format(grant.scopes())
-                + (grant.prefix() == null ? "" : ", keys starting with " + grant.prefix().encoded()) + ") to " + file
+                + (grant.prefix() == null ? "" : ", keys starting with " + grant.prefix().encoded())
+                + (grant.expiresAt() == null ? "" : ", expires " + grant.expiresAt()) + ") to " + file
                 + ". The file holds its SHA-256 only: keep the token now, it is not shown again. Nodes running with "
                 + "this file use it after kill -HUP <pid>.");
         err.flush();

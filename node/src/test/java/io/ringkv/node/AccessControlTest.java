@@ -18,6 +18,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
@@ -250,6 +252,29 @@ class AccessControlTest {
         assertThat(as(added, "PUT", "/v0/entity?id=k", "v").statusCode(), is(201));
         assertThat(as(reader, "GET", "/v0/entity?id=k", null).statusCode(), is(401));
         assertThat(as(writer, "GET", "/v0/entity?id=k", null).statusCode(), is(200));
+    }
+
+    @OwnNode
+    @Test
+    void aTokenPastItsExpiryIs401InvalidTokenAndOneBeforeItServes() throws Exception {
+        String expired = BearerToken.generate();
+        TokenFile.add(file, new Grant("expired", AccessScope.parseList("read,write"), null, Instant.parse("2020-01-01T00:00:00Z")),
+                BearerToken.sha256(expired));
+        String current = BearerToken.generate();
+        TokenFile.add(file, new Grant("current", AccessScope.parseList("read,write"), null, Instant.now().plus(Duration.ofDays(1))),
+                BearerToken.sha256(current));
+        assertThat(registry.reload(), is(true));
+
+        for (String[] request : new String[][] {{"GET", "/v0/entity?id=k"}, {"PUT", "/v0/entity?id=k"}}) {
+            HttpResponse<String> refused = as(expired, request[0], request[1], request[0].equals("PUT") ? "v" : null);
+            assertThat(refused.statusCode(), is(401));
+            assertThat(challenges(refused).getFirst(), allOf(containsString("error=\"invalid_token\""),
+                    containsString("error_description=\"Expired token\"")));
+            assertThat(refused.body(), containsString("token 'expired' expired at 2020-01-01T00:00:00Z"));
+        }
+        assertThat("nothing was written", as(writer, "GET", "/v0/entity?id=k", null).statusCode(), is(404));
+        assertThat(as(current, "PUT", "/v0/entity?id=k", "v").statusCode(), is(201));
+        assertThat(as(current, "GET", "/v0/entity?id=k", null).statusCode(), is(200));
     }
 
     @OwnNode

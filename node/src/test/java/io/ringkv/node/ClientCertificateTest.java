@@ -1,6 +1,7 @@
 package io.ringkv.node;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -67,6 +68,7 @@ class ClientCertificateTest {
     private static SSLContext reader;
     private static SSLContext writerBySan;
     private static SSLContext stranger;
+    private static SSLContext expired;
     private static SSLContext rogue;
     private static SSLContext rogueAlwaysSent;
     private static Client readerFiles;
@@ -80,13 +82,15 @@ class ClientCertificateTest {
         readerFiles = readerCertificate;
         Client writerCertificate = TestClientCertificates.client(dir, clients, "batch job", "email:writer@example.org");
         Client strangerCertificate = TestClientCertificates.client(dir, clients, "stranger", null);
+        Client expiredCertificate = TestClientCertificates.client(dir, clients, "expired-app", null);
         // The reader's name, from a CA the nodes do not trust: the name alone must not let it in.
         Client rogueCertificate = TestClientCertificates.client(dir, rogueCa, "reader-app", null);
 
         tokenFile = dir.resolve("tokens");
         writerToken = BearerToken.generate();
         TokenFile.add(tokenFile, new Grant("app", AccessScope.parseList("read,write"), null), BearerToken.sha256(writerToken));
-        Files.writeString(tokenFile, "reader-cert  read  cert:reader-app\nwriter-cert  read,write  cert:writer@example.org\n",
+        Files.writeString(tokenFile, "reader-cert  read  cert:reader-app\nwriter-cert  read,write  cert:writer@example.org\n"
+                        + "expired-cert  read,write  cert:expired-app  expires=2020-01-01T00:00:00Z\n",
                 StandardOpenOption.APPEND);
         registry = TokenRegistry.load(tokenFile);
 
@@ -95,6 +99,7 @@ class ClientCertificateTest {
         reader = TrustedCertificates.mutualContext(readerCertificate.credentials(), serverAnchors);
         writerBySan = TrustedCertificates.mutualContext(writerCertificate.credentials(), serverAnchors);
         stranger = TrustedCertificates.mutualContext(strangerCertificate.credentials(), serverAnchors);
+        expired = TrustedCertificates.mutualContext(expiredCertificate.credentials(), serverAnchors);
         rogue = TrustedCertificates.mutualContext(rogueCertificate.credentials(), serverAnchors);
         rogueAlwaysSent = alwaysPresenting(rogueCertificate.credentials(), serverAnchors);
 
@@ -266,6 +271,16 @@ class ClientCertificateTest {
         HttpResponse<String> response = send(needs, stranger, "GET", "/v0/entity?id=n4", null);
         assertThat(response.statusCode(), is(403));
         assertThat(response.body(), containsString("CN=stranger"));
+    }
+
+    @Test
+    void aCertificateWhoseLineExpiredIs403SayingSoAndAValidTokenStillApplies() throws Exception {
+        HttpResponse<String> response = send(needs, expired, "PUT", "/v0/entity?id=n6", "v");
+        assertThat(response.statusCode(), is(403));
+        assertThat(response.body(), allOf(containsString("CN=expired-app"), containsString("'expired-cert'"),
+                containsString("expired at 2020-01-01T00:00:00Z")));
+        assertThat(send(needs, expired, HttpClient.Version.HTTP_1_1, "PUT", "/v0/entity?id=n6", "v",
+                "Authorization", "Bearer " + writerToken).statusCode(), is(201));
     }
 
     @Test

@@ -15,6 +15,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -49,6 +52,25 @@ class TokenCommandTest {
 
         assertThat(run("token", "--auth-file", file.toString(), "--name", "tenant", "--scopes", "read", "--prefix", "t%2F"), is(0));
         assertThat(TokenFile.read(file), hasSize(2));
+    }
+
+    @Test
+    void aTokenMadeToExpireCarriesItsInstant() throws Exception {
+        Path file = dir.resolve("auth.tokens");
+        Instant before = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        assertThat(run("token", "--auth-file", file.toString(), "--name", "ci", "--scopes", "read", "--expires-in", "PT12H"), is(0));
+        Instant expiresAt = TokenRegistry.load(file).find(out.toString().strip()).orElseThrow().expiresAt();
+        assertThat(expiresAt.isBefore(before.plus(Duration.ofHours(12))), is(false));
+        assertThat(expiresAt.isAfter(Instant.now().plus(Duration.ofHours(12))), is(false));
+        assertThat(err.toString(), containsString("added 'ci' (read, expires " + expiresAt + ")"));
+        assertThat(Files.readString(file), containsString("expires=" + expiresAt));
+
+        assertThat(run("token", "--auth-file", file.toString(), "--name", "never", "--scopes", "read", "--expires-in", "-P1D"),
+                is(Main.EXIT_USAGE));
+        assertThat(err.toString(), containsString("--expires-in must be a positive duration"));
+        assertThat(run("token", "--auth-file", file.toString(), "--name", "never", "--scopes", "read", "--expires-in", "90d"),
+                is(Main.EXIT_USAGE));
+        assertThat(TokenFile.read(file), hasSize(1));
     }
 
     @Test

@@ -12,6 +12,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -23,15 +25,16 @@ import java.util.regex.Pattern;
 /**
  * The token file of {@code serve --auth-file}: one token, or one client certificate, per line,
  * <pre>
- *   NAME  SCOPES  sha256:HEX  [prefix=KEY-PREFIX]
- *   NAME  SCOPES  cert:IDENTITY  [prefix=KEY-PREFIX]
+ *   NAME  SCOPES  sha256:HEX  [prefix=KEY-PREFIX]  [expires=INSTANT]
+ *   NAME  SCOPES  cert:IDENTITY  [prefix=KEY-PREFIX]  [expires=INSTANT]
  * </pre>
  * fields separated by spaces or tabs; blank lines and lines starting with {@code #} are ignored.
  * NAME is 1 to 64 letters, digits, {@code .}, {@code _} or {@code -}, unique in the file; SCOPES
  * is a comma-separated list of {@code read}, {@code write}, {@code admin}; HEX is the SHA-256 of
  * the token in 64 hex digits ({@link BearerToken#sha256}); KEY-PREFIX, percent-encoded
  * ({@link KeyPrefix}), limits the token to keys that start with it, and cannot go with
- * {@code admin} (whose pages are not about keys). IDENTITY, 1 to 255 characters without spaces,
+ * {@code admin} (whose pages are not about keys); INSTANT, in UTC ({@code 2027-03-01T00:00:00Z},
+ * {@link Instant#parse}), is when the line stops granting anything. IDENTITY, 1 to 255 characters without spaces,
  * names a client certificate (with {@code serve --tls-client-auth}) by its subject CN or one of
  * its subject alternative names ({@link CertificateIdentity}); an identity is on one line at
  * most. A file with a line that breaks a rule is
@@ -44,9 +47,10 @@ import java.util.regex.Pattern;
 public final class TokenFile {
     static final String HEADER = """
             # ringkv access tokens (ringkv serve --auth-file). One token per line:
-            #   NAME  SCOPES  sha256:HEX  [prefix=KEY-PREFIX]
+            #   NAME  SCOPES  sha256:HEX  [prefix=KEY-PREFIX]  [expires=INSTANT]
             # SCOPES: read, write, admin (comma-separated). HEX: SHA-256 of the token; the token itself is
             # never stored. KEY-PREFIX (percent-encoded) limits a token to keys starting with it.
+            # INSTANT (UTC, e.g. 2027-03-01T00:00:00Z): from then on the token is refused (401).
             # A client certificate (serve --tls-client-auth): NAME  SCOPES  cert:CN-OR-SUBJECT-ALT-NAME  [prefix=...]
             # Add tokens with 'ringkv token'; remove one by deleting its line. Then: kill -HUP <node pid>.
             """;
@@ -55,6 +59,7 @@ public final class TokenFile {
     private static final String CERT_PREFIX = "cert:";
     private static final Pattern IDENTITY = Pattern.compile("\\S{1,255}");
     private static final String KEY_PREFIX_FIELD = "prefix=";
+    private static final String EXPIRES_FIELD = "expires=";
     private static final Pattern FIELD_SEPARATOR = Pattern.compile("[ \t]+");
 
     private TokenFile() {
@@ -125,8 +130,8 @@ public final class TokenFile {
     /** A {@link StoredToken} or a {@link StoredCertificate}. */
     private static Record parseLine(String line, int number) {
         String[] fields = FIELD_SEPARATOR.split(line);
-        if (fields.length < 3 || fields.length > 4) {
-            throw new IllegalArgumentException("expected NAME SCOPES sha256:HEX|cert:IDENTITY [prefix=KEY-PREFIX], found "
+        if (fields.length < 3 || fields.length > 5) {
+            throw new IllegalArgumentException("expected NAME SCOPES sha256:HEX|cert:IDENTITY [prefix=KEY-PREFIX] [expires=INSTANT], found "
                     + fields.length
                     + (fields.length == 1 ? " field" : " fields"));
         }
@@ -138,18 +143,33 @@ public final class TokenFile {
         String identity = fields[2].startsWith(CERT_PREFIX) ? identity(fields[2]) : null;
         byte[] hash = identity == null ? hash(fields[2]) : null;
         KeyPrefix prefix = null;
-        if (fields.length == 4) {
-            if (!fields[3].startsWith(KEY_PREFIX_FIELD)) {
-                throw new IllegalArgumentException("the fourth field must be prefix=KEY-PREFIX, found '" + fields[3] + "'");
-            }
-            prefix = KeyPrefix.parse(fields[3].substring(KEY_PREFIX_FIELD.length()));
-            if (scopes.contains(AccessScope.ADMIN)) {
-                throw new IllegalArgumentException("token '" + name + "' has both a key prefix and the admin scope; admin "
-                        + "pages (metrics, dashboard) cover every key, so give admin to a token without a prefix");
+        Instant expiresAt = null;
+        for (int i = 3; i < fields.length; i++) {
+            String field = fields[i];
+            if (field.startsWith(KEY_PREFIX_FIELD) && prefix == null) {
+                prefix = KeyPrefix.parse(field.substring(KEY_PREFIX_FIELD.length()));
+            } else if (field.startsWith(EXPIRES_FIELD) && expiresAt == null) {
+                expiresAt = expiry(field.substring(EXPIRES_FIELD.length()));
+            } else {
+                throw new IllegalArgumentException("after the third field come prefix=KEY-PREFIX and expires=INSTANT, each at most "
+                        + "once, found '" + abbreviated(field) + "'");
             }
         }
-        Grant grant = new Grant(name, scopes, prefix);
+        if (prefix != null && scopes.contains(AccessScope.ADMIN)) {
+            throw new IllegalArgumentException("token '" + name + "' has both a key prefix and the admin scope; admin "
+                    + "pages (metrics, dashboard) cover every key, so give admin to a token without a prefix");
+        }
+        Grant grant = new Grant(name, scopes, prefix, expiresAt);
         return identity == null ? new StoredToken(grant, hash, number) : new StoredCertificate(grant, identity, number);
+    }
+
+    private static Instant expiry(String text) {
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("expires= must be an instant in UTC, e.g. expires=2027-03-01T00:00:00Z, found '"
+                    + abbreviated(text) + "'");
+        }
     }
 
     private static String identity(String field) {
@@ -182,7 +202,8 @@ public final class TokenFile {
     /** The line for a token, as {@link #read} reads it back. */
     static String line(Grant grant, byte[] sha256) {
         return grant.name() + "  " + AccessScope.format(grant.scopes()) + "  " + HASH_PREFIX + HexFormat.of().formatHex(sha256)
-                + (grant.prefix() == null ? "" : "  " + KEY_PREFIX_FIELD + grant.prefix().encoded());
+                + (grant.prefix() == null ? "" : "  " + KEY_PREFIX_FIELD + grant.prefix().encoded())
+                + (grant.expiresAt() == null ? "" : "  " + EXPIRES_FIELD + grant.expiresAt());
     }
 
     /**

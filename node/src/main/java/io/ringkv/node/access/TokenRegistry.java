@@ -4,9 +4,11 @@ import io.ringkv.ops.BearerToken;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +34,20 @@ public final class TokenRegistry {
 
     /** Reads {@code file}; fails, with the file and line in the message, when it is not a valid token file. */
     public static TokenRegistry load(Path file) throws TokenFileException {
-        return new TokenRegistry(file, TokenFile.readEntries(file));
+        AccessEntries entries = TokenFile.readEntries(file);
+        warnOfExpired(file, entries);
+        return new TokenRegistry(file, entries);
+    }
+
+    /** Lines already past their {@code expires=} grant nothing; an operator reading the log learns which. */
+    private static void warnOfExpired(Path file, AccessEntries entries) {
+        Instant now = Instant.now();
+        List<String> expired = Stream.concat(entries.tokens().stream().map(StoredToken::grant),
+                        entries.certificates().stream().map(StoredCertificate::grant))
+                .filter(grant -> grant.expiredAt(now)).map(Grant::name).toList();
+        if (!expired.isEmpty()) {
+            log.warn("token file {}: {} line(s) past their expires= and refused: {}", file, expired.size(), String.join(", ", expired));
+        }
     }
 
     /**
@@ -92,6 +107,7 @@ public final class TokenRegistry {
         }
         AccessEntries before = entries;
         entries = read;
+        warnOfExpired(file, read);
         log.info("token file {} reloaded: {} token(s) and {} certificate(s) (before: {} and {})", file, read.tokens().size(),
                 read.certificates().size(), before.tokens().size(), before.certificates().size());
         return true;

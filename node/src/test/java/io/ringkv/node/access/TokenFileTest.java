@@ -13,6 +13,7 @@ import io.ringkv.ops.BearerToken;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -86,14 +87,19 @@ class TokenFileTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "app read|found 2 fields",
-            "app read HASH prefix=a extra|found 5 fields",
+            "app read HASH prefix=a extra|found 'extra'",
+            "app read HASH prefix=a expires=2027-01-01T00:00:00Z extra|found 6 fields",
+            "app read HASH prefix=a prefix=b|each at most once, found 'prefix=b'",
+            "app read HASH expires=2027-01-01T00:00:00Z expires=2028-01-01T00:00:00Z|each at most once",
+            "app read HASH expires=tomorrow|expires= must be an instant in UTC, e.g. expires=2027-03-01T00:00:00Z, found 'tomorrow'",
+            "app read HASH expires=2027-01-01|expires= must be an instant in UTC",
             "app! read HASH|name 'app!' must be 1 to 64 letters",
             "app reed HASH|unknown scope 'reed'",
             "app read,read HASH|scope 'read' is listed twice",
             "app read, HASH|unknown scope ''",
             "app read rkv_abcdefghijklmnop|the third field must be sha256:HEX",
             "app read sha256:abcd|64 hex digits, found 4",
-            "app read HASH tenant/|the fourth field must be prefix=KEY-PREFIX",
+            "app read HASH tenant/|after the third field come prefix=KEY-PREFIX and expires=INSTANT",
             "app read HASH prefix=|the key prefix is empty",
             "app read HASH prefix=%zz|malformed percent-encoding",
             "app read,admin HASH prefix=a|both a key prefix and the admin scope"})
@@ -160,6 +166,31 @@ class TokenFileTest {
                 () -> TokenFile.add(file, new Grant("app", EnumSet.of(AccessScope.READ), null), BearerToken.sha256("t")));
         assertThat(e.getMessage(), containsString("line 2"));
         assertThat(Files.readString(file), is("ops admin " + HASH + "\nbroken\n"));
+    }
+
+    @Test
+    void anExpiryIsReadInEitherOrderWithAPrefixAndWrittenBack() throws Exception {
+        AccessEntries entries = TokenFile.parseEntries("a read " + HASH + " expires=2027-03-01T00:00:00Z prefix=t%2F\n"
+                + "b read " + OTHER_HASH + " prefix=u expires=2027-03-01T12:30:00Z\n"
+                + "c admin cert:ops.example.org expires=2020-01-01T00:00:00Z\n", "auth.tokens");
+        assertThat(entries.tokens().get(0).grant().expiresAt(), is(Instant.parse("2027-03-01T00:00:00Z")));
+        assertThat(entries.tokens().get(0).grant().prefix().encoded(), is("t/"));
+        assertThat(entries.tokens().get(1).grant().expiresAt(), is(Instant.parse("2027-03-01T12:30:00Z")));
+        assertThat(entries.certificates().getFirst().grant().expiresAt(), is(Instant.parse("2020-01-01T00:00:00Z")));
+
+        Path file = dir.resolve("auth.tokens");
+        Grant expiring = new Grant("app", EnumSet.of(AccessScope.READ), KeyPrefix.parse("t%2F"), Instant.parse("2027-03-01T00:00:00Z"));
+        TokenFile.add(file, expiring, BearerToken.sha256("t"));
+        assertThat(TokenFile.read(file).getFirst().grant(), is(expiring));
+        assertThat(Files.readString(file), containsString("prefix=t/  expires=2027-03-01T00:00:00Z"));
+    }
+
+    @Test
+    void aGrantExpiresAtItsInstant() {
+        Grant grant = new Grant("app", EnumSet.of(AccessScope.READ), null, Instant.parse("2027-03-01T00:00:00Z"));
+        assertThat(grant.expiredAt(Instant.parse("2027-02-28T23:59:59.999Z")), is(false));
+        assertThat(grant.expiredAt(Instant.parse("2027-03-01T00:00:00Z")), is(true));
+        assertThat(new Grant("app", EnumSet.of(AccessScope.READ), null).expiredAt(Instant.MAX), is(false));
     }
 
     @Test
