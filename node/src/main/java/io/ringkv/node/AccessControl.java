@@ -60,17 +60,12 @@ final class AccessControl implements HttpHandler, HeadAdmission {
     private final TokenRegistry tokens;
     private final HttpHandler next;
     /** What a line's {@code expires=} is judged by: this node's wall clock. */
-    private final Clock clock;
+    private final Clock clock = Clock.systemUTC();
     private volatile PeerSignature peers;
 
     AccessControl(TokenRegistry tokens, HttpHandler next) {
-        this(tokens, next, Clock.systemUTC());
-    }
-
-    AccessControl(TokenRegistry tokens, HttpHandler next, Clock clock) {
         this.tokens = tokens;
         this.next = next;
-        this.clock = clock;
     }
 
     void peers(PeerSignature signature) {
