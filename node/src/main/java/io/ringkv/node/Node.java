@@ -115,6 +115,9 @@ public final class Node implements AutoCloseable {
         StatusEndpoint status = new StatusEndpoint(lifecycle);
         NodeRouter handler = new NodeRouter(status, new MetricsEndpoint(metrics), dashboard, config.maxBodyBytes());
         AccessControl access = config.tokens() == null ? null : new AccessControl(config.tokens(), handler);
+        if (config.tokens() != null) {
+            metrics.watch(config.tokens());
+        }
         HttpServer server;
         try {
             server = startServer(config, access == null ? handler : access, both(metrics.requestListener(), events.serverErrors()));

@@ -275,6 +275,12 @@ class AccessControlTest {
         assertThat("nothing was written", as(writer, "GET", "/v0/entity?id=k", null).statusCode(), is(404));
         assertThat(as(current, "PUT", "/v0/entity?id=k", "v").statusCode(), is(201));
         assertThat(as(current, "GET", "/v0/entity?id=k", null).statusCode(), is(200));
+
+        String metrics = as(admin, "GET", "/metrics", null).body();
+        assertThat(metrics, allOf(containsString("ringkv_access_expiry_timestamp_seconds{name=\"expired\"} 1.5778368E9"),
+                containsString("ringkv_access_expiry_timestamp_seconds{name=\"current\"}"),
+                not(containsString("ringkv_access_expiry_timestamp_seconds{name=\"app\"}")),
+                containsString("ringkv_access_entries{kind=\"token\"} 6")));
     }
 
     @OwnNode

@@ -118,6 +118,11 @@ public final class TokenRegistry {
         return lookups.sum();
     }
 
+    /** The lines in use: those of the file as last read successfully. */
+    public AccessEntries entries() {
+        return entries;
+    }
+
     /** How many entries (tokens and certificates) are in use. */
     public int size() {
         return entries.size();

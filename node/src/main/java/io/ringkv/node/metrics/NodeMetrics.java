@@ -8,6 +8,7 @@ import io.ringkv.cluster.Cluster;
 import io.ringkv.cluster.ReplicaCallListener;
 import io.ringkv.http.server.ExchangeListener;
 import io.ringkv.http.server.HttpServer;
+import io.ringkv.node.access.TokenRegistry;
 import io.ringkv.store.StorageEngine;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -91,6 +92,12 @@ public final class NodeMetrics {
     public void watch(StorageEngine engine) {
         if (enabled()) {
             registry.register(new StorageCollector(engine));
+        }
+    }
+
+    public void watch(TokenRegistry tokens) {
+        if (enabled()) {
+            registry.register(new AccessCollector(tokens));
         }
     }
 
