@@ -83,18 +83,12 @@ public record Request(String method, String path, String query, Headers headers,
             return Optional.empty();
         }
         List<String> names = new ArrayList<>();
-        int start = 0;
-        while (start <= query.length()) {
-            int end = query.indexOf('&', start);
-            if (end < 0) {
-                end = query.length();
-            }
-            int eq = query.indexOf('=', start);
-            String raw = (eq >= 0 && eq < end) ? query.substring(start, eq) : query.substring(start, end);
+        for (int start = 0, end; start <= query.length(); start = end + 1) {
+            end = segmentEnd(query, start);
+            String raw = query.substring(start, nameEnd(query, start, end));
             if (!raw.isEmpty()) {
                 names.add(raw.indexOf('%') < 0 && raw.indexOf('+') < 0 ? raw : URLDecoder.decode(raw, StandardCharsets.UTF_8));
             }
-            start = end + 1;
         }
         // Pairwise for the usual handful; a set past that, since a target of a few KiB may name thousands.
         if (names.size() <= 8) {
@@ -120,20 +114,26 @@ public record Request(String method, String path, String query, Headers headers,
         if (query.isEmpty()) {
             return Optional.empty();
         }
-        int start = 0;
-        while (start <= query.length()) {
-            int end = query.indexOf('&', start);
-            if (end < 0) {
-                end = query.length();
+        for (int start = 0, end; start <= query.length(); start = end + 1) {
+            end = segmentEnd(query, start);
+            int nameEnd = nameEnd(query, start, end);
+            if (URLDecoder.decode(query.substring(start, nameEnd), StandardCharsets.UTF_8).equals(name)) {
+                return Optional.of(nameEnd < end ? query.substring(nameEnd + 1, end) : "");
             }
-            int eq = query.indexOf('=', start);
-            String key = (eq >= 0 && eq < end) ? query.substring(start, eq) : query.substring(start, end);
-            if (URLDecoder.decode(key, StandardCharsets.UTF_8).equals(name)) {
-                return Optional.of((eq >= 0 && eq < end) ? query.substring(eq + 1, end) : "");
-            }
-            start = end + 1;
         }
         return Optional.empty();
+    }
+
+    /** Where the {@code name[=value]} segment starting at {@code start} ends: the next {@code &}, or the query's end. */
+    private static int segmentEnd(String query, int start) {
+        int end = query.indexOf('&', start);
+        return end < 0 ? query.length() : end;
+    }
+
+    /** Where the segment's name ends: its {@code =}, or the segment's end when it has none. */
+    private static int nameEnd(String query, int start, int end) {
+        int eq = query.indexOf('=', start);
+        return eq >= 0 && eq < end ? eq : end;
     }
 
     private static byte[] percentDecode(String raw) {
