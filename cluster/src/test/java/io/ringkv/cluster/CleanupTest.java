@@ -240,7 +240,10 @@ class CleanupTest {
         }
     }
 
-    /** Writes {@code count} keys here; returns those that {@code nodes}' other member owns at factor 1. */
+    /**
+     * Writes k0, k1, ... ({@code count} keys, each its own value, stamped 100 + i) here; returns
+     * those that {@code nodes}' other member owns at factor 1.
+     */
     private List<byte[]> notOwnedHere(ClusterNodes nodes, int count) throws Exception {
         RendezvousPlacement placement = new RendezvousPlacement(nodes);
         List<byte[]> theirs = new ArrayList<>();
@@ -363,7 +366,7 @@ class CleanupTest {
             };
         })) {
             ClusterNodes two = ClusterNodes.of(List.of(self, owner.url()), self);
-            List<byte[]> theirs = writeKeys(200, two);
+            List<byte[]> theirs = notOwnedHere(two, 200);
             late[0] = theirs.get(theirs.size() / 2);
             Cleanup cleanup = cleanupOver(two);
 
@@ -391,7 +394,7 @@ class CleanupTest {
      */
     @Test
     void anOwnerDownDuringARunGetsItsRecordsFromAFollowUpOnceUp() throws Exception {
-        List<byte[]> theirs = writeKeys(300, topology);
+        List<byte[]> theirs = notOwnedHere(topology, 300);
 
         cleanup.request();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -421,23 +424,6 @@ class CleanupTest {
         assertThat(last.kept(), is(1L));
         assertThat("kept here", engine.get(key).isPresent(), is(true));
         assertThat("no follow-up after the last", cleanup.followUpScheduled(), is(false));
-    }
-
-    /**
-     * Writes k0, k1, ... ({@code count} keys, each its own value, stamped 100 + i) to this node's
-     * engine; @return those the other node of {@code nodes} owns at factor 1
-     */
-    private List<byte[]> writeKeys(int count, ClusterNodes nodes) throws Exception {
-        RendezvousPlacement placement = new RendezvousPlacement(nodes);
-        List<byte[]> theirs = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
-            engine.apply(key, Record.value(100 + i, key));
-            if (!nodes.isSelf(placement.owners(key, 1).getFirst())) {
-                theirs.add(key);
-            }
-        }
-        return theirs;
     }
 
     /** The first key, of k0, k1, ..., that the peer owns. */
