@@ -183,6 +183,19 @@ class NodeApiTest {
         assertThat(status("GET", "/v0/entities?start=a&start=b"), is(400));
     }
 
+    /** The largest target the server takes, of distinct parameters: served; with one named twice at its end: 400. */
+    @Test
+    void aFullLengthTargetOfDistinctParametersIsServedAndOneNamedTwiceIsFoundAtItsEnd() throws Exception {
+        StringBuilder target = new StringBuilder("/v0/entity?id=many");
+        for (int i = 0; target.length() < 7_900; i++) {
+            target.append("&p").append(i).append('=');
+        }
+        assertThat(status("GET", target.toString()), is(404));
+        HttpResponse<String> twice = requests.text("GET", target + "&p7=", null);
+        assertThat(twice.statusCode(), is(400));
+        assertThat(twice.body(), containsString("query parameter 'p7' is given more than once"));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"POST", "PATCH", "OPTIONS"})
     void unsupportedMethodOnEntityIs405WithAllow(String method) throws Exception {
