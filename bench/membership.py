@@ -105,6 +105,13 @@ def parser():
     ap.add_argument("--join-idle", action="store_true",
                     help="an experiment: start the nodes a step starts under the SCHED_IDLE policy (chrt --idle 0, "
                          "every thread inherits it), whose threads give way to any other that wakes up")
+    ap.add_argument("--join-autogroup-nice", type=int, default=None, metavar="N",
+                    help="an experiment: give the session of each node a step starts (its own, as every node's) the "
+                         "autogroup nice N (/proc/PID/autogroup), which weighs the whole new JVM against the serving "
+                         "nodes' sessions, and 0 again when its join is done, as an unprivileged process may")
+    ap.add_argument("--join-autogroup-at", choices=("exec", "log"), default="exec",
+                    help="with --join-autogroup-nice: set it as the node's process starts (exec) or once the node "
+                         "has logged its first line, as the node's own main could (log)")
     ap.add_argument("--keep-logs", default=None, metavar="DIR",
                     help="copy every node's log there (DIR/rN/nodeM.log) before the run's temporary directory goes; "
                          "with the results' per-second timeline, what the nodes did when the load's tail grew")
@@ -434,6 +441,16 @@ def renice_threads(pid, nice, names=None):
             continue
 
 
+def set_autogroup_nice(pid, nice):
+    """The autogroup nice of pid's session (each node runs in a session of its own); 0 again needs no privilege."""
+    try:
+        with open("/proc/%d/autogroup" % pid, "w") as f:
+            f.write(str(nice))
+        log("session of %d: autogroup nice %d" % (pid, nice))
+    except OSError as e:
+        log("cannot set the autogroup nice of %d to %d: %s" % (pid, nice, e))
+
+
 def renice_jit(pid, nice):
     """Sets the nice value of pid's JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN")."""
     renice_threads(pid, nice, ("C1 Compiler", "C2 Compiler"))
@@ -605,7 +622,21 @@ class Bench:
                       + self.extra + extra)
         c.procs.append(c._start(i))
         self.state[url] = "joining"
+        if self.args.join_autogroup_nice is not None:
+            threading.Thread(target=self._autogroup_when_started, args=(c.procs[i].pid, c.logs[i]),
+                             daemon=True).start()
         return i
+
+    def _autogroup_when_started(self, pid, log_path):
+        if self.args.join_autogroup_at == "log":
+            deadline = time.time() + 30
+            while time.time() < deadline and not (os.path.exists(log_path) and os.path.getsize(log_path) > 0):
+                time.sleep(0.005)
+        set_autogroup_nice(pid, self.args.join_autogroup_nice)
+
+    def autogroup_back(self, pid):
+        if self.args.join_autogroup_nice is not None:
+            set_autogroup_nice(pid, 0)
 
     def preload(self):
         def put(i):
@@ -647,6 +678,7 @@ class Bench:
         watch = StepWatch(url, pids + [self.cluster.procs[i].pid])
         self.await_join(watch, start + self.args.step_timeout)
         end = time.time()
+        self.autogroup_back(self.cluster.procs[i].pid)
         self.state[url] = "normal"
         self.joined = url
         return start, end, watch, url, self.unique_bytes(url)
@@ -698,6 +730,7 @@ class Bench:
         watch = StepWatch(url, pids + [self.cluster.procs[i].pid])
         self.await_join(watch, start + self.args.step_timeout)
         end = time.time()
+        self.autogroup_back(self.cluster.procs[i].pid)
         self.state[url] = "normal"
         return start, end, watch, url, self.unique_bytes(url)
 
@@ -896,7 +929,10 @@ def summarise(doc):
              "serving nodes; %d round(s)%s" % (meta["keys"], meta["value_bytes"], meta["rate"], meta["rate"],
                                                len(rounds), ", mean +- 95 % CI" if len(rounds) > 1 else "")
              + ("; nodes' RINGKV_JVM_OPTS: %s" % meta["jvm_opts"] if meta.get("jvm_opts") else "")
-             + ("; joining nodes' --warm-up: %s" % meta["join_warm_up"] if meta.get("join_warm_up", "PT0S") != "PT0S" else ""),
+             + ("; joining nodes' --warm-up: %s" % meta["join_warm_up"] if meta.get("join_warm_up", "PT0S") != "PT0S" else "")
+             + ("; joining nodes under SCHED_IDLE" if meta.get("join_idle") else "")
+             + ("; joining nodes' session at autogroup nice %d from %s until joined"
+                % (meta["join_autogroup_nice"], meta["join_autogroup_at"]) if meta.get("join_autogroup_nice") is not None else ""),
              "issue 33's target: GET p99 during a step at most %.0fx the steady-load p99; no failed requests" % P99_TARGET,
              ""]
     steady = interval([r["steady"]["get_p99_ms"] for r in rounds])
@@ -996,7 +1032,7 @@ def main():
             "value_bytes": args.value_bytes, "steps": args.step_list, "rounds": args.rounds, "quick": args.quick,
             "steady_s": args.steady_seconds, "warmup_s": args.warmup_seconds, "chunk_s": CHUNK_SECONDS,
             "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "cores": os.cpu_count(),
-            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jit_nice": args.jit_nice, "join_nice": args.join_nice, "join_idle": args.join_idle, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
+            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jit_nice": args.jit_nice, "join_nice": args.join_nice, "join_idle": args.join_idle, "join_autogroup_nice": args.join_autogroup_nice, "join_autogroup_at": args.join_autogroup_at, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
             "loadavg_at_start": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--membership"] + sys.argv[1:])}
     vegeta_bin = vegeta.ensure_vegeta()
