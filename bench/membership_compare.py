@@ -1,5 +1,6 @@
 """Compares membership benchmark runs grouped by the nodes' JVM options (RINGKV_JVM_OPTS, which
-bench --membership records), or with --by-revision by the git revision each ran: per group, over its runs' rounds, the steady GET and PUT p99 and node CPU,
+bench --membership records), with --by-revision by the git revision each ran, or with --by-command
+by the command line that made each (runs of one checkout with different flags): per group, over its runs' rounds, the steady GET and PUT p99 and node CPU,
 and per step the GET and PUT p99 over the steady ones and the failed requests, as means with 95 %
 intervals (Student t). For A/B runs of one checkout made one after the other, e.g.
   RINGKV_JVM_OPTS= ./ringkv bench --membership; RINGKV_JVM_OPTS=-XX:... ./ringkv bench --membership
@@ -15,19 +16,21 @@ import sys
 from membership import fmt, interval
 
 
-def group_of(meta, by_revision):
-    if by_revision:
+def group_of(meta, by):
+    if by == "revision":
         return "revision %s%s" % (meta["git_rev"], "-dirty" if meta.get("git_dirty") else "")
+    if by == "command":
+        return "command %s" % meta["command"]
     return "RINGKV_JVM_OPTS %s" % (meta.get("jvm_opts", "") or "(none)")
 
 
-def main(paths, by_revision=False):
+def main(paths, by=None):
     groups = collections.defaultdict(list)
     for path in paths:
         with open(path) as f:
             doc = json.load(f)
         for rnd in doc["rounds"]:
-            groups[group_of(doc["meta"], by_revision)].append((path.rsplit("/", 1)[-1], rnd))
+            groups[group_of(doc["meta"], by)].append((path.rsplit("/", 1)[-1], rnd))
     for group, rounds in groups.items():
         print("%s: %d rounds (%s)" % (group, len(rounds), ", ".join(sorted({p for p, _ in rounds}))))
         print("  steady: GET p99 ms %s, PUT p99 ms %s, node CPU cores %s" % (
@@ -54,8 +57,8 @@ def main(paths, by_revision=False):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    by_revision = "--by-revision" in args
-    files = [a for a in args if a != "--by-revision"]
+    by = "revision" if "--by-revision" in args else "command" if "--by-command" in args else None
+    files = [a for a in args if a not in ("--by-revision", "--by-command")]
     if not files:
-        raise SystemExit("usage: membership_compare.py [--by-revision] RESULTS.json ...")
-    main(files, by_revision)
+        raise SystemExit("usage: membership_compare.py [--by-revision | --by-command] RESULTS.json ...")
+    main(files, by)

@@ -5,6 +5,7 @@ import io.ringkv.cluster.ClusterSettings;
 import io.ringkv.cluster.CoordinatorSettings;
 import io.ringkv.cluster.InternalAuth;
 import io.ringkv.cluster.ReplicaCallListener;
+import io.ringkv.cluster.member.JoinProcedure;
 import io.ringkv.cluster.meta.Member;
 import io.ringkv.cluster.meta.MemberState;
 import io.ringkv.http.h1.H1Limits;
@@ -30,6 +31,7 @@ import java.io.IOException;
 import java.net.BindException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -335,6 +337,11 @@ public final class Node implements AutoCloseable {
 
     public int port() {
         return server.port();
+    }
+
+    /** This node's join, when it started with one ({@code serve --join}) and the metadata names it joining. */
+    Optional<JoinProcedure> join() {
+        return cluster.join();
     }
 
     /** This node's own join or decommission, as {@code /v0/status} shows it. */

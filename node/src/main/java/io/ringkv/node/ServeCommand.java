@@ -18,6 +18,7 @@ import io.ringkv.store.Durability;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -65,6 +66,15 @@ final class ServeCommand implements Callable<Integer> {
             description = "With --join: take the place of the member at DEAD_URL, which must be down. This node receives "
                     + "the dead member's keys from the surviving owners; when it is done, the dead member has left.")
     String replace;
+
+    enum JoinPriority { LOW, NORMAL }
+
+    @Option(names = "--join-priority", defaultValue = "LOW", paramLabel = "LOW|NORMAL",
+            description = "With --join: the node's CPU share until its join is over. LOW (default, Linux): its "
+                    + "session's scheduling group (autogroup) at nice 19, so that on a machine it shares with serving "
+                    + "nodes it takes the CPU they leave, then as before; only where the node is its session's only "
+                    + "process (a service manager's unit, setsid). NORMAL: as started.")
+    JoinPriority joinPriority = JoinPriority.LOW;
 
     @Option(names = "--max-body", defaultValue = "16777216", paramLabel = "BYTES",
             description = "Largest request body accepted; larger ones get 413 (default: ${DEFAULT-VALUE}).")
@@ -323,6 +333,8 @@ final class ServeCommand implements Callable<Integer> {
         if (tokens != null && TokenReloadSignal.install(tokens)) {
             log.info("kill -HUP {} reloads the token file {}", ProcessHandle.current().pid(), tokens.file());
         }
+        Optional<JoinCpuShare> joinShare = join != null && joinPriority == JoinPriority.LOW
+                ? JoinCpuShare.lower(SessionAutogroup.ofThisProcess()) : Optional.empty();
         Node node;
         try {
             // Once decommissioned, the process stops with status 0; the shutdown hook closes the node.
@@ -334,6 +346,7 @@ final class ServeCommand implements Callable<Integer> {
             log.error("cannot start: {}", e.getMessage());
             return Main.EXIT_CANNOT_START;
         }
+        joinShare.ifPresent(share -> share.restoreWhenOver(node.join()));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             node.close();

@@ -7,12 +7,14 @@ import static io.ringkv.node.MembershipNodes.stateOf;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
 
 import io.ringkv.cluster.ClusterSecretFile;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -111,8 +113,22 @@ class MembershipIT {
     void joinThenDecommissionUnderWrites() throws Exception {
         BackgroundWriter writer = startWriter("w1-");
         writer.awaitMore(20);
-        MembershipNodes.Joiner fourth = nodes.startJoiner("joiner-3", nodes.cluster().url(0), nodes.cluster().secretFile());
+        MembershipNodes.Joiner fourth = ownSessionsGrouped()
+                ? nodes.startJoinerInItsOwnSession("joiner-3", nodes.cluster().url(0)) : null;
+        if (fourth == null) {
+            System.err.println("joinThenDecommissionUnderWrites: no setsid, or the kernel does not group sessions for "
+                    + "scheduling: the joining node's CPU share is not checked");
+            fourth = nodes.startJoiner("joiner-3", nodes.cluster().url(0), nodes.cluster().secretFile());
+        } else {
+            // Lowered before the node serves, so long before its join (seconds of streaming) is over.
+            awaitPrinted(fourth, "this node's session runs at autogroup nice 19 (was 0)");
+            assertThat(autogroupOf(fourth), endsWith(" nice 19"));
+        }
         nodes.awaitJoined(fourth);
+        if (ownSessionsGrouped() && fourth.printed().contains("autogroup nice 19")) {
+            awaitPrinted(fourth, "the join is over: this node's session runs at autogroup nice 0 again");
+            assertThat(autogroupOf(fourth), endsWith(" nice 0"));
+        }
         writer.awaitMore(50); // writes under the new view too
         assertThat("writes during the join, of " + writer.writes(), writer.stop(), is(empty()));
 
@@ -150,6 +166,10 @@ class MembershipIT {
         writer.awaitMore(20);
         MembershipNodes.Joiner joining = nodes.startJoiner("joiner-4", nodes.cluster().url(1), nodes.cluster().secretFile());
         nodes.awaitStatus(joining, "joiner-4 streaming", status -> "streaming".equals(membershipPhase(status)));
+        if (ownSessionsGrouped()) {
+            // It shares this test JVM's session: lowering the session's share would slow the test too.
+            assertThat(joining.printed(), containsString("keeps its usual CPU share: the process shares its session"));
+        }
         joining.process().kill();
         String meanwhile = nodes.metadata(nodes.cluster().url(0));
         assertThat(meanwhile, stateOf(meanwhile, joining.url()), is("joining"));
@@ -306,6 +326,28 @@ class MembershipIT {
     /** A writer through the initial nodes (the joined ones come and go), new keys under {@code PREFIX + name}. */
     private static BackgroundWriter startWriter(String name) {
         return nodes.startWriter(name, INITIAL);
+    }
+
+    /** Whether the kernel schedules sessions as groups (autogroup), which a joining node's CPU share relies on. */
+    private static boolean ownSessionsGrouped() throws Exception {
+        Path enabled = Path.of("/proc/sys/kernel/sched_autogroup_enabled");
+        return Files.isReadable(enabled) && Files.readString(enabled).strip().equals("1");
+    }
+
+    /** The node process's autogroup line, e.g. {@code /autogroup-94 nice 19}. */
+    private static String autogroupOf(MembershipNodes.Joiner joiner) throws Exception {
+        return Files.readString(Path.of("/proc", Long.toString(joiner.process().pid()), "autogroup")).strip();
+    }
+
+    /** Waits (bounded) until the node has printed {@code text}. */
+    private static void awaitPrinted(MembershipNodes.Joiner joiner, String text) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!joiner.printed().contains(text)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the node did not print \"" + text + "\" within " + WAIT + ":\n" + joiner.printed());
+            }
+            Thread.sleep(50);
+        }
     }
 
     private static int status(String node) throws Exception {

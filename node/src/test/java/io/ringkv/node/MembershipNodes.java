@@ -14,6 +14,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,9 +27,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * What the membership tests share ({@link MembershipIT}, {@link MembershipFaultIT}): three node
@@ -283,11 +286,32 @@ final class MembershipNodes implements AutoCloseable {
                 "--replica-timeout", "PT5S", "--stream-rate", STREAM_RATE, "--drain-delay", "PT1S");
     }
 
+    /**
+     * As {@link #startJoiner(String, String)}, the JVM run by {@code setsid}, so that it is its
+     * session's leader and only process, as under a service manager; null where this machine has
+     * no {@code setsid}.
+     */
+    Joiner startJoinerInItsOwnSession(String name, String member) throws Exception {
+        Path setsid = Stream.of("/usr/bin/setsid", "/bin/setsid").map(Path::of).filter(Files::isExecutable).findFirst()
+                .orElse(null);
+        if (setsid == null) {
+            return null;
+        }
+        List<String> flags = joinerFlags(name, cluster.secretFile());
+        // setsid execs the JVM in place (its caller leads no process group), so the node keeps the pid.
+        return onAFreePort(port -> launch(name, port, sink -> new NodeProcess(name, List.of(setsid.toString()),
+                concat(List.of("--port", Integer.toString(port), "--join", member), flags), sink)));
+    }
+
     /** {@code ringkv subcommand args} as a node process listening on {@code port}, kept for close(). */
     private Joiner launch(String name, int port, String subcommand, List<String> args) throws Exception {
+        return launch(name, port, sink -> NodeProcess.running(subcommand, name, args, sink));
+    }
+
+    private Joiner launch(String name, int port, Function<PrintStream, NodeProcess> command)
+            throws Exception {
         ByteArrayOutputStream output = new ByteArrayOutputStream();
-        NodeProcess process = NodeProcess.running(subcommand, name, args, new PrintStream(output, true, StandardCharsets.UTF_8))
-                .start();
+        NodeProcess process = command.apply(new PrintStream(output, true, StandardCharsets.UTF_8)).start();
         Joiner joiner = new Joiner(name, "http://127.0.0.1:" + port, process, output);
         joiners.add(joiner);
         return joiner;

@@ -81,6 +81,11 @@ public final class JoinProcedure implements AutoCloseable {
         return progress.get();
     }
 
+    /** Waits until the steps have stopped: the join done or aborted, or the procedure closed. */
+    public void awaitOver() throws InterruptedException {
+        thread.join();
+    }
+
     /** Whether the join is over: this node is a normal member. */
     public boolean done() {
         return progress.get().phase().equals("done");
