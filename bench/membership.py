@@ -108,7 +108,9 @@ def parser():
     ap.add_argument("--join-autogroup-nice", type=int, default=None, metavar="N",
                     help="an experiment: give the session of each node a step starts (its own, as every node's) the "
                          "autogroup nice N (/proc/PID/autogroup), which weighs the whole new JVM against the serving "
-                         "nodes' sessions, and 0 again when its join is done, as an unprivileged process may")
+                         "nodes' sessions, and 0 again when its join is done, as an unprivileged process may (the "
+                         "node does it itself from its start, --join-priority; with --node-args \"--join-priority "
+                         "normal\" this measures the bench's own setting alone)")
     ap.add_argument("--join-autogroup-at", choices=("exec", "log"), default="exec",
                     help="with --join-autogroup-nice: set it as the node's process starts (exec) or once the node "
                          "has logged its first line, as the node's own main could (log)")
