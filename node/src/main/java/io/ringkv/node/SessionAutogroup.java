@@ -33,6 +33,8 @@ final class SessionAutogroup {
     /** The kernel takes a new value from an unprivileged process at most every 100 ms (EAGAIN otherwise). */
     private static final int WRITE_ATTEMPTS = 6;
     private static final long WRITE_RETRY_MILLIS = 150;
+    /** The session's place among the fields of {@code /proc/PID/stat} after the command: state, ppid, pgrp, session. */
+    private static final int SESSION_FIELD = 3;
 
     private final Path proc;
     private final Path cgroups;
@@ -67,7 +69,7 @@ final class SessionAutogroup {
             return "the process is in CPU cgroup " + cgroup + ", whose own weight sets its share (the kernel groups "
                     + "sessions only in the root CPU cgroup)";
         }
-        long session = statField(pid, SESSION_FIELD);
+        long session = sessionOf(pid);
         if (session != pid) {
             return "the process shares its session " + session + " with others (run it as a session of its own, "
                     + "as a service manager or setsid does)";
@@ -163,25 +165,23 @@ final class SessionAutogroup {
     /** The session of {@code process}, or -1 where it is gone (it may end between the listing and the read). */
     private long session(long process) {
         try {
-            return statField(process, SESSION_FIELD);
+            return sessionOf(process);
         } catch (IOException e) {
             return -1;
         }
     }
 
-    /** Fields of {@code /proc/PID/stat} after the command's closing parenthesis: state, ppid, pgrp, session. */
-    private static final int SESSION_FIELD = 3;
-
-    private long statField(long process, int field) throws IOException {
+    /** The session of {@code process}, from {@code /proc/PID/stat}. */
+    private long sessionOf(long process) throws IOException {
         String stat = Files.readString(proc.resolve(Long.toString(process)).resolve("stat"));
         // The command name may hold spaces and parentheses; the fields start after its last ')'.
         int end = stat.lastIndexOf(')');
         String[] fields = end < 0 || end + 2 > stat.length() ? new String[0] : stat.substring(end + 2).split(" ");
-        if (fields.length <= field) {
+        if (fields.length <= SESSION_FIELD) {
             throw new IOException("unexpected /proc/" + process + "/stat: " + stat.strip());
         }
         try {
-            return Long.parseLong(fields[field]);
+            return Long.parseLong(fields[SESSION_FIELD]);
         } catch (NumberFormatException e) {
             throw new IOException("unexpected /proc/" + process + "/stat: " + stat.strip(), e);
         }
