@@ -89,6 +89,13 @@ class CommandLineTest {
         assertThat(Main.run(args.toArray(String[]::new)), is(Main.EXIT_USAGE));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"idle", "19", "lowest", ""})
+    void aJoinPriorityOtherThanLowOrNormalIsAUsageError(String value) {
+        assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--join", "http://127.0.0.1:1",
+                "--join-priority", value), is(Main.EXIT_USAGE));
+    }
+
     @Test
     void badDurabilityIsAUsageError() {
         assertThat(Main.run("serve", "--port", "1", "--data", dir.toString(), "--durability", "sometimes"), is(Main.EXIT_USAGE));
