@@ -44,13 +44,8 @@ final class JoinCpuShare {
                 return Optional.empty();
             }
             int before = group.nice();
-            if (before >= JOINING_NICE) {
-                LOG.info("while it joins, the node keeps its session's CPU share: its autogroup is at nice {} already",
-                        before);
-                return Optional.empty();
-            }
-            if (before < 0) {
-                // Back below 0 needs CAP_SYS_NICE: the node might not get its share back.
+            // At 19 there is nothing to lower; back below 0 would need CAP_SYS_NICE.
+            if (before < 0 || before >= JOINING_NICE) {
                 LOG.info("while it joins, the node keeps its session's CPU share: its autogroup is at nice {}", before);
                 return Optional.empty();
             }

@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,9 +41,7 @@ public final class TokenRegistry {
     /** Lines already past their {@code expires=} grant nothing; an operator reading the log learns which. */
     private static void warnOfExpired(Path file, AccessEntries entries) {
         Instant now = Instant.now();
-        List<String> expired = Stream.concat(entries.tokens().stream().map(StoredToken::grant),
-                        entries.certificates().stream().map(StoredCertificate::grant))
-                .filter(grant -> grant.expiredAt(now)).map(Grant::name).toList();
+        List<String> expired = entries.grants().stream().filter(grant -> grant.expiredAt(now)).map(Grant::name).toList();
         if (!expired.isEmpty()) {
             log.warn("token file {}: {} line(s) past their expires= and refused: {}", file, expired.size(), String.join(", ", expired));
         }

@@ -4,8 +4,6 @@ import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.ringkv.node.access.AccessEntries;
 import io.ringkv.node.access.Grant;
-import io.ringkv.node.access.StoredCertificate;
-import io.ringkv.node.access.StoredToken;
 import io.ringkv.node.access.TokenRegistry;
 import java.util.Map;
 import java.util.TreeMap;
@@ -29,19 +27,16 @@ final class AccessCollector implements MultiCollector {
     public MetricSnapshots collect() {
         AccessEntries entries = tokens.entries();
         Map<String, Double> expiries = new TreeMap<>();
-        entries.tokens().stream().map(StoredToken::grant).forEach(grant -> addExpiry(expiries, grant));
-        entries.certificates().stream().map(StoredCertificate::grant).forEach(grant -> addExpiry(expiries, grant));
+        for (Grant grant : entries.grants()) {
+            if (grant.expiresAt() != null) {
+                expiries.put(grant.name(), grant.expiresAt().toEpochMilli() / 1000.0);
+            }
+        }
         return new Families()
                 .gauge("ringkv_access_entries", "Lines of the token file in use, by kind (token, certificate), expired ones included",
                         "kind", Map.of("token", entries.tokens().size(), "certificate", entries.certificates().size()))
                 .gauge("ringkv_access_expiry_timestamp_seconds", "When each token or certificate line with an expires= "
                         + "stops being accepted, in Unix seconds, by its name", "name", expiries)
                 .build();
-    }
-
-    private static void addExpiry(Map<String, Double> expiries, Grant grant) {
-        if (grant.expiresAt() != null) {
-            expiries.put(grant.name(), grant.expiresAt().toEpochMilli() / 1000.0);
-        }
     }
 }
