@@ -57,6 +57,8 @@ import java.util.concurrent.CompletionStage;
 public final class InternalApiHandler implements HttpHandler, HeadAdmission {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(InternalApiHandler.class);
+    /** {@link #verdict}'s note for {@link #handle}: this request's head passed {@link InternalAuth#checkHead}. */
+    private static final Object PROOF_CHECKED_AT_HEAD = new Object();
 
     private final StorageEngine engine;
     private final HybridLogicalClock clock;
@@ -138,7 +140,8 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
 
     @Override
     public CompletionStage<Response> handle(Request request) throws Exception {
-        return switch (auth.check(request)) {
+        InternalAuth.Check check = request.admissionNote() == PROOF_CHECKED_AT_HEAD ? auth.checkBody(request) : auth.check(request);
+        return switch (check) {
             case FORBIDDEN -> CompletableFuture.completedFuture(forbidden(request));
             case MISDIRECTED -> CompletableFuture.completedFuture(misdirected(request));
             case TOPOLOGY_MISMATCH -> CompletableFuture.completedFuture(
@@ -193,22 +196,32 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
 
     /**
      * The part of the checks a request's head decides, before its body is read: a missing,
-     * malformed or stale proof (403), a request for another node (403), a body longer than the
-     * route takes ({@link InternalBodyLimits}: 413). The proof itself covers the body, so
-     * {@link #handle} checks it once the body is in. Loop thread; no MAC, no I/O (refusals are
-     * logged at most once a minute per peer).
+     * malformed, wrong or stale proof (403), a request for another node (403), a body longer than
+     * the route takes ({@link InternalBodyLimits}: 413). The proof covers the body through its
+     * digest field, which {@link #handle} compares with the body once it is in. Loop thread; one
+     * MAC, no I/O (refusals are logged at most once a minute per peer).
      */
     @Override
     public Optional<Response> admit(HeadAdmission.Head head) {
-        return switch (auth.checkHead(head.headers())) {
-            case FORBIDDEN -> Optional.of(forbidden(head.withoutBody()));
-            case MISDIRECTED -> Optional.of(misdirected(head.withoutBody()));
+        return Optional.ofNullable(verdict(head).answer());
+    }
+
+    /**
+     * As {@link #admit}; a request let through carries {@link #PROOF_CHECKED_AT_HEAD} to
+     * {@link #handle}, which then checks only what the head could not (the body's digest, the
+     * topology) instead of computing the MAC a second time.
+     */
+    @Override
+    public HeadAdmission.Verdict verdict(HeadAdmission.Head head) {
+        return switch (auth.checkHead(head.method(), InternalAuth.target(head.path(), head.query()), head.headers())) {
+            case FORBIDDEN -> HeadAdmission.Verdict.answer(forbidden(head.withoutBody()));
+            case MISDIRECTED -> HeadAdmission.Verdict.answer(misdirected(head.withoutBody()));
             case OK, TOPOLOGY_MISMATCH -> {
                 long limit = InternalBodyLimits.forPath(head.path());
                 yield head.contentLength() > limit
-                        ? Optional.of(Response.text(413, head.method() + " " + head.path() + " takes a body of at most "
-                                + limit + " bytes; this one announces " + head.contentLength()))
-                        : Optional.empty();
+                        ? HeadAdmission.Verdict.answer(Response.text(413, head.method() + " " + head.path()
+                                + " takes a body of at most " + limit + " bytes; this one announces " + head.contentLength()))
+                        : HeadAdmission.Verdict.pass(PROOF_CHECKED_AT_HEAD);
             }
         };
     }
@@ -216,8 +229,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     /**
      * The route's limit ({@link InternalBodyLimits}) for a body read after {@link #admit}: what
      * bounds a body whose length the head does not announce (chunked, or HTTP/2 without
-     * content-length), so that well-formed proof fields with a wrong MAC cost at most the route's
-     * limit of body memory before the 403.
+     * content-length), which only a sender that proved the secret at the head gets to send.
      */
     @Override
     public long bodyBytesMax(HeadAdmission.Head head) {
@@ -250,12 +262,13 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
     private Response forbidden(Request request) {
         String peer = remote(request);
         if (refusals.allow(peer)) {
-            LOG.warn("refused an internal {} {} from {}: missing or wrong proof of the cluster secret, or a time "
-                    + "more than {} ms off (fields {})", LogText.of(request.method()), LogText.of(request.path()), peer,
+            LOG.warn("refused an internal {} {} from {}: missing or wrong proof of the cluster secret, a body other "
+                    + "than the one it names, or a time more than {} ms off (fields {})", LogText.of(request.method()), LogText.of(request.path()), peer,
                     InternalAuth.WINDOW_MILLIS, LogText.of(InternalAuth.describe(request)));
         }
         return Response.text(403, "internal requests need a valid " + InternalAuth.AUTH_HEADER
-                + " made with the cluster secret, within " + InternalAuth.WINDOW_MILLIS + " ms of this node's clock");
+                + " made with the cluster secret, within " + InternalAuth.WINDOW_MILLIS + " ms of this node's clock, and a body "
+                + "matching " + InternalAuth.BODY_HEADER);
     }
 
     /** A request with a valid proof, but made for another node: replayed, or sent by a node with another list. */

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the internal plane decides at a request's head, before its body is read: a missing,
- * malformed, repeated or stale proof field is 403, a request for another node 403, a body longer
- * than its route takes 413; a head that could carry a valid proof goes on (the proof covers the
- * body and is checked once it is in).
+ * malformed, repeated, stale or forged proof is 403, a request for another node 403, a body longer
+ * than its route takes 413; a head with a valid proof goes on (the proof names the body's digest,
+ * compared once the body is in).
  */
 class InternalHeadAdmissionTest {
     private final InternalApiHandler handler = TestAuth.handler(new InMemoryStorageEngine(),
@@ -62,20 +62,50 @@ class InternalHeadAdmissionTest {
                 is(Optional.of(403)));
     }
 
+    /**
+     * The attack the head check stops: every proof field well-formed (the node ids, the time and the
+     * topology fingerprint are public) but the MAC made without the cluster secret, or for another
+     * request. Before the proof was checked at the head, each of these went on to have its body read.
+     */
+    @Test
+    void aForgedProofIsRefused403AtTheHead() {
+        InternalAuth stranger = new InternalAuth(ClusterSecret.of("another secret, just as long as ours"), "http://127.0.0.1:2", TestAuth.TOPOLOGY,
+                System::currentTimeMillis);
+        assertThat(status("PUT", InternalProtocol.WRITES_PATH,
+                headers(stranger.sign(TestAuth.SELF, "PUT", InternalProtocol.WRITES_PATH, Map.of(), new byte[0])), 1 << 20),
+                is(Optional.of(403)));
+        String append = InternalProtocol.RAFT_PREFIX + "append-entries";
+        assertThat("a proof made for another route", status("POST", append,
+                headers(peer.sign(TestAuth.SELF, "POST", InternalProtocol.READS_PATH, Map.of(), new byte[0])), 100),
+                is(Optional.of(403)));
+        assertThat("a proof made for another method", status("PUT", InternalProtocol.WRITES_PATH,
+                headers(peer.sign(TestAuth.SELF, "POST", InternalProtocol.WRITES_PATH, Map.of(), new byte[0])), 100),
+                is(Optional.of(403)));
+        Headers otherBody = headers(peer.sign(TestAuth.SELF, "POST", append, Map.of(), new byte[0]));
+        otherBody.set(InternalAuth.BODY_HEADER, InternalAuth.bodyDigest(new byte[100]));
+        assertThat("a digest field changed after signing", status("POST", append, otherBody, 100), is(Optional.of(403)));
+        Headers noDigest = headers(peer.sign(TestAuth.SELF, "POST", append, Map.of(), new byte[0]));
+        noDigest.remove(InternalAuth.BODY_HEADER);
+        assertThat("no digest field", status("POST", append, noDigest, 100), is(Optional.of(403)));
+    }
+
     @Test
     void aBodyOverTheRoutesLimitIs413() {
         String vote = InternalProtocol.RAFT_PREFIX + "append-entries";
-        Headers signed = headers(peer.sign(TestAuth.SELF, "POST", vote, Map.of(), new byte[0]));
-        assertThat(status("POST", vote, signed, MetadataGroup.RAFT_MESSAGE_BYTES_MAX), is(Optional.empty()));
-        assertThat(status("POST", vote, signed, MetadataGroup.RAFT_MESSAGE_BYTES_MAX + 1L), is(Optional.of(413)));
-        assertThat("a length not known yet is let through at the head", status("POST", vote, signed, -1), is(Optional.empty()));
-        assertThat(status("POST", InternalProtocol.READS_PATH, signed, ReadBatchCodec.BYTES_MAX + 1L), is(Optional.of(413)));
-        assertThat(status("POST", InternalProtocol.VERSIONS_PATH, signed, ReadBatchCodec.BYTES_MAX + 1L), is(Optional.of(413)));
-        assertThat(status("GET", InternalProtocol.TIME_PATH, signed, InternalBodyLimits.NO_BODY_BYTES_MAX + 1L), is(Optional.of(413)));
-        assertThat(status("POST", InternalProtocol.CLEANUP_PATH, signed, InternalBodyLimits.NO_BODY_BYTES_MAX + 1L),
-                is(Optional.of(413)));
-        assertThat("record batches take what --max-body allows", status("PUT", InternalProtocol.WRITES_PATH, signed, 1L << 30),
+        assertThat(status("POST", vote, signed("POST", vote), MetadataGroup.RAFT_MESSAGE_BYTES_MAX), is(Optional.empty()));
+        assertThat(status("POST", vote, signed("POST", vote), MetadataGroup.RAFT_MESSAGE_BYTES_MAX + 1L), is(Optional.of(413)));
+        assertThat("a length not known yet is let through at the head", status("POST", vote, signed("POST", vote), -1),
                 is(Optional.empty()));
+        assertThat(status("POST", InternalProtocol.READS_PATH, signed("POST", InternalProtocol.READS_PATH),
+                ReadBatchCodec.BYTES_MAX + 1L), is(Optional.of(413)));
+        assertThat(status("POST", InternalProtocol.VERSIONS_PATH, signed("POST", InternalProtocol.VERSIONS_PATH),
+                ReadBatchCodec.BYTES_MAX + 1L), is(Optional.of(413)));
+        assertThat(status("GET", InternalProtocol.TIME_PATH, signed("GET", InternalProtocol.TIME_PATH),
+                InternalBodyLimits.NO_BODY_BYTES_MAX + 1L), is(Optional.of(413)));
+        assertThat(status("POST", InternalProtocol.CLEANUP_PATH, signed("POST", InternalProtocol.CLEANUP_PATH),
+                InternalBodyLimits.NO_BODY_BYTES_MAX + 1L), is(Optional.of(413)));
+        assertThat("record batches take what --max-body allows", status("PUT", InternalProtocol.WRITES_PATH,
+                signed("PUT", InternalProtocol.WRITES_PATH), 1L << 30), is(Optional.empty()));
     }
 
     /**
@@ -119,6 +149,10 @@ class InternalHeadAdmissionTest {
     private Optional<Integer> status(String method, String path, Headers headers, long contentLength) {
         return handler.admit(new HeadAdmission.Head(method, path, "", headers, contentLength,
                 new InetSocketAddress("127.0.0.1", 9), Protocol.HTTP_1_1)).map(Response::status);
+    }
+
+    private Headers signed(String method, String path) {
+        return headers(peer.sign(TestAuth.SELF, method, path, Map.of(), new byte[0]));
     }
 
     private static Headers headers(Map<String, String> fields) {

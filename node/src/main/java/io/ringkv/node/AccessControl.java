@@ -85,8 +85,8 @@ final class AccessControl implements HttpHandler, HeadAdmission {
      * The same checks at the request's head, before its body is read (event loop): a request
      * without a valid token, or with one that lacks the route's scope or key prefix, is answered
      * now, so a stranger's body is never buffered. A request without a token that carries a
-     * peer's proof and a body is let through: its proof covers the body, and {@link #handle}
-     * checks it. A request that passes goes on to the next handler's head checks.
+     * peer's valid proof and a body is let through: the proof names the body's digest, which
+     * {@link #handle} compares. A request that passes goes on to the next handler's head checks.
      */
     @Override
     public Optional<Response> admit(HeadAdmission.Head head) {
@@ -150,8 +150,8 @@ final class AccessControl implements HttpHandler, HeadAdmission {
     }
 
     /**
-     * @param bodyKnown whether {@code request} carries its whole body: a peer's proof is judged
-     *                  only then (it covers the body)
+     * @param bodyKnown whether {@code request} carries its whole body: before it, a peer's proof is
+     *                  judged at its head and the request let through to wait for the body it names
      * @return the answer refusing the request, or none to let it pass
      */
     private Outcome check(Request request, boolean bodyKnown) {
@@ -173,14 +173,14 @@ final class AccessControl implements HttpHandler, HeadAdmission {
                 PeerSignature signature = peers;
                 boolean peerProof = signature != null && request.headers().first(io.ringkv.cluster.InternalAuth.AUTH_HEADER).isPresent();
                 boolean reads = request.method().equals("GET") || request.method().equals("HEAD");
-                if (peerProof && !bodyKnown && reads) {
-                    return Outcome.AWAITING_BODY; // judged once the body, which the proof covers, is in
+                if (peerProof && !bodyKnown && reads && signature.verifiesHead(request)) {
+                    return Outcome.AWAITING_BODY; // the body's digest, which the proof names, is compared once it is in
                 }
                 if (!peerProof && !chain.isEmpty()) {
                     return Outcome.refused(byCertificate.isPresent() ? expiredCertificate(chain.getFirst(), byCertificate.get())
                             : unmappedCertificate(chain.getFirst()));
                 }
-                if (!peerProof || !signature.verifies(request)) {
+                if (!peerProof || !bodyKnown || !signature.verifies(request)) {
                     return Outcome.refused(unauthorized(requirement, "authentication required: send 'Authorization: Bearer TOKEN' "
                             + "with a token of this node's token file", null, null));
                 }

@@ -79,14 +79,34 @@ final class NodeRouter implements HttpHandler, HeadAdmission {
 
     @Override
     public Optional<Response> admit(HeadAdmission.Head head) {
+        return Optional.ofNullable(verdict(head).answer());
+    }
+
+    /**
+     * As {@link #admit}; an internal request the node-to-node plane let through carries that
+     * plane's note to its handler (the proof it checked at the head).
+     */
+    @Override
+    public HeadAdmission.Verdict verdict(HeadAdmission.Head head) {
+        if (internal(head.path())) {
+            // The plane's own checks first: a stranger learns nothing of how it reads a query.
+            HeadAdmission.Verdict plane = api != null && internal instanceof HeadAdmission heads
+                    ? heads.verdict(head) : HeadAdmission.Verdict.PASS;
+            if (plane.answer() != null) {
+                return plane;
+            }
+            Optional<Response> ambiguous = repeatedParameter(head.query());
+            return ambiguous.isPresent() ? HeadAdmission.Verdict.answer(ambiguous.get()) : plane;
+        }
+        Optional<Response> answer = publicAdmit(head);
+        return answer.isPresent() ? HeadAdmission.Verdict.answer(answer.get()) : HeadAdmission.Verdict.PASS;
+    }
+
+    /** The head checks of everything but the internal plane. */
+    private Optional<Response> publicAdmit(HeadAdmission.Head head) {
         String path = head.path();
         if (path.equals(StatusEndpoint.PATH) || path.equals(MetricsEndpoint.PATH)) {
             return Optional.empty();
-        }
-        if (internal(path)) {
-            // The plane's own checks first: a stranger learns nothing of how it reads a query.
-            Optional<Response> refused = api != null && internal instanceof HeadAdmission heads ? heads.admit(head) : Optional.empty();
-            return refused.isPresent() ? refused : repeatedParameter(head.query());
         }
         Optional<Response> ambiguous = repeatedParameter(head.query());
         if (ambiguous.isPresent() || Dashboard.serves(path)) {

@@ -33,6 +33,16 @@ final class PeerSignature {
         return auth.sign(receiver, "GET", target, Map.of(), NO_BODY);
     }
 
+    /**
+     * Whether a request's head, its body not read yet, is a {@code GET} or {@code HEAD} carrying a
+     * valid proof from a node of this cluster: all but the body's digest ({@link #verifies}).
+     */
+    boolean verifiesHead(Request head) {
+        return (head.method().equals("GET") || head.method().equals("HEAD"))
+                && auth.checkHead(head.method(), InternalAuth.target(head.path(), head.query()), head.headers())
+                        == InternalAuth.Check.OK;
+    }
+
     /** Whether the request is a {@code GET} or {@code HEAD} carrying a valid proof from a node of this cluster. */
     boolean verifies(Request request) {
         return (request.method().equals("GET") || request.method().equals("HEAD"))

@@ -145,10 +145,10 @@ class HeadAdmissionIT {
 
     /**
      * The body budget attack in its unknown-length form, on the Raft route: each connection
-     * carries well-formed proof fields with a wrong MAC (so the head check lets it through) and a
-     * chunked body that announces no length. Legitimate PUTs stay 201: each body is cut at the
-     * route's limit with a 413. Before, such a body was held up to {@code --max-body} (16 MiB)
-     * before the 403, and the first wave filled the budget.
+     * carries well-formed proof fields with a wrong MAC and a chunked body that announces no
+     * length. Legitimate PUTs stay 201: the head is refused before its body is read. (Before the
+     * proof was checked at the head, each body was read up to the route's limit; before the route
+     * limits, up to {@code --max-body}, and the first wave filled the budget.)
      */
     @Test
     void forgedProofsCannotHoldTheBodyBudgetWithChunkedBodies() throws Exception {
@@ -173,17 +173,68 @@ class HeadAdmissionIT {
     }
 
     /**
-     * A chunked Raft call with forged proof fields and 4 MiB of chunks: 413 once the body passes
-     * the route's limit, and the connection closes (the rest is not read). The chunks go out one
-     * at a time, and stop as soon as the answer is there or the node stops taking them.
+     * The attack: proof fields a stranger can fill in (node ids, time and topology fingerprint are
+     * public; the MAC made with another secret) on a head announcing a body, and no body. The node
+     * answers 403 from the head alone. Before the proof was checked at the head, the head passed
+     * and the node waited for the body (then 408), so a stranger held a connection, a slot and up
+     * to the route's limit of body memory.
      */
     @Test
-    void aForgedChunkedRaftCallIs413AtTheRoutesLimitAndTheConnectionCloses() throws Exception {
+    void aForgedProofIsRefused403BeforeItsBodyIsSent() throws Exception {
+        for (String target : List.of(RAFT + "append-entries", WRITES)) {
+            String method = target.equals(WRITES) ? "PUT" : "POST";
+            try (Socket socket = new Socket("127.0.0.1", cluster.port(0))) {
+                socket.setSoTimeout(30_000);
+                socket.getOutputStream().write(head(method, target, forged(0, method, target), 64 * 1024));
+                RawHttp.Reply reply = RawHttp.read(socket.getInputStream());
+                assertThat(method + " " + target, reply.status(), is(403));
+            }
+        }
+    }
+
+    /**
+     * The same over HTTP/2: forged fields on HEADERS announcing 64 KiB (within the route's limit),
+     * one DATA frame of 16 KiB; 403 and RST_STREAM(NO_ERROR) at once. Before, the node read the
+     * DATA and waited for the rest.
+     */
+    @Test
+    void overHttp2AForgedProofIsRefused403AtItsHeaders() throws Exception {
+        String target = RAFT + "append-entries";
+        try (RawH2 stranger = RawH2.open(cluster.port(0), 0)) {
+            List<String> fields = new ArrayList<>(lowerCasedPairs(forged(0, "POST", target)));
+            fields.addAll(List.of("content-length", Integer.toString(64 * 1024)));
+            stranger.send(new HeadersFrame(1, stranger.request("POST", target, fields.toArray(String[]::new)), false, true),
+                    new DataFrame(1, ByteBuffer.allocate(16 * 1024), false));
+            assertThat(streamOutcomes(stranger, 1, Duration.ofSeconds(10)),
+                    is(List.of("HEADERS :status=403", "RST_STREAM " + ErrorCode.NO_ERROR)));
+        }
+        assertLegitimatePutsSucceed(0, null, "after the forged h2 stream");
+    }
+
+    /** A signed head whose body is not the one its digest names: 403, whatever the body holds (here a well-formed vote). */
+    @Test
+    void aSignedHeadWithAnotherBodyIs403() throws Exception {
+        String target = RAFT + "request-vote";
+        String before = metadata(0);
+        byte[] signedFor = requestVote(cluster.url(1), cluster.url(0), UUID.randomUUID(), 1);
+        byte[] sent = requestVote(cluster.url(1), cluster.url(0), UUID.randomUUID(), Long.MAX_VALUE / 2);
+        Map<String, String> signed = peer().sign(cluster.url(0), "POST", target, Map.of(), signedFor);
+        assertThat(RawHttp.send(cluster.port(0), "POST", target, signed, sent).status(), is(403));
+        assertThat("node-0's metadata leader and epoch", metadata(0), is(before));
+    }
+
+    /**
+     * A chunked Raft call with a valid proof and 4 MiB of chunks: 413 once the body passes the
+     * route's limit, and the connection closes (the rest is not read). The chunks go out one at a
+     * time, and stop as soon as the answer is there or the node stops taking them.
+     */
+    @Test
+    void aSignedChunkedRaftCallIs413AtTheRoutesLimitAndTheConnectionCloses() throws Exception {
         String target = RAFT + "append-entries";
         try (Socket socket = new Socket("127.0.0.1", cluster.port(0))) {
             socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();
-            out.write(chunkedHead("POST", target, forged(0, "POST", target)));
+            out.write(chunkedHead("POST", target, peer().sign(cluster.url(0), "POST", target, Map.of(), new byte[0])));
             byte[] chunk = chunk(16 * 1024);
             long sent = 0;
             try {
@@ -203,18 +254,24 @@ class HeadAdmissionIT {
 
     /** The same over HTTP/2 without content-length: DATA past the route's limit gets 413, then RST_STREAM; the connection goes on. */
     @Test
-    void overHttp2ForgedRaftDataPastTheRoutesLimitIs413ThenReset() throws Exception {
+    void overHttp2SignedRaftDataPastTheRoutesLimitIs413ThenReset() throws Exception {
         String target = RAFT + "append-entries";
-        try (RawH2 stranger = RawH2.open(cluster.port(0), 0)) {
-            List<String> fields = new ArrayList<>();
-            forged(0, "POST", target).forEach((name, value) -> {
-                fields.add(name.toLowerCase(java.util.Locale.ROOT));
-                fields.add(value);
-            });
-            stranger.send(new HeadersFrame(1, stranger.request("POST", target, fields.toArray(String[]::new)), false, true));
-            assertThat(pushUntilAnswered(stranger, 1, 4 << 20), is(List.of("HEADERS :status=413", "RST_STREAM " + ErrorCode.NO_ERROR)));
+        try (RawH2 client = RawH2.open(cluster.port(0), 0)) {
+            List<String> fields = lowerCasedPairs(peer().sign(cluster.url(0), "POST", target, Map.of(), new byte[0]));
+            client.send(new HeadersFrame(1, client.request("POST", target, fields.toArray(String[]::new)), false, true));
+            assertThat(pushUntilAnswered(client, 1, 4 << 20), is(List.of("HEADERS :status=413", "RST_STREAM " + ErrorCode.NO_ERROR)));
         }
         assertLegitimatePutsSucceed(0, null, "after the h2 stream");
+    }
+
+    /** Header fields as HTTP/2 wants them: name (lower case), value, name, value... */
+    private static List<String> lowerCasedPairs(Map<String, String> fields) {
+        List<String> pairs = new ArrayList<>();
+        fields.forEach((name, value) -> {
+            pairs.add(name.toLowerCase(java.util.Locale.ROOT));
+            pairs.add(value);
+        });
+        return pairs;
     }
 
     /** A chunked PUT through the public API, larger than any internal route's limit: still 201 (up to --max-body). */
@@ -569,7 +626,7 @@ class HeadAdmissionIT {
 
     /**
      * Proof fields for a request to {@code node} that are well formed and fresh but signed with
-     * another secret: they pass the head check, and only the MAC, checked with the body, fails.
+     * another secret: what a stranger can send, since every field but the MAC is public.
      */
     private Map<String, String> forged(int node, String method, String target) {
         try {
