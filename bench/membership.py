@@ -95,6 +95,10 @@ def parser():
                     help="an experiment: give the nodes' JIT compiler threads (C1, C2) the nice value N, set twice a "
                          "second as threads come and go, so that on shared cores request threads run before the "
                          "JIT compiles (default: left as the JVM starts them)")
+    ap.add_argument("--background-nice", type=int, default=None, metavar="N",
+                    help="an experiment: give every node's background threads (cleanup and hand-over, anti-entropy, "
+                         "hint replay, tombstone collection, RocksDB's compactions) the nice value N, set twice a second "
+                         "as threads come and go, so that within a node's session its request threads run first")
     ap.add_argument("--join-nice", type=int, default=None, metavar="N",
                     help="an experiment: run the nodes a step starts (joining, replacing) at nice N, every thread, set "
                          "twice a second: how the step's tail looks when the new JVM takes only the cycles the serving "
@@ -453,6 +457,9 @@ def set_autogroup_nice(pid, nice):
         log("cannot set the autogroup nice of %d to %d: %s" % (pid, nice, e))
 
 
+BACKGROUND_THREADS = ("ringkv-cleanup", "ringkv-anti-ent", "ringkv-hints", "ringkv-tombston", "rocksdb:low")
+
+
 def renice_jit(pid, nice):
     """Sets the nice value of pid's JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN")."""
     renice_threads(pid, nice, ("C1 Compiler", "C2 Compiler"))
@@ -466,9 +473,10 @@ class CpuSampler:
     Threading: start() and stop() from the bench's thread; one sampling thread reads the cluster's
     process list (appended to, never reordered) and writes samples, read after stop()."""
 
-    def __init__(self, cluster, threads=False, jit_nice=None, join_nice=None):
+    def __init__(self, cluster, threads=False, jit_nice=None, join_nice=None, background_nice=None):
         self.cluster, self.samples, self.stopping = cluster, [], threading.Event()
         self.threads, self.jit_nice, self.join_nice = threads, jit_nice, join_nice
+        self.background_nice = background_nice
         self.initial = len(cluster.procs)  # the nodes started before the steps; later ones a step started
         self.thread_samples = []  # (time, {thread name: ticks over every node process})
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -493,6 +501,8 @@ class CpuSampler:
                         by_name.update(thread_ticks(proc.pid))
                     if self.jit_nice is not None:
                         renice_jit(proc.pid, self.jit_nice)
+                    if self.background_nice is not None:
+                        renice_threads(proc.pid, self.background_nice, BACKGROUND_THREADS)
             now = time.time()
             self.samples.append((now, ticks))
             if self.threads:
@@ -792,7 +802,8 @@ class Bench:
             self.preload()
             log("round %d: preload took %.1f s" % (self.rnd, time.time() - t))
             self.load.start(self.serving())
-            sampler = CpuSampler(c, threads=a.thread_cpu, jit_nice=a.jit_nice, join_nice=a.join_nice)
+            sampler = CpuSampler(c, threads=a.thread_cpu, jit_nice=a.jit_nice, join_nice=a.join_nice,
+                                 background_nice=a.background_nice)
             sampler.start()
             time.sleep(a.warmup_seconds)
             steady_start = time.time()
@@ -1034,7 +1045,7 @@ def main():
             "value_bytes": args.value_bytes, "steps": args.step_list, "rounds": args.rounds, "quick": args.quick,
             "steady_s": args.steady_seconds, "warmup_s": args.warmup_seconds, "chunk_s": CHUNK_SECONDS,
             "server_cpus": args.server_cpus, "load_cpus": args.load_cpus, "cores": os.cpu_count(),
-            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jit_nice": args.jit_nice, "join_nice": args.join_nice, "join_idle": args.join_idle, "join_autogroup_nice": args.join_autogroup_nice, "join_autogroup_at": args.join_autogroup_at, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
+            "node_args": args.node_args, "join_warm_up": args.join_warm_up, "thread_cpu": args.thread_cpu, "jit_nice": args.jit_nice, "background_nice": args.background_nice, "join_nice": args.join_nice, "join_idle": args.join_idle, "join_autogroup_nice": args.join_autogroup_nice, "join_autogroup_at": args.join_autogroup_at, "jvm_opts": os.environ.get("RINGKV_JVM_OPTS", ""),
             "loadavg_at_start": results_file.loadavg(),
             "command": " ".join(["./ringkv", "bench", "--membership"] + sys.argv[1:])}
     vegeta_bin = vegeta.ensure_vegeta()
