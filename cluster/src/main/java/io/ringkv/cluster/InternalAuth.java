@@ -41,12 +41,12 @@ import java.util.function.LongSupplier;
  * timestamp and tombstone fields, so none can be changed in transit.
  *
  * <h2>Checks, in order</h2>
- * A missing or wrong proof, a time more than {@link #WINDOW_MILLIS} from the receiver's clock, or a
- * body other than the one whose digest the proof covers,
- * is {@link Check#FORBIDDEN} (403). Only then is the topology compared: a peer that proved the
- * secret but routes with another node list is {@link Check#TOPOLOGY_MISMATCH} (409). A request
- * addressed to another node is {@link Check#MISDIRECTED} (403), so a request captured on its way to
- * one node cannot be replayed to another. Replays to the same node inside the window are possible;
+ * A missing or wrong proof or a time more than {@link #WINDOW_MILLIS} from the receiver's clock is
+ * {@link Check#FORBIDDEN} (403). A request addressed to another node is {@link Check#MISDIRECTED}
+ * (403), so a request captured on its way to one node cannot be replayed to another. A body other
+ * than the one whose digest the proof covers is {@link Check#FORBIDDEN}. Only then is the topology
+ * compared: a peer that proved the secret but routes with another node list is
+ * {@link Check#TOPOLOGY_MISMATCH} (409). Replays to the same node inside the window are possible;
  * every internal write is idempotent (last-write-wins by the record's own timestamp), so a replay
  * re-applies the same version and changes nothing.
  *
