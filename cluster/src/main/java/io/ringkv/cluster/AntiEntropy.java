@@ -10,7 +10,6 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -163,11 +162,7 @@ public final class AntiEntropy implements AutoCloseable {
         this.client = client;
         this.settings = settings;
         this.pacer = new ScanPacer(settings.scanRatePerSecond());
-        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread t = new Thread(task, "ringkv-anti-entropy");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = BackgroundThreads.single("ringkv-anti-entropy");
         topology.onChange((before, after) -> {
             if (!sameNodes(before.placement(), after.placement()) || before.changing() || after.changing()) {
                 try {

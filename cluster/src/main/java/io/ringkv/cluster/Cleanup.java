@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -133,11 +132,7 @@ public final class Cleanup implements AutoCloseable {
         this.client = client;
         this.pacer = pacer;
         this.answerWait = answerWait;
-        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread t = new Thread(task, "ringkv-cleanup");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = BackgroundThreads.single("ringkv-cleanup");
     }
 
     /**

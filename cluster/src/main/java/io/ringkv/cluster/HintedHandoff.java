@@ -12,7 +12,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -100,11 +99,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         this.wallMillis = wallMillis;
         this.dropped = new HintDrops(wallMillis);
         topology.others().forEach(node -> targets.put(node.id(), node));
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "ringkv-hints");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.scheduler = BackgroundThreads.single("ringkv-hints");
     }
 
     /**

@@ -7,7 +7,6 @@ import io.ringkv.store.StorageEngine;
 import io.ringkv.store.StoreException;
 import java.time.Duration;
 import java.util.OptionalLong;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -82,11 +81,7 @@ public final class TombstoneCollector implements AutoCloseable {
         this.grace = grace;
         this.wallMillis = wallMillis;
         this.agreedMillis = agreedMillis;
-        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread t = new Thread(task, "ringkv-tombstones");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = BackgroundThreads.single("ringkv-tombstones");
     }
 
     /**

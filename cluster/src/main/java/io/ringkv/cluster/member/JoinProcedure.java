@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Normal.</b> This node asks the metadata to make it {@code normal}: from that epoch on it
  *       owns its keys and answers reads.
  *   <li><b>Cleanup.</b> The former owners are asked to run a cleanup, which drops the keys they
- *       no longer own once every new owner holds them.
+ *       no longer own once every new owner holds them; one that does not start it is asked again
+ *       ({@link FormerOwnerCleanups}).
  * </ol>
  *
  * <p>Threading: runs on its own thread ({@code ringkv-join}), blocking it; {@link #progress} from
@@ -149,14 +150,8 @@ public final class JoinProcedure implements AutoCloseable {
         LOG.info("join: this node is a normal member at epoch {}; {} records ({} bytes) streamed to it", after.epoch(),
                 progress.get().records(), progress.get().bytes());
         phase("cleaning up former owners");
-        for (ClusterNode owner : owners) {
-            try {
-                new RemoteRun(calls.calls(), owner).start();
-            } catch (IOException e) {
-                LOG.warn("join: {} did not start its cleanup ({}); run `ringkv cleanup --node {}`", owner.id(), e.getMessage(),
-                        owner.id());
-            }
-        }
+        FormerOwnerCleanups.askAll(owners, owner -> new RemoteRun(calls.calls(), owner).start(),
+                pause -> Thread.sleep(pause.toMillis()), () -> closed || aborted);
         phase("done");
         return true;
     }

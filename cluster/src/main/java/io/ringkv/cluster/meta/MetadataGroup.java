@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -475,6 +476,22 @@ public final class MetadataGroup implements AutoCloseable {
         SetConfigurationRequest request = new SetConfigurationRequest(ClientId.randomId(), self, GROUP_ID, CALL_IDS.getAndIncrement(),
                 raftPeers(conf.voters()), raftPeers(conf.listeners()));
         awaitReply(server.setConfigurationAsync(request), timeout);
+    }
+
+    /**
+     * On the leader: how long ago (ms) it last heard from each member it sends the log to, by
+     * member id, from its own bookkeeping of its followers and listeners; empty when this node does
+     * not lead. A member that died shows the time since its death; one whose log appender stopped
+     * (see {@link VoterReconciler}), the time since then.
+     */
+    Map<String, Long> lastHeardMillis() {
+        return division(replica).filter(division -> division.getInfo().isLeader()).map(division -> {
+            Map<String, Long> heard = new java.util.HashMap<>();
+            for (var follower : division.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList()) {
+                heard.put(follower.getId().getId().toStringUtf8(), follower.getLastRpcElapsedTimeMs());
+            }
+            return Map.copyOf(heard);
+        }).orElse(Map.of());
     }
 
     /**

@@ -3,6 +3,9 @@ package io.ringkv.cluster.meta;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
@@ -100,22 +103,38 @@ final class VoterReconciler {
      * appenders to every member it had not counted as caught up, the listeners among them, and
      * starts none again, so those members hear of no entry after it (a joined member stopped
      * applying the log, and a vote later given to it never reached it). A new leader starts appenders for every member of the
-     * configuration, so leadership goes to another voter. A change that failed for want of a
-     * majority fails this hand-over too, which then changes nothing.
+     * configuration, so leadership goes to another voter: the one this leader heard from last
+     * first ({@link #successors}), then the others, until one takes it. The first by id was asked
+     * before, and that was a dead voter whenever one sorted first: the transfer timed out, the
+     * appenders stayed stopped, and a listener kept an old epoch for good (a former owner that
+     * then never dropped the keys it gave up). A change that failed for want of a majority fails
+     * these hand-overs too, which then change nothing.
      */
     private void restartAppenders(Set<String> voters) {
-        Optional<String> other = voters.stream().filter(voter -> !voter.equals(group.selfId())).sorted().findFirst();
-        if (other.isEmpty()) {
-            return;
+        for (String other : successors(voters, group.selfId(), group.lastHeardMillis())) {
+            try {
+                LOG.info("metadata: handing leadership to {} so that a new leader sends the log to every member again", other);
+                group.transferLeadership(other, TRANSFER_TIMEOUT);
+                return;
+            } catch (IOException | TimeoutException | RuntimeException e) {
+                LOG.warn("metadata: handing leadership to {} after the failed change did not complete: {}", other, e.toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
-        try {
-            LOG.info("metadata: handing leadership to {} so that a new leader sends the log to every member again", other.get());
-            group.transferLeadership(other.get(), TRANSFER_TIMEOUT);
-        } catch (IOException | TimeoutException | RuntimeException e) {
-            LOG.warn("metadata: handing leadership to {} after the failed change did not complete: {}", other.get(), e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    }
+
+    /**
+     * The voters other than {@code self} in the order to offer them leadership: the one heard from
+     * most recently first ({@code lastHeardMillis}: ms since the leader last heard from each), those
+     * it has no figure for last, ties by id.
+     */
+    static List<String> successors(Set<String> voters, String self, Map<String, Long> lastHeardMillis) {
+        return voters.stream().filter(voter -> !voter.equals(self))
+                .sorted(Comparator.<String>comparingLong(voter -> lastHeardMillis.getOrDefault(voter, Long.MAX_VALUE))
+                        .thenComparing(Comparator.naturalOrder()))
+                .toList();
     }
 
     /** Configuration changes this node asked for as leader that did not complete; from any thread. */
