@@ -57,6 +57,8 @@ class MetadataGroupTest {
     private final List<Cluster> clusters = new ArrayList<>();
     private final List<MetadataGroup> groups = new ArrayList<>();
     private final List<String> urls = new ArrayList<>();
+    /** Each node's internal plane as its server sees it; a test may put another in front of one. */
+    private final List<AtomicReference<HttpHandler>> handlers = new ArrayList<>();
 
     @AfterEach
     void stopNodes() throws Exception {
@@ -143,6 +145,35 @@ class MetadataGroupTest {
         awaitTrue(() -> groups.stream().allMatch(group -> group.metadata().replicationFactor() == 4), "every node took RF 4");
     }
 
+    /**
+     * A member the leader sends no log to (here its plane refuses every append, as a member whose
+     * log appender Ratis stopped after a failed configuration change hears none) still learns the
+     * newest metadata when it catches up, from the leader. The catch-up read used to go to its own
+     * server, which answers a linearizable read only once it has applied the leader's commit index:
+     * every read timed out, and the member kept its old epoch for good.
+     */
+    @Test
+    void aMemberThatHearsNoLogStillCatchesUpThroughTheLeader() throws Exception {
+        startNodes(4);
+        awaitTrue(() -> groups.stream().allMatch(group -> group.metadata().epoch() == 1), "every node at epoch 1");
+        String listenerId = groups.getFirst().metadata().members().getLast().id();
+        int listenerIndex = -1;
+        for (int i = 0; i < groups.size(); i++) {
+            listenerIndex = groups.get(i).selfId().equals(listenerId) ? i : listenerIndex;
+        }
+        MetadataGroup listener = groups.get(listenerIndex);
+        awaitTrue(() -> listener.leader().isPresent(), "the listener knows the leader");
+        HttpHandler plane = handlers.get(listenerIndex).get();
+        handlers.get(listenerIndex).set(request -> request.path().endsWith("/append-entries")
+                ? java.util.concurrent.CompletableFuture.completedFuture(io.ringkv.http.server.Response.text(503, "no log for now"))
+                : plane.handle(request));
+
+        MetadataGroup voter = groups.stream().filter(group -> group != listener).findFirst().orElseThrow();
+        assertThat(voter.submit(new MetadataCommand.SetReplicationFactor(2)).get(WAIT_SECONDS, TimeUnit.SECONDS).applied(), is(true));
+        assertThat("the listener applied nothing new", listener.metadata().replicationFactor(), is(3));
+        assertThat(listener.readForCatchUp().get(WAIT_SECONDS, TimeUnit.SECONDS).replicationFactor(), is(2));
+    }
+
     private static HttpRequest signed(InternalAuth auth, String url, String target, byte[] body) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(url + target)).POST(HttpRequest.BodyPublishers.ofByteArray(body));
         Map<String, String> fields = auth.sign(ClusterNode.parse(url).id(), "POST", target, Map.of(), body);
@@ -159,7 +190,6 @@ class MetadataGroupTest {
     }
 
     private void startNodes(int nodes) throws Exception {
-        List<AtomicReference<HttpHandler>> handlers = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
             AtomicReference<HttpHandler> handler = new AtomicReference<>();
             ServerHarness server = ServerHarness.start(request -> {

@@ -594,9 +594,18 @@ public final class MetadataGroup implements AutoCloseable {
      * leader: what a node catching up with a peer's newer epoch reads ({@code MetadataCatchUp}).
      * Unordered: Ratis's ordered async calls share a sliding window that a call failing for want
      * of a leader closes for good, after which every later call of that client fails at once.
+     *
+     * <p>Sent to the leader this node knows, which answers from the log it applied, rather than to
+     * this node's own server: that one answers a linearizable read only once it has applied the
+     * leader's commit index itself, so a member the leader had stopped sending the log to (Ratis
+     * 3.2 after a failed configuration change, {@code VoterReconciler}) timed out every read and
+     * kept its old epoch for good. Without a known leader, the own server is asked, as before.
      */
     public CompletableFuture<ClusterMetadata> readForCatchUp() {
-        return catchUpClient.async().sendReadOnlyUnordered(Message.valueOf(ByteString.copyFrom(new byte[] {MetadataStateMachine.QUERY_METADATA})))
+        Message query = Message.valueOf(ByteString.copyFrom(new byte[] {MetadataStateMachine.QUERY_METADATA}));
+        Optional<RaftPeerId> leader = info().map(DivisionInfo::getLeaderId);
+        return (leader.isPresent() ? catchUpClient.async().sendReadOnlyUnordered(query, leader.get())
+                : catchUpClient.async().sendReadOnlyUnordered(query))
                 .thenApply(reply -> decode(reply, MetadataCodec::decodeMetadata));
     }
 
