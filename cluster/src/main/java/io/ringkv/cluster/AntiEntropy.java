@@ -162,7 +162,7 @@ public final class AntiEntropy implements AutoCloseable {
         this.client = client;
         this.settings = settings;
         this.pacer = new ScanPacer(settings.scanRatePerSecond());
-        this.thread = BackgroundThreads.single("ringkv-anti-entropy");
+        this.thread = DaemonScheduler.named("ringkv-anti-entropy");
         topology.onChange((before, after) -> {
             if (!sameNodes(before.placement(), after.placement()) || before.changing() || after.changing()) {
                 try {

@@ -132,7 +132,7 @@ public final class Cleanup implements AutoCloseable {
         this.client = client;
         this.pacer = pacer;
         this.answerWait = answerWait;
-        this.thread = BackgroundThreads.single("ringkv-cleanup");
+        this.thread = DaemonScheduler.named("ringkv-cleanup");
     }
 
     /**

@@ -2,7 +2,6 @@ package io.ringkv.cluster;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -51,11 +50,7 @@ final class ClockCheck implements AutoCloseable {
         this.wallMillis = wallMillis;
         this.intervalMillis = intervalMillis;
         skew.measureWith(this::measureNow);
-        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread t = new Thread(task, "ringkv-clock-check");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = DaemonScheduler.named("ringkv-clock-check");
     }
 
     /** Measures at once, then every interval; a one-node cluster has nobody to measure. */

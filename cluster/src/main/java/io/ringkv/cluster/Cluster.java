@@ -87,12 +87,7 @@ public final class Cluster implements AutoCloseable {
     private volatile MetadataGroup metadata;
     private boolean closed;
     /** Reads the metadata through members, for a node outside the group ({@link #followMetadataRemotely}). */
-    private final java.util.concurrent.ScheduledExecutorService metadataPoll = java.util.concurrent.Executors
-            .newSingleThreadScheduledExecutor(task -> {
-                Thread thread = new Thread(task, "ringkv-metadata-poll");
-                thread.setDaemon(true);
-                return thread;
-            });
+    private final java.util.concurrent.ScheduledExecutorService metadataPoll = DaemonScheduler.named("ringkv-metadata-poll");
     private volatile Decommission decommission;
     private volatile JoinProcedure join;
     /** This node joined a running cluster ({@code serve --join}): its metadata server starts outside the group. */

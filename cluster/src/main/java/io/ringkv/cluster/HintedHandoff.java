@@ -99,7 +99,7 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         this.wallMillis = wallMillis;
         this.dropped = new HintDrops(wallMillis);
         topology.others().forEach(node -> targets.put(node.id(), node));
-        this.scheduler = BackgroundThreads.single("ringkv-hints");
+        this.scheduler = DaemonScheduler.named("ringkv-hints");
     }
 
     /**

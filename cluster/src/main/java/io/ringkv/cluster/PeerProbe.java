@@ -7,7 +7,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -42,11 +41,7 @@ final class PeerProbe implements AutoCloseable {
         this.health = health;
         this.interval = interval;
         this.timeout = timeout;
-        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread t = new Thread(task, "ringkv-peer-probe");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = DaemonScheduler.named("ringkv-peer-probe");
     }
 
     /** Probes at once, then every interval; a one-node cluster has nobody to probe. */

@@ -81,7 +81,7 @@ public final class TombstoneCollector implements AutoCloseable {
         this.grace = grace;
         this.wallMillis = wallMillis;
         this.agreedMillis = agreedMillis;
-        this.thread = BackgroundThreads.single("ringkv-tombstones");
+        this.thread = DaemonScheduler.named("ringkv-tombstones");
     }
 
     /**

@@ -38,15 +38,18 @@ final class PeerSignature {
      * valid proof from a node of this cluster: all but the body's digest ({@link #verifies}).
      */
     boolean verifiesHead(Request head) {
-        return (head.method().equals("GET") || head.method().equals("HEAD"))
-                && auth.checkHead(head.method(), InternalAuth.target(head.path(), head.query()), head.headers())
-                        == InternalAuth.Check.OK;
+        return reads(head) && auth.checkHead(head.method(), InternalAuth.target(head.path(), head.query()), head.headers())
+                == InternalAuth.Check.OK;
     }
 
     /** Whether the request is a {@code GET} or {@code HEAD} carrying a valid proof from a node of this cluster. */
     boolean verifies(Request request) {
-        return (request.method().equals("GET") || request.method().equals("HEAD"))
-                && request.headers().first(InternalAuth.AUTH_HEADER).isPresent()
+        return reads(request) && request.headers().first(InternalAuth.AUTH_HEADER).isPresent()
                 && auth.check(request) == InternalAuth.Check.OK;
+    }
+
+    /** A proof is accepted on the admin pages for reads only. */
+    private static boolean reads(Request request) {
+        return request.method().equals("GET") || request.method().equals("HEAD");
     }
 }

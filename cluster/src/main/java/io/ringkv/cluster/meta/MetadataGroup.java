@@ -485,13 +485,11 @@ public final class MetadataGroup implements AutoCloseable {
      * (see {@link VoterReconciler}), the time since then.
      */
     Map<String, Long> lastHeardMillis() {
-        return division(replica).filter(division -> division.getInfo().isLeader()).map(division -> {
-            Map<String, Long> heard = new java.util.HashMap<>();
-            for (var follower : division.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList()) {
-                heard.put(follower.getId().getId().toStringUtf8(), follower.getLastRpcElapsedTimeMs());
-            }
-            return Map.copyOf(heard);
-        }).orElse(Map.of());
+        return division(replica).filter(division -> division.getInfo().isLeader())
+                .map(division -> division.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList().stream()
+                        .collect(java.util.stream.Collectors.toUnmodifiableMap(follower -> follower.getId().getId().toStringUtf8(),
+                                follower -> follower.getLastRpcElapsedTimeMs(), Math::min)))
+                .orElse(Map.of());
     }
 
     /**
