@@ -87,6 +87,9 @@ class InternalHeadAdmissionTest {
         Headers noDigest = headers(peer.sign(TestAuth.SELF, "POST", append, Map.of(), new byte[0]));
         noDigest.remove(InternalAuth.BODY_HEADER);
         assertThat("no digest field", status("POST", append, noDigest, 100), is(Optional.of(403)));
+        Headers malformedDigest = headers(peer.sign(TestAuth.SELF, "POST", append, Map.of(), new byte[0]));
+        malformedDigest.set(InternalAuth.BODY_HEADER, "x".repeat(4096));
+        assertThat("a digest field that is no digest", status("POST", append, malformedDigest, 100), is(Optional.of(403)));
     }
 
     @Test
