@@ -51,6 +51,10 @@ import org.slf4j.LoggerFactory;
  * change) is handed over as it now stands. Without them such copies stayed until the next change
  * or {@code ringkv cleanup}: a key on one node more than its owners, compared and updated by nothing.
  *
+ * <p>A run is asked for by {@code ringkv cleanup}, by a membership step's hand-over, and by the
+ * node itself once ownership moved away from it ({@link OwnershipCleanups}, which
+ * {@link #whenSettled} tells of each run that left nothing it does not own).
+ *
  * <p>Threading: runs happen one at a time on one daemon thread ({@code ringkv-cleanup}), which also
  * waits out the pause before a follow-up; {@link #request} and {@link #status} from any thread;
  * {@link #run} directly only from a test that never calls {@link #request}.
@@ -104,6 +108,21 @@ public final class Cleanup implements AutoCloseable {
     private int followUps;
     /** The cleanup thread's: what the run in progress kept of the records it does not own. */
     private KeptKeys kept = new KeptKeys();
+    /** The cleanup thread's: the view and factor of the last run over the whole store, which its follow-ups finish. */
+    private MembershipView wholeRunView;
+    private int wholeRunFactor;
+    /** Told when a run leaves nothing it does not own here ({@link #whenSettled}). */
+    private volatile Settled settled = (view, factor) -> { };
+
+    /** Hears that the records this node does not own under a view are all handed over and dropped. */
+    @FunctionalInterface
+    interface Settled {
+        /**
+         * A run over the whole store under {@code view} and {@code replicationFactor}, with its
+         * follow-ups, is over and kept nothing this node does not own. Called on the cleanup thread.
+         */
+        void settled(MembershipView view, int replicationFactor);
+    }
 
     /**
      * @param ownDigest this node's live digest per peer ({@link AntiEntropy#digestAgainst}), which a
@@ -161,6 +180,11 @@ public final class Cleanup implements AutoCloseable {
         }
     }
 
+    /** Tells {@code listener} of each run that left nothing this node does not own (call before the first run). */
+    void whenSettled(Settled listener) {
+        this.settled = listener;
+    }
+
     /** The run in progress, or the last one. */
     public CleanupStatus status() {
         synchronized (lock) {
@@ -173,9 +197,11 @@ public final class Cleanup implements AutoCloseable {
         long start = System.nanoTime();
         CleanupStatus done;
         KeptKeys keptNow = new KeptKeys();
+        boolean completed = false;
         try {
             done = run(only);
             keptNow = kept;
+            completed = true;
             LOG.info("cleanup: {} records not owned here, {} dropped after their owners took them ({} of them held by "
                     + "every owner already, not sent), {} kept", done.notOwned(), done.dropped(), done.heldByOwners(), done.kept());
         } catch (StoreException | RuntimeException e) {
@@ -184,6 +210,9 @@ public final class Cleanup implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             done = status().failed("interrupted");
+        }
+        if (completed && keptNow.isEmpty() && wholeRunView != null) {
+            settled.settled(wholeRunView, wholeRunFactor); // outside the lock: the listener takes its own
         }
         synchronized (lock) {
             last = done.finished(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
@@ -256,6 +285,10 @@ public final class Cleanup implements AutoCloseable {
         update(status -> status.toScan(Math.max(0, toScan)));
         int rf = replicationFactor.getAsInt();
         MembershipView view = topology.view();
+        if (only == null) {
+            wholeRunView = view;
+            wholeRunFactor = rf;
+        }
         ClusterNode self = topology.self();
         Set<ClusterNode> failedOwners = new HashSet<>();
         HeldVersions versions = new HeldVersions(client, answerWait);

@@ -5,6 +5,9 @@ import io.ringkv.cluster.member.JoinProcedure;
 import io.ringkv.cluster.member.MembershipCalls;
 import io.ringkv.cluster.member.MembershipEndpoint;
 import io.ringkv.cluster.member.MembershipProgress;
+import io.ringkv.cluster.meta.ClusterMetadata;
+import io.ringkv.cluster.meta.LastKnownMetadataFile;
+import io.ringkv.cluster.meta.Member;
 import io.ringkv.cluster.meta.MetadataAdminEndpoint;
 import io.ringkv.cluster.meta.MetadataGroup;
 import io.ringkv.cluster.meta.MetadataSettings;
@@ -22,6 +25,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -66,6 +70,8 @@ public final class Cluster implements AutoCloseable {
     private final AntiEntropy antiEntropy;
     /** Drops records this node does not own, after handing them to their owners ({@code ringkv cleanup}). */
     private final Cleanup cleanup;
+    /** Runs {@link #cleanup} by itself when ownership moved away from this node. */
+    private final OwnershipCleanups ownershipCleanups;
     private final TombstoneCollector tombstones;
     private final TopologyWatch topologyWatch;
     private final ClockSkew clockSkew;
@@ -161,6 +167,10 @@ public final class Cluster implements AutoCloseable {
         if (internalHandler != null) {
             internalHandler.mountCleanup(cleanup);
         }
+        // After the view's and the factor's listeners: a run it starts places keys by the new metadata.
+        this.ownershipCleanups = new OwnershipCleanups(Member.idOf(topology.self()), cleanup::request);
+        cleanup.whenSettled(ownershipCleanups::settled);
+        knownMetadata.listen(ownershipCleanups::follow);
         topology.onChange((before, after) -> {
             List<ClusterNode> others = topology.others();
             peerHealth.members(others);
@@ -219,7 +229,23 @@ public final class Cluster implements AutoCloseable {
     public static Cluster start(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
                                 Executor handlerExecutor, Executor storageExecutor, ReplicaCallListener calls,
                                 EventLoopGroup peerLoops) throws StoreException {
+        return start(settings, joined, null, engine, clock, handlerExecutor, storageExecutor, calls, peerLoops);
+    }
+
+    /**
+     * As above, for a node started again: {@code lastKnown} is the newest metadata it knew
+     * ({@link LastKnownMetadataFile}, null for none), which it routes by from the start, before
+     * any background work or request, rather than by its {@code --cluster} list until its member of
+     * the metadata group has loaded.
+     */
+    public static Cluster start(ClusterSettings settings, ClusterNodes joined, ClusterMetadata lastKnown, StorageEngine engine,
+                                HybridLogicalClock clock, Executor handlerExecutor, Executor storageExecutor,
+                                ReplicaCallListener calls, EventLoopGroup peerLoops) throws StoreException {
         Cluster cluster = new Cluster(settings, joined, engine, clock, handlerExecutor, storageExecutor, calls, peerLoops);
+        if (lastKnown != null && cluster.knownMetadata.offer(lastKnown)) {
+            LOG.info("routing by the last cluster metadata this node knew, epoch {}, until its metadata group has loaded",
+                    lastKnown.epoch());
+        }
         cluster.peerProbe.start();
         cluster.clockCheck.start();
         try {
@@ -259,6 +285,10 @@ public final class Cluster implements AutoCloseable {
             if (metadata != null) {
                 throw new IllegalStateException("the metadata group runs already");
             }
+            ownershipCleanups.attach(settings.directory().resolve(SettledOwnershipFile.NAME));
+            Path directory = settings.directory();
+            knownMetadata.listen(known -> storeLastKnown(directory, known));
+            storeLastKnown(directory, knownMetadata.current());
             RaftEndpoint endpoint = new RaftEndpoint();
             RaftPeerCalls calls = new RaftPeerCalls(peers, auth,
                     settings.callTimeout(), clientExecutor);
@@ -274,6 +304,22 @@ public final class Cluster implements AutoCloseable {
             }
             this.metadata = group;
             return group;
+        }
+    }
+
+    /**
+     * Keeps {@code metadata} as the last known ({@link LastKnownMetadataFile}); on the offering
+     * thread, once per new epoch (a membership change or a factor's), so the write is rare.
+     */
+    private static void storeLastKnown(Path directory, ClusterMetadata metadata) {
+        if (!metadata.initialised()) {
+            return;
+        }
+        try {
+            LastKnownMetadataFile.write(directory, metadata);
+        } catch (java.io.IOException e) {
+            LOG.warn("cannot store the cluster metadata of epoch {} under {} ({}); started again, this node routes by an "
+                    + "older one until its metadata group has loaded", metadata.epoch(), directory, e.getMessage());
         }
     }
 

@@ -3,6 +3,7 @@ package io.ringkv.cluster;
 import io.ringkv.cluster.peer.PeerTransport;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.is;
 
 import io.ringkv.http.h1.H1Limits;
@@ -395,6 +396,8 @@ class CleanupTest {
     @Test
     void anOwnerDownDuringARunGetsItsRecordsFromAFollowUpOnceUp() throws Exception {
         List<byte[]> theirs = notOwnedHere(topology, 300);
+        List<String> settled = new java.util.concurrent.CopyOnWriteArrayList<>();
+        cleanup.whenSettled((view, factor) -> settled.add(view.epoch() + "/" + factor));
 
         cleanup.request();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -402,6 +405,7 @@ class CleanupTest {
             Thread.sleep(5);
         }
         assertThat("the owner was down: kept", cleanup.status().kept(), is((long) theirs.size()));
+        assertThat("a run that kept records settles nothing", settled, is(empty()));
         peerComesUp();
         CleanupStatus last = awaitDropped(cleanup, theirs);
 
@@ -410,6 +414,8 @@ class CleanupTest {
         for (byte[] key : theirs) {
             assertThat("held by the owner", peerEngine.get(key).isPresent(), is(true));
         }
+        assertThat("the follow-up that dropped the rest settles the whole run's view and factor", settled,
+                is(List.of("0/1")));
     }
 
     @Test

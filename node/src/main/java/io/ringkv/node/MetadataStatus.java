@@ -23,6 +23,9 @@ import org.slf4j.LoggerFactory;
  */
 final class MetadataStatus {
 
+    /** The metadata group's directory under the node's data directory. */
+    static final String DIRECTORY = "meta";
+
     private static final Logger log = LoggerFactory.getLogger(MetadataStatus.class);
 
     private final Cluster cluster;
@@ -41,7 +44,7 @@ final class MetadataStatus {
      */
     static MetadataStatus startInBackground(Cluster cluster, NodeConfig config, Runnable started) {
         MetadataStatus status = new MetadataStatus(cluster);
-        MetadataSettings settings = MetadataSettings.defaults(config.dataDir().resolve("meta")).withVoters(config.metaVoters());
+        MetadataSettings settings = MetadataSettings.defaults(config.dataDir().resolve(DIRECTORY)).withVoters(config.metaVoters());
         Thread starter = new Thread(() -> {
             if (status.start(cluster, settings)) {
                 started.run();

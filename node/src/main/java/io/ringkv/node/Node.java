@@ -149,7 +149,9 @@ public final class Node implements AutoCloseable {
                             joined.metadata(), joined.self().index());
             WarmUp.beforeServing(topology, config.interNodeTransport().trust(), warmUp);
             HybridLogicalClock clock = HybridLogicalClock.forNode(wallClock, topology.indexOfSelf(), engine.clockLease());
-            Cluster cluster = Cluster.start(settings, joined == null ? null : topology, engine, clock, coordination,
+            // A node that joined was answered with the metadata as it is now; one started again reads what it last knew.
+            io.ringkv.cluster.meta.ClusterMetadata lastKnown = joined == null ? lastKnownMetadata(config) : null;
+            Cluster cluster = Cluster.start(settings, joined == null ? null : topology, lastKnown, engine, clock, coordination,
                     server.handlerExecutor(),
                     metrics.enabled() ? ReplicaCallListener.both(metrics.replicaCallListener(), events.replicaCallFailures())
                             : events.replicaCallFailures(),
@@ -273,6 +275,22 @@ public final class Node implements AutoCloseable {
                 config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset(), config.readSpareDelay(),
                 config.replicationFactor() == 0 ? defaults.replicationFactor() : config.replicationFactor(),
                 config.streamBytesPerSecond());
+    }
+
+    /**
+     * The newest cluster metadata this node knew before it stopped ({@code DATA/meta}), or null: none
+     * (a new node), or one that does not read back, which is logged and then routed around as if
+     * there were none (the metadata group brings the node up to date either way).
+     */
+    private static io.ringkv.cluster.meta.ClusterMetadata lastKnownMetadata(NodeConfig config) {
+        java.nio.file.Path directory = config.dataDir().resolve(MetadataStatus.DIRECTORY);
+        try {
+            return io.ringkv.cluster.meta.LastKnownMetadataFile.read(directory).orElse(null);
+        } catch (java.io.IOException e) {
+            log.warn("cannot read the last cluster metadata this node knew under {} ({}); it routes by its --cluster list "
+                    + "until its metadata group has loaded", directory.toAbsolutePath(), e.getMessage());
+            return null;
+        }
     }
 
     private static StorageEngine openStore(NodeConfig config) throws NodeStartException {

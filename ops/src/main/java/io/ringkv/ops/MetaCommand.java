@@ -38,8 +38,9 @@ public final class MetaCommand implements Callable<Integer> {
 
     @Command(name = "set-replication-factor", mixinStandardHelpOptions = true,
             description = "Set the replication factor kept in the metadata, at most the number of members. Every "
-                    + "node places keys by it as it applies the change; no data is moved (new owners get their keys "
-                    + "from anti-entropy rounds, former owners keep their copies). Exit code 1 when refused or when no majority of "
+                    + "node places keys by it as it applies the change. A higher factor's new owners get their keys from "
+                    + "anti-entropy rounds; under a lower one each node runs a cleanup by itself, which hands the copies "
+                    + "it no longer owns to their owners and drops them. Exit code 1 when refused or when no majority of "
                     + "the metadata voters answered.")
     static final class SetReplicationFactor implements Callable<Integer> {
 
@@ -70,7 +71,7 @@ public final class MetaCommand implements Callable<Integer> {
                 }
                 out.println("replication factor " + factor + " at metadata epoch "
                         + JsonText.numberField(answer.body(), "epoch").map(Double::longValue).orElse(-1L)
-                        + "; every node places keys by it as it applies the entry (no data is moved)");
+                        + "; every node places keys by it as it applies the entry (a lower factor: each node then cleans up)");
                 out.flush();
                 return 0;
             } catch (IOException e) {

@@ -35,10 +35,10 @@ import org.slf4j.LoggerFactory;
  *       even where the first source missed a write. A run that could not hand every record over
  *       is run again.
  *   <li><b>Normal.</b> This node asks the metadata to make it {@code normal}: from that epoch on it
- *       owns its keys and answers reads.
- *   <li><b>Cleanup.</b> The former owners are asked to run a cleanup, which drops the keys they
- *       no longer own once every new owner holds them; one that does not start it is asked again
- *       ({@link FormerOwnerCleanups}).
+ *       owns its keys and answers reads. Each former owner, as it applies that epoch, runs the
+ *       cleanup that drops the keys it no longer owns once every new owner holds them
+ *       ({@code OwnershipCleanups}); nothing here waits for them or asks for them, so a node killed
+ *       after this step leaves no cleanup undone.
  * </ol>
  *
  * <p>Threading: runs on its own thread ({@code ringkv-join}), blocking it; {@link #progress} from
@@ -149,9 +149,6 @@ public final class JoinProcedure implements AutoCloseable {
         known.offer(after);
         LOG.info("join: this node is a normal member at epoch {}; {} records ({} bytes) streamed to it", after.epoch(),
                 progress.get().records(), progress.get().bytes());
-        phase("cleaning up former owners");
-        FormerOwnerCleanups.askAll(owners, owner -> new RemoteRun(calls.calls(), owner).start(),
-                pause -> Thread.sleep(pause.toMillis()), () -> closed || aborted);
         phase("done");
         return true;
     }

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A cleanup run on another member, asked for and followed over the internal plane
  * ({@code POST} then {@code GET /internal/v0/cleanup}): the run that hands a joining node the
- * records it will own, and drops what a member no longer owns once a step is done. Each call
+ * records it will own (what a member no longer owns once the join is done, it drops in a run of
+ * its own: {@code OwnershipCleanups}). Each call
  * carries this node's metadata epoch, so the member runs under a view at least as new.
  *
  * <p>Threading: one per run, used by one thread (a membership step's), which it blocks while it
