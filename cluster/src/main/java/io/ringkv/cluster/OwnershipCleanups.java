@@ -6,6 +6,7 @@ import io.ringkv.cluster.meta.MemberState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -123,7 +124,8 @@ final class OwnershipCleanups {
             LOG.info("ownership changed since this node's last complete cleanup ({}); cleaning up: the records it no longer "
                     + "owns go to their owners, then are dropped here", settled == null ? "not known"
                     : "epoch " + settled.epoch() + ", replication factor " + settled.replicationFactor() + ", normal "
-                    + settled.normal() + "; now epoch " + now.epoch() + ", " + now.replicationFactor() + ", " + now.normal());
+                    + new TreeSet<>(settled.normal()) + "; now epoch " + now.epoch() + ", " + now.replicationFactor() + ", "
+                    + new TreeSet<>(now.normal()));
             requestRun.run();
         }
     }
