@@ -530,6 +530,14 @@ final class ServeCommand implements Callable<Integer> {
             if (cluster.size() > 1) {
                 ClusterNodes.of(cluster, (tls == null ? "http" : "https") + "://" + host + ":" + port);
             }
+            if (replace != null && io.ringkv.cluster.ClusterNode.parse(replace).placementKey()
+                    .equals(io.ringkv.cluster.ClusterNode.parse("http://" + host + ":" + port).placementKey())) {
+                // Its probe of the dead member would reach this node itself, and the refusal would say "it answers".
+                throw new ParameterException(spec.commandLine(), "--replace " + replace + " is this node's own address: a "
+                        + "node cannot take its own place. A dead member whose data is intact comes back when started "
+                        + "again as it was (its --cluster list, or --join); one whose data is lost is replaced by a node at "
+                        + "another address");
+            }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

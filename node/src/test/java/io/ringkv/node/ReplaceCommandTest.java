@@ -78,6 +78,19 @@ class ReplaceCommandTest {
         assertThat(err.toString(), containsString("--node"));
     }
 
+    /**
+     * A dead member "replaced" at its own address: the probe of the dead member would reach the new
+     * node itself, and the refusal would say the member answers. Refused before anything starts.
+     */
+    @Test
+    void refusesToReplaceTheDeadMemberAtItsOwnAddress() {
+        for (String dead : List.of("http://127.0.0.1:7004", "https://127.0.0.1:7004/", "http://127.0.0.1:7004/")) {
+            assertThat(dead, run("--dead", dead, "--node", "http://127.0.0.1:7004", "--join", MEMBER, "--data", "d"),
+                    is(Main.EXIT_USAGE));
+            assertThat(err.toString(), containsString("is this node's own address: a node cannot take its own place"));
+        }
+    }
+
     /** The serve flags are checked by serve itself: a joining node takes the replication factor from the cluster. */
     @Test
     void serveChecksTheFlagsItReceives() {
