@@ -56,7 +56,8 @@ import org.slf4j.LoggerFactory;
  * {@link #whenSettled} tells of each run that left nothing it does not own).
  *
  * <p>Threading: runs happen one at a time on one daemon thread ({@code ringkv-cleanup}), which also
- * waits out the pause before a follow-up; {@link #request} and {@link #status} from any thread;
+ * waits out the pause before a follow-up; {@link #request}, {@link #stopRun} (which blocks its
+ * caller until the run ends) and {@link #status} from any thread;
  * {@link #run} directly only from a test that never calls {@link #request}.
  */
 public final class Cleanup implements AutoCloseable {
@@ -113,6 +114,15 @@ public final class Cleanup implements AutoCloseable {
     private int wholeRunFactor;
     /** Told when a run leaves nothing it does not own here ({@link #whenSettled}). */
     private volatile Settled settled = (view, factor) -> { };
+    /** Set by {@link #stopRun}: the run in progress ends before its next record. */
+    private volatile boolean stopping;
+
+    /** How a run ends that {@link #stopRun} stopped. */
+    private static final class Stopped extends RuntimeException {
+        Stopped() {
+            super("stopped before the end of the store (the step it served was rolled back)", null, false, false);
+        }
+    }
 
     /** Hears that the records this node does not own under a view are all handed over and dropped. */
     @FunctionalInterface
@@ -174,9 +184,42 @@ public final class Cleanup implements AutoCloseable {
                 return before + 1;
             }
             running = true;
+            stopping = false;
             current = CleanupStatus.started(before);
             thread.execute(() -> runLogged(null));
             return before;
+        }
+    }
+
+    /**
+     * Stops the run in progress once the chunk it is handing over has been taken (so none of its
+     * records is still on its way when this returns), and drops a run asked for after it and a
+     * follow-up waiting; waits up to {@code wait} for the run to end. A leave rolled back calls it
+     * before its node becomes normal again: the hand-over would otherwise go on sending copies by
+     * the leaving view, and copies that land after their holders' own cleanup passed them would
+     * stay there.
+     *
+     * @return whether no run runs any more
+     */
+    public boolean stopRun(Duration wait) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        synchronized (lock) {
+            again = false;
+            if (followUp != null) {
+                followUp.cancel(false);
+                followUp = null;
+            }
+            if (running) {
+                stopping = true;
+            }
+            while (running) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lock, left);
+            }
+            return true;
         }
     }
 
@@ -204,6 +247,9 @@ public final class Cleanup implements AutoCloseable {
             completed = true;
             LOG.info("cleanup: {} records not owned here, {} dropped after their owners took them ({} of them held by "
                     + "every owner already, not sent), {} kept", done.notOwned(), done.dropped(), done.heldByOwners(), done.kept());
+        } catch (Stopped e) {
+            LOG.info("cleanup: {}", e.getMessage());
+            done = status().failed(e.getMessage());
         } catch (StoreException | RuntimeException e) {
             LOG.warn("cleanup failed", e);
             done = status().failed(e.toString());
@@ -219,6 +265,7 @@ public final class Cleanup implements AutoCloseable {
             try {
                 if (again) {
                     again = false;
+                    stopping = false;
                     followUps = 0;
                     current = CleanupStatus.started(last.runsCompleted());
                     thread.execute(() -> runLogged(null));
@@ -232,6 +279,7 @@ public final class Cleanup implements AutoCloseable {
             }
             running = false;
             current = null;
+            lock.notifyAll(); // stopRun waits for it
         }
     }
 
@@ -253,6 +301,7 @@ public final class Cleanup implements AutoCloseable {
                     return; // a run asked for meanwhile looks at every key
                 }
                 running = true;
+                stopping = false;
                 current = CleanupStatus.started(last.runsCompleted());
             }
             runLogged(keys);
@@ -300,6 +349,9 @@ public final class Cleanup implements AutoCloseable {
         long bytesSincePace = 0;
         try (RangeCursor cursor = some ? only.cursor(engine) : engine.range(new byte[0], null)) {
             while (cursor.next()) {
+                if (stopping) {
+                    throw new Stopped(); // the chunk gathered so far is not sent; nothing of it was purged
+                }
                 byte[] key = cursor.key();
                 Record record = cursor.record();
                 bytesSincePace += key.length + record.value().length;

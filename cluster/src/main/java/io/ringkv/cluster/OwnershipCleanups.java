@@ -6,14 +6,18 @@ import io.ringkv.cluster.meta.MemberState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Starts this node's cleanup by itself whenever ownership may have moved away from it since its
  * last cleanup that left nothing to hand over ({@link SettledOwnership#mayLeaveCopiesOn}): a join
- * or a replacement completed, or the replication factor went down. Every former owner so drops
+ * or a replacement completed, the replication factor went down, or a leave was rolled back (a
+ * member that starts to leave stops counting as settled {@code normal} here, since its hand-over
+ * may send this node copies as a pending owner; normal again, it takes them back). Every former owner so drops
  * the copies it gave up without being asked, whichever node dies on the way: before, the joining
  * node asked each one once it was {@code normal}, and a joining node killed between the two, or a
  * former owner killed in its run, left those copies on one node more than their owners for good,
@@ -26,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * cleanups asked for by the joining node); one whose file cannot be read runs a cleanup to be sure.
  * Until {@link #attach} names the file, the state is held in memory alone.
  *
- * <p>A run is asked for once per new ownership ({@link #requested}); the cleanup itself
+ * <p>A run is asked for once per new ownership ({@link #requested}, forgotten whenever what is
+ * settled changes); the cleanup itself
  * ({@link Cleanup#request}) folds a request that comes while it runs into one run after.
  *
  * <p>Threading: {@link #follow} runs on the thread that offers metadata, under
@@ -104,6 +109,7 @@ final class OwnershipCleanups {
         }
         settled = done;
         unreadable = false;
+        requested = null; // settled covers it; a later change, back to these owners too, calls for a new run
         persist(done);
     }
 
@@ -114,6 +120,15 @@ final class OwnershipCleanups {
             settled = now;
             persist(now);
             return;
+        }
+        Set<String> leaving = metadata.members().stream().filter(member -> member.state() == MemberState.LEAVING)
+                .map(Member::id).filter(id -> !id.equals(selfId)).collect(Collectors.toSet());
+        if (!leaving.isEmpty()) {
+            requested = null; // copies may come after any run asked for: the same owners later call for another
+            if (settled != null && leaving.stream().anyMatch(settled.normal()::contains)) {
+                settled = settled.without(leaving);
+                persist(settled);
+            }
         }
         boolean normalHere = metadata.member(selfId).map(Member::state).orElse(null) == MemberState.NORMAL;
         if (!normalHere || now.sameOwners(requested)) {

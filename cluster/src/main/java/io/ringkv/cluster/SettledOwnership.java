@@ -55,6 +55,18 @@ public record SettledOwnership(long epoch, int replicationFactor, Set<String> no
                 || now.normal.stream().anyMatch(id -> !id.equals(selfId) && !normal.contains(id));
     }
 
+    /**
+     * As this, with the members {@code ids} no longer counted normal: what a node settled holds
+     * once those members started to leave, since the leave hands their keys to this node as a
+     * pending owner. Should the leave be rolled back, the member is normal again and this node
+     * holds copies it does not own, which {@link #mayLeaveCopiesOn} then says.
+     */
+    SettledOwnership without(Set<String> ids) {
+        Set<String> rest = new TreeSet<>(normal);
+        rest.removeAll(ids);
+        return new SettledOwnership(epoch, replicationFactor, rest);
+    }
+
     /** The same owners and factor, whatever the epochs. */
     boolean sameOwners(SettledOwnership other) {
         return other != null && replicationFactor == other.replicationFactor && normal.equals(other.normal);

@@ -418,6 +418,46 @@ class CleanupTest {
                 is(List.of("0/1")));
     }
 
+    /**
+     * A run stopped (a leave rolled back) sends nothing after it ends: what it had not handed over
+     * stays here, nothing is settled, no run follows; a run asked for later goes through.
+     */
+    @Test
+    void aStoppedRunEndsBeforeItsNextRecordAndSettlesNothing() throws Exception {
+        peerComesUp();
+        Cleanup slow = new Cleanup(engine, topology, () -> 1, client, new ScanPacer(20_000), Duration.ofSeconds(2),
+                FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE, FOLLOW_UP_PAUSE);
+        resources.add(slow);
+        List<String> settled = new java.util.concurrent.CopyOnWriteArrayList<>();
+        slow.whenSettled((view, factor) -> settled.add(view.epoch() + "/" + factor));
+        List<byte[]> theirs = notOwnedHere(topology, 2_000); // about 20 KB a second: several seconds of reading
+
+        slow.request();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (slow.status().scanned() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat("stopped within the wait", slow.stopRun(Duration.ofSeconds(10)), is(true));
+        CleanupStatus stopped = slow.status();
+        assertThat(stopped.running(), is(false));
+        assertThat(stopped.toJson(), stopped.error(), org.hamcrest.Matchers.containsString("stopped before the end"));
+        long here = theirs.stream().filter(key -> {
+            try {
+                return engine.get(key).isPresent();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }).count();
+        assertThat("records the run had not reached are still here", here > 0, is(true));
+        Thread.sleep(FOLLOW_UP_PAUSE.toMillis() * 4);
+        assertThat("no run after it", slow.status().runsCompleted(), is(stopped.runsCompleted()));
+        assertThat(settled, is(empty()));
+
+        slow.request();
+        awaitDropped(slow, theirs);
+        assertThat("a full run after it settles", settled, is(List.of("0/1")));
+    }
+
     @Test
     void followUpsStopAfterTheLastOneWhileTheOwnerStaysDown() throws Exception {
         byte[] key = firstKeyOfThePeer();

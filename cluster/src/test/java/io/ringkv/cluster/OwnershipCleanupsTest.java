@@ -112,6 +112,42 @@ class OwnershipCleanupsTest {
     }
 
     @Test
+    void aLeaveRolledBackStartsARunEvenAfterARestartAndALeaveDoneDoesNot() throws Exception {
+        Path file = dir.resolve(SettledOwnershipFile.NAME);
+        OwnershipCleanups cleanups = fresh(file);
+        cleanups.follow(metadata(3, 3, members(A, B, C, D)));
+        cleanups.follow(metadata(4, 3, members(A, B, C).plus(D, MemberState.LEAVING)));
+        assertThat("a leave that starts takes nothing from this node", runs.get(), is(0));
+        assertThat("its hand-over may send copies here", SettledOwnershipFile.read(file).orElseThrow().normal(),
+                is(ids(A, B, C)));
+
+        OwnershipCleanups restarted = fresh(file); // killed while D left
+        restarted.follow(metadata(5, 3, members(A, B, C, D)));
+        assertThat("D's leave rolled back (ringkv abort): what it handed here goes back", runs.get(), is(1));
+
+        restarted.settled(view(5, A, B, C, D), 3);
+        restarted.follow(metadata(6, 3, members(A, B, C).plus(D, MemberState.LEAVING)));
+        restarted.follow(metadata(7, 3, members(A, B, C).plus(D, MemberState.LEFT)));
+        assertThat("a leave that completes gave this node keys and took none", runs.get(), is(1));
+    }
+
+    @Test
+    void aLeaveRolledBackAfterTheJoinOfTheSameMemberStartsARunOfItsOwn() {
+        OwnershipCleanups cleanups = fresh(dir.resolve(SettledOwnershipFile.NAME));
+        cleanups.follow(metadata(3, 3, members(A, B, C)));
+        cleanups.follow(metadata(5, 3, members(A, B, C, D)));
+        assertThat("D joined", runs.get(), is(1)); // its run has not ended when D starts to leave
+        cleanups.follow(metadata(6, 3, members(A, B, C).plus(D, MemberState.LEAVING)));
+        cleanups.follow(metadata(7, 3, members(A, B, C, D)));
+        assertThat("the same owners as the run asked for at the join, but copies came since", runs.get(), is(2));
+
+        cleanups.settled(view(7, A, B, C, D), 3);
+        cleanups.follow(metadata(8, 3, members(A, B, C).plus(D, MemberState.LEAVING)));
+        cleanups.follow(metadata(9, 3, members(A, B, C, D)));
+        assertThat("and after a run that settled", runs.get(), is(3));
+    }
+
+    @Test
     void aRunUnderAnOlderViewDoesNotOverwriteANewerSettlement() throws Exception {
         Path file = dir.resolve(SettledOwnershipFile.NAME);
         OwnershipCleanups cleanups = fresh(file);

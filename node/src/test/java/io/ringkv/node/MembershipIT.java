@@ -12,6 +12,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
 
 import io.ringkv.cluster.ClusterSecretFile;
+import io.ringkv.ops.JsonText;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -195,8 +196,10 @@ class MembershipIT {
     /**
      * {@code ringkv abort} rolls back a join in the middle of its streaming (the node becomes
      * {@code left}; the owners keep every key) and a decommission in the middle of its hand-over
-     * (the node becomes {@code normal} again and answers {@code /v0/status} with 200); nothing
-     * acknowledged is lost, and a node with no step in progress has nothing to abort (exit 1).
+     * (the node becomes {@code normal} again and answers {@code /v0/status} with 200; the copies
+     * it handed over are dropped by the nodes that took them); nothing acknowledged is lost, and
+     * every key ends on exactly three nodes; a node with no step in progress has nothing to abort
+     * (exit 1).
      */
     @Test
     @Order(4)
@@ -215,6 +218,8 @@ class MembershipIT {
         MembershipNodes.Joiner member = nodes.running("joiner-4");
         MembershipNodes.Cli leaving = nodes.cli("decommission", "--node", member.url(), "--no-wait");
         assertThat(leaving.output(), leaving.exit(), is(0));
+        // Rolled back once its hand-over sent copies to the owners its keys would have had.
+        nodes.awaitStatus(member, "joiner-4 has handed records over", status -> handedOver(status) > 0);
         MembershipNodes.Cli back = nodes.cli("abort", "--node", member.url());
         assertThat(back.output(), back.exit(), is(0));
         String afterLeave = nodes.metadata(nodes.cluster().url(0));
@@ -227,7 +232,16 @@ class MembershipIT {
 
         writer.awaitMore(50);
         assertThat("writes during the aborts, of " + writer.writes(), writer.stop(), is(empty()));
-        nodes.readBack(List.of(nodes.cluster().url(0), nodes.cluster().url(1), nodes.cluster().url(2), member.url()));
+        List<String> all = List.of(nodes.cluster().url(0), nodes.cluster().url(1), nodes.cluster().url(2), member.url());
+        nodes.readBack(all);
+        // The copies the rolled-back leave handed over are dropped by their holders, unasked.
+        nodes.awaitOnExactlyThree(all);
+    }
+
+    /** The records a membership step in progress has handed over, as the node's status says (0: none or no step). */
+    private static long handedOver(String status) {
+        int at = status.indexOf("\"membership\":{");
+        return at < 0 ? 0 : JsonText.numberField(status.substring(at), "records").map(Double::longValue).orElse(0L);
     }
 
     /**

@@ -63,6 +63,8 @@ public final class Decommission implements AutoCloseable {
     private Thread thread;
     private volatile boolean draining;
     private volatile boolean closed;
+    /** How long an abort waits for the hand-over run to stop: the chunk it is sending, at most 1,024 records or 8 MiB, to be taken. */
+    static final Duration HAND_OVER_STOP_WAIT = Duration.ofSeconds(10);
     /** Set by {@link #abort}: the steps stop where they are. */
     private volatile boolean aborted;
 
@@ -230,9 +232,10 @@ public final class Decommission implements AutoCloseable {
     }
 
     /**
-     * Rolls a decommission back ({@code ringkv abort}): the steps stop, and the metadata makes this
-     * node {@code normal} again; the records it handed over stay where they went (extra copies,
-     * which the next cleanup of their holders drops).
+     * Rolls a decommission back ({@code ringkv abort}): the steps stop, the hand-over run stops
+     * once the chunk it is sending has been taken, and the metadata makes this node {@code normal}
+     * again; the records it handed over are extra copies where they went, which their holders
+     * drop in the cleanup each starts on learning of it ({@code OwnershipCleanups}).
      *
      * @throws MembershipRefusedException when this node is not leaving (it left already, or never began)
      * @throws IOException                when no member of the metadata group took the step
@@ -246,6 +249,12 @@ public final class Decommission implements AutoCloseable {
         if (running != null) {
             running.interrupt();
             running.join(JoinProcedure.RETRY_PAUSE.toMillis() * 10);
+        }
+        // Before the metadata says normal: once it does, the nodes that took copies start the
+        // cleanups that drop them, and a copy still on its way then would land after them.
+        if (!cleanup.stopRun(HAND_OVER_STOP_WAIT)) {
+            LOG.warn("decommission abort: the hand-over did not stop within {}; copies it sends after this node is normal "
+                    + "again stay on their holders until their next cleanup", HAND_OVER_STOP_WAIT);
         }
         ClusterMetadata now = JoinProcedure.await(calls.read());
         MemberState state = now.member(selfId).map(Member::state).orElse(MemberState.LEFT);
