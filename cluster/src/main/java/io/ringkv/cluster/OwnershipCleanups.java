@@ -126,7 +126,7 @@ final class OwnershipCleanups {
         if (!leaving.isEmpty()) {
             requested = null; // copies may come after any run asked for: the same owners later call for another
             if (settled != null && leaving.stream().anyMatch(settled.normal()::contains)) {
-                settled = settled.without(leaving);
+                settled = settled.without(leaving, metadata.epoch());
                 persist(settled);
             }
         }

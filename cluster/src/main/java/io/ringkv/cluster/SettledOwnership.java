@@ -59,12 +59,14 @@ public record SettledOwnership(long epoch, int replicationFactor, Set<String> no
      * As this, with the members {@code ids} no longer counted normal: what a node settled holds
      * once those members started to leave, since the leave hands their keys to this node as a
      * pending owner. Should the leave be rolled back, the member is normal again and this node
-     * holds copies it does not own, which {@link #mayLeaveCopiesOn} then says.
+     * holds copies it does not own, which {@link #mayLeaveCopiesOn} then says. Its epoch is
+     * {@code seenAt}'s, the leave's, if later: a run under an earlier view, which knew nothing of
+     * the copies, must not count as settling them.
      */
-    SettledOwnership without(Set<String> ids) {
+    SettledOwnership without(Set<String> ids, long seenAt) {
         Set<String> rest = new TreeSet<>(normal);
         rest.removeAll(ids);
-        return new SettledOwnership(epoch, replicationFactor, rest);
+        return new SettledOwnership(Math.max(epoch, seenAt), replicationFactor, rest);
     }
 
     /** The same owners and factor, whatever the epochs. */

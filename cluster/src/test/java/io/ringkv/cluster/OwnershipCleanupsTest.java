@@ -148,6 +148,16 @@ class OwnershipCleanupsTest {
     }
 
     @Test
+    void aRunThatStartedBeforeALeaveDoesNotSettleTheCopiesTheLeaveSent() {
+        OwnershipCleanups cleanups = fresh(dir.resolve(SettledOwnershipFile.NAME));
+        cleanups.follow(metadata(3, 3, members(A, B, C, D)));
+        cleanups.follow(metadata(6, 3, members(A, B, C).plus(D, MemberState.LEAVING)));
+        cleanups.settled(view(5, A, B, C, D), 3); // a run under epoch 5 ends after the leave began
+        cleanups.follow(metadata(7, 3, members(A, B, C, D)));
+        assertThat("the leave rolled back still calls for a run", runs.get(), is(1));
+    }
+
+    @Test
     void aRunUnderAnOlderViewDoesNotOverwriteANewerSettlement() throws Exception {
         Path file = dir.resolve(SettledOwnershipFile.NAME);
         OwnershipCleanups cleanups = fresh(file);
