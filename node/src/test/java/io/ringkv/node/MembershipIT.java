@@ -295,7 +295,8 @@ class MembershipIT {
     /**
      * After the test before (node-1 killed, replication factor 2): the factor goes back to 3, a
      * {@code ringkv replace} naming a live member is refused and changes nothing, and then one
-     * takes the killed node's place under writes through node-2. The new node receives the dead
+     * takes the killed node's place under writes through node-2; SIGKILLed while it streams, it is
+     * started again with the same command. The new node receives the dead
      * member's keys from the survivors and becomes normal, the dead member becomes {@code left},
      * no write fails, and every key reads back and ends on exactly three nodes.
      */
@@ -320,7 +321,13 @@ class MembershipIT {
         BackgroundWriter writer = nodes.startWriter("w7-", new int[] {2});
         writer.awaitMore(20);
         String dead = nodes.cluster().url(1);
-        MembershipNodes.Joiner replacement = nodes.startReplacement("replacer-7", dead, nodes.cluster().url(2));
+        MembershipNodes.Joiner first = nodes.startReplacement("replacer-7", dead, nodes.cluster().url(2));
+        // SIGKILLed while the survivors stream to it; the same command started again completes the step.
+        nodes.awaitStatus(first, "replacer-7 streaming", status -> "streaming".equals(membershipPhase(status)));
+        first.process().kill();
+        String meanwhile = nodes.metadata(nodes.cluster().url(2));
+        assertThat(meanwhile, stateOf(meanwhile, first.url()), is("joining"));
+        MembershipNodes.Joiner replacement = nodes.restartReplacement(first, dead, nodes.cluster().url(2));
         nodes.awaitStatus(replacement, "replacer-7's replacement done", status -> "done".equals(membershipPhase(status)));
         List<String> remaining = List.of(nodes.cluster().url(2), member.url(), replacement.url());
         nodes.awaitStatus(nodes.cluster().url(2), null, "node-1 left and replacer-7 normal in the metadata",

@@ -256,6 +256,18 @@ final class MembershipNodes implements AutoCloseable {
         }
     }
 
+    /** The replacement started again with the same command: its port and data directory, the same dead member. */
+    Joiner restartReplacement(Joiner replacement, String dead, String member) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            Joiner again = launch(replacement.name(), replacement.port(), "replace", concat(List.of("--dead", dead, "--node",
+                    replacement.url(), "--join", member), joinerFlags(replacement.name(), cluster.secretFile())));
+            if (!lostItsPort(again) || attempt == 5) {
+                return again;
+            }
+            Thread.sleep(1000);
+        }
+    }
+
     /** Whether the joiner exited because its port was taken (else it listens, or exited for another reason). */
     private boolean lostItsPort(Joiner joiner) throws Exception {
         long deadline = System.nanoTime() + WAIT.toNanos();
