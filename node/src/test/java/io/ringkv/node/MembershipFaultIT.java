@@ -39,7 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>a member SIGSTOPped before a join begins, so that it misses the epoch that names the
  *       joining node, and woken while the join waits for it (it catches up and answers right);
  *   <li>the metadata leader SIGKILLed while that node hands its keys over in its decommission
- *       (the decommission completes once it is back).
+ *       (the decommission completes once it is back);
+ *   <li>an initial node killed and replaced, and the metadata leader SIGKILLed while the
+ *       survivors stream to the new node (the replacement completes once it is back).
  * </ol>
  * A writer keeps PUTting through the nodes that are not hit; every acknowledged write must read
  * back and, once the former owners cleaned up, be on exactly three nodes' local ranges. Only while
@@ -267,6 +269,39 @@ class MembershipFaultIT {
         String after = nodes.metadata(nodes.cluster().url(0));
         assertThat(after, stateOf(after, member.url()), is("left"));
         assertThat(after, normalMembers(after), equalTo(new TreeSet<>(remaining)));
+        nodes.readBack(remaining);
+        nodes.awaitOnExactlyThree(remaining);
+    }
+
+    /**
+     * An initial node (a voter) dies and a new node takes its place; the metadata leader is
+     * SIGKILLed while the survivors stream to the new node. With two of the three voters down
+     * nothing in the metadata moves; once the killed leader is started again the replacement
+     * completes: the dead member is {@code left}, the new node {@code normal}, every acknowledged
+     * write reads back and is on exactly its three owners.
+     */
+    @Test
+    @Order(5)
+    void theMetadataLeaderKilledDuringAReplacement() throws Exception {
+        int leader = nodes.indexOf(leaderUrl(nodes.send(nodes.cluster().url(0), "GET", "/v0/status").body()));
+        int dead = (leader + 1) % 3;
+        int survivor = (leader + 2) % 3;
+        BackgroundWriter writer = nodes.startWriter("w5-", new int[] {survivor});
+        writer.awaitMore(20);
+        assertThat("writes before the replacement, of " + writer.writes(), writer.stop(), is(empty()));
+        nodes.cluster().kill(dead);
+
+        MembershipNodes.Joiner replacement = nodes.startReplacement("replacer-5", nodes.cluster().url(dead),
+                nodes.cluster().url(survivor));
+        nodes.awaitStatus(replacement, "replacer-5 streaming", status -> "streaming".equals(membershipPhase(status)));
+        nodes.cluster().kill(leader);
+        nodes.cluster().restart(leader);
+        nodes.awaitStatus(replacement, "replacer-5's replacement done", status -> "done".equals(membershipPhase(status)));
+
+        List<String> remaining = List.of(nodes.cluster().url(leader), nodes.cluster().url(survivor), replacement.url());
+        nodes.awaitStatus(nodes.cluster().url(survivor), null, "the dead member left and replacer-5 normal",
+                status -> "left".equals(stateOf(status, nodes.cluster().url(dead)))
+                        && normalMembers(status).equals(new TreeSet<>(remaining)));
         nodes.readBack(remaining);
         nodes.awaitOnExactlyThree(remaining);
     }
