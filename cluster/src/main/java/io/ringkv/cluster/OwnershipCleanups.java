@@ -17,11 +17,11 @@ import org.slf4j.LoggerFactory;
  * last cleanup that left nothing to hand over ({@link SettledOwnership#mayLeaveCopiesOn}): a join
  * or a replacement completed, the replication factor went down, or a leave was rolled back (a
  * member that starts to leave stops counting as settled {@code normal} here, since its hand-over
- * may send this node copies as a pending owner; normal again, it takes them back). Every former owner so drops
- * the copies it gave up without being asked, whichever node dies on the way: before, the joining
- * node asked each one once it was {@code normal}, and a joining node killed between the two, or a
- * former owner killed in its run, left those copies on one node more than their owners for good,
- * compared and updated by nothing.
+ * may send this node copies as a pending owner; normal again, it takes them back). Every former
+ * owner so drops the copies it gave up without being asked, whichever node dies on the way:
+ * before, the joining node asked each one once it was {@code normal}, and a joining node killed
+ * between the two, or a former owner killed in its run, left those copies on one node more than
+ * their owners for good, compared and updated by nothing.
  *
  * <p>What settled is kept in {@code DATA/meta/settled-ownership} ({@link SettledOwnershipFile}):
  * a node started again after it died in the middle of such a cleanup sees that ownership moved
@@ -31,12 +31,12 @@ import org.slf4j.LoggerFactory;
  * Until {@link #attach} names the file, the state is held in memory alone.
  *
  * <p>A run is asked for once per new ownership ({@link #requested}, forgotten whenever what is
- * settled changes); the cleanup itself
- * ({@link Cleanup#request}) folds a request that comes while it runs into one run after.
+ * settled changes); the cleanup itself ({@link Cleanup#request}) folds a request that comes while
+ * it runs into one run after.
  *
  * <p>Threading: {@link #follow} runs on the thread that offers metadata, under
  * {@link KnownMetadata}'s lock (quick: a comparison and a request, which only queues the run; the
- * file is written there once in a node's life, when it has none); {@link #settled} on the cleanup
+ * small file is written there only when the node has none and when a member starts to leave); {@link #settled} on the cleanup
  * thread; {@link #attach} once, on the thread that starts the metadata group. All three take this
  * object's lock.
  */
