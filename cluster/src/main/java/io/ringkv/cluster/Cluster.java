@@ -217,26 +217,18 @@ public final class Cluster implements AutoCloseable {
      */
     public static Cluster start(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
                                 Executor handlerExecutor, Executor storageExecutor, ReplicaCallListener calls) throws StoreException {
-        return start(settings, joined, engine, clock, handlerExecutor, storageExecutor, calls, null);
+        return start(settings, joined, null, engine, clock, handlerExecutor, storageExecutor, calls, null);
     }
 
     /**
-     * As above; with the default transport ({@link InterNodeClient#DIRECT}) the connections to the
+     * As above, as a node process starts it. {@code lastKnown} is the newest metadata the node knew
+     * ({@link LastKnownMetadataFile}, null for none: a new node, or one that joined and was answered
+     * with the metadata of now), which it routes by from the start, before any background work or
+     * request, rather than by its {@code --cluster} list until its member of the metadata group has
+     * loaded. With the default transport ({@link InterNodeClient#DIRECT}) the connections to the
      * peers live on {@code peerLoops} (the node's server loops, {@code HttpServer.loopGroup()}), so
      * that a request handled on a loop reaches its replicas and hears back on the same thread; null
      * gives the transport a loop of its own.
-     */
-    public static Cluster start(ClusterSettings settings, ClusterNodes joined, StorageEngine engine, HybridLogicalClock clock,
-                                Executor handlerExecutor, Executor storageExecutor, ReplicaCallListener calls,
-                                EventLoopGroup peerLoops) throws StoreException {
-        return start(settings, joined, null, engine, clock, handlerExecutor, storageExecutor, calls, peerLoops);
-    }
-
-    /**
-     * As above, for a node started again: {@code lastKnown} is the newest metadata it knew
-     * ({@link LastKnownMetadataFile}, null for none), which it routes by from the start, before
-     * any background work or request, rather than by its {@code --cluster} list until its member of
-     * the metadata group has loaded.
      */
     public static Cluster start(ClusterSettings settings, ClusterNodes joined, ClusterMetadata lastKnown, StorageEngine engine,
                                 HybridLogicalClock clock, Executor handlerExecutor, Executor storageExecutor,

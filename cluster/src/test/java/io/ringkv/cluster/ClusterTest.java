@@ -269,7 +269,7 @@ class ClusterTest {
                     AntiEntropySettings.defaults(), ClusterSettings.DEFAULT_TOMBSTONE_GRACE,
                     ClusterSettings.DEFAULT_MAX_CLOCK_OFFSET, CoordinatorSettings.DEFAULT_READ_SPARE_DELAY);
             // As a node does: the peer connections live on the loops of the node's own server.
-            Cluster cluster = Cluster.start(settings, null, engine, HybridLogicalClock.systemClock(), handlerExecutor,
+            Cluster cluster = Cluster.start(settings, null, null, engine, HybridLogicalClock.systemClock(), handlerExecutor,
                     handlerExecutor, ReplicaCallListener.NONE, servers.get(i).loopGroup());
             clusters.add(cluster);
             handlers.get(i).set(cluster.internalHandler());

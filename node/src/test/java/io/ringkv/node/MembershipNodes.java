@@ -241,26 +241,25 @@ final class MembershipNodes implements AutoCloseable {
         Joiner on(int port) throws Exception;
     }
 
-    /**
-     * The joiner started again on its port and data directory (its identity). Its port was free
-     * while it ran; should another process take it meanwhile, it is tried again a few times, a
-     * second apart, for that process to let it go.
-     */
+    /** The joiner started again on its port and data directory (its identity), as {@link #onItsPort} says. */
     Joiner restart(Joiner joiner, String member) throws Exception {
-        for (int attempt = 1; ; attempt++) {
-            Joiner again = startJoiner(joiner.name(), joiner.port(), member, cluster.secretFile());
-            if (!lostItsPort(again) || attempt == 5) {
-                return again;
-            }
-            Thread.sleep(1000);
-        }
+        return onItsPort(joiner, port -> startJoiner(joiner.name(), port, member, cluster.secretFile()));
     }
 
     /** The replacement started again with the same command: its port and data directory, the same dead member. */
     Joiner restartReplacement(Joiner replacement, String dead, String member) throws Exception {
+        return onItsPort(replacement, port -> launch(replacement.name(), port, "replace", concat(List.of("--dead", dead,
+                "--node", replacement.url(), "--join", member), joinerFlags(replacement.name(), cluster.secretFile()))));
+    }
+
+    /**
+     * A node started again on the port it had. The port was free while it ran; should another
+     * process take it meanwhile, the start is tried again a few times, a second apart, for that
+     * process to let it go.
+     */
+    private Joiner onItsPort(Joiner before, PortStart start) throws Exception {
         for (int attempt = 1; ; attempt++) {
-            Joiner again = launch(replacement.name(), replacement.port(), "replace", concat(List.of("--dead", dead, "--node",
-                    replacement.url(), "--join", member), joinerFlags(replacement.name(), cluster.secretFile())));
+            Joiner again = start.on(before.port());
             if (!lostItsPort(again) || attempt == 5) {
                 return again;
             }
