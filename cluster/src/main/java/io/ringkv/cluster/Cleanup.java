@@ -51,13 +51,22 @@ import org.slf4j.LoggerFactory;
  * change) is handed over as it now stands. Without them such copies stayed until the next change
  * or {@code ringkv cleanup}: a key on one node more than its owners, compared and updated by nothing.
  *
+ * <p>A copy a sender routed under older owners can also land after this node's run read past its
+ * key: a coordinator that had not yet heard of the change, a hand-over or a hint replay under the
+ * view before. Every write batch carries the epoch its records were routed under; when that is
+ * below this node's view's ({@link #storedFrom}), the keys this node owns neither now nor after the
+ * change in progress are looked at by a follow-up as kept records are (and a run that ends with
+ * such keys waiting does not count as settled). Without it such a copy stayed beside its owners',
+ * as after a leave rolled back while a coordinator still wrote by the leaving view.
+ *
  * <p>A run is asked for by {@code ringkv cleanup}, by a membership step's hand-over, and by the
  * node itself once ownership moved away from it ({@link OwnershipCleanups}, which
  * {@link #whenSettled} tells of each run that left nothing it does not own).
  *
  * <p>Threading: runs happen one at a time on one daemon thread ({@code ringkv-cleanup}), which also
  * waits out the pause before a follow-up; {@link #request}, {@link #stopRun} (which blocks its
- * caller until the run ends) and {@link #status} from any thread;
+ * caller until the run ends), {@link #storedFrom} (quick: it never blocks on a run) and
+ * {@link #status} from any thread;
  * {@link #run} directly only from a test that never calls {@link #request}.
  */
 public final class Cleanup implements AutoCloseable {
@@ -107,6 +116,14 @@ public final class Cleanup implements AutoCloseable {
     private ScheduledFuture<?> followUp;
     /** Guarded by {@link #lock}: follow-ups since the last run asked for. */
     private int followUps;
+    /**
+     * Guarded by {@link #lock}: keys of records stored here since the run in progress started (or
+     * since the last run, when none runs) by senders that routed them under an older view, which
+     * this node does not own ({@link #storedFrom}); the next follow-up looks at them.
+     */
+    private KeptKeys strays = new KeptKeys();
+    /** The cleanup thread's: the epoch of the view the run in progress hands records over by. */
+    private long runEpoch = -1;
     /** The cleanup thread's: what the run in progress kept of the records it does not own. */
     private KeptKeys kept = new KeptKeys();
     /** The cleanup thread's: the view and factor of the last run over the whole store, which its follow-ups finish. */
@@ -228,6 +245,42 @@ public final class Cleanup implements AutoCloseable {
         this.settled = listener;
     }
 
+    /**
+     * Records for {@code keys} were just stored here from a sender that routed them under the view
+     * of metadata epoch {@code routedAt} ({@link InternalProtocol#EPOCH_HEADER}; negative: not said).
+     * When this node's view is newer, a key it owns neither now nor after the change in progress is
+     * a copy the sender's older owners called for, and this node's cleanup for the newer view may
+     * have read past it already: the key is remembered, and a follow-up hands it over and drops it.
+     * Call after the records are stored; costs nothing unless the sender was behind.
+     */
+    void storedFrom(long routedAt, List<byte[]> keys) {
+        if (routedAt < 0) {
+            return;
+        }
+        MembershipView view = topology.view();
+        if (view.epoch() <= routedAt) {
+            return; // routed by this view or a newer one: a run for that view starts after this store
+        }
+        int rf = replicationFactor.getAsInt();
+        ClusterNode self = topology.self();
+        List<byte[]> notOwned = null;
+        for (byte[] key : keys) {
+            if (!view.ownsNowOrLater(key, self, rf)) {
+                (notOwned == null ? notOwned = new ArrayList<>() : notOwned).add(key);
+            }
+        }
+        if (notOwned == null) {
+            return;
+        }
+        synchronized (lock) {
+            notOwned.forEach(strays::add);
+            if (!running && followUp == null) {
+                followUps = 0; // a new reason for a look, whatever the last run's follow-ups came to
+                scheduleFollowUp(new KeptKeys());
+            }
+        }
+    }
+
     /** The run in progress, or the last one. */
     public CleanupStatus status() {
         synchronized (lock) {
@@ -257,11 +310,13 @@ public final class Cleanup implements AutoCloseable {
             Thread.currentThread().interrupt();
             done = status().failed("interrupted");
         }
+        keptNow = withStrays(keptNow);
         if (completed && keptNow.isEmpty() && wholeRunView != null) {
             settled.settled(wholeRunView, wholeRunFactor); // outside the lock: the listener takes its own
         }
         synchronized (lock) {
             last = done.finished(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            keptNow = withStrays(keptNow); // any stored since the line above
             try {
                 if (again) {
                     again = false;
@@ -283,6 +338,18 @@ public final class Cleanup implements AutoCloseable {
         }
     }
 
+    /** {@code kept} and the {@link #strays} noted so far, which are taken. */
+    private KeptKeys withStrays(KeptKeys kept) {
+        synchronized (lock) {
+            if (strays.isEmpty()) {
+                return kept;
+            }
+            KeptKeys both = kept.plus(strays);
+            strays = new KeptKeys();
+            return both;
+        }
+    }
+
     /** After a run that kept records it does not own: another over their keys, later. Holds {@link #lock}. */
     private void scheduleFollowUp(KeptKeys keys) {
         if (followUps == FOLLOW_UPS_MAX) {
@@ -292,9 +359,10 @@ public final class Cleanup implements AutoCloseable {
         }
         long pauseMillis = followUpPause.toMillis() << followUps;
         followUps++;
-        LOG.info("cleanup: {} records not owned here kept; follow-up {} of {} in {} ms", keys.count(), followUps,
-                FOLLOW_UPS_MAX, pauseMillis);
+        LOG.info("cleanup: {} records not owned here kept, or stored since from senders behind; follow-up {} of {} in {} ms",
+                keys.count() + strays.count(), followUps, FOLLOW_UPS_MAX, pauseMillis);
         followUp = thread.schedule(() -> {
+            KeptKeys these;
             synchronized (lock) {
                 followUp = null;
                 if (running) {
@@ -303,8 +371,10 @@ public final class Cleanup implements AutoCloseable {
                 running = true;
                 stopping = false;
                 current = CleanupStatus.started(last.runsCompleted());
+                these = keys.plus(strays);
+                strays = new KeptKeys();
             }
-            runLogged(keys);
+            runLogged(these);
         }, pauseMillis, TimeUnit.MILLISECONDS);
     }
 
@@ -334,9 +404,13 @@ public final class Cleanup implements AutoCloseable {
         update(status -> status.toScan(Math.max(0, toScan)));
         int rf = replicationFactor.getAsInt();
         MembershipView view = topology.view();
+        runEpoch = view.epoch();
         if (only == null) {
             wholeRunView = view;
             wholeRunFactor = rf;
+            synchronized (lock) {
+                strays = new KeptKeys(); // stored before this scan starts: it reads them
+            }
         }
         ClusterNode self = topology.self();
         Set<ClusterNode> failedOwners = new HashSet<>();
@@ -574,7 +648,7 @@ public final class Cleanup implements AutoCloseable {
     }
 
     private RecordPusher pusherFor(ClusterNode owner, RecordPusher.Outcomes outcomes) {
-        return new RecordPusher(client, owner, PUSH_RECORDS_MAX, PUSH_BATCHES_IN_FLIGHT, answerWait, outcomes);
+        return new RecordPusher(client, owner, PUSH_RECORDS_MAX, PUSH_BATCHES_IN_FLIGHT, answerWait, runEpoch, outcomes);
     }
 
     private void ownerFailed(ClusterNode owner, Set<ClusterNode> failedOwners, Exception why) {

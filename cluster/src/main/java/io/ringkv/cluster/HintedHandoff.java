@@ -252,8 +252,8 @@ public final class HintedHandoff implements MissedWriteListener, AutoCloseable {
         }
         Set<byte[]> refused = new TreeSet<>(Arrays::compareUnsigned);
         if (!newestPerKey.isEmpty()) {
-            RecordPusher pusher = new RecordPusher(client, node, settings.batchRecordsMax(),
-                    client.requestTimeout().multipliedBy(2), (key, record, why) -> refused.add(key));
+            RecordPusher pusher = new RecordPusher(client, node, settings.batchRecordsMax(), 1,
+                    client.requestTimeout().multipliedBy(2), view.epoch(), (key, record, why) -> refused.add(key));
             try {
                 for (Map.Entry<byte[], Record> entry : newestPerKey.entrySet()) {
                     pusher.add(entry.getKey(), entry.getValue());

@@ -445,7 +445,8 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
      * Applies a coordinator's batch of new writes, each by last-write-wins, in one storage write, and
      * answers each ({@link WriteBatchCodec}). A write stamped too far ahead of this node's clock is
      * refused alone (its answer says so) and its timestamp not observed; a malformed batch changes
-     * nothing ({@code 400}).
+     * nothing ({@code 400}). A batch routed under an older metadata epoch than this node's is then
+     * shown to the cleanup, which hands on and drops what this node no longer owns ({@link Cleanup#storedFrom}).
      */
     private Response putWrites(Request request, boolean now) throws StoreException {
         WriteBatchCodec.Batch batch = WriteBatchCodec.decodeRequest(request.body());
@@ -468,6 +469,11 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         Record[] keptOut = now ? engine.applyAllNow(keys, records) : engine.applyAll(keys, records);
         for (int j = 0; j < keptOut.length; j++) {
             answers[position[j]] = keptOut[j] == null ? WriteBatchCodec.STORED : keptOut[j].timestamp();
+        }
+        Cleanup mounted = cleanup;
+        if (mounted != null) {
+            // Well formed: the epoch gate refused the request otherwise.
+            mounted.storedFrom(request.headers().first(InternalProtocol.EPOCH_HEADER).map(Long::parseLong).orElse(-1L), keys);
         }
         return Response.of(200, WriteBatchCodec.encodeAnswers(answers)).withHeader("Content-Type", "application/octet-stream");
     }

@@ -14,10 +14,12 @@ import java.util.Optional;
  * follow-up looks at those keys alone instead of the whole store. At most {@link #MAX} keys and
  * {@link #BYTES_MAX} bytes of them are remembered; past that the set says it
  * {@linkplain #overflowed overflowed}, and a follow-up reads the whole store again. Ordered as the
- * run met them (key order).
+ * run met them (key order), then, for a follow-up, the keys stored since from senders behind
+ * ({@link Cleanup#storedFrom}).
  *
  * <p>Threading: filled by the cleanup thread during a run, then handed, unchanged, to the
- * follow-up it schedules (through the executor: a happens-before edge).
+ * follow-up it schedules (through the executor: a happens-before edge); the set of keys stored
+ * from senders behind is filled and taken under the cleanup's lock.
  */
 final class KeptKeys {
     /** Keys remembered at most. */
@@ -35,6 +37,16 @@ final class KeptKeys {
             keys.add(key);
             bytes += key.length;
         }
+    }
+
+    /** A set of this one's keys, then {@code other}'s (each within the bounds; either's overflow is the result's). */
+    KeptKeys plus(KeptKeys other) {
+        KeptKeys both = new KeptKeys();
+        for (KeptKeys part : List.of(this, other)) {
+            part.keys.forEach(both::add);
+            both.count += part.count - part.keys.size(); // what either could not remember stays counted
+        }
+        return both;
     }
 
     boolean isEmpty() {

@@ -38,11 +38,13 @@ final class PeerWriteBatcher {
                     public CompletableFuture<long[]> send(List<PendingWrite> batch) {
                         List<byte[]> keys = new ArrayList<>(batch.size());
                         List<Record> records = new ArrayList<>(batch.size());
+                        long routedAt = Long.MAX_VALUE;
                         for (PendingWrite write : batch) {
                             keys.add(write.key);
                             records.add(write.record);
+                            routedAt = Math.min(routedAt, write.routedAt);
                         }
-                        return client.writeEach(node, keys, records);
+                        return client.writeEach(node, keys, records, routedAt);
                     }
 
                     @Override
@@ -60,7 +62,7 @@ final class PeerWriteBatcher {
         if (frameBytes > framesBytesMax) {
             return client.write(node, key, record);
         }
-        PendingWrite write = new PendingWrite(key, record, new CompletableFuture<>());
+        PendingWrite write = new PendingWrite(key, record, client.epoch(), new CompletableFuture<>());
         batches.add(write, frameBytes);
         return write.answer;
     }
@@ -75,7 +77,13 @@ final class PeerWriteBatcher {
         return batches.queued();
     }
 
-    private record PendingWrite(byte[] key, Record record, CompletableFuture<OptionalLong> answer) {
+    /**
+     * @param routedAt this node's metadata epoch when the write was queued, right after the
+     *                 coordinator chose its replicas: the batch carries its writes' oldest, so that
+     *                 a peer that learned of a newer epoch meanwhile knows the batch was routed
+     *                 under older owners ({@link ReplicaClient#writeEach(ClusterNode, List, List, long)})
+     */
+    private record PendingWrite(byte[] key, Record record, long routedAt, CompletableFuture<OptionalLong> answer) {
 
         void complete(ClusterNode node, long answered, Throwable failure) {
             if (failure != null) {

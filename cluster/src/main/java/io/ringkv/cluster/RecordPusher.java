@@ -60,6 +60,7 @@ final class RecordPusher {
     private final ArrayDeque<Sent> inFlight = new ArrayDeque<>();
     private final long answerMillis;
     private final Outcomes outcomes;
+    private final long routedAt;
     private List<Map.Entry<byte[], Record>> pending = new ArrayList<>();
     /** What {@link #pending} makes a request's body: its frames and the end marker. */
     private long pendingBodyBytes = END_MARKER_BYTES;
@@ -67,11 +68,18 @@ final class RecordPusher {
 
     private static final int END_MARKER_BYTES = Integer.BYTES;
 
+    /** One batch in flight, stamped with this node's epoch when each batch leaves. */
     RecordPusher(ReplicaClient client, ClusterNode peer, int recordsMax, Duration answerWait, Outcomes outcomes) {
-        this(client, peer, recordsMax, 1, answerWait, outcomes);
+        this(client, peer, recordsMax, 1, answerWait, -1, outcomes);
     }
 
-    RecordPusher(ReplicaClient client, ClusterNode peer, int recordsMax, int inFlightMax, Duration answerWait,
+    /**
+     * @param routedAt the metadata epoch of the view the records' targets were chosen by (a
+     *                 hand-over's, a hint replay's), which every batch carries when it is below
+     *                 this node's epoch of now ({@link ReplicaClient#writeEach(ClusterNode, List, List, long)});
+     *                 negative: this node's epoch when each batch leaves
+     */
+    RecordPusher(ReplicaClient client, ClusterNode peer, int recordsMax, int inFlightMax, Duration answerWait, long routedAt,
                  Outcomes outcomes) {
         if (recordsMax < 1 || recordsMax > WriteBatchCodec.RECORDS_MAX) {
             throw new IllegalArgumentException("a batch holds 1 to " + WriteBatchCodec.RECORDS_MAX + " records, got " + recordsMax);
@@ -85,6 +93,7 @@ final class RecordPusher {
         this.recordsMax = recordsMax;
         this.answerMillis = answerWait.toMillis();
         this.outcomes = outcomes;
+        this.routedAt = routedAt;
     }
 
     /**
@@ -128,7 +137,7 @@ final class RecordPusher {
             keys.add(entry.getKey());
             records.add(entry.getValue());
         }
-        return new Sent(batch, client.writeEach(peer, keys, records));
+        return new Sent(batch, client.writeEach(peer, keys, records, routedAt));
     }
 
     /**

@@ -159,9 +159,27 @@ public final class ReplicaClient {
      * @param keys at most {@link WriteBatchCodec#RECORDS_MAX}, any order, a key possibly more than once
      */
     CompletableFuture<long[]> writeEach(ClusterNode node, List<byte[]> keys, List<Record> records) {
+        return writeEach(node, keys, records, -1);
+    }
+
+    /**
+     * As above, stamped with {@code routedAt}, the metadata epoch under which the records' targets
+     * were chosen, when it is below this node's epoch of now: a receiver that knows a newer epoch
+     * then checks whether it still owns what it stored (a copy sent under the older owners may land
+     * after its cleanup read past the key; {@link Cleanup#storedFrom}).
+     *
+     * @param routedAt the epoch of the membership view the writes were routed by; negative: this node's epoch of now
+     */
+    CompletableFuture<long[]> writeEach(ClusterNode node, List<byte[]> keys, List<Record> records, long routedAt) {
         int writes = keys.size();
-        return sendBatch(node, "PUT", InternalProtocol.WRITES_PATH, WriteBatchCodec.encodeRequest(keys, records),
-                "write batch", answers -> WriteBatchCodec.decodeAnswers(answers, writes));
+        long now = epochs.epoch();
+        return sendBatch(node, "PUT", InternalProtocol.WRITES_PATH, routedAt < 0 ? now : Math.min(routedAt, now),
+                WriteBatchCodec.encodeRequest(keys, records), "write batch", answers -> WriteBatchCodec.decodeAnswers(answers, writes));
+    }
+
+    /** The metadata epoch this node's requests carry now ({@link EpochExchange#epoch}; negative: none). */
+    long epoch() {
+        return epochs.epoch();
     }
 
     /**
@@ -204,7 +222,13 @@ public final class ReplicaClient {
      */
     private <A> CompletableFuture<A> sendBatch(ClusterNode node, String method, String path, byte[] body, String what,
                                                java.util.function.Function<byte[], A> decode) {
-        Signed signed = request(node, method, path, null, Map.of(), body);
+        return sendBatch(node, method, path, epochs.epoch(), body, what, decode);
+    }
+
+    /** @param epoch the metadata epoch the request carries; negative: none */
+    private <A> CompletableFuture<A> sendBatch(ClusterNode node, String method, String path, long epoch, byte[] body,
+                                               String what, java.util.function.Function<byte[], A> decode) {
+        Signed signed = request(node, method, path, null, Map.of(), epoch, body);
         return peers.send(signed.request())
                 .thenApply(answer -> {
                     verify(node, signed.proof(), answer, 200);
@@ -312,8 +336,13 @@ public final class ReplicaClient {
      * the receiver, the target and the body.
      */
     private Signed request(ClusterNode node, String method, String path, String query, Map<String, String> fields, byte[] body) {
+        return request(node, method, path, query, fields, epochs.epoch(), body);
+    }
+
+    /** As above, carrying {@code epoch} (negative: none). */
+    private Signed request(ClusterNode node, String method, String path, String query, Map<String, String> fields, long epoch,
+                           byte[] body) {
         String target = path + (query == null ? "" : "?" + query);
-        long epoch = epochs.epoch();
         if (epoch >= 0) {
             Map<String, String> withEpoch = new java.util.HashMap<>(fields);
             withEpoch.put(InternalProtocol.EPOCH_HEADER, Long.toString(epoch));

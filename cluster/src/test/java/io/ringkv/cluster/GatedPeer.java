@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 final class GatedPeer implements AutoCloseable {
 
     private final List<String> seen = new CopyOnWriteArrayList<>();
+    /** The metadata epoch each write batch carried ({@link InternalProtocol#EPOCH_HEADER}; "none" without one). */
+    private final List<String> writeEpochs = new CopyOnWriteArrayList<>();
     private final CompletableFuture<Void> gate = new CompletableFuture<>();
     private final ServerHarness server;
     private final ClusterNode node;
@@ -44,6 +46,9 @@ final class GatedPeer implements AutoCloseable {
                 case InternalProtocol.READS_PATH -> "reads " + ReadBatchCodec.decodeRequest(request.body()).size();
                 default -> request.path();
             };
+            if (request.path().equals(InternalProtocol.WRITES_PATH)) {
+                writeEpochs.add(request.headers().first(InternalProtocol.EPOCH_HEADER).orElse("none"));
+            }
             boolean first;
             synchronized (seen) {
                 first = request.path().equals(gatedPath) && seen.stream().noneMatch(e -> e.startsWith(kind(gatedPath)));
@@ -77,6 +82,11 @@ final class GatedPeer implements AutoCloseable {
 
     List<String> seen() {
         return seen;
+    }
+
+    /** The epoch each write batch carried, in the order they came. */
+    List<String> writeEpochs() {
+        return writeEpochs;
     }
 
     /** Calls carried by the batches of {@code path} the peer took, summed. */

@@ -190,6 +190,31 @@ class PeerWriteBatcherTest extends GatedPeerTestBase {
         assertThat(batcher.queuedForTests(), is(0));
     }
 
+    /**
+     * A batch says the epoch its oldest write was queued at, right after its coordinator chose the
+     * replicas, not this node's epoch when the batch leaves: the peer, if it knows a newer one,
+     * must tell that the batch was routed by the owners before ({@link Cleanup#storedFrom}).
+     */
+    @Test
+    void aBatchCarriesTheEpochItsOldestWriteWasRoutedAt() throws Exception {
+        java.util.concurrent.atomic.AtomicLong epoch = new java.util.concurrent.atomic.AtomicLong(5);
+        ReplicaClient stamping = TestAuth.client(http, Duration.ofSeconds(5), epoch);
+        PeerWriteBatcher batcher = new PeerWriteBatcher(servePeer(), stamping, 1);
+        CompletableFuture<OptionalLong> first = batcher.write(utf8("k0"), Record.value(10, utf8("v0")));
+        peer.awaitSeen(1);
+        epoch.set(6);
+        CompletableFuture<OptionalLong> second = batcher.write(utf8("k1"), Record.value(11, utf8("v1")));
+        epoch.set(7);
+        CompletableFuture<OptionalLong> third = batcher.write(utf8("k2"), Record.value(12, utf8("v2")));
+
+        peer.open();
+        for (CompletableFuture<OptionalLong> write : List.of(first, second, third)) {
+            assertThat(await(write), is(OptionalLong.empty()));
+        }
+        assertThat(peer.seen(), contains("writes 1", "writes 2"));
+        assertThat(peer.writeEpochs(), contains("5", "6"));
+    }
+
     @Test
     void refusesANonPositiveNumberOfBatchesInFlight() {
         ClusterNode node = ClusterNode.parse("http://127.0.0.1:1");

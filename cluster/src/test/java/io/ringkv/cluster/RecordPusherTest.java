@@ -85,7 +85,7 @@ class RecordPusherTest {
     }
 
     private RecordPusher pusher(ReplicaClient client, ClusterNode node, int inFlight) {
-        return new RecordPusher(client, node, 256, inFlight, Duration.ofSeconds(5), new RecordPusher.Outcomes() {
+        return new RecordPusher(client, node, 256, inFlight, Duration.ofSeconds(5), -1, new RecordPusher.Outcomes() {
             @Override
             public void taken(int records) {
                 taken += records;

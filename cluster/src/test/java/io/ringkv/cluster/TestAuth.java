@@ -34,6 +34,25 @@ final class TestAuth {
     }
 
     /**
+     * A client whose requests carry the metadata epoch {@code epoch} holds when each leaves; the
+     * epochs its peers answer with change nothing (the test decides what this node knows).
+     */
+    static ReplicaClient client(PeerTransport peers, Duration timeout, java.util.concurrent.atomic.AtomicLong epoch) {
+        return new ReplicaClient(peers, timeout, auth(), new TopologyWatch(TOPOLOGY),
+                io.ringkv.http.h1.H1Limits.defaults().bodyBytesMax(), new EpochExchange() {
+                    @Override
+                    public long epoch() {
+                        return epoch.get();
+                    }
+
+                    @Override
+                    public void heard(ClusterNode peer, long theirs) {
+                        // told by the test alone
+                    }
+                });
+    }
+
+    /**
      * The transport a node uses by default ({@link H2PeerTransport}), on an event loop of its own:
      * a 500 ms connect timeout, a PING after 1 s of quiet answered within 2 s.
      */
