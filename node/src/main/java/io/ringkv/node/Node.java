@@ -137,8 +137,10 @@ public final class Node implements AutoCloseable {
             if (config.clusterUrls().size() > 1 || config.joinUrl() != null) {
                 ClusterAddressFile.claim(config.dataDir(), io.ringkv.cluster.ClusterNode.parse(self));
             }
-            JoinRequest.Joined joined = config.joinUrl() == null ? null
-                    : JoinRequest.ask(config.joinUrl(), self, config.replaceUrl(), config.secret(), config.interNodeTransport().trust());
+            // What this node last knew: a node of the initial list routes by it until its group has loaded;
+            // one that joined before starts from it without asking.
+            io.ringkv.cluster.meta.ClusterMetadata lastKnown = lastKnownMetadata(config);
+            JoinRequest.Joined joined = config.joinUrl() == null ? null : joinedOrJoin(config, self, lastKnown);
             ClusterSettings settings = joined == null ? clusterSettings(config, self)
                     : clusterSettings(config.withCluster(joined.metadata().active().stream().map(Member::url).toList()), self)
                             .withReplicationFactor(Math.min(joined.metadata().replicationFactor(),
@@ -149,9 +151,8 @@ public final class Node implements AutoCloseable {
                             joined.metadata(), joined.self().index());
             WarmUp.beforeServing(topology, config.interNodeTransport().trust(), warmUp);
             HybridLogicalClock clock = HybridLogicalClock.forNode(wallClock, topology.indexOfSelf(), engine.clockLease());
-            // A node that joined was answered with the metadata as it is now; one started again reads what it last knew.
-            io.ringkv.cluster.meta.ClusterMetadata lastKnown = joined == null ? lastKnownMetadata(config) : null;
-            Cluster cluster = Cluster.start(settings, joined == null ? null : topology, lastKnown, engine, clock, coordination,
+            Cluster cluster = Cluster.start(settings, joined == null ? null : topology, joined == null ? lastKnown : null, engine,
+                    clock, coordination,
                     server.handlerExecutor(),
                     metrics.enabled() ? ReplicaCallListener.both(metrics.replicaCallListener(), events.replicaCallFailures())
                             : events.replicaCallFailures(),
@@ -275,6 +276,26 @@ public final class Node implements AutoCloseable {
                 config.antiEntropy(), config.tombstoneGrace(), config.maxClockOffset(), config.readSpareDelay(),
                 config.replicationFactor() == 0 ? defaults.replicationFactor() : config.replicationFactor(),
                 config.streamBytesPerSecond());
+    }
+
+    /**
+     * A node started with {@code --join}: what it starts from. One that joined before starts from
+     * its data directory ({@link JoinedBefore}), whether or not a member answers; any other asks a
+     * member to add it ({@link JoinRequest}) and records the cluster it joined.
+     */
+    private static JoinRequest.Joined joinedOrJoin(NodeConfig config, String self, io.ringkv.cluster.meta.ClusterMetadata lastKnown)
+            throws NodeStartException {
+        java.nio.file.Path directory = config.dataDir().resolve(MetadataStatus.DIRECTORY);
+        java.util.Optional<JoinRequest.Joined> before = JoinedBefore.read(directory, io.ringkv.cluster.ClusterNode.parse(self), lastKnown);
+        if (before.isPresent()) {
+            log.info("this node joined the cluster before ({} at epoch {}): it starts from its data directory, without asking {}",
+                    before.get().self().state().label(), before.get().metadata().epoch(), config.joinUrl());
+            return before.get();
+        }
+        JoinRequest.Joined joined = JoinRequest.ask(config.joinUrl(), self, config.replaceUrl(), config.secret(),
+                config.interNodeTransport().trust());
+        JoinedBefore.record(directory, joined.fingerprint());
+        return joined;
     }
 
     /**

@@ -59,7 +59,8 @@ final class ServeCommand implements Callable<Integer> {
             description = "Join the running cluster of the member at URL instead of starting from a --cluster list: the "
                     + "node asks to join, receives the keys it will own from their owners, then serves them. Several "
                     + "members, comma-separated, are asked in turn until one takes the request. Needs the cluster "
-                    + "secret; start it again with the same --join after a stop.")
+                    + "secret; start it again with the same --join after a stop: a node that joined starts from its "
+                    + "data directory and asks no member.")
     String join;
 
     @Option(names = "--replace", paramLabel = "DEAD_URL",

@@ -18,6 +18,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
@@ -157,8 +158,8 @@ class MembershipIT {
 
     /**
      * A joining node SIGKILLed while it streams stays {@code joining} in the metadata (so a second
-     * join is refused meanwhile); started again with the same {@code --join} and data directory it
-     * goes through the steps from the top and completes.
+     * join is refused meanwhile); started again on its data directory it goes through the steps
+     * from the top and completes, without asking the member {@code --join} names.
      */
     @Test
     @Order(3)
@@ -181,9 +182,10 @@ class MembershipIT {
         assertThat(second.printed(), containsString("a change is in progress"));
         assertThat("a refused join changes nothing", nodes.metadata(nodes.cluster().url(0)), equalTo(meanwhile));
 
-        // --join names a member that is not there first: the next one is asked.
-        MembershipNodes.Joiner again = nodes.restart(joining, "http://127.0.0.1:1," + nodes.cluster().url(1));
+        // It joined before: it starts from its data directory, whatever --join names (here nothing that answers).
+        MembershipNodes.Joiner again = nodes.restart(joining, "http://127.0.0.1:1");
         nodes.awaitJoined(again);
+        assertThat(again.printed(), containsString("this node joined the cluster before (joining at epoch"));
         writer.awaitMore(50);
         assertThat("writes during the join, of " + writer.writes(), writer.stop(), is(empty()));
 
@@ -206,7 +208,9 @@ class MembershipIT {
     void abortRollsAJoinAndADecommissionBack() throws Exception {
         BackgroundWriter writer = startWriter("w4-");
         writer.awaitMore(20);
-        MembershipNodes.Joiner joining = nodes.startJoiner("joiner-6", nodes.cluster().url(0), nodes.cluster().secretFile());
+        // --join names a member that is not there first: the next one is asked.
+        MembershipNodes.Joiner joining = nodes.startJoiner("joiner-6", "http://127.0.0.1:1," + nodes.cluster().url(0),
+                nodes.cluster().secretFile());
         nodes.awaitStatus(joining, "joiner-6 streaming", status -> "streaming".equals(membershipPhase(status)));
         MembershipNodes.Cli aborted = nodes.cli("abort", "--node", joining.url());
         assertThat(aborted.output(), aborted.exit(), is(0));
@@ -337,6 +341,53 @@ class MembershipIT {
 
         nodes.readBack(remaining);
         nodes.awaitOnExactlyThree(remaining);
+    }
+
+    /**
+     * After the test before, two of the three metadata voters joined the cluster (joiner-4 took
+     * node-0's vote, replacer-7 node-1's). Every node is SIGKILLed at once, as in a power cut, and
+     * started again with the command it was started with. A member answers a join only with a
+     * majority of the voters behind it, which here needs the joined nodes: on the code before,
+     * they asked until they gave up, and the cluster never came back. Now they start from their
+     * data directories; the group elects a leader, writes succeed, every key reads back and is
+     * on exactly three nodes.
+     */
+    @Test
+    @Order(8)
+    void theWholeClusterKilledAtOnceComesBackWhenMostVotersJoined() throws Exception {
+        MembershipNodes.Joiner member = nodes.running("joiner-4");
+        MembershipNodes.Joiner replacement = nodes.running("replacer-7");
+        for (MembershipNodes.Joiner joined : List.of(member, replacement)) {
+            nodes.awaitStatus(joined, joined.name() + " votes", MembershipIT::votes);
+        }
+        nodes.cluster().kill(2);
+        member.process().kill();
+        replacement.process().kill();
+        nodes.awaitExit(member);
+        nodes.awaitExit(replacement);
+
+        nodes.cluster().restart(2);
+        String survivor = nodes.cluster().url(2);
+        MembershipNodes.Joiner memberAgain = nodes.restart(member, survivor);
+        MembershipNodes.Joiner replacementAgain = nodes.restartReplacement(replacement, nodes.cluster().url(1), survivor);
+        List<String> all = List.of(survivor, memberAgain.url(), replacementAgain.url());
+        nodes.awaitStatus(survivor, null, "a metadata leader among the three",
+                status -> status.contains("\"metadata\":{") && new HashSet<>(all).contains(MembershipNodes.leaderUrl(status)));
+        for (MembershipNodes.Joiner joined : List.of(memberAgain, replacementAgain)) {
+            assertThat(joined.printed(), containsString("this node joined the cluster before (normal at epoch"));
+            nodes.awaitStatus(joined, joined.name() + " votes again", MembershipIT::votes);
+        }
+
+        BackgroundWriter writer = nodes.startWriter("w8-", new int[] {2});
+        writer.awaitMore(50);
+        assertThat("writes after the restart, of " + writer.writes(), writer.stop(), is(empty()));
+        nodes.readBack(all);
+        nodes.awaitOnExactlyThree(all);
+    }
+
+    /** Whether the node's status says its metadata server is a voter (a follower or the leader). */
+    private static boolean votes(String status) {
+        return status.contains("\"role\":\"follower\"") || status.contains("\"role\":\"leader\"");
     }
 
     /** {@code ringkv decommission} in this JVM, waiting up to two minutes for the node to leave. */
