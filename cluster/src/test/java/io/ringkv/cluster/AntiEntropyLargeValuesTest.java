@@ -44,12 +44,7 @@ class AntiEntropyLargeValuesTest {
 
     @AfterEach
     void closeEverything() throws Exception {
-        for (AutoCloseable resource : resources.reversed()) {
-            resource.close();
-        }
-        http.close();
-        clientExecutor.shutdownNow();
-        assertThat(clientExecutor.awaitTermination(10, TimeUnit.SECONDS), is(true));
+        TestAuth.closeAll(resources, http, clientExecutor);
     }
 
     /** Node A, comparing with B over a client that takes its peers to accept bodies of up to {@code peerBodyBytesMax}. */

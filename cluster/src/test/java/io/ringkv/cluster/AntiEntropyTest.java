@@ -77,12 +77,7 @@ class AntiEntropyTest {
 
     @AfterEach
     void closeEverything() throws Exception {
-        for (AutoCloseable resource : resources.reversed()) {
-            resource.close();
-        }
-        http.close();
-        clientExecutor.shutdownNow();
-        assertThat(clientExecutor.awaitTermination(10, TimeUnit.SECONDS), is(true));
+        TestAuth.closeAll(resources, http, clientExecutor);
     }
 
     private AntiEntropy.Status round() throws InterruptedException {

@@ -72,12 +72,7 @@ class CleanupTest {
 
     @AfterEach
     void closeEverything() throws Exception {
-        for (AutoCloseable resource : resources.reversed()) {
-            resource.close();
-        }
-        http.close();
-        clientExecutor.shutdownNow();
-        assertThat(clientExecutor.awaitTermination(10, TimeUnit.SECONDS), is(true));
+        TestAuth.closeAll(resources, http, clientExecutor);
     }
 
     @Test

@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -108,12 +107,7 @@ class JoinHandOverTest {
 
     @AfterEach
     void closeEverything() throws Exception {
-        for (AutoCloseable resource : resources.reversed()) {
-            resource.close();
-        }
-        http.close();
-        clientExecutor.shutdownNow();
-        assertThat(clientExecutor.awaitTermination(10, TimeUnit.SECONDS), is(true));
+        TestAuth.closeAll(resources, http, clientExecutor);
     }
 
     private static byte[] key(int i) {

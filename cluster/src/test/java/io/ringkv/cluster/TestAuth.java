@@ -61,6 +61,21 @@ final class TestAuth {
                 64 << 20);
     }
 
+    /**
+     * Closes a test's resources, the last added first, then its peer transport and the executor
+     * under it, and checks that the executor's threads ended.
+     */
+    static void closeAll(java.util.List<AutoCloseable> resources, PeerTransport peers,
+                         java.util.concurrent.ExecutorService executor) throws Exception {
+        for (AutoCloseable resource : resources.reversed()) {
+            resource.close();
+        }
+        peers.close();
+        executor.shutdownNow();
+        org.hamcrest.MatcherAssert.assertThat(executor.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS),
+                org.hamcrest.Matchers.is(true));
+    }
+
     /** A handler that takes requests addressed to {@link #SELF}, for tests that call it directly. */
     static InternalApiHandler handler(StorageEngine engine, HybridLogicalClock clock) {
         return handler(SELF, engine, clock);

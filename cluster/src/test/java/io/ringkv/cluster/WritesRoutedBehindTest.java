@@ -91,12 +91,7 @@ class WritesRoutedBehindTest {
 
     @AfterEach
     void closeEverything() throws Exception {
-        for (AutoCloseable resource : resources.reversed()) {
-            resource.close();
-        }
-        http.close();
-        clientExecutor.shutdownNow();
-        assertThat(clientExecutor.awaitTermination(10, TimeUnit.SECONDS), is(true));
+        TestAuth.closeAll(resources, http, clientExecutor);
     }
 
     @Test
