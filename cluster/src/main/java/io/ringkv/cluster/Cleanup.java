@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A run that kept records it does not own is followed by another over those keys alone
  * ({@link KeptKeys}), {@link #FOLLOW_UP_PAUSE} later and twice as long before each next one, up to
- * {@value #FOLLOW_UPS_MAX} times: an owner that was down or slow comes back, and a write that
+ * {@value #FOLLOW_UPS_MAX} times (a run the store failed, by one over the whole store): an owner that was down or slow comes back, and a write that
  * landed between the scan and the purge (one a coordinator sent under the membership before the
  * change) is handed over as it now stands. Without them such copies stayed until the next change
  * or {@code ringkv cleanup}: a key on one node more than its owners, compared and updated by nothing.
@@ -294,6 +294,7 @@ public final class Cleanup implements AutoCloseable {
         CleanupStatus done;
         KeptKeys keptNow = new KeptKeys();
         boolean completed = false;
+        boolean failed = false;
         try {
             done = run(only);
             keptNow = kept;
@@ -304,8 +305,9 @@ public final class Cleanup implements AutoCloseable {
             LOG.info("cleanup: {}", e.getMessage());
             done = status().failed(e.getMessage());
         } catch (StoreException | RuntimeException e) {
-            LOG.warn("cleanup failed", e);
+            LOG.warn("cleanup failed; the whole store is looked at again by a follow-up", e);
             done = status().failed(e.toString());
+            failed = true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             done = status().failed("interrupted");
@@ -326,7 +328,12 @@ public final class Cleanup implements AutoCloseable {
                     thread.execute(() -> runLogged(null));
                     return;
                 }
-                if (!keptNow.isEmpty()) {
+                if (failed) {
+                    // The store threw (a read error, say): nothing says where the run got to, nor what
+                    // it held; a node whose own cleanup failed would otherwise keep copies it does not
+                    // own until the next change of ownership or start.
+                    scheduleFollowUp(KeptKeys.wholeStore());
+                } else if (!keptNow.isEmpty()) {
                     scheduleFollowUp(keptNow);
                 }
             } catch (RejectedExecutionException closed) {
@@ -359,8 +366,12 @@ public final class Cleanup implements AutoCloseable {
         }
         long pauseMillis = followUpPause.toMillis() << followUps;
         followUps++;
-        LOG.info("cleanup: {} records not owned here kept, or stored since from senders behind; follow-up {} of {} in {} ms",
-                keys.count() + strays.count(), followUps, FOLLOW_UPS_MAX, pauseMillis);
+        if (keys.overflowed()) {
+            LOG.info("cleanup: follow-up {} of {} over the whole store in {} ms", followUps, FOLLOW_UPS_MAX, pauseMillis);
+        } else {
+            LOG.info("cleanup: {} records not owned here kept, or stored since from senders behind; follow-up {} of {} in {} ms",
+                    keys.count() + strays.count(), followUps, FOLLOW_UPS_MAX, pauseMillis);
+        }
         followUp = thread.schedule(() -> {
             KeptKeys these;
             synchronized (lock) {

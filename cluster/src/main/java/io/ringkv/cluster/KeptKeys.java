@@ -31,6 +31,13 @@ final class KeptKeys {
     private long count;
     private long bytes;
 
+    /** A set that remembers no key and says it overflowed: its follow-up reads the whole store. */
+    static KeptKeys wholeStore() {
+        KeptKeys all = new KeptKeys();
+        all.count = 1;
+        return all;
+    }
+
     void add(byte[] key) {
         count++;
         if (keys.size() < MAX && bytes + key.length <= BYTES_MAX) {

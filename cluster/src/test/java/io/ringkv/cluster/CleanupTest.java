@@ -478,6 +478,42 @@ class CleanupTest {
         }
     }
 
+    /**
+     * A run the store fails (a read error while it scans) is followed by one over the whole store,
+     * which hands every record over and settles: before, a node whose own cleanup failed kept the
+     * copies it does not own until the next change of ownership or its next start.
+     */
+    @Test
+    void aRunTheStoreFailedIsFollowedByOneOverTheWholeStore() throws Exception {
+        List<byte[]> theirs = notOwnedHere(topology, 300);
+        peerComesUp();
+        java.util.concurrent.atomic.AtomicBoolean failNext = new java.util.concurrent.atomic.AtomicBoolean(true);
+        StorageEngine failsOnce = WatchedEngine.of(engine, (method, args, result) -> {
+            if (method.getName().equals("range") && failNext.getAndSet(false)) {
+                ((RangeCursor) result).close();
+                throw new IllegalStateException("a read error, once");
+            }
+            return result;
+        });
+        Cleanup run = new Cleanup(failsOnce, topology, () -> 1, client, new ScanPacer(1_000_000_000L), Duration.ofSeconds(2),
+                FirstSourceBuckets.OwnDigest.NONE, RETRY_PAUSE, FOLLOW_UP_PAUSE);
+        resources.add(run);
+        List<String> settled = new java.util.concurrent.CopyOnWriteArrayList<>();
+        run.whenSettled((view, factor) -> settled.add(view.epoch() + "/" + factor));
+
+        run.request();
+        CleanupStatus last = awaitRunsSettled(run, 2);
+
+        assertThat("the store failed the first run", failNext.get(), is(false));
+        assertThat("the follow-up read the whole store", last.scanned(), is(300L));
+        assertThat(last.dropped(), is((long) theirs.size()));
+        for (byte[] key : theirs) {
+            assertThat("dropped here", engine.get(key), is(Optional.empty()));
+            assertThat("held by the owner", peerEngine.get(key).isPresent(), is(true));
+        }
+        assertThat("settled once the follow-up left nothing", settled, is(List.of("0/1")));
+    }
+
     /** Waits (at most 20 s) until {@code runs} runs completed and none runs or waits; @return the last. */
     private static CleanupStatus awaitRunsSettled(Cleanup cleanup, long runs) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
