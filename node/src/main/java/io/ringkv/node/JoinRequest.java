@@ -45,7 +45,8 @@ final class JoinRequest {
     static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
 
     /** What the node starts from. */
-    record Joined(String fingerprint, ClusterMetadata metadata, Member self) {
+    /** @param stored read from the node's data directory ({@link JoinedBefore}), not a member's answer */
+    record Joined(String fingerprint, ClusterMetadata metadata, Member self, boolean stored) {
     }
 
     private JoinRequest() {
@@ -96,14 +97,7 @@ final class JoinRequest {
                     + ClusterSecret.ENVIRONMENT_VARIABLE + ")");
         }
         ClusterNode self = ClusterNode.parse(selfUrl);
-        List<ClusterNode> members = new ArrayList<>();
-        for (String url : memberUrls.split(",")) {
-            try {
-                members.add(ClusterNode.parse(url.strip()));
-            } catch (IllegalArgumentException e) {
-                throw new NodeStartException("--join " + url + ": " + e.getMessage());
-            }
-        }
+        List<ClusterNode> members = members(memberUrls);
         ClusterNode dead = null;
         if (deadUrl != null) {
             try {
@@ -153,6 +147,19 @@ final class JoinRequest {
         }
     }
 
+    /** The members {@code --join} names, comma-separated. @throws NodeStartException naming one that is not a node URL */
+    static List<ClusterNode> members(String memberUrls) throws NodeStartException {
+        List<ClusterNode> members = new ArrayList<>();
+        for (String url : memberUrls.split(",")) {
+            try {
+                members.add(ClusterNode.parse(url.strip()));
+            } catch (IllegalArgumentException e) {
+                throw new NodeStartException("--join " + url + ": " + e.getMessage());
+            }
+        }
+        return members;
+    }
+
     /** A member that could not take the join now (unreachable, no metadata majority): the next is asked. */
     private static final class MemberUnavailable extends Exception {
         MemberUnavailable(String message, Throwable cause) {
@@ -187,7 +194,7 @@ final class JoinRequest {
             Member mine = metadata.member(Member.idOf(self)).filter(m -> m.state() == MemberState.JOINING
                     || m.state() == MemberState.NORMAL).orElseThrow(() -> new NodeStartException("the cluster answered the "
                     + "join with metadata (epoch " + metadata.epoch() + ") that does not list this node as joining"));
-            return new Joined(identity.topology(), metadata, mine);
+            return new Joined(identity.topology(), metadata, mine, false);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             // An answer without the cluster's proof: another secret, not an unreachable member.
@@ -217,6 +224,6 @@ final class JoinRequest {
         }
         ClusterMetadata metadata = MetadataCodec.decodeMetadata(answer.body());
         return metadata.member(Member.idOf(self)).filter(m -> m.state() == MemberState.LEAVING && m.url().equals(self.id()))
-                .map(m -> new Joined(identity.topology(), metadata, m));
+                .map(m -> new Joined(identity.topology(), metadata, m, false));
     }
 }

@@ -85,6 +85,6 @@ final class JoinedBefore {
                 .filter(member -> member.url().equals(self.id()))
                 .filter(member -> member.state() == MemberState.JOINING || member.state() == MemberState.NORMAL
                         || member.state() == MemberState.LEAVING)
-                .map(member -> new JoinRequest.Joined(fingerprint, lastKnown, member));
+                .map(member -> new JoinRequest.Joined(fingerprint, lastKnown, member, true));
     }
 }

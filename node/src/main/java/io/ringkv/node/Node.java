@@ -140,7 +140,8 @@ public final class Node implements AutoCloseable {
             // What this node last knew: a node of the initial list routes by it until its group has loaded;
             // one that joined before starts from it without asking.
             io.ringkv.cluster.meta.ClusterMetadata lastKnown = lastKnownMetadata(config);
-            JoinRequest.Joined joined = config.joinUrl() == null ? null : joinedOrJoin(config, self, lastKnown);
+            JoinRequest.Joined joined = config.joinUrl() == null ? null : joinedOrJoin(config, self, lastKnown, warmUp);
+            boolean warmedUp = joined != null && !joined.stored();
             ClusterSettings settings = joined == null ? clusterSettings(config, self)
                     : clusterSettings(config.withCluster(joined.metadata().active().stream().map(Member::url).toList()), self)
                             .withReplicationFactor(Math.min(joined.metadata().replicationFactor(),
@@ -149,7 +150,9 @@ public final class Node implements AutoCloseable {
                     ? io.ringkv.cluster.ClusterNodes.of(settings.nodeUrls(), settings.selfUrl())
                     : io.ringkv.cluster.ClusterNodes.joined(io.ringkv.cluster.ClusterNode.parse(self), joined.fingerprint(),
                             joined.metadata(), joined.self().index());
-            WarmUp.beforeServing(topology, config.interNodeTransport().trust(), warmUp);
+            if (!warmedUp) {
+                WarmUp.beforeServing(topology, config.interNodeTransport().trust(), warmUp);
+            }
             HybridLogicalClock clock = HybridLogicalClock.forNode(wallClock, topology.indexOfSelf(), engine.clockLease());
             Cluster cluster = Cluster.start(settings, joined == null ? null : topology, joined == null ? lastKnown : null, engine,
                     clock, coordination,
@@ -280,11 +283,15 @@ public final class Node implements AutoCloseable {
 
     /**
      * A node started with {@code --join}: what it starts from. One that joined before starts from
-     * its data directory ({@link JoinedBefore}), whether or not a member answers; any other asks a
-     * member to add it ({@link JoinRequest}) and records the cluster it joined.
+     * its data directory ({@link JoinedBefore}), whether or not a member answers; any other warms
+     * up first ({@link WarmUp}, when the members serve), then asks a member to add it
+     * ({@link JoinRequest}) and records the cluster it joined. The order matters: from the moment
+     * the metadata names the node {@code joining}, coordinators send it the writes of the keys it
+     * will own, and a node warming up fails them (each then counted against its write's quorum
+     * and hinted); before, a joining node warmed up for half a minute in that state.
      */
-    private static JoinRequest.Joined joinedOrJoin(NodeConfig config, String self, io.ringkv.cluster.meta.ClusterMetadata lastKnown)
-            throws NodeStartException {
+    private static JoinRequest.Joined joinedOrJoin(NodeConfig config, String self, io.ringkv.cluster.meta.ClusterMetadata lastKnown,
+                                                   Duration warmUp) throws NodeStartException {
         java.nio.file.Path directory = config.dataDir().resolve(MetadataStatus.DIRECTORY);
         java.util.Optional<JoinRequest.Joined> before = JoinedBefore.read(directory, io.ringkv.cluster.ClusterNode.parse(self), lastKnown);
         if (before.isPresent()) {
@@ -292,6 +299,7 @@ public final class Node implements AutoCloseable {
                     before.get().self().state().label(), before.get().metadata().epoch(), config.joinUrl());
             return before.get();
         }
+        WarmUp.beforeServing(JoinRequest.members(config.joinUrl()), config.interNodeTransport().trust(), warmUp);
         JoinRequest.Joined joined = JoinRequest.ask(config.joinUrl(), self, config.replaceUrl(), config.secret(),
                 config.interNodeTransport().trust());
         JoinedBefore.record(directory, joined.fingerprint());

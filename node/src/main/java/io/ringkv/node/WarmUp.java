@@ -58,17 +58,26 @@ final class WarmUp {
      * @return the answers the scratch cluster gave (0 when it did not run)
      */
     static long beforeServing(ClusterNodes topology, SSLContext trust, Duration duration) {
+        return beforeServing(topology.others(), trust, duration);
+    }
+
+    /**
+     * As above, probing {@code peers}: the members a new node's {@code --join} names, whose cluster
+     * it warms up for before it asks to join (once the metadata names it {@code joining}, writes
+     * of the keys it will own are sent to it, and a node still warming up fails them).
+     */
+    static long beforeServing(java.util.List<io.ringkv.cluster.ClusterNode> peers, SSLContext trust, Duration duration) {
         if (duration.isZero()) {
             log.info("warm-up skipped: --warm-up PT0S");
             return 0;
         }
-        if (topology.others().isEmpty()) {
+        if (peers.isEmpty()) {
             log.info("warm-up skipped: no serving peer (a one-node cluster); serving at once");
             return 0;
         }
         ServingPeers.Probe probe;
         try {
-            probe = ServingPeers.probe(topology.others(), trust, ServingPeers.PROBE_TIMEOUT);
+            probe = ServingPeers.probe(peers, trust, ServingPeers.PROBE_TIMEOUT);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // kept for the caller: a node asked to stop while starting
             log.info("warm-up skipped: interrupted while probing the peers");

@@ -35,6 +35,7 @@ class JoinedBeforeTest {
             assertThat(state.label(), joined.fingerprint(), is(FINGERPRINT));
             assertThat(joined.metadata(), is(metadata));
             assertThat(joined.self(), is(member(SELF, state)));
+            assertThat("read from the directory", joined.stored(), is(true));
         }
     }
 

@@ -208,9 +208,11 @@ class MembershipIT {
     void abortRollsAJoinAndADecommissionBack() throws Exception {
         BackgroundWriter writer = startWriter("w4-");
         writer.awaitMore(20);
-        // --join names a member that is not there first: the next one is asked.
-        MembershipNodes.Joiner joining = nodes.startJoiner("joiner-6", "http://127.0.0.1:1," + nodes.cluster().url(0),
-                nodes.cluster().secretFile());
+        // --join names a member that is not there first: the next one is asked. It warms up first,
+        // before the metadata names it: from then on it is sent writes, which a node warming up fails.
+        MembershipNodes.Joiner joining = nodes.startJoinerWarmingUp("joiner-6", "http://127.0.0.1:1," + nodes.cluster().url(0),
+                Duration.ofSeconds(3));
+        awaitNamedOnlyOnceWarm(joining);
         nodes.awaitStatus(joining, "joiner-6 streaming", status -> "streaming".equals(membershipPhase(status)));
         MembershipNodes.Cli aborted = nodes.cli("abort", "--node", joining.url());
         assertThat(aborted.output(), aborted.exit(), is(0));
@@ -240,6 +242,27 @@ class MembershipIT {
         nodes.readBack(all);
         // The copies the rolled-back leave handed over are dropped by their holders, unasked.
         nodes.awaitOnExactlyThree(all);
+    }
+
+    /**
+     * Waits (bounded) until node-0's metadata names {@code joining}, and checks that it had warmed
+     * up by then: the metadata is read before the node's output, so a name seen while the output
+     * still lacks the end of the warm-up was given during it.
+     */
+    private static void awaitNamedOnlyOnceWarm(MembershipNodes.Joiner joining) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            boolean named = nodes.metadataOrEmpty(nodes.cluster().url(0)).contains(joining.url());
+            String printed = joining.printed();
+            if (named) {
+                assertThat("named joining before it had warmed up:\n" + printed, printed, containsString("warmed up in"));
+                return;
+            }
+            if (System.nanoTime() > deadline || !joining.process().isAlive()) {
+                throw new AssertionError(joining.name() + " was not named in the metadata within " + WAIT + ":\n" + printed);
+            }
+            Thread.sleep(20);
+        }
     }
 
     /** The records a membership step in progress has handed over, as the node's status says (0: none or no step). */

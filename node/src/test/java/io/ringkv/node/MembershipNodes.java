@@ -217,6 +217,14 @@ final class MembershipNodes implements AutoCloseable {
         return onAFreePort(port -> startJoiner(name, port, member, secret));
     }
 
+    /** As {@link #startJoiner(String, String)}, with a warm-up of at most {@code warmUp} (the others have none). */
+    Joiner startJoinerWarmingUp(String name, String member, java.time.Duration warmUp) throws Exception {
+        List<String> flags = new ArrayList<>(joinerFlags(name, cluster.secretFile()));
+        flags.set(flags.indexOf("--warm-up") + 1, warmUp.toString());
+        return onAFreePort(port -> launch(name, port, "serve", concat(List.of("--port", Integer.toString(port), "--join", member),
+                flags)));
+    }
+
     /**
      * {@code ringkv replace --dead dead --node URL --join member} on a port free when chosen, tried
      * again on another port as {@link #startJoiner(String, String, Path)} is.
