@@ -197,7 +197,8 @@ class MembershipIT {
 
     /**
      * {@code ringkv abort} rolls back a join in the middle of its streaming (the node becomes
-     * {@code left}; the owners keep every key) and a decommission in the middle of its hand-over
+     * {@code left}; the owners keep every key), the join of a node killed for good through a live
+     * member ({@code --member}), and a decommission in the middle of its hand-over
      * (the node becomes {@code normal} again and answers {@code /v0/status} with 200; the copies
      * it handed over are dropped by the nodes that took them); nothing acknowledged is lost, and
      * every key ends on exactly three nodes; a node with no step in progress has nothing to abort
@@ -219,6 +220,20 @@ class MembershipIT {
         String afterJoin = nodes.metadata(nodes.cluster().url(0));
         assertThat(afterJoin, stateOf(afterJoin, joining.url()), is("left"));
         joining.process().stop(Duration.ofSeconds(10));
+
+        // A joining node gone for good (SIGKILLed while it streams, never started again) holds the
+        // cluster in its change until its join is rolled back through a live member.
+        MembershipNodes.Joiner lost = nodes.startJoiner("joiner-8", nodes.cluster().url(0));
+        nodes.awaitStatus(lost, "joiner-8 streaming", status -> "streaming".equals(membershipPhase(status)));
+        lost.process().kill();
+        nodes.awaitExit(lost);
+        MembershipNodes.Cli unreachable = nodes.cli("abort", "--node", lost.url());
+        assertThat(unreachable.output(), unreachable.exit(), is(1));
+        assertThat(unreachable.output(), containsString("add --member URL"));
+        MembershipNodes.Cli through = nodes.cli("abort", "--node", lost.url(), "--member", nodes.cluster().url(1));
+        assertThat(through.output(), through.exit(), is(0));
+        String afterLost = nodes.metadata(nodes.cluster().url(0));
+        assertThat(afterLost, stateOf(afterLost, lost.url()), is("left"));
 
         // joiner-4 joined in the test before: it is a normal member that is not a voter.
         MembershipNodes.Joiner member = nodes.running("joiner-4");
@@ -317,6 +332,12 @@ class MembershipIT {
         }
         assertThat(changed.output() + "\njoiner-4 printed:\n" + member.printed(), changed.exit(), is(0));
         nodes.awaitStatus(member, "joiner-4 applied replication factor 2", status -> status.contains("\"replicationFactor\":2"));
+        // Only a join is rolled back without its node: the killed node-1 is normal.
+        String before = nodes.metadata(nodes.cluster().url(2));
+        MembershipNodes.Cli notJoining = nodes.cli("abort", "--node", nodes.cluster().url(1), "--member", nodes.cluster().url(2));
+        assertThat(notJoining.output(), notJoining.exit(), is(1));
+        assertThat(notJoining.output(), containsString("is normal, not joining"));
+        assertThat("a refused abort changes nothing", nodes.metadata(nodes.cluster().url(2)), equalTo(before));
     }
 
     /**

@@ -54,14 +54,19 @@ public final class InternalCallOptions {
 
     /** The node's endpoint at {@code path}; a usage error unless {@code --node} is an http(s)://host:port URL. */
     URI endpoint(String path) {
+        return endpointOf("--node", node, path);
+    }
+
+    /** {@code url}'s endpoint at {@code path}; a usage error naming {@code option} unless it is an http(s)://host:port URL. */
+    URI endpointOf(String option, String url, String path) {
         try {
-            URI uri = URI.create(base() + path);
+            URI uri = URI.create(url.replaceAll("/+$", "") + path);
             if (uri.getHost() == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
                 throw new IllegalArgumentException("not an http://host:port or https://host:port URL");
             }
             return uri;
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--node " + node + ": " + e.getMessage());
+            throw new ParameterException(spec.commandLine(), option + " " + url + ": " + e.getMessage());
         }
     }
 
