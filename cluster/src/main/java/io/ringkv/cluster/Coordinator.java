@@ -289,18 +289,18 @@ public final class Coordinator {
         if (record == null && spareDelays != null && params.ack() < nodes.size()) {
             List<Replica> ordered = readOrder(nodes, params.ack());
             return new ReplicatedOperation(key, null, ordered, params.ack(), params.ack(), clock, missedWrites, boundMillis(),
-                    calls, topology.self())
+                    calls, topology.self(), view.epoch())
                     .start(deadlines, spareDelays, settings.executor());
         }
         if (record != null && view.changing()) {
             MembershipView.WriteSet writes = view.writeSet(key, nodes, params.from(), params.ack());
             return new ReplicatedOperation(key, record, localLast(writes.nodes()), writes, clock, missedWrites, boundMillis(),
-                    calls, topology.self())
+                    calls, topology.self(), view.epoch())
                     .start(deadlines, settings.executor());
         }
         // Every request outside a change: one group, and no write set to allocate.
         return new ReplicatedOperation(key, record, localLast(nodes), nodes.size(), params.ack(), clock, missedWrites,
-                boundMillis(), calls, topology.self())
+                boundMillis(), calls, topology.self(), view.epoch())
                 .start(deadlines, settings.executor());
     }
 

@@ -56,13 +56,24 @@ final class PeerWriteBatcher {
                 });
     }
 
-    /** As {@link Replica#write}: empty once the peer holds {@code record}, else the timestamp of the fresher one it keeps. */
+    /** As below, routed by this node's view of now. */
     CompletableFuture<OptionalLong> write(byte[] key, Record record) {
+        return write(key, record, -1);
+    }
+
+    /**
+     * As {@link Replica#write(byte[], Record, long)}: empty once the peer holds {@code record}, else
+     * the timestamp of the fresher one it keeps.
+     *
+     * @param routedAt the metadata epoch of the view the coordinator chose the replicas by; negative:
+     *                 this node's epoch now
+     */
+    CompletableFuture<OptionalLong> write(byte[] key, Record record, long routedAt) {
         int frameBytes = RecordFrames.frameBytes(key, record);
         if (frameBytes > framesBytesMax) {
-            return client.write(node, key, record);
+            return client.write(node, key, record, routedAt);
         }
-        PendingWrite write = new PendingWrite(key, record, client.epoch(), new CompletableFuture<>());
+        PendingWrite write = new PendingWrite(key, record, routedAt < 0 ? client.epoch() : routedAt, new CompletableFuture<>());
         batches.add(write, frameBytes);
         return write.answer;
     }
@@ -78,10 +89,10 @@ final class PeerWriteBatcher {
     }
 
     /**
-     * @param routedAt this node's metadata epoch when the write was queued, right after the
-     *                 coordinator chose its replicas: the batch carries its writes' oldest, so that
-     *                 a peer that learned of a newer epoch meanwhile knows the batch was routed
-     *                 under older owners ({@link ReplicaClient#writeEach(ClusterNode, List, List, long)})
+     * @param routedAt the metadata epoch of the view the write's replicas were chosen by: the batch
+     *                 carries its writes' oldest, so that a peer that learned of a newer epoch
+     *                 meanwhile knows the batch was routed under older owners
+     *                 ({@link ReplicaClient#writeEach(ClusterNode, List, List, long)})
      */
     private record PendingWrite(byte[] key, Record record, long routedAt, CompletableFuture<OptionalLong> answer) {
 

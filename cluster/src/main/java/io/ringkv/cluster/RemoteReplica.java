@@ -50,7 +50,13 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<OptionalLong> write(byte[] key, Record record) {
-        return writes == null ? client.write(node, key, record) : writes.write(key, record);
+        return write(key, record, -1);
+    }
+
+    /** @param routedAt negative: this node's epoch when the write is queued */
+    @Override
+    public CompletableFuture<OptionalLong> write(byte[] key, Record record, long routedAt) {
+        return writes == null ? client.write(node, key, record, routedAt) : writes.write(key, record, routedAt);
     }
 
     /** What the batches to this node carried so far; empty when batching is off. */

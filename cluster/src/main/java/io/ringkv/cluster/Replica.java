@@ -28,4 +28,13 @@ public interface Replica {
      * was stamped, by a clock ahead of this coordinator's ({@link Coordinator} stamps it again).
      */
     CompletableFuture<OptionalLong> write(byte[] key, Record record);
+
+    /**
+     * As {@link #write(byte[], Record)}, for a write whose replicas were chosen by the membership
+     * view of metadata epoch {@code routedAt}: a remote replica's request says so, so that a node
+     * that knows a newer view drops a copy it no longer owns ({@link Cleanup#storedFrom}).
+     */
+    default CompletableFuture<OptionalLong> write(byte[] key, Record record, long routedAt) {
+        return write(key, record);
+    }
 }

@@ -122,7 +122,13 @@ public final class ReplicaClient {
      * instead, or empty when it now holds {@code record} ({@link #writeOutcome}).
      */
     public CompletableFuture<OptionalLong> write(ClusterNode node, byte[] key, Record record) {
-        return writeEach(node, List.of(key), List.of(record)).thenApply(answers -> writeOutcome(node, record, answers[0]));
+        return write(node, key, record, -1);
+    }
+
+    /** As above, routed by the view of metadata epoch {@code routedAt} ({@link #writeEach(ClusterNode, List, List, long)}). */
+    public CompletableFuture<OptionalLong> write(ClusterNode node, byte[] key, Record record, long routedAt) {
+        return writeEach(node, List.of(key), List.of(record), routedAt)
+                .thenApply(answers -> writeOutcome(node, record, answers[0]));
     }
 
     /**

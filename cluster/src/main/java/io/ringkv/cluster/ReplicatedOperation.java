@@ -80,6 +80,8 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /** The freshest timestamp a replica kept instead of this write (0: none); set before the reply is counted. */
     private final AtomicLong fresherKept = new AtomicLong();
+    /** The metadata epoch of the view this operation's replicas were chosen by. */
+    private final long routedAt;
     /** Runs what may block (hints, repairs); set by {@link #start} before any reply can arrive. */
     private Executor executor;
 
@@ -90,9 +92,9 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
      */
     ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, MembershipView.WriteSet writes,
                         HybridLogicalClock clock, MissedWriteListener missedWrites, long clockBoundMillis,
-                        ReplicaCallListener calls, ClusterNode self) {
+                        ReplicaCallListener calls, ClusterNode self, long routedAt) {
         this(key, written, replicas, replicas.size(), writes.owners().ack(), writes.futureOwners() == null ? null : writes,
-                clock, missedWrites, clockBoundMillis, calls, self);
+                clock, missedWrites, clockBoundMillis, calls, self, routedAt);
     }
 
     /**
@@ -105,17 +107,19 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
      *                         as a failed reply and is not observed
      * @param calls told of each remote replica's answer or failure
      * @param self  this node, whose (local) replica {@code calls} is not told of; null: tell of all
+     * @param routedAt the metadata epoch of the view {@code replicas} were chosen by, which its
+     *                 writes and read repairs carry ({@link Replica#write(byte[], Record, long)})
      */
     ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int firstAsked, int ack,
                         HybridLogicalClock clock, MissedWriteListener missedWrites, long clockBoundMillis,
-                        ReplicaCallListener calls, ClusterNode self) {
-        this(key, written, replicas, firstAsked, ack, null, clock, missedWrites, clockBoundMillis, calls, self);
+                        ReplicaCallListener calls, ClusterNode self, long routedAt) {
+        this(key, written, replicas, firstAsked, ack, null, clock, missedWrites, clockBoundMillis, calls, self, routedAt);
     }
 
     /** @param groups a write's two groups during a change ({@link MembershipView#writeSet}), or null: one group, {@code ack} of all */
     private ReplicatedOperation(byte[] key, Record written, List<Replica> replicas, int firstAsked, int ack,
                                 MembershipView.WriteSet groups, HybridLogicalClock clock, MissedWriteListener missedWrites,
-                                long clockBoundMillis, ReplicaCallListener calls, ClusterNode self) {
+                                long clockBoundMillis, ReplicaCallListener calls, ClusterNode self, long routedAt) {
         if (firstAsked < Math.min(ack, replicas.size()) || firstAsked > replicas.size() || (written != null && firstAsked != replicas.size())) {
             throw new IllegalArgumentException("ask at least ack and at most every replica at once (writes: every one), got "
                     + firstAsked + " of " + replicas.size() + " with ack " + ack);
@@ -131,6 +135,7 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         }
         this.calls = calls;
         this.self = self;
+        this.routedAt = routedAt;
         this.key = key;
         this.written = written;
         this.replicas = replicas;
@@ -244,7 +249,7 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
         sentNanos[index] = System.nanoTime();
         CompletableFuture<Optional<Record>> reply;
         try {
-            reply = written == null ? replica.read(key) : replica.write(key, written).thenApply(kept -> {
+            reply = written == null ? replica.read(key) : replica.write(key, written, routedAt).thenApply(kept -> {
                 if (kept.isPresent()) {
                     fresherKept.accumulateAndGet(kept.getAsLong(), Math::max);
                     throw new CompletionException(new FresherRecordKeptException(replica.node(), kept.getAsLong()));
@@ -419,7 +424,7 @@ final class ReplicatedOperation implements DeadlineQueue.Expiring {
             Replica replica = replicas.get(stale.get(i));
             LOG.debug("read repair of {} to {}", replica.node(), newest);
             try {
-                writes[i] = replica.write(key, newest).exceptionally(e -> {
+                writes[i] = replica.write(key, newest, routedAt).exceptionally(e -> {
                     LOG.debug("read repair of {} failed: {}", replica.node(), e.toString());
                     return OptionalLong.empty();
                 });

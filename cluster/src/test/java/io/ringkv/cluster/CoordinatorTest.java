@@ -254,6 +254,60 @@ class CoordinatorTest {
         assertThat(stored(order.get(0), key), equalTo(Optional.of(newer)));
     }
 
+    /**
+     * Every write and read repair tells its replica the epoch of the view that chose it, so that a
+     * replica that knows a newer one can drop a copy it no longer owns ({@link Cleanup#storedFrom}).
+     */
+    @Test
+    void writesAndReadRepairsSayTheEpochOfTheViewThatRoutedThem() throws Exception {
+        List<io.ringkv.cluster.meta.Member> members = new java.util.ArrayList<>();
+        for (ClusterNode node : topology.all()) {
+            members.add(new io.ringkv.cluster.meta.Member(io.ringkv.cluster.meta.Member.idOf(node), node.id(),
+                    io.ringkv.cluster.meta.MemberState.NORMAL, members.size(), null));
+        }
+        topology.follow(new io.ringkv.cluster.meta.ClusterMetadata(9, 3, members));
+        List<String> routed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        UnaryOperator<Replica> recording = replica -> new Replica() {
+            @Override
+            public ClusterNode node() {
+                return replica.node();
+            }
+
+            @Override
+            public CompletableFuture<Optional<Record>> read(byte[] key) {
+                return replica.read(key);
+            }
+
+            @Override
+            public CompletableFuture<java.util.OptionalLong> write(byte[] key, Record record) {
+                routed.add("not said");
+                return replica.write(key, record);
+            }
+
+            @Override
+            public CompletableFuture<java.util.OptionalLong> write(byte[] key, Record record, long routedAt) {
+                routed.add(Long.toString(routedAt));
+                return replica.write(key, record);
+            }
+        };
+        Map<ClusterNode, UnaryOperator<Replica>> everyReplica = new HashMap<>();
+        topology.all().forEach(node -> everyReplica.put(node, recording));
+        Coordinator coordinator = coordinator(everyReplica);
+
+        await(coordinator.put(utf8("routed"), utf8("v"), new ReplicationParams(2, 3)));
+        assertThat("each replica's write", routed, is(List.of("9", "9", "9")));
+
+        routed.clear();
+        byte[] key = utf8("repaired");
+        List<ClusterNode> order = placement.order(key);
+        engines.get(order.get(0)).apply(key, Record.value(100, utf8("old")));
+        engines.get(order.get(1)).apply(key, Record.value(200, utf8("new")));
+        ReplicatedOperation read = coordinator.startRead(key, new ReplicationParams(2, 2));
+        await(read.result());
+        read.done().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat("the read repair", routed, is(List.of("9")));
+    }
+
     @Test
     void aFresherTombstoneReadsAsNotFound() throws Exception {
         byte[] key = utf8("k7");

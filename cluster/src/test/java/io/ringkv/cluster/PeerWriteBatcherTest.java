@@ -191,9 +191,10 @@ class PeerWriteBatcherTest extends GatedPeerTestBase {
     }
 
     /**
-     * A batch says the epoch its oldest write was queued at, right after its coordinator chose the
-     * replicas, not this node's epoch when the batch leaves: the peer, if it knows a newer one,
-     * must tell that the batch was routed by the owners before ({@link Cleanup#storedFrom}).
+     * A batch says the oldest epoch its writes were routed at (the coordinator's view's, or this
+     * node's when each was queued), not this node's epoch when the batch leaves: the peer, if it
+     * knows a newer one, must tell that the batch was routed by the owners before
+     * ({@link Cleanup#storedFrom}).
      */
     @Test
     void aBatchCarriesTheEpochItsOldestWriteWasRoutedAt() throws Exception {
@@ -206,13 +207,15 @@ class PeerWriteBatcherTest extends GatedPeerTestBase {
         CompletableFuture<OptionalLong> second = batcher.write(utf8("k1"), Record.value(11, utf8("v1")));
         epoch.set(7);
         CompletableFuture<OptionalLong> third = batcher.write(utf8("k2"), Record.value(12, utf8("v2")));
+        CompletableFuture<OptionalLong> repair = batcher.write(utf8("k3"), Record.value(13, utf8("v3")), 4);
 
         peer.open();
-        for (CompletableFuture<OptionalLong> write : List.of(first, second, third)) {
+        for (CompletableFuture<OptionalLong> write : List.of(first, second, third, repair)) {
             assertThat(await(write), is(OptionalLong.empty()));
         }
-        assertThat(peer.seen(), contains("writes 1", "writes 2"));
-        assertThat(peer.writeEpochs(), contains("5", "6"));
+        assertThat(peer.seen(), contains("writes 1", "writes 3"));
+        assertThat("a write routed by an older view than the node's of now (a read repair after a change) counts as that one",
+                peer.writeEpochs(), contains("5", "4"));
     }
 
     @Test
