@@ -162,18 +162,12 @@ public final class ReplicaClient {
      * between nodes travels so: a coordinator's ({@link PeerWriteBatcher}), a read repair, a
      * replayed hint, an anti-entropy or hand-over push ({@link RecordPusher}).
      *
-     * @param keys at most {@link WriteBatchCodec#RECORDS_MAX}, any order, a key possibly more than once
-     */
-    CompletableFuture<long[]> writeEach(ClusterNode node, List<byte[]> keys, List<Record> records) {
-        return writeEach(node, keys, records, -1);
-    }
-
-    /**
-     * As above, stamped with {@code routedAt}, the metadata epoch under which the records' targets
-     * were chosen, when it is below this node's epoch of now: a receiver that knows a newer epoch
-     * then checks whether it still owns what it stored (a copy sent under the older owners may land
-     * after its cleanup read past the key; {@link Cleanup#storedFrom}).
+     * <p>The request is stamped with {@code routedAt}, the metadata epoch under which the records'
+     * targets were chosen, when it is below this node's epoch of now: a receiver that knows a newer
+     * epoch then checks whether it still owns what it stored (a copy sent under the older owners may
+     * land after its cleanup read past the key; {@link Cleanup#storedFrom}).
      *
+     * @param keys     at most {@link WriteBatchCodec#RECORDS_MAX}, any order, a key possibly more than once
      * @param routedAt the epoch of the membership view the writes were routed by; negative: this node's epoch of now
      */
     CompletableFuture<long[]> writeEach(ClusterNode node, List<byte[]> keys, List<Record> records, long routedAt) {

@@ -3,13 +3,10 @@ package io.ringkv.cluster;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -25,8 +22,8 @@ import java.util.Set;
  * normal n0c1f4b2a9e77
  * normal ...
  * </pre>
- * each id URL-encoded. Written to a temporary file, forced to disk and moved into place, so a crash
- * leaves the old state or the new one.
+ * each id URL-encoded. Replaced whole ({@link FileReplacement}), so a crash leaves the old state or
+ * the new one.
  */
 final class SettledOwnershipFile {
 
@@ -79,13 +76,7 @@ final class SettledOwnershipFile {
                 .append("replication-factor ").append(ownership.replicationFactor()).append('\n');
         ownership.normal().stream().sorted()
                 .forEach(id -> text.append("normal ").append(URLEncoder.encode(id, StandardCharsets.UTF_8)).append('\n'));
-        Files.createDirectories(file.toAbsolutePath().getParent());
-        Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(temporary, text, StandardCharsets.UTF_8);
-        try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
-            channel.force(true);
-        }
-        Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        FileReplacement.write(file, text.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     private static String field(String line, String name) {

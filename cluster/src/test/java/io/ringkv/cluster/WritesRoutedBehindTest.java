@@ -105,9 +105,9 @@ class WritesRoutedBehindTest {
         Record owned = Record.value(12, utf8("owned here"));
 
         // A write the current view sent here though the key is not this node's: a client's explicit `from` above the factor.
-        sender.writeEach(receiver, List.of(sentByTheCurrentView), List.of(current)).get(5, TimeUnit.SECONDS);
+        sender.writeEach(receiver, List.of(sentByTheCurrentView), List.of(current), -1).get(5, TimeUnit.SECONDS);
         senderEpoch.set(EPOCH - 1);
-        sender.writeEach(receiver, List.of(sentByTheOlderView, mine), List.of(older, owned)).get(5, TimeUnit.SECONDS);
+        sender.writeEach(receiver, List.of(sentByTheOlderView, mine), List.of(older, owned), -1).get(5, TimeUnit.SECONDS);
 
         awaitGone(sentByTheOlderView);
         assertThat("handed to its owner first", ownerEngine.get(sentByTheOlderView), is(Optional.of(older)));

@@ -46,7 +46,7 @@ final class ClusterAddressFile {
                 }
                 return;
             }
-            TextFileReplacement.write(file, address + "\n");
+            io.ringkv.cluster.FileReplacement.write(file, (address + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new NodeStartException("cannot record this node's address in " + file.toAbsolutePath() + ": " + e.getMessage(), e);
         }

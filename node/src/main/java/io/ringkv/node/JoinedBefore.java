@@ -47,7 +47,7 @@ final class JoinedBefore {
         }
         Path file = metaDirectory.resolve(NAME);
         try {
-            TextFileReplacement.write(file, fingerprint + "\n");
+            io.ringkv.cluster.FileReplacement.write(file, (fingerprint + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new NodeStartException("cannot record the cluster this node joined in " + file.toAbsolutePath() + ": "
                     + e.getMessage(), e);

@@ -50,7 +50,8 @@ final class UpAddresses {
 
     /** Records {@code urls} in {@code dataDir}, replacing the file in one step. */
     static void write(Path dataDir, List<String> urls) throws IOException {
-        TextFileReplacement.write(dataDir.resolve(NAME), String.join("\n", urls) + "\n");
+        io.ringkv.cluster.FileReplacement.write(dataDir.resolve(NAME),
+                (String.join("\n", urls) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /**

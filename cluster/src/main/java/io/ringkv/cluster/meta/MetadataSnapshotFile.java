@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.zip.CRC32C;
 
 /**
@@ -29,12 +28,7 @@ final class MetadataSnapshotFile {
         byte[] payload = MetadataCodec.encode(metadata);
         ByteBuffer out = ByteBuffer.allocate(HEADER_BYTES + payload.length + Integer.BYTES);
         out.put(MAGIC).put((byte) VERSION).putInt(payload.length).put(payload).putInt(crc(payload));
-        Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.write(temporary, out.array());
-        try (var channel = java.nio.channels.FileChannel.open(temporary, java.nio.file.StandardOpenOption.WRITE)) {
-            channel.force(true);
-        }
-        Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        io.ringkv.cluster.FileReplacement.write(file, out.array());
     }
 
     static ClusterMetadata read(Path file) throws IOException {
