@@ -152,7 +152,7 @@ public final class Cluster implements AutoCloseable {
         this.antiEntropy = new AntiEntropy(engine, topology, client, settings.antiEntropy(), tombstones::mayBeCollectedElsewhere,
                 replicationFactor::current);
         PaxosAcceptor acceptor = new PaxosAcceptor(engine,
-                timestamp -> tombstones.mayBeCollectedElsewhere(io.ringkv.store.Record.tombstone(timestamp)));
+                timestamp -> tombstones.mayBeCollectedElsewhere(io.ringkv.store.Record.tombstone(timestamp)), topology::view);
         tombstones.alsoCollect(acceptor);
         this.compareAndSet = new CompareAndSet(topology, replicationFactor::current,
                 node -> paxosPeers.computeIfAbsent(node, member -> topology.isSelf(member) ? PaxosPeer.local(member, acceptor)

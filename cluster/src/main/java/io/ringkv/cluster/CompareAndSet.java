@@ -40,6 +40,13 @@ import org.slf4j.LoggerFactory;
  * A lost attempt (a promise or acceptance refused for a higher ballot) is retried after a small
  * random backoff, at most {@link #ATTEMPTS_MAX} times in all.
  *
+ * <p>A conditional write's replicas are the key's owners in this node's view of the members when
+ * it starts, and every Paxos message says that view's epoch: an acceptor whose view has another
+ * epoch, or a change in progress, refuses it ({@link PaxosAcceptor}). An attempt that finds this
+ * node's view moved on starts again under the new one (nothing of this write can have been chosen
+ * yet), or answers {@link CasOutcome.Unknown} when an earlier attempt may have been accepted. While
+ * a member joins or leaves, conditional writes are refused ({@link MembershipChangeException}).
+ *
  * <p>Plain writes do not take part: one racing a conditional write orders against it by timestamp
  * (the conditional write's is its ballot), as any two writes do.
  *
@@ -101,32 +108,45 @@ public final class CompareAndSet {
      */
     public CompletableFuture<CasOutcome> write(byte[] key, CasCondition condition, LongFunction<Record> write,
                                                ReplicationParams params) {
+        Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.writeRefusal();
+        if (refusal.isEmpty()) {
+            return start(key, condition, write, params, 1);
+        }
+        // As for plain writes: a clock not yet confirmed (peers just started) gets one measurement round first.
+        return clockSkew.writeRefusalAfterMeasuring().thenComposeAsync(again -> again.isPresent()
+                ? CompletableFuture.failedFuture(new ClockRefusedException(again.get()))
+                : start(key, condition, write, params, 1), executor);
+    }
+
+    /** A run under this node's view of now, from attempt {@code attempt} on (after 1: the view moved on). */
+    private CompletableFuture<CasOutcome> start(byte[] key, CasCondition condition, LongFunction<Record> write,
+                                                ReplicationParams params, int attempt) {
         MembershipView now = view == null ? null : view.get();
         if (now != null && now.changing()) {
             return CompletableFuture.failedFuture(new MembershipChangeException("a member is joining or leaving the cluster "
                     + "(metadata epoch " + now.epoch() + "): conditional writes are refused until it is done; retry then"));
         }
-        List<ClusterNode> nodes = replicasOf(key);
+        List<ClusterNode> nodes = replicasOf(now == null ? placement.get() : now.placement(), key);
         int quorum = ReplicationParams.quorum(nodes.size());
         ReplicationParams commit = new ReplicationParams(Math.max(params.ack(), quorum), nodes.size());
-        Run run = new Run(key, condition, write, nodes, quorum, commit);
-        Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.writeRefusal();
-        if (refusal.isEmpty()) {
-            return run.attempt(1);
-        }
-        // As for plain writes: a clock not yet confirmed (peers just started) gets one measurement round first.
-        return clockSkew.writeRefusalAfterMeasuring().thenComposeAsync(again -> again.isPresent()
-                ? CompletableFuture.failedFuture(new ClockRefusedException(again.get())) : run.attempt(1), executor);
+        long epoch = now == null ? PaxosAcceptor.NO_EPOCH : now.epoch();
+        return new Run(key, condition, write, params, nodes, quorum, commit, epoch).attempt(attempt);
     }
 
     /**
-     * The key's replicas: its owners, the first replication-factor nodes of its rendezvous order.
-     * A change of the factor while a conditional write of the key runs changes the set its rounds
-     * ask (a membership change under Paxos, not made safe yet: see docs/cluster.md).
+     * The key's replicas under {@code owners}: the first replication-factor nodes of its rendezvous
+     * order. A change of the factor moves the epoch too, so a run under the factor before it is
+     * refused by the replicas that know the new one, as a membership change's is; one that does
+     * not know it yet still takes part (see docs/cluster.md).
      */
-    private List<ClusterNode> replicasOf(byte[] key) {
-        RendezvousPlacement owners = placement.get();
+    private List<ClusterNode> replicasOf(RendezvousPlacement owners, byte[] key) {
         return owners.owners(key, Math.min(replicationFactor.getAsInt(), owners.clusterSize()));
+    }
+
+    /** The epoch of this node's view of now; {@link PaxosAcceptor#NO_EPOCH} without one. */
+    private long epochNow() {
+        MembershipView now = view == null ? null : view.get();
+        return now == null ? PaxosAcceptor.NO_EPOCH : now.epoch();
     }
 
     /** One conditional write's attempts; its fields are touched by one step at a time (each after the previous). */
@@ -134,22 +154,27 @@ public final class CompareAndSet {
         private final byte[] key;
         private final CasCondition condition;
         private final LongFunction<Record> write;
+        private final ReplicationParams params;
         private final List<ClusterNode> nodes;
         private final int quorum;
         private final ReplicationParams commit;
+        /** The epoch of the view {@link #nodes} came from, which every message of this run carries. */
+        private final long epoch;
         /** The records this run proposed, by timestamp: finding one of them chosen is this run's success. */
         private final Map<Long, Record> proposed = new HashMap<>();
         /** Whether a proposal of this run may have been accepted by some replica without this run learning it was chosen. */
         private boolean ambiguous;
 
-        Run(byte[] key, CasCondition condition, LongFunction<Record> write, List<ClusterNode> nodes, int quorum,
-            ReplicationParams commit) {
+        Run(byte[] key, CasCondition condition, LongFunction<Record> write, ReplicationParams params, List<ClusterNode> nodes,
+            int quorum, ReplicationParams commit, long epoch) {
             this.key = key;
             this.condition = condition;
             this.write = write;
+            this.params = params;
             this.nodes = nodes;
             this.quorum = quorum;
             this.commit = commit;
+            this.epoch = epoch;
         }
 
         CompletableFuture<CasOutcome> attempt(int attempt) {
@@ -157,6 +182,13 @@ public final class CompareAndSet {
                 String message = "contention: " + ATTEMPTS_MAX + " attempts lost to concurrent conditional writes of the key";
                 return done(ambiguous ? new CasOutcome.Unknown(message + "; an earlier attempt may have been applied, read the key")
                         : new CasOutcome.NotWritten(message + ", nothing was written; retry"));
+            }
+            long epochNow = epochNow();
+            if (epochNow != epoch) {
+                // The replicas refuse this run's epoch from now on; its replica set may have changed.
+                return ambiguous ? done(new CasOutcome.Unknown("the cluster metadata changed (epoch " + epoch + " to " + epochNow
+                        + ") while this conditional write ran, after an attempt that may have been applied; read the key"))
+                        : start(key, condition, write, params, attempt);
             }
             long ballot = clock.now();
             Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.stampRefusal(ballot);
@@ -166,7 +198,7 @@ public final class CompareAndSet {
             }
             List<CompletableFuture<PaxosMessages.Promise>> calls = new ArrayList<>(nodes.size());
             for (ClusterNode node : nodes) {
-                calls.add(peers.apply(node).prepare(key, ballot));
+                calls.add(peers.apply(node).prepare(key, ballot, epoch));
             }
             return QuorumTally.of(calls, quorum, PaxosMessages.Promise::granted)
                     .thenComposeAsync(round -> afterPrepare(attempt, ballot, round), executor);
@@ -178,7 +210,8 @@ public final class CompareAndSet {
             }
             if (!round.reached()) {
                 if (round.refused().isEmpty()) {
-                    return unavailable("prepare", round);
+                    // Replicas that refused this run's epoch fail the round: once this node knows theirs, start again.
+                    return epochNow() != epoch ? attempt(attempt + 1) : unavailable("prepare", round);
                 }
                 return retryAfterBackoff(attempt);
             }
@@ -249,7 +282,7 @@ public final class CompareAndSet {
         private CompletableFuture<QuorumTally.Result<PaxosMessages.Accepted>> propose(long ballot, Record record) {
             List<CompletableFuture<PaxosMessages.Accepted>> calls = new ArrayList<>(nodes.size());
             for (ClusterNode node : nodes) {
-                calls.add(peers.apply(node).accept(key, ballot, record));
+                calls.add(peers.apply(node).accept(key, ballot, record, epoch));
             }
             return QuorumTally.of(calls, quorum, PaxosMessages.Accepted::granted);
         }

@@ -17,13 +17,13 @@ import java.util.concurrent.atomic.LongAdder;
  * ({@link MetadataCatchUp}: a read through the metadata leader). Whether the request waits for
  * that depends on whether its answer depends on this node's metadata:
  * <ul>
- *   <li>Replica reads and writes, record batches, ranges and Paxos messages do not: a write is
+ *   <li>Replica reads and writes, record batches and ranges do not: a write is
  *       stored whoever owns the key now (it is a replica write; what a change of owners moves or
  *       drops is the business of anti-entropy and hints per owner), a read returns what this node
  *       holds. They are answered at once while the catch-up runs, so a node behind never fails a
  *       client's request for its lag (losing a metadata voter changes nothing for data requests).
  *   <li>Anti-entropy's digest and versions requests are computed from this node's view of who owns
- *       what. They wait, at most {@link #waitLimit}, until this node knows the sender's epoch, and
+ *       what, and a Paxos message's round must have this node's epoch ({@link PaxosAcceptor}). They wait, at most {@link #waitLimit}, until this node knows the sender's epoch, and
  *       are then answered under the new metadata; never under the old one: a node that has not
  *       caught up within the bound answers {@code 503} (retryable, naming both epochs), which costs
  *       the sender's round that one peer. A node that knows no metadata yet (epoch 0: its member of

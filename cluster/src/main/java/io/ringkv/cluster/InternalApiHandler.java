@@ -173,9 +173,12 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         // A cleanup, too: a run started for a joining node must hand records over by the view that
         // names it.
         // A batch of keys' versions (POST) is the same under any metadata: only the bucket stream filters by owners.
+        // A Paxos message, so that its round's epoch is compared with this node's once it knows it (PaxosAcceptor).
         boolean dependsOnMetadata = request.path().equals(InternalProtocol.DIGEST_PATH)
                 || request.path().equals(InternalProtocol.VERSIONS_PATH) && request.method().equals("GET")
-                || request.path().equals(InternalProtocol.CLEANUP_PATH);
+                || request.path().equals(InternalProtocol.CLEANUP_PATH)
+                || request.path().equals(InternalProtocol.PAXOS_PREPARE_PATH)
+                || request.path().equals(InternalProtocol.PAXOS_ACCEPT_PATH);
         CompletableFuture<Optional<Response>> admitted = epochGate.admit(request.headers().first(InternalProtocol.EPOCH_HEADER),
                 dependsOnMetadata);
         if (admitted.isDone()) {
@@ -384,7 +387,11 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         PaxosMessages.Prepare prepare = PaxosMessages.decodePrepare(request.body());
         refuseIfAhead(request, prepare.ballot());
         clock.observe(prepare.ballot());
-        return paxosAnswer(PaxosMessages.encode(acceptor.prepare(prepare.key(), prepare.ballot())));
+        try {
+            return paxosAnswer(PaxosMessages.encode(acceptor.prepare(prepare.key(), prepare.ballot(), roundEpoch(request))));
+        } catch (PaxosEpochException e) {
+            return paxosRefused(e);
+        }
     }
 
     /** A compare-and-set's accept ({@link PaxosAcceptor#accept}), checked as a prepare is. */
@@ -392,17 +399,28 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         PaxosMessages.Accept accept = PaxosMessages.decodeAccept(request.body());
         refuseIfAhead(request, accept.ballot());
         clock.observe(accept.ballot());
-        return paxosAnswer(PaxosMessages.encode(acceptor.accept(accept.key(), accept.ballot(), accept.record())));
+        try {
+            return paxosAnswer(PaxosMessages.encode(acceptor.accept(accept.key(), accept.ballot(), accept.record(),
+                    roundEpoch(request))));
+        } catch (PaxosEpochException e) {
+            return paxosRefused(e);
+        }
+    }
+
+    /** The epoch a Paxos message's round was started under: its sender's field (the gate has parsed it), or none. */
+    private static long roundEpoch(Request request) {
+        return request.headers().first(InternalProtocol.EPOCH_HEADER).map(Long::parseLong).orElse(PaxosAcceptor.NO_EPOCH);
     }
 
     private static Response paxosAnswer(byte[] body) {
         return Response.of(200, body).withHeader("Content-Type", "application/octet-stream");
     }
 
-    /**
-     * Applies a batch of records, each by last-write-wins. The whole batch is parsed before any
-     * record is applied, so a malformed batch changes nothing ({@code 400}).
-     */
+    /** A round this acceptor takes no part in (retryable: the proposer starts again under the metadata of now). */
+    private static Response paxosRefused(PaxosEpochException refusal) {
+        return Response.text(503, refusal.getMessage()).withHeader("Retry-After", "1");
+    }
+
     /**
      * Reads a coordinator's batch of keys and answers each ({@link ReadBatchCodec}); once the answer
      * carries {@link ReadBatchCodec#ANSWER_VALUE_BYTES} of values, the keys left are deferred unread

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongPredicate;
+import java.util.function.Supplier;
 
 /**
  * This replica's part in each key's compare-and-set: the acceptor of single-decree Paxos, one
@@ -31,6 +32,12 @@ import java.util.function.LongPredicate;
  *       value that was deleted.
  *   <li>{@link #accept}: accepts a proposal whose ballot is at least the promise.
  * </ul>
+ * Both take the metadata epoch the proposer's round was started under, and refuse it
+ * ({@link PaxosEpochException}, before the state is read) when this node's view of the members has
+ * another epoch or a change in progress: a round's replicas are the key's owners at its epoch, and
+ * rounds under two different owner sets could each win a majority of their own. The check and the
+ * state's write happen under the key's lock; a view that moves on between them (a moment) lets
+ * that one message through under the epoch it was checked at.
  * Commits do not come here: a chosen proposal is written to the replicas as an ordinary replicated
  * write, whose timestamp is its ballot, so it orders after everything the proposer read.
  *
@@ -41,31 +48,41 @@ final class PaxosAcceptor implements TombstoneCollector.AlsoCollected {
     private static final int LOCK_STRIPES = 256;
     /** Keys per page of a purge's scan: one page's keys are on the heap at a time. */
     private static final int PURGE_PAGE = 1_024;
+    /** The epoch of a round whose proposer holds no metadata: no epoch is checked. */
+    static final long NO_EPOCH = -1;
 
     private final StorageEngine engine;
     private final PaxosStateLog states;
     private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
     private final LongPredicate pastGrace;
+    /** This node's view of the members; null: no epoch is checked (a node without metadata). */
+    private final Supplier<MembershipView> view;
 
-    /** An acceptor that reports accepted proposals of any age (a store whose tombstones are never collected). */
+    /** An acceptor that reports accepted proposals of any age (a store whose tombstones are never collected) and checks no epoch. */
     PaxosAcceptor(StorageEngine engine) {
-        this(engine, timestamp -> false);
+        this(engine, timestamp -> false, null);
     }
 
-    /** @param pastGrace whether a timestamp is older than the tombstone grace period ({@link TombstoneCollector#mayBeCollectedElsewhere}) */
-    PaxosAcceptor(StorageEngine engine, LongPredicate pastGrace) {
+    /**
+     * @param pastGrace whether a timestamp is older than the tombstone grace period ({@link TombstoneCollector#mayBeCollectedElsewhere})
+     * @param view      this node's view of the members, which a round's epoch must match; null for none
+     */
+    PaxosAcceptor(StorageEngine engine, LongPredicate pastGrace, Supplier<MembershipView> view) {
         this.engine = engine;
         this.pastGrace = pastGrace;
+        this.view = view;
         this.states = engine.paxos();
         for (int i = 0; i < locks.length; i++) {
             locks[i] = new ReentrantLock();
         }
     }
 
-    PaxosMessages.Promise prepare(byte[] key, long ballot) throws StoreException {
+    /** @param roundEpoch the metadata epoch the round was started under; {@link #NO_EPOCH}: none, nothing checked */
+    PaxosMessages.Promise prepare(byte[] key, long ballot, long roundEpoch) throws StoreException, PaxosEpochException {
         ReentrantLock lock = lockOf(key);
         lock.lock();
         try {
+            requireRoundEpoch(roundEpoch);
             PaxosState state = states.get(key);
             Optional<Record> current = engine.get(key);
             boolean granted = ballot > state.promised();
@@ -86,10 +103,12 @@ final class PaxosAcceptor implements TombstoneCollector.AlsoCollected {
         }
     }
 
-    PaxosMessages.Accepted accept(byte[] key, long ballot, Record record) throws StoreException {
+    /** @param roundEpoch as for {@link #prepare(byte[], long, long)} */
+    PaxosMessages.Accepted accept(byte[] key, long ballot, Record record, long roundEpoch) throws StoreException, PaxosEpochException {
         ReentrantLock lock = lockOf(key);
         lock.lock();
         try {
+            requireRoundEpoch(roundEpoch);
             PaxosState state = states.get(key);
             if (ballot < state.promised()) {
                 return new PaxosMessages.Accepted(false, state.promised());
@@ -144,6 +163,26 @@ final class PaxosAcceptor implements TombstoneCollector.AlsoCollected {
             return true;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Refuses a round started under other metadata than this node's, or while a member joins or
+     * leaves. Not checked when either side holds no metadata (epoch 0: a node still starting,
+     * which the owners' refusals cover) or the round names none.
+     */
+    private void requireRoundEpoch(long roundEpoch) throws PaxosEpochException {
+        MembershipView now = view == null ? null : view.get();
+        if (now == null || now.epoch() == 0 || roundEpoch == NO_EPOCH) {
+            return;
+        }
+        if (now.changing()) {
+            throw new PaxosEpochException("a member is joining or leaving the cluster (metadata epoch " + now.epoch()
+                    + "): conditional writes are refused until it is done; retry then");
+        }
+        if (roundEpoch != now.epoch()) {
+            throw new PaxosEpochException("this conditional write's round was started under cluster metadata epoch " + roundEpoch
+                    + " and this replica knows epoch " + now.epoch() + " (the key's replicas may differ); retry");
         }
     }
 

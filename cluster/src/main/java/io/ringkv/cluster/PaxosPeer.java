@@ -15,9 +15,14 @@ interface PaxosPeer {
 
     ClusterNode node();
 
-    CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot);
+    /**
+     * @param roundEpoch the metadata epoch the round was started under, which the acceptor checks
+     *                   against its own ({@link PaxosAcceptor}); {@link PaxosAcceptor#NO_EPOCH}: none
+     */
+    CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot, long roundEpoch);
 
-    CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record);
+    /** @param roundEpoch as for {@link #prepare} */
+    CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record, long roundEpoch);
 
     /** This node's acceptor, called on the calling thread. */
     static PaxosPeer local(ClusterNode node, PaxosAcceptor acceptor) {
@@ -28,18 +33,18 @@ interface PaxosPeer {
             }
 
             @Override
-            public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot) {
+            public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot, long roundEpoch) {
                 try {
-                    return CompletableFuture.completedFuture(acceptor.prepare(key, ballot));
+                    return CompletableFuture.completedFuture(acceptor.prepare(key, ballot, roundEpoch));
                 } catch (Exception e) {
                     return CompletableFuture.failedFuture(e);
                 }
             }
 
             @Override
-            public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record) {
+            public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record, long roundEpoch) {
                 try {
-                    return CompletableFuture.completedFuture(acceptor.accept(key, ballot, record));
+                    return CompletableFuture.completedFuture(acceptor.accept(key, ballot, record, roundEpoch));
                 } catch (Exception e) {
                     return CompletableFuture.failedFuture(e);
                 }
@@ -56,13 +61,13 @@ interface PaxosPeer {
             }
 
             @Override
-            public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot) {
-                return client.paxosPrepare(node, new PaxosMessages.Prepare(key, ballot));
+            public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot, long roundEpoch) {
+                return client.paxosPrepare(node, new PaxosMessages.Prepare(key, ballot), roundEpoch);
             }
 
             @Override
-            public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record) {
-                return client.paxosAccept(node, new PaxosMessages.Accept(key, ballot, record));
+            public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record, long roundEpoch) {
+                return client.paxosAccept(node, new PaxosMessages.Accept(key, ballot, record), roundEpoch);
             }
         };
     }

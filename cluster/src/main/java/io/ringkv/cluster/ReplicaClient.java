@@ -204,16 +204,19 @@ public final class ReplicaClient {
                 "versions batch", answers -> ReadBatchCodec.decodeAnswers(answers, count));
     }
 
-    /** A compare-and-set's prepare to {@code node}'s acceptor ({@link InternalProtocol#PAXOS_PREPARE_PATH}). */
-    CompletableFuture<PaxosMessages.Promise> paxosPrepare(ClusterNode node, PaxosMessages.Prepare prepare) {
-        return sendBatch(node, "POST", InternalProtocol.PAXOS_PREPARE_PATH, PaxosMessages.encode(prepare), "paxos prepare",
-                PaxosMessages::decodePromise);
+    /**
+     * A compare-and-set's prepare to {@code node}'s acceptor ({@link InternalProtocol#PAXOS_PREPARE_PATH}),
+     * carrying the epoch its round was started under (negative: none), not this node's of now.
+     */
+    CompletableFuture<PaxosMessages.Promise> paxosPrepare(ClusterNode node, PaxosMessages.Prepare prepare, long roundEpoch) {
+        return sendBatch(node, "POST", InternalProtocol.PAXOS_PREPARE_PATH, roundEpoch, PaxosMessages.encode(prepare),
+                "paxos prepare", PaxosMessages::decodePromise);
     }
 
-    /** A compare-and-set's accept to {@code node}'s acceptor ({@link InternalProtocol#PAXOS_ACCEPT_PATH}). */
-    CompletableFuture<PaxosMessages.Accepted> paxosAccept(ClusterNode node, PaxosMessages.Accept accept) {
-        return sendBatch(node, "POST", InternalProtocol.PAXOS_ACCEPT_PATH, PaxosMessages.encode(accept), "paxos accept",
-                PaxosMessages::decodeAccepted);
+    /** A compare-and-set's accept to {@code node}'s acceptor ({@link InternalProtocol#PAXOS_ACCEPT_PATH}), as a prepare. */
+    CompletableFuture<PaxosMessages.Accepted> paxosAccept(ClusterNode node, PaxosMessages.Accept accept, long roundEpoch) {
+        return sendBatch(node, "POST", InternalProtocol.PAXOS_ACCEPT_PATH, roundEpoch, PaxosMessages.encode(accept),
+                "paxos accept", PaxosMessages::decodeAccepted);
     }
 
     /**

@@ -91,18 +91,18 @@ class CompareAndSetTest {
             }
 
             @Override
-            public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot) {
-                return delegate.prepare(key, ballot);
+            public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot, long roundEpoch) {
+                return delegate.prepare(key, ballot, roundEpoch);
             }
 
             @Override
-            public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record) {
+            public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record, long roundEpoch) {
                 if (outcomeB.isEmpty()) {
                     outcomeB.add(writerB.write(KEY, oldVersion, timestamp -> Record.value(timestamp, utf8("B")),
                             new ReplicationParams(2, 3)));
                     awaitStoredOn(s, "B");
                 }
-                return delegate.accept(key, ballot, record);
+                return delegate.accept(key, ballot, record, roundEpoch);
             }
         };
         Coordinator coordinatorA = new Coordinator(topology, Map.of(r, local(r), s, local(s), t, local(t)), clockA,
@@ -151,12 +151,12 @@ class CompareAndSetTest {
         long tq = new HybridLogicalClock(() -> 2_000L).now();
 
         // V's proposer: promised and accepted at R, then paused.
-        assertThat(acceptors.get(r).prepare(KEY, t0).granted(), is(true));
-        assertThat(acceptors.get(r).accept(KEY, t0, Record.value(t0, utf8("V"))).granted(), is(true));
+        assertThat(acceptors.get(r).prepare(KEY, t0, PaxosAcceptor.NO_EPOCH).granted(), is(true));
+        assertThat(acceptors.get(r).accept(KEY, t0, Record.value(t0, utf8("V")), PaxosAcceptor.NO_EPOCH).granted(), is(true));
         // Q's proposer: a quorum of S and T saw nothing in progress and the old version; accepted at S only, then paused.
-        assertThat(acceptors.get(s).prepare(KEY, tq).granted(), is(true));
-        assertThat(acceptors.get(t).prepare(KEY, tq).granted(), is(true));
-        assertThat(acceptors.get(s).accept(KEY, tq, Record.value(tq, utf8("Q"))).granted(), is(true));
+        assertThat(acceptors.get(s).prepare(KEY, tq, PaxosAcceptor.NO_EPOCH).granted(), is(true));
+        assertThat(acceptors.get(t).prepare(KEY, tq, PaxosAcceptor.NO_EPOCH).granted(), is(true));
+        assertThat(acceptors.get(s).accept(KEY, tq, Record.value(tq, utf8("Q")), PaxosAcceptor.NO_EPOCH).granted(), is(true));
 
         // P expects the old version too: it finishes V's write, then finds its own condition failed.
         HybridLogicalClock clockP = new HybridLogicalClock(() -> 3_000L);
@@ -181,6 +181,69 @@ class CompareAndSetTest {
                     new String(engines.get(node).get(KEY).orElseThrow().value(), StandardCharsets.UTF_8), not(is("Q")));
         }
         assertThat("V's version was current: W's condition held", w, instanceOf(CasOutcome.Applied.class));
+    }
+
+    /**
+     * The metadata moves on (an epoch, the same three members) as the first prepare goes out: every
+     * acceptor, whose view is the node's, refuses that round's epoch. The proposer, finding its own
+     * view moved, starts again under the new one and writes; before, the round had no epoch and
+     * nothing refused it, and without starting again the write would fail for want of replicas.
+     */
+    @Test
+    void aRoundTheReplicasRefuseForItsEpochStartsAgainUnderTheNewView() throws Exception {
+        ClusterNodes moving = ClusterNodes.of(urls, urls.get(0));
+        moving.follow(metadataAt(3));
+        Map<ClusterNode, PaxosPeer> peers = new HashMap<>();
+        java.util.concurrent.atomic.AtomicInteger prepares = new java.util.concurrent.atomic.AtomicInteger();
+        List<Long> epochsSent = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        Map<ClusterNode, Replica> replicas = new HashMap<>();
+        for (ClusterNode node : moving.all()) {
+            PaxosPeer local = PaxosPeer.local(node, new PaxosAcceptor(engines.get(node), timestamp -> false, moving::view));
+            replicas.put(node, local(node));
+            peers.put(node, new PaxosPeer() {
+                @Override
+                public ClusterNode node() {
+                    return node;
+                }
+
+                @Override
+                public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot, long roundEpoch) {
+                    epochsSent.add(roundEpoch);
+                    if (prepares.getAndIncrement() == 0) {
+                        moving.follow(metadataAt(4));
+                    }
+                    return local.prepare(key, ballot, roundEpoch);
+                }
+
+                @Override
+                public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record, long roundEpoch) {
+                    return local.accept(key, ballot, record, roundEpoch);
+                }
+            });
+        }
+        HybridLogicalClock clock = new HybridLogicalClock(() -> 1_000L);
+        Coordinator coordinator = new Coordinator(moving, replicas, clock, new CoordinatorSettings(Duration.ofSeconds(WAIT_SECONDS),
+                executorA));
+        CompareAndSet writer = new CompareAndSet(moving, () -> 3, peers::get, coordinator, clock, null, executorA);
+
+        CasOutcome outcome = writer.write(KEY, oldVersion, timestamp -> Record.value(timestamp, utf8("new")),
+                new ReplicationParams(3, 3)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+
+        assertThat(outcome, instanceOf(CasOutcome.Applied.class));
+        assertThat("the first round said epoch 3, the second 4", epochsSent, is(List.of(3L, 3L, 3L, 4L, 4L, 4L)));
+        for (ClusterNode node : moving.all()) {
+            assertThat(new String(engines.get(node).get(KEY).orElseThrow().value(), StandardCharsets.UTF_8), is("new"));
+        }
+    }
+
+    private io.ringkv.cluster.meta.ClusterMetadata metadataAt(long epoch) {
+        List<io.ringkv.cluster.meta.Member> members = new java.util.ArrayList<>();
+        for (int i = 0; i < urls.size(); i++) {
+            ClusterNode node = ClusterNode.parse(urls.get(i));
+            members.add(new io.ringkv.cluster.meta.Member(io.ringkv.cluster.meta.Member.idOf(node), node.id(),
+                    io.ringkv.cluster.meta.MemberState.NORMAL, i, null));
+        }
+        return new io.ringkv.cluster.meta.ClusterMetadata(epoch, 3, members);
     }
 
     /** A proposer that reaches R and T only (S refuses connections), writes included. */
@@ -224,12 +287,12 @@ class CompareAndSetTest {
             }
 
             @Override
-            public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot) {
+            public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot, long roundEpoch) {
                 return CompletableFuture.failedFuture(new java.io.IOException("injected: " + node + " unreachable"));
             }
 
             @Override
-            public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record) {
+            public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record, long roundEpoch) {
                 return CompletableFuture.failedFuture(new java.io.IOException("injected: " + node + " unreachable"));
             }
         };

@@ -1,14 +1,20 @@
 package io.ringkv.cluster;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.ringkv.cluster.meta.ClusterMetadata;
+import io.ringkv.cluster.meta.Member;
+import io.ringkv.cluster.meta.MemberState;
 import io.ringkv.store.Record;
 import io.ringkv.store.RocksDbStorageEngine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,14 +30,49 @@ class PaxosAcceptorTest {
     void promisesOnlyHigherBallotsAndAcceptsOnlyAtOrAboveThePromise() throws Exception {
         try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
             PaxosAcceptor acceptor = new PaxosAcceptor(engine);
-            assertThat(acceptor.prepare(KEY, 100).granted(), is(true));
-            PaxosMessages.Promise lower = acceptor.prepare(KEY, 90);
+            assertThat(acceptor.prepare(KEY, 100, PaxosAcceptor.NO_EPOCH).granted(), is(true));
+            PaxosMessages.Promise lower = acceptor.prepare(KEY, 90, PaxosAcceptor.NO_EPOCH);
             assertThat(lower.granted(), is(false));
             assertThat("a refusal names the promise", lower.promised(), is(100L));
-            assertThat(acceptor.prepare(KEY, 100).granted(), is(false));
-            assertThat(acceptor.accept(KEY, 90, Record.value(90, new byte[] {1})).granted(), is(false));
-            assertThat(acceptor.accept(KEY, 100, Record.value(100, new byte[] {2})).granted(), is(true));
+            assertThat(acceptor.prepare(KEY, 100, PaxosAcceptor.NO_EPOCH).granted(), is(false));
+            assertThat(acceptor.accept(KEY, 90, Record.value(90, new byte[] {1}), PaxosAcceptor.NO_EPOCH).granted(), is(false));
+            assertThat(acceptor.accept(KEY, 100, Record.value(100, new byte[] {2}), PaxosAcceptor.NO_EPOCH).granted(), is(true));
         }
+    }
+
+    /** A round under another epoch than the node's view, or during a change, is refused before its key's state is read or written. */
+    @Test
+    void aRoundUnderAnotherEpochOrDuringAChangeIsRefusedAndStoresNothing() throws Exception {
+        try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
+            java.util.concurrent.atomic.AtomicReference<MembershipView> view = new java.util.concurrent.atomic.AtomicReference<>(
+                    viewAt(3, false));
+            PaxosAcceptor acceptor = new PaxosAcceptor(engine, timestamp -> false, view::get);
+
+            PaxosEpochException behind = assertThrows(PaxosEpochException.class, () -> acceptor.prepare(KEY, 100, 2));
+            assertThat(behind.getMessage(), containsString("started under cluster metadata epoch 2"));
+            assertThat(behind.getMessage(), containsString("this replica knows epoch 3"));
+            assertThrows(PaxosEpochException.class, () -> acceptor.accept(KEY, 100, Record.value(100, new byte[] {1}), 4));
+            assertThat("nothing promised", acceptor.prepare(KEY, 50, 3).granted(), is(true));
+
+            view.set(viewAt(4, true));
+            PaxosEpochException changing = assertThrows(PaxosEpochException.class, () -> acceptor.accept(KEY, 60,
+                    Record.value(60, new byte[] {2}), 4));
+            assertThat(changing.getMessage(), containsString("joining or leaving"));
+            assertThat("nothing accepted", acceptor.prepare(KEY, 70, PaxosAcceptor.NO_EPOCH).acceptedBallot(), is(0L));
+
+            view.set(MembershipView.ofList(List.of(ClusterNode.parse("http://n1:1"))));
+            assertThat("a node without metadata (epoch 0) checks nothing", acceptor.prepare(KEY, 80, 9).granted(), is(true));
+        }
+    }
+
+    /** Two normal members at {@code epoch}, and a third joining when {@code changing}. */
+    private static MembershipView viewAt(long epoch, boolean changing) {
+        List<Member> members = new ArrayList<>();
+        for (int i = 1; i <= (changing ? 3 : 2); i++) {
+            ClusterNode node = ClusterNode.parse("http://n" + i + ":" + i);
+            members.add(new Member(Member.idOf(node), node.id(), i == 3 ? MemberState.JOINING : MemberState.NORMAL, i - 1, null));
+        }
+        return MembershipView.of(new ClusterMetadata(epoch, 2, members));
     }
 
     @Test
@@ -39,11 +80,11 @@ class PaxosAcceptorTest {
         try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
             PaxosAcceptor acceptor = new PaxosAcceptor(engine);
             engine.apply(KEY, Record.value(50, new byte[] {0}));
-            acceptor.prepare(KEY, 100);
+            acceptor.prepare(KEY, 100, PaxosAcceptor.NO_EPOCH);
             Record proposed = Record.value(100, new byte[] {7});
-            acceptor.accept(KEY, 100, proposed);
+            acceptor.accept(KEY, 100, proposed, PaxosAcceptor.NO_EPOCH);
 
-            PaxosMessages.Promise inProgress = acceptor.prepare(KEY, 200);
+            PaxosMessages.Promise inProgress = acceptor.prepare(KEY, 200, PaxosAcceptor.NO_EPOCH);
             assertThat(inProgress.acceptedBallot(), is(100L));
             assertThat(inProgress.accepted(), is(proposed));
             assertThat("the current version comes without its value", inProgress.current().orElseThrow().value().length, is(0));
@@ -52,7 +93,7 @@ class PaxosAcceptorTest {
             assertThat(inProgress.committed(), is(false));
 
             engine.apply(KEY, proposed); // the commit
-            PaxosMessages.Promise committed = acceptor.prepare(KEY, 300);
+            PaxosMessages.Promise committed = acceptor.prepare(KEY, 300, PaxosAcceptor.NO_EPOCH);
             assertThat("the accepted ballot is reported once committed too", committed.acceptedBallot(), is(100L));
             assertThat(committed.committed(), is(true));
             assertThat("a committed proposal's value does not travel", committed.accepted(), is(nullValue()));
@@ -69,14 +110,14 @@ class PaxosAcceptorTest {
     void aProposalOlderThanTheGracePeriodIsNotReportedOnceItsKeyIsGone() throws Exception {
         try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
             long graceHorizon = 1_000;
-            PaxosAcceptor acceptor = new PaxosAcceptor(engine, timestamp -> timestamp < graceHorizon);
-            acceptor.prepare(KEY, 100);
-            acceptor.accept(KEY, 100, Record.value(100, new byte[] {7}));
+            PaxosAcceptor acceptor = new PaxosAcceptor(engine, timestamp -> timestamp < graceHorizon, null);
+            acceptor.prepare(KEY, 100, PaxosAcceptor.NO_EPOCH);
+            acceptor.accept(KEY, 100, Record.value(100, new byte[] {7}), PaxosAcceptor.NO_EPOCH);
             engine.apply(KEY, Record.value(100, new byte[] {7}));
             engine.apply(KEY, Record.tombstone(200));
             assertThat(engine.purge(KEY, Record.tombstone(200)), is(true));
 
-            PaxosMessages.Promise promise = acceptor.prepare(KEY, 2_000);
+            PaxosMessages.Promise promise = acceptor.prepare(KEY, 2_000, PaxosAcceptor.NO_EPOCH);
             assertThat(promise.current(), is(Optional.empty()));
             assertThat(promise.accepted(), is(nullValue()));
         }
@@ -87,15 +128,15 @@ class PaxosAcceptorTest {
         Record proposed = Record.tombstone(100);
         try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
             PaxosAcceptor acceptor = new PaxosAcceptor(engine);
-            acceptor.prepare(KEY, 100);
-            acceptor.accept(KEY, 100, proposed);
-            acceptor.prepare(KEY, 150);
+            acceptor.prepare(KEY, 100, PaxosAcceptor.NO_EPOCH);
+            acceptor.accept(KEY, 100, proposed, PaxosAcceptor.NO_EPOCH);
+            acceptor.prepare(KEY, 150, PaxosAcceptor.NO_EPOCH);
         }
         try (RocksDbStorageEngine engine = RocksDbStorageEngine.open(dir)) {
             PaxosAcceptor acceptor = new PaxosAcceptor(engine);
-            assertThat("the promise of 150 holds after the restart", acceptor.prepare(KEY, 120).granted(), is(false));
-            assertThat(acceptor.accept(KEY, 140, Record.tombstone(140)).granted(), is(false));
-            PaxosMessages.Promise promise = acceptor.prepare(KEY, 160);
+            assertThat("the promise of 150 holds after the restart", acceptor.prepare(KEY, 120, PaxosAcceptor.NO_EPOCH).granted(), is(false));
+            assertThat(acceptor.accept(KEY, 140, Record.tombstone(140), PaxosAcceptor.NO_EPOCH).granted(), is(false));
+            PaxosMessages.Promise promise = acceptor.prepare(KEY, 160, PaxosAcceptor.NO_EPOCH);
             assertThat(promise.accepted(), is(proposed));
             assertThat(promise.current(), is(Optional.empty()));
         }
@@ -109,15 +150,15 @@ class PaxosAcceptorTest {
             long old = io.ringkv.store.HybridLogicalClock.timestampOf(1_000, 0);
             long young = io.ringkv.store.HybridLogicalClock.timestampOf(9_000, 0);
             for (int i = 0; i < 2_100; i++) {
-                acceptor.prepare(("old" + i).getBytes(StandardCharsets.UTF_8), old);
+                acceptor.prepare(("old" + i).getBytes(StandardCharsets.UTF_8), old, PaxosAcceptor.NO_EPOCH);
             }
-            acceptor.prepare(KEY, young);
+            acceptor.prepare(KEY, young, PaxosAcceptor.NO_EPOCH);
             engine.apply(KEY, Record.value(young, new byte[] {1}));
 
             assertThat(acceptor.purgeDeadBefore(5_000), is(2_100));
 
             assertThat(engine.paxos().promisedFrom(new byte[0], 10).size(), is(1));
-            assertThat(acceptor.prepare(KEY, young).granted(), is(false));
+            assertThat(acceptor.prepare(KEY, young, PaxosAcceptor.NO_EPOCH).granted(), is(false));
             assertThat(engine.get(KEY).isPresent(), is(true));
             assertThat(acceptor.purgeDeadBefore(5_000), is(0));
         }

@@ -54,17 +54,17 @@ class TombstoneCollectorTest {
         int oldKeys = 1_500; // more than one page of the purge's scan
         for (int i = 0; i < oldKeys; i++) {
             byte[] key = utf8("old " + i);
-            acceptor.prepare(key, at(80 * DAY));
-            acceptor.accept(key, at(80 * DAY), Record.value(at(80 * DAY), utf8("v")));
+            acceptor.prepare(key, at(80 * DAY), PaxosAcceptor.NO_EPOCH);
+            acceptor.accept(key, at(80 * DAY), Record.value(at(80 * DAY), utf8("v")), PaxosAcceptor.NO_EPOCH);
         }
-        acceptor.prepare(utf8("young"), at(95 * DAY));
+        acceptor.prepare(utf8("young"), at(95 * DAY), PaxosAcceptor.NO_EPOCH);
 
         assertThat(collector.sweep(), is(0));
 
         assertThat(collector.alsoCollected(), is((long) oldKeys));
         assertThat(engine.paxos().get(utf8("old 7")), is(io.ringkv.store.PaxosState.EMPTY));
-        assertThat("a purged key promises an older ballot again", acceptor.prepare(utf8("old 7"), at(70 * DAY)).granted(), is(true));
-        assertThat("the young promise holds", acceptor.prepare(utf8("young"), at(94 * DAY)).granted(), is(false));
+        assertThat("a purged key promises an older ballot again", acceptor.prepare(utf8("old 7"), at(70 * DAY), PaxosAcceptor.NO_EPOCH).granted(), is(true));
+        assertThat("the young promise holds", acceptor.prepare(utf8("young"), at(94 * DAY), PaxosAcceptor.NO_EPOCH).granted(), is(false));
     }
 
     @Test
