@@ -108,15 +108,10 @@ class PaxosEpochTest {
             members.add(member("http://127.0.0.1:2", 2, MemberState.JOINING));
         }
         ClusterMetadata metadata = new ClusterMetadata(EPOCH, 2, members);
-        KnownMetadata known = new KnownMetadata();
-        known.offer(metadata);
         ClusterNodes topology = ClusterNodes.of(List.of(url, peer), url);
         topology.follow(metadata);
-        InternalAuth auth = new InternalAuth(TestAuth.SECRET, ClusterNode.parse(url).id(), TestAuth.TOPOLOGY,
-                System::currentTimeMillis);
-        return new InternalApiHandler(engine, CLOCK, auth, new TopologyWatch(TestAuth.TOPOLOGY), null, TestAuth.skew(CLOCK),
-                new PaxosAcceptor(engine, timestamp -> false, topology::view),
-                new EpochGate(new MetadataCatchUp(known), Duration.ofMillis(200)), Runnable::run, Runnable::run);
+        return TestAuth.handlerKnowing(url, engine, CLOCK, metadata, new PaxosAcceptor(engine, timestamp -> false, topology::view),
+                Duration.ofMillis(200));
     }
 
     private static Member member(String url, int index, MemberState state) {

@@ -90,4 +90,19 @@ final class TestAuth {
         InternalAuth auth = new InternalAuth(SECRET, ClusterNode.parse(self).id(), TOPOLOGY, System::currentTimeMillis);
         return new InternalApiHandler(engine, clock, auth, new TopologyWatch(TOPOLOGY), antiEntropy, skew(clock));
     }
+
+    /**
+     * A handler at {@code self} whose node knows {@code metadata} (the epoch its answers carry and
+     * its gate compares with), its Paxos acceptor {@code acceptor}; a sender ahead waits at most
+     * {@code catchUpWait} for a catch-up that has no metadata leader to read from.
+     */
+    static InternalApiHandler handlerKnowing(String self, StorageEngine engine, HybridLogicalClock clock,
+                                             io.ringkv.cluster.meta.ClusterMetadata metadata, PaxosAcceptor acceptor,
+                                             java.time.Duration catchUpWait) {
+        KnownMetadata known = new KnownMetadata();
+        known.offer(metadata);
+        InternalAuth auth = new InternalAuth(SECRET, ClusterNode.parse(self).id(), TOPOLOGY, System::currentTimeMillis);
+        return new InternalApiHandler(engine, clock, auth, new TopologyWatch(TOPOLOGY), null, skew(clock), acceptor,
+                new EpochGate(new MetadataCatchUp(known), catchUpWait), Runnable::run, Runnable::run);
+    }
 }

@@ -67,15 +67,10 @@ class WritesRoutedBehindTest {
     /** The receiver: metadata at {@link #EPOCH}, both nodes normal, factor 1; its cleanup mounted as a node's is. */
     private InternalApiHandler receiverHandler(String url, String ownerUrl) {
         ClusterMetadata metadata = new ClusterMetadata(EPOCH, 1, List.of(member(url, 0), member(ownerUrl, 1)));
-        KnownMetadata known = new KnownMetadata();
-        known.offer(metadata);
         ClusterNodes topology = ClusterNodes.of(List.of(url, ownerUrl), url);
         topology.follow(metadata);
-        InternalAuth auth = new InternalAuth(TestAuth.SECRET, ClusterNode.parse(url).id(), TestAuth.TOPOLOGY,
-                System::currentTimeMillis);
-        InternalApiHandler handler = new InternalApiHandler(receiverEngine, CLOCK, auth, new TopologyWatch(TestAuth.TOPOLOGY),
-                null, TestAuth.skew(CLOCK), new PaxosAcceptor(receiverEngine),
-                new EpochGate(new MetadataCatchUp(known), EpochGate.CATCH_UP_WAIT_MAX), Runnable::run, Runnable::run);
+        InternalApiHandler handler = TestAuth.handlerKnowing(url, receiverEngine, CLOCK, metadata, new PaxosAcceptor(receiverEngine),
+                EpochGate.CATCH_UP_WAIT_MAX);
         Cleanup cleanup = new Cleanup(receiverEngine, topology, () -> 1, TestAuth.client(http, Duration.ofSeconds(2)),
                 new ScanPacer(1_000_000_000L), Duration.ofSeconds(2), FirstSourceBuckets.OwnDigest.NONE, Duration.ofMillis(100),
                 FOLLOW_UP_PAUSE);

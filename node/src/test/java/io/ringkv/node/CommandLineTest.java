@@ -115,7 +115,7 @@ class CommandLineTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"--nodes 2", "--nodes 10", "--minutes 0", "--keys 0", "--faults SHRUG", "--rate -1",
-            "--workload CAS --faults KILL,WIPE", "--workload SHRUG"})
+            "--workload CAS --faults KILL,WIPE", "--workload SHRUG", "--faults MEMBERSHIP,PARTITION"})
     void chaosWithImpossibleSettingsIsAUsageError(String args) {
         assertThat(Main.run(("chaos --data " + dir + " " + args).split(" ")), is(Main.EXIT_USAGE));
     }

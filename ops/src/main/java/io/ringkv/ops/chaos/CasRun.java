@@ -32,7 +32,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * version ({@code If-None-Match: *} while the key has no value), each with a value of its own. At
  * most one may get {@code 201}: two are a double winner, the violation this run exists to count.
  * After a round with a winner, a quorum read must return the winner's value (else a lost winner):
- * rounds of a key follow one another, so nothing else can have written it meanwhile.
+ * rounds of a key follow one another, so nothing else can have written it meanwhile. With
+ * {@link Fault#MEMBERSHIP}, a spare node joins and leaves: conditional writes are refused
+ * ({@code 503}) while it does, and rounds around each change run under nodes whose metadata
+ * differs for a moment, which their replicas must refuse rather than let two owner sets decide.
  *
  * <p>Threading: {@link #run} on the caller's thread; one thread per key plays its rounds, and a
  * pool of writer threads sends each round's requests.
@@ -82,7 +85,7 @@ public final class CasRun {
         List<String> serveArgs = new ArrayList<>(settings.extraServeArgs());
         serveArgs.remove(CONDITIONAL_WRITES_OFF_FLAG);
         try (ClusterSession session = ClusterSession.start(settings.root(), settings.ports(),
-                settings.faults().contains(Fault.PARTITION), serveArgs, console)) {
+                settings.faults().contains(Fault.PARTITION), settings.faults().contains(Fault.MEMBERSHIP), serveArgs, console)) {
             ChaosCluster cluster = session.cluster();
             console.println("[chaos cas] " + cluster.size() + " nodes up; " + settings.keys() + " keys, " + settings.clients()
                     + " writers per round, " + settings.duration().toSeconds() + " s with faults " + settings.faults()
