@@ -43,9 +43,9 @@ import org.slf4j.LoggerFactory;
  * <p>A conditional write's replicas are the key's owners in this node's view of the members when
  * it starts, and every Paxos message says that view's epoch: an acceptor whose view has another
  * epoch, or a change in progress, refuses it ({@link PaxosAcceptor}). An attempt that finds this
- * node's view moved on starts again under the new one (nothing of this write can have been chosen
- * yet), or answers {@link CasOutcome.Unknown} when an earlier attempt may have been accepted. While
- * a member joins or leaves, conditional writes are refused ({@link MembershipChangeException}).
+ * node's view moved on starts again under the new one, keeping what it knows of its own proposals
+ * (one the new replicas report accepted is finished, and is this write's success). While a member
+ * joins or leaves, conditional writes are refused ({@link MembershipChangeException}).
  *
  * <p>Plain writes do not take part: one racing a conditional write orders against it by timestamp
  * (the conditional write's is its ballot), as any two writes do.
@@ -110,17 +110,21 @@ public final class CompareAndSet {
                                                ReplicationParams params) {
         Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.writeRefusal();
         if (refusal.isEmpty()) {
-            return start(key, condition, write, params, 1);
+            return start(key, condition, write, params, 1, null);
         }
         // As for plain writes: a clock not yet confirmed (peers just started) gets one measurement round first.
         return clockSkew.writeRefusalAfterMeasuring().thenComposeAsync(again -> again.isPresent()
                 ? CompletableFuture.failedFuture(new ClockRefusedException(again.get()))
-                : start(key, condition, write, params, 1), executor);
+                : start(key, condition, write, params, 1, null), executor);
     }
 
-    /** A run under this node's view of now, from attempt {@code attempt} on (after 1: the view moved on). */
+    /**
+     * A run under this node's view of now, from attempt {@code attempt} on.
+     *
+     * @param before the run under the view before, whose proposals this one takes over; null for the first
+     */
     private CompletableFuture<CasOutcome> start(byte[] key, CasCondition condition, LongFunction<Record> write,
-                                                ReplicationParams params, int attempt) {
+                                                ReplicationParams params, int attempt, Run before) {
         MembershipView now = view == null ? null : view.get();
         if (now != null && now.changing()) {
             return CompletableFuture.failedFuture(new MembershipChangeException("a member is joining or leaving the cluster "
@@ -130,7 +134,12 @@ public final class CompareAndSet {
         int quorum = ReplicationParams.quorum(nodes.size());
         ReplicationParams commit = new ReplicationParams(Math.max(params.ack(), quorum), nodes.size());
         long epoch = now == null ? PaxosAcceptor.NO_EPOCH : now.epoch();
-        return new Run(key, condition, write, params, nodes, quorum, commit, epoch).attempt(attempt);
+        Run run = new Run(key, condition, write, params, nodes, quorum, commit, epoch);
+        if (before != null) {
+            run.proposed.putAll(before.proposed);
+            run.ambiguous = before.ambiguous;
+        }
+        return run.attempt(attempt);
     }
 
     /**
@@ -183,12 +192,9 @@ public final class CompareAndSet {
                 return done(ambiguous ? new CasOutcome.Unknown(message + "; an earlier attempt may have been applied, read the key")
                         : new CasOutcome.NotWritten(message + ", nothing was written; retry"));
             }
-            long epochNow = epochNow();
-            if (epochNow != epoch) {
-                // The replicas refuse this run's epoch from now on; its replica set may have changed.
-                return ambiguous ? done(new CasOutcome.Unknown("the cluster metadata changed (epoch " + epoch + " to " + epochNow
-                        + ") while this conditional write ran, after an attempt that may have been applied; read the key"))
-                        : start(key, condition, write, params, attempt);
+            if (epochNow() != epoch) {
+                // The replicas refuse this run's epoch from now on, and the key's replica set may have changed.
+                return start(key, condition, write, params, attempt, this);
             }
             long ballot = clock.now();
             Optional<String> refusal = clockSkew == null ? Optional.empty() : clockSkew.stampRefusal(ballot);
@@ -210,8 +216,7 @@ public final class CompareAndSet {
             }
             if (!round.reached()) {
                 if (round.refused().isEmpty()) {
-                    // Replicas that refused this run's epoch fail the round: once this node knows theirs, start again.
-                    return epochNow() != epoch ? attempt(attempt + 1) : unavailable("prepare", round);
+                    return afterFailedRound("prepare", attempt, round);
                 }
                 return retryAfterBackoff(attempt);
             }
@@ -257,7 +262,7 @@ public final class CompareAndSet {
                 for (PaxosMessages.Accepted refused : accepted.refused()) {
                     observe(refused.promised());
                 }
-                return accepted.refused().isEmpty() ? unavailable("accept", accepted) : retryAfterBackoff(attempt);
+                return accepted.refused().isEmpty() ? afterFailedRound("accept", attempt, accepted) : retryAfterBackoff(attempt);
             }, executor);
         }
 
@@ -268,7 +273,7 @@ public final class CompareAndSet {
                     observe(refused.promised());
                 }
                 if (!accepted.reached()) {
-                    return accepted.refused().isEmpty() ? unavailable("accept", accepted) : retryAfterBackoff(attempt);
+                    return accepted.refused().isEmpty() ? afterFailedRound("accept", attempt, accepted) : retryAfterBackoff(attempt);
                 }
                 if (proposed.containsKey(earlier.timestamp())) {
                     return commitOwn(earlier);
@@ -300,6 +305,15 @@ public final class CompareAndSet {
             long pause = 1 + ThreadLocalRandom.current().nextLong(ceiling);
             Executor later = CompletableFuture.delayedExecutor(pause, TimeUnit.MILLISECONDS, executor);
             return CompletableFuture.supplyAsync(() -> attempt(attempt + 1), later).thenCompose(next -> next);
+        }
+
+        /**
+         * A round that too few replicas answered. Replicas that refused this run's epoch fail it
+         * too (they are not told apart from a timeout): once this node knows their newer epoch, the
+         * write starts again under it; otherwise it is unavailable.
+         */
+        private CompletableFuture<CasOutcome> afterFailedRound(String phase, int attempt, QuorumTally.Result<?> round) {
+            return epochNow() != epoch ? attempt(attempt + 1) : unavailable(phase, round);
         }
 
         private CompletableFuture<CasOutcome> unavailable(String phase, QuorumTally.Result<?> round) {

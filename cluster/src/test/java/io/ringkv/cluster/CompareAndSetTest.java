@@ -190,12 +190,38 @@ class CompareAndSetTest {
      * nothing refused it, and without starting again the write would fail for want of replicas.
      */
     @Test
-    void aRoundTheReplicasRefuseForItsEpochStartsAgainUnderTheNewView() throws Exception {
+    void aPrepareTheReplicasRefuseForItsEpochStartsAgainUnderTheNewView() throws Exception {
+        assertThat("the rounds' epochs", writeWhileTheMetadataMovesAtThe("prepare"), is(List.of(3L, 3L, 3L, 4L, 4L, 4L, 4L, 4L, 4L)));
+    }
+
+    /**
+     * The same between the prepare and the accept: the accepts are refused, which the proposer
+     * cannot tell from replicas that did not answer, so its proposal may have been accepted. Under
+     * the new view it learns the old version is still current, and writes; it answered "unknown"
+     * (504) if it did not start again.
+     */
+    @Test
+    void anAcceptTheReplicasRefuseForItsEpochStartsAgainUnderTheNewView() throws Exception {
+        assertThat("the rounds' epochs", writeWhileTheMetadataMovesAtThe("accept"),
+                is(List.of(3L, 3L, 3L, 3L, 3L, 3L, 4L, 4L, 4L, 4L, 4L, 4L)));
+    }
+
+    /**
+     * A conditional write through a node whose metadata moves from epoch 3 to 4 as the first
+     * message of {@code phase} goes out, its acceptors' views the node's: the write must be
+     * applied on every replica. Returns the epoch each prepare and accept carried, in order.
+     */
+    private List<Long> writeWhileTheMetadataMovesAtThe(String phase) throws Exception {
         ClusterNodes moving = ClusterNodes.of(urls, urls.get(0));
         moving.follow(metadataAt(3));
         Map<ClusterNode, PaxosPeer> peers = new HashMap<>();
-        java.util.concurrent.atomic.AtomicInteger prepares = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean moved = new java.util.concurrent.atomic.AtomicBoolean();
         List<Long> epochsSent = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        Runnable moveOnceAt = () -> {
+            if (moved.compareAndSet(false, true)) {
+                moving.follow(metadataAt(4));
+            }
+        };
         Map<ClusterNode, Replica> replicas = new HashMap<>();
         for (ClusterNode node : moving.all()) {
             PaxosPeer local = PaxosPeer.local(node, new PaxosAcceptor(engines.get(node), timestamp -> false, moving::view));
@@ -209,14 +235,18 @@ class CompareAndSetTest {
                 @Override
                 public CompletableFuture<PaxosMessages.Promise> prepare(byte[] key, long ballot, long roundEpoch) {
                     epochsSent.add(roundEpoch);
-                    if (prepares.getAndIncrement() == 0) {
-                        moving.follow(metadataAt(4));
+                    if (phase.equals("prepare")) {
+                        moveOnceAt.run();
                     }
                     return local.prepare(key, ballot, roundEpoch);
                 }
 
                 @Override
                 public CompletableFuture<PaxosMessages.Accepted> accept(byte[] key, long ballot, Record record, long roundEpoch) {
+                    epochsSent.add(roundEpoch);
+                    if (phase.equals("accept")) {
+                        moveOnceAt.run();
+                    }
                     return local.accept(key, ballot, record, roundEpoch);
                 }
             });
@@ -230,10 +260,10 @@ class CompareAndSetTest {
                 new ReplicationParams(3, 3)).get(WAIT_SECONDS, TimeUnit.SECONDS);
 
         assertThat(outcome, instanceOf(CasOutcome.Applied.class));
-        assertThat("the first round said epoch 3, the second 4", epochsSent, is(List.of(3L, 3L, 3L, 4L, 4L, 4L)));
         for (ClusterNode node : moving.all()) {
             assertThat(new String(engines.get(node).get(KEY).orElseThrow().value(), StandardCharsets.UTF_8), is("new"));
         }
+        return epochsSent;
     }
 
     private io.ringkv.cluster.meta.ClusterMetadata metadataAt(long epoch) {

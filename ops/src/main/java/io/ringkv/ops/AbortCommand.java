@@ -86,7 +86,7 @@ public final class AbortCommand implements Callable<Integer> {
             return ChaosCommand.EXIT_VIOLATIONS;
         }
         SignedCalls calls = target.signedCalls(http, through, secret, "ringkv-abort", CALL_TIMEOUT);
-        SignedCalls.Answer answer = calls.send("POST", (known.get().id() + " left").getBytes(StandardCharsets.UTF_8));
+        SignedCalls.Answer answer = calls.send("POST", (known.get().id() + " left joining").getBytes(StandardCharsets.UTF_8));
         if (answer.status() != 200) {
             System.out.println("ringkv abort: " + member + " answered " + answer.status() + ": " + answer.body().strip());
             return ChaosCommand.EXIT_VIOLATIONS;

@@ -97,7 +97,7 @@ public final class Decommission implements AutoCloseable {
         ClusterMetadata now = JoinProcedure.await(calls.read());
         MemberState state = now.member(selfId).map(Member::state).orElse(MemberState.LEFT);
         if (state == MemberState.NORMAL) {
-            now = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " leaving"));
+            now = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " leaving normal"));
         } else if (state != MemberState.LEAVING) {
             throw new MembershipRefusedException("this node is " + state.label() + "; only a normal member can be decommissioned");
         }
@@ -172,7 +172,7 @@ public final class Decommission implements AutoCloseable {
             throw new InterruptedException("stopped");
         }
         awaitNoVote();
-        ClusterMetadata after = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " left"));
+        ClusterMetadata after = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " left leaving"));
         known.offer(after);
         phase("left");
         LOG.info("decommission: this node left the cluster at epoch {}; {} records ({} bytes) handed over; stopping",
@@ -262,7 +262,7 @@ public final class Decommission implements AutoCloseable {
             throw new MembershipRefusedException("this node is " + state.label() + ", not leaving: there is no decommission "
                     + "to abort");
         }
-        ClusterMetadata after = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " normal"));
+        ClusterMetadata after = JoinProcedure.await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " normal leaving"));
         known.offer(after);
         draining = false;
         synchronized (lock) {

@@ -145,7 +145,7 @@ public final class JoinProcedure implements AutoCloseable {
             throw new InterruptedException("aborted");
         }
         phase("becoming normal");
-        ClusterMetadata after = await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " normal"));
+        ClusterMetadata after = await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " normal joining"));
         known.offer(after);
         LOG.info("join: this node is a normal member at epoch {}; {} records ({} bytes) streamed to it", after.epoch(),
                 progress.get().records(), progress.get().bytes());
@@ -213,7 +213,7 @@ public final class JoinProcedure implements AutoCloseable {
         if (state != MemberState.JOINING) {
             throw new MembershipRefusedException("this node is " + state.label() + ", not joining: there is no join to abort");
         }
-        ClusterMetadata after = await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " left"));
+        ClusterMetadata after = await(calls.change(InternalProtocol.META_MEMBER_STATE_PATH, selfId + " left joining"));
         known.offer(after);
         LOG.warn("join aborted at epoch {}: this node owns nothing; stop it and clear its data directory before it joins "
                 + "again", after.epoch());

@@ -119,7 +119,7 @@ public record ClusterMetadata(long epoch, int replicationFactor, List<Member> me
                 }
                 yield join(replace.member());
             }
-            case MetadataCommand.SetMemberState set -> MemberTransitions.apply(this, set.id(), set.state());
+            case MetadataCommand.SetMemberState set -> MemberTransitions.apply(this, set.id(), set.state(), set.from());
             case MetadataCommand.SetReplicationFactor set -> {
                 requireNoChangeInProgress("changing the replication factor");
                 checkReplicationFactor(set.replicationFactor(), normalMembers());

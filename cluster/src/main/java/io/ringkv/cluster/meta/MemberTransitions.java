@@ -15,9 +15,15 @@ final class MemberTransitions {
     private MemberTransitions() {
     }
 
-    static ClusterMetadata apply(ClusterMetadata metadata, String id, MemberState target) throws MetadataRefusedException {
+    /** @param expected the state the member must be in; null: any the move is allowed from */
+    static ClusterMetadata apply(ClusterMetadata metadata, String id, MemberState target, MemberState expected)
+            throws MetadataRefusedException {
         Member member = metadata.member(id).orElseThrow(() -> new MetadataRefusedException("no member " + id));
         MemberState from = member.state();
+        if (expected != null && from != expected) {
+            throw new MetadataRefusedException("member " + id + " is " + from.label() + ", not " + expected.label()
+                    + ": it moved since the state was read; nothing changed");
+        }
         if (from == target) {
             throw new MetadataRefusedException("member " + id + " is already " + target.label());
         }

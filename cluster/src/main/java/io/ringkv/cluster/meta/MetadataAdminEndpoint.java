@@ -19,7 +19,8 @@ import java.util.concurrent.CompletionStage;
  * <pre>
  *   POST /internal/v0/meta/replication-factor  body N                -> 200 {"epoch":E,"replicationFactor":N}
  *   POST /internal/v0/meta/join                body URL (the sender) -> 200 the metadata after, encoded
- *   POST /internal/v0/meta/member-state        body "ID STATE"       -> 200 the metadata after, encoded
+ *   POST /internal/v0/meta/member-state        body "ID STATE [FROM]" -> 200 the metadata after, encoded; with FROM only
+ *                                                                     if the member is in that state (else 409)
  *   POST /internal/v0/meta/replace             body "DEAD_ID URL"    -> 200 the metadata after, encoded
  *   GET  /internal/v0/meta/metadata                                  -> 200 the metadata now, encoded
  * </pre>
@@ -131,19 +132,28 @@ public final class MetadataAdminEndpoint implements HttpHandler {
 
     private CompletionStage<Response> memberState(String body) {
         String[] parts = body.split(" ", -1);
-        if (parts.length != 2) {
-            return done(Response.text(400, "the body must be MEMBER_ID STATE (joining, normal, leaving or left)"));
+        if (parts.length != 2 && parts.length != 3) {
+            return done(Response.text(400, "the body must be MEMBER_ID STATE [FROM_STATE] (each joining, normal, leaving or left)"));
         }
-        MemberState state;
-        try {
-            state = MemberState.valueOf(parts[1].toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            return done(Response.text(400, "unknown state '" + parts[1] + "': joining, normal, leaving or left"));
+        Optional<MemberState> state = stateNamed(parts[1]);
+        Optional<MemberState> from = parts.length == 3 ? stateNamed(parts[2]) : Optional.empty();
+        if (state.isEmpty() || parts.length == 3 && from.isEmpty()) {
+            String unknown = state.isEmpty() ? parts[1] : parts[2];
+            return done(Response.text(400, "unknown state '" + io.ringkv.http.LogText.escape(unknown)
+                    + "': joining, normal, leaving or left"));
         }
         if (parts[0].isEmpty() || parts[0].length() > Member.TEXT_BYTES_MAX) {
             return done(Response.text(400, "the member id must be 1 to " + Member.TEXT_BYTES_MAX + " characters"));
         }
-        return submit(new MetadataCommand.SetMemberState(parts[0], state));
+        return submit(new MetadataCommand.SetMemberState(parts[0], state.get(), from.orElse(null)));
+    }
+
+    private static Optional<MemberState> stateNamed(String name) {
+        try {
+            return Optional.of(MemberState.valueOf(name.toUpperCase(Locale.ROOT)));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
     }
 
     private CompletableFuture<Response> submit(MetadataCommand command) {

@@ -22,6 +22,7 @@ import java.util.List;
  *     kind 3 SetMemberState        id:text state:u8
  *     kind 4 SetReplicationFactor  rf:i32
  *     kind 5 Replace               deadId:text member              version 2 only
+ *     kind 6 SetMemberStateFrom    id:text state:u8 from:u8         version 2 only; SetMemberState with a from
  *   member   = id:text url:text state:u8 index:u8 replacing:text-or-empty
  *                                                                  state: MemberState ordinal; index 0..15;
  *                                                                  replacing: length 0 = none
@@ -52,6 +53,7 @@ public final class MetadataCodec {
     private static final int SET_MEMBER_STATE = 3;
     private static final int SET_REPLICATION_FACTOR = 4;
     private static final int REPLACE = 5;
+    private static final int SET_MEMBER_STATE_FROM = 6;
 
     private MetadataCodec() {
     }
@@ -70,9 +72,12 @@ public final class MetadataCodec {
                     writeMember(out, add.member());
                 }
                 case MetadataCommand.SetMemberState set -> {
-                    out.writeByte(SET_MEMBER_STATE);
+                    out.writeByte(set.from() == null ? SET_MEMBER_STATE : SET_MEMBER_STATE_FROM);
                     writeText(out, set.id());
                     out.writeByte(set.state().ordinal());
+                    if (set.from() != null) {
+                        out.writeByte(set.from().ordinal());
+                    }
                 }
                 case MetadataCommand.SetReplicationFactor set -> {
                     out.writeByte(SET_REPLICATION_FACTOR);
@@ -97,7 +102,15 @@ public final class MetadataCodec {
                 yield new MetadataCommand.Initialize(in.members(), factor);
             }
             case ADD_MEMBER -> new MetadataCommand.AddMember(in.member());
-            case SET_MEMBER_STATE -> new MetadataCommand.SetMemberState(in.text(), MemberState.ofCode(in.u8()));
+            case SET_MEMBER_STATE -> new MetadataCommand.SetMemberState(in.text(), MemberState.ofCode(in.u8()), null);
+            case SET_MEMBER_STATE_FROM -> {
+                if (in.version == VERSION_1) {
+                    throw new CorruptMetadataException("command: kind " + SET_MEMBER_STATE_FROM + " (SetMemberStateFrom) in format version 1");
+                }
+                String id = in.text();
+                MemberState state = MemberState.ofCode(in.u8());
+                yield new MetadataCommand.SetMemberState(id, state, MemberState.ofCode(in.u8()));
+            }
             case SET_REPLICATION_FACTOR -> new MetadataCommand.SetReplicationFactor(in.i32());
             case REPLACE -> {
                 if (in.version == VERSION_1) {

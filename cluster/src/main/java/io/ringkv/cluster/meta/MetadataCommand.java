@@ -39,8 +39,25 @@ public sealed interface MetadataCommand {
         }
     }
 
-    /** Moves a member to another state ({@link ClusterMetadata#apply} lists the moves allowed). */
-    record SetMemberState(String id, MemberState state) implements MetadataCommand {
+    /**
+     * Moves a member to another state ({@link MemberTransitions} lists the moves allowed). With
+     * {@code from}, only when the member is in that state when the command applies: a step that
+     * read the state and then asks for the move cannot, should the member have moved meanwhile,
+     * make another move with the same target (joining→left aborts a join, leaving→left finishes
+     * a decommission; joining→normal finishes a join, leaving→normal aborts a decommission).
+     *
+     * @param from the state the member must be in; null: any state the move is allowed from
+     */
+    record SetMemberState(String id, MemberState state, MemberState from) implements MetadataCommand {
+        public SetMemberState {
+            java.util.Objects.requireNonNull(id, "id");
+            java.util.Objects.requireNonNull(state, "state");
+        }
+
+        /** The move from any state it is allowed from. */
+        public SetMemberState(String id, MemberState state) {
+            this(id, state, null);
+        }
     }
 
     /** Sets the replication factor, which placement and the default `replicas` follow once applied. */

@@ -256,4 +256,25 @@ class ClusterMetadataTest {
         assertThat(member(joined, "nx").index(), is(3));
         assertThat(MetadataCodec.decodeMetadata(MetadataCodec.encode(joined)), equalTo(joined));
     }
+
+    /**
+     * A change that names the state it moves from applies only from there: an abort of a join,
+     * asked after the state was read as joining, must not finish a decommission the member began
+     * meanwhile (the same target, left), nor end a join that finished (normal).
+     */
+    @Test
+    void aMoveThatNamesItsFromStateAppliesOnlyFromThere() throws Exception {
+        MetadataCommand abortJoin = new MetadataCommand.SetMemberState("nx", MemberState.LEFT, MemberState.JOINING);
+
+        ClusterMetadata leaving = withNxIn(MemberState.LEAVING);
+        assertThat(refusal(leaving, abortJoin), containsString("member nx is leaving, not joining"));
+        assertThat("the unconditional move would have finished the decommission",
+                member(leaving.apply(set("nx", MemberState.LEFT)), "nx").state(), is(MemberState.LEFT));
+        assertThat(refusal(withNxIn(MemberState.NORMAL), abortJoin), containsString("is normal, not joining"));
+
+        ClusterMetadata aborted = withNxIn(MemberState.JOINING).apply(abortJoin);
+        assertThat(member(aborted, "nx").state(), is(MemberState.LEFT));
+        assertThat(refusal(withNxIn(MemberState.JOINING), new MetadataCommand.SetMemberState("nx", MemberState.NORMAL,
+                MemberState.LEAVING)), containsString("is joining, not leaving"));
+    }
 }

@@ -26,6 +26,7 @@ class MetadataCodecTest {
     void everyCommandAndTheMetadataComeBackAsTheyWent() throws Exception {
         for (MetadataCommand command : List.of(new MetadataCommand.Initialize(List.of(A, B), 2),
                 new MetadataCommand.AddMember(B), new MetadataCommand.SetMemberState("nb", MemberState.LEFT),
+                new MetadataCommand.SetMemberState("nb", MemberState.LEFT, MemberState.JOINING),
                 new MetadataCommand.SetReplicationFactor(3), new MetadataCommand.Replace("na", C))) {
             assertThat(MetadataCodec.decodeCommand(MetadataCodec.encode(command)), equalTo(command));
         }
@@ -46,7 +47,7 @@ class MetadataCodecTest {
     @Test
     void everyTruncationAndEveryExtraByteIsRefused() {
         for (MetadataCommand command : List.of(new MetadataCommand.Initialize(List.of(A, B), 2),
-                new MetadataCommand.Replace("na", C))) {
+                new MetadataCommand.Replace("na", C), new MetadataCommand.SetMemberState("nb", MemberState.NORMAL, MemberState.JOINING))) {
             byte[] whole = MetadataCodec.encode(command);
             for (int length = 0; length < whole.length; length++) {
                 byte[] cut = Arrays.copyOf(whole, length);
@@ -171,6 +172,14 @@ class MetadataCodecTest {
             v1Member(out, "nq", "http://q:1", MemberState.JOINING);
         });
         assertThat(assertThrows(CorruptMetadataException.class, () -> MetadataCodec.decodeCommand(replace)).getMessage(),
+                containsString("in format version 1"));
+        byte[] stateFrom = v1(out -> {
+            out.writeByte(6);
+            text(out, "nq");
+            out.writeByte(MemberState.LEFT.ordinal());
+            out.writeByte(MemberState.JOINING.ordinal());
+        });
+        assertThat(assertThrows(CorruptMetadataException.class, () -> MetadataCodec.decodeCommand(stateFrom)).getMessage(),
                 containsString("in format version 1"));
     }
 
