@@ -23,6 +23,7 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.thirdparty.com.google.protobuf.InvalidProtocolBufferException;
 import org.apache.ratis.thirdparty.com.google.protobuf.MessageLite;
 
@@ -59,6 +60,12 @@ public final class RaftEndpoint implements HttpHandler {
         RaftServer bound = server;
         if (bound == null) {
             return done(Response.text(503, "this node's metadata group is not running"));
+        }
+        if (bound.getLifeCycleState() != LifeCycle.State.RUNNING) {
+            // Closing, or still starting, as when this node restarts its server in another role: Ratis
+            // would refuse the call too, logging an ERROR with a stack trace for every one.
+            return done(Response.text(503, "this node's metadata server is " + bound.getLifeCycleState()
+                    + " (restarting?); ask again"));
         }
         byte[] body = request.body();
         try {
