@@ -127,8 +127,8 @@ public final class CompareAndSet {
                                                 ReplicationParams params, int attempt, Run before) {
         MembershipView now = view == null ? null : view.get();
         if (now != null && now.changing()) {
-            return CompletableFuture.failedFuture(new MembershipChangeException("a member is joining or leaving the cluster "
-                    + "(metadata epoch " + now.epoch() + "): conditional writes are refused until it is done; retry then"));
+            return CompletableFuture.failedFuture(new MembershipChangeException(MembershipChangeException.conditionalWritesRefused(
+                    now.epoch())));
         }
         List<ClusterNode> nodes = replicasOf(now == null ? placement.get() : now.placement(), key);
         int quorum = ReplicationParams.quorum(nodes.size());

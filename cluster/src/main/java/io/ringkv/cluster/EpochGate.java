@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.LongAdder;
  *       holds. They are answered at once while the catch-up runs, so a node behind never fails a
  *       client's request for its lag (losing a metadata voter changes nothing for data requests).
  *   <li>Anti-entropy's digest and versions requests are computed from this node's view of who owns
- *       what, and a Paxos message's round must have this node's epoch ({@link PaxosAcceptor}). They wait, at most {@link #waitLimit}, until this node knows the sender's epoch, and
+ *       what, and a Paxos message's round must have this node's epoch ({@link PaxosAcceptor}).
+ *       They wait, at most {@link #waitLimit}, until this node knows the sender's epoch, and
  *       are then answered under the new metadata; never under the old one: a node that has not
  *       caught up within the bound answers {@code 503} (retryable, naming both epochs), which costs
  *       the sender's round that one peer. A node that knows no metadata yet (epoch 0: its member of

@@ -388,7 +388,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         refuseIfAhead(request, prepare.ballot());
         clock.observe(prepare.ballot());
         try {
-            return paxosAnswer(PaxosMessages.encode(acceptor.prepare(prepare.key(), prepare.ballot(), roundEpoch(request))));
+            return paxosAnswer(PaxosMessages.encode(acceptor.prepare(prepare.key(), prepare.ballot(), senderEpoch(request))));
         } catch (PaxosEpochException e) {
             return paxosRefused(e);
         }
@@ -401,14 +401,17 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         clock.observe(accept.ballot());
         try {
             return paxosAnswer(PaxosMessages.encode(acceptor.accept(accept.key(), accept.ballot(), accept.record(),
-                    roundEpoch(request))));
+                    senderEpoch(request))));
         } catch (PaxosEpochException e) {
             return paxosRefused(e);
         }
     }
 
-    /** The epoch a Paxos message's round was started under: its sender's field (the gate has parsed it), or none. */
-    private static long roundEpoch(Request request) {
+    /**
+     * The epoch the sender's field names (a batch's routing epoch, a Paxos round's), which the gate
+     * has parsed already; -1 ({@link PaxosAcceptor#NO_EPOCH}) without one.
+     */
+    private static long senderEpoch(Request request) {
         return request.headers().first(InternalProtocol.EPOCH_HEADER).map(Long::parseLong).orElse(PaxosAcceptor.NO_EPOCH);
     }
 
@@ -491,7 +494,7 @@ public final class InternalApiHandler implements HttpHandler, HeadAdmission {
         Cleanup mounted = cleanup;
         if (mounted != null) {
             // Well formed: the epoch gate refused the request otherwise.
-            mounted.storedFrom(request.headers().first(InternalProtocol.EPOCH_HEADER).map(Long::parseLong).orElse(-1L), keys);
+            mounted.storedFrom(senderEpoch(request), keys);
         }
         return Response.of(200, WriteBatchCodec.encodeAnswers(answers)).withHeader("Content-Type", "application/octet-stream");
     }

@@ -9,4 +9,10 @@ public final class MembershipChangeException extends RuntimeException {
     public MembershipChangeException(String message) {
         super(message);
     }
+
+    /** Why a conditional write, or a replica's part in one, is refused while the metadata at {@code epoch} has a change in progress. */
+    static String conditionalWritesRefused(long epoch) {
+        return "a member is joining or leaving the cluster (metadata epoch " + epoch
+                + "): conditional writes are refused until it is done; retry then";
+    }
 }

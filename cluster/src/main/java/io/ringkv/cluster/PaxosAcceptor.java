@@ -177,8 +177,7 @@ final class PaxosAcceptor implements TombstoneCollector.AlsoCollected {
             return;
         }
         if (now.changing()) {
-            throw new PaxosEpochException("a member is joining or leaving the cluster (metadata epoch " + now.epoch()
-                    + "): conditional writes are refused until it is done; retry then");
+            throw new PaxosEpochException(MembershipChangeException.conditionalWritesRefused(now.epoch()));
         }
         if (roundEpoch != now.epoch()) {
             throw new PaxosEpochException("this conditional write's round was started under cluster metadata epoch " + roundEpoch
