@@ -168,12 +168,14 @@ final class PaxosAcceptor implements TombstoneCollector.AlsoCollected {
 
     /**
      * Refuses a round started under other metadata than this node's, or while a member joins or
-     * leaves. Not checked when either side holds no metadata (epoch 0: a node still starting,
-     * which the owners' refusals cover) or the round names none.
+     * leaves. Not checked when either side holds no metadata yet (epoch 0: a node of a new cluster
+     * routes by its {@code --cluster} list until it has applied the first entry, which the nodes
+     * do at different moments; refusing such a round failed conditional writes in a new
+     * cluster's first second) or the round names none.
      */
     private void requireRoundEpoch(long roundEpoch) throws PaxosEpochException {
         MembershipView now = view == null ? null : view.get();
-        if (now == null || now.epoch() == 0 || roundEpoch == NO_EPOCH) {
+        if (now == null || now.epoch() == 0 || roundEpoch == NO_EPOCH || roundEpoch == 0) {
             return;
         }
         if (now.changing()) {

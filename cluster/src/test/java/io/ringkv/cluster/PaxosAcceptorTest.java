@@ -53,6 +53,8 @@ class PaxosAcceptorTest {
             assertThat(behind.getMessage(), containsString("this replica knows epoch 3"));
             assertThrows(PaxosEpochException.class, () -> acceptor.accept(KEY, 100, Record.value(100, new byte[] {1}), 4));
             assertThat("nothing promised", acceptor.prepare(KEY, 50, 3).granted(), is(true));
+            assertThat("a round from a node without metadata yet (epoch 0: a new cluster's first moments) is not checked",
+                    acceptor.prepare(KEY, 55, 0).granted(), is(true));
 
             view.set(viewAt(4, true));
             PaxosEpochException changing = assertThrows(PaxosEpochException.class, () -> acceptor.accept(KEY, 60,
